@@ -1,0 +1,35 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "gcdcat",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "gcdcat", targets: ["gcdcat"]),
+        .library(name: "GCDCatCore", targets: ["GCDCatCore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2")
+    ],
+    targets: [
+        // zlib from Debian's zlib1g-dev, linked as a system library.
+        .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+        // Swift's Glibc module is built without _GNU_SOURCE, so copy_file_range,
+        // fallocate and friends are reached through this shim.
+        .target(name: "CSystemShim"),
+        .target(
+            name: "GCDCatCore",
+            dependencies: ["CZlib", "CSystemShim"]
+        ),
+        .executableTarget(
+            name: "gcdcat",
+            dependencies: [
+                "GCDCatCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "GCDCatCoreTests", dependencies: ["GCDCatCore", "CZlib"]),
+        .testTarget(name: "GCDCatCLITests", dependencies: ["GCDCatCore"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,35 @@
+#ifndef GCDCAT_CSYSTEMSHIM_H
+#define GCDCAT_CSYSTEMSHIM_H
+
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+/// copy_file_range(2) with optional offsets (pass NULL to use and advance the file position).
+ssize_t gcdcat_copy_file_range(int fd_in, int64_t *off_in, int fd_out, int64_t *off_out, size_t len);
+
+/// sendfile(2); `offset` may be NULL.
+ssize_t gcdcat_sendfile(int out_fd, int in_fd, int64_t *offset, size_t count);
+
+/// fallocate(2) with mode 0: reserves blocks and extends the size.
+int gcdcat_fallocate(int fd, int64_t offset, int64_t len);
+
+/// posix_fadvise(2). Returns an errno value (0 on success), as POSIX specifies.
+int gcdcat_fadvise_sequential(int fd);
+int gcdcat_fadvise_willneed(int fd, int64_t offset, int64_t len);
+int gcdcat_fadvise_dontneed(int fd, int64_t offset, int64_t len);
+
+/// renameat2(2) with RENAME_NOREPLACE: fails with EEXIST instead of replacing.
+int gcdcat_rename_noreplace(const char *from, const char *to);
+
+/// mmap(2) of a whole file for reading; MAP_FAILED becomes NULL (errno set).
+void *gcdcat_map_readonly(int fd, size_t length, int populate);
+int gcdcat_unmap(void *address, size_t length);
+
+/// stat(2), which Swift cannot tell apart from `struct stat`.
+int gcdcat_stat(const char *path, struct stat *info);
+
+/// The errno of the calling thread.
+int gcdcat_errno(void);
+
+#endif

@@ -1,0 +1,56 @@
+#define _GNU_SOURCE
+#include "CSystemShim.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+ssize_t gcdcat_copy_file_range(int fd_in, int64_t *off_in, int fd_out, int64_t *off_out, size_t len) {
+    return copy_file_range(fd_in, (loff_t *)off_in, fd_out, (loff_t *)off_out, len, 0);
+}
+
+ssize_t gcdcat_sendfile(int out_fd, int in_fd, int64_t *offset, size_t count) {
+    return sendfile(out_fd, in_fd, (off_t *)offset, count);
+}
+
+int gcdcat_fallocate(int fd, int64_t offset, int64_t len) {
+    return fallocate(fd, 0, (off_t)offset, (off_t)len);
+}
+
+int gcdcat_fadvise_sequential(int fd) {
+    return posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+}
+
+int gcdcat_fadvise_willneed(int fd, int64_t offset, int64_t len) {
+    return posix_fadvise(fd, (off_t)offset, (off_t)len, POSIX_FADV_WILLNEED);
+}
+
+int gcdcat_fadvise_dontneed(int fd, int64_t offset, int64_t len) {
+    return posix_fadvise(fd, (off_t)offset, (off_t)len, POSIX_FADV_DONTNEED);
+}
+
+int gcdcat_rename_noreplace(const char *from, const char *to) {
+    return renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE);
+}
+
+void *gcdcat_map_readonly(int fd, size_t length, int populate) {
+    int flags = MAP_SHARED | (populate ? MAP_POPULATE : 0);
+    void *p = mmap(NULL, length, PROT_READ, flags, fd, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+int gcdcat_unmap(void *address, size_t length) {
+    return munmap(address, length);
+}
+
+int gcdcat_errno(void) {
+    return errno;
+}
+
+int gcdcat_stat(const char *path, struct stat *info) {
+    return stat(path, info);
+}

@@ -1,0 +1,73 @@
+import CZlib
+
+/// The checksums zlib provides.
+public enum ChecksumAlgorithm: String, CaseIterable, Sendable, Codable {
+    case crc32
+    case adler32
+
+    /// The value of no bytes: crc32 starts at 0, adler32 at 1.
+    public var initialValue: UInt32 { self == .crc32 ? 0 : 1 }
+}
+
+/// A running zlib checksum, and the arithmetic to join checksums of adjacent pieces.
+///
+/// Uses `crc32_z`/`adler32_z`, whose length is a `size_t`: plain `crc32` takes 32 bits.
+public struct Checksum: Sendable, Equatable {
+    public let algorithm: ChecksumAlgorithm
+    public private(set) var value: UInt32
+    public private(set) var length: Int64
+
+    public init(_ algorithm: ChecksumAlgorithm) {
+        self.algorithm = algorithm
+        self.value = algorithm.initialValue
+        self.length = 0
+    }
+
+    public init(_ algorithm: ChecksumAlgorithm, value: UInt32, length: Int64) {
+        self.algorithm = algorithm
+        self.value = value
+        self.length = length
+    }
+
+    public mutating func update(_ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
+        let pointer = base.assumingMemoryBound(to: Bytef.self)
+        switch algorithm {
+        case .crc32: value = UInt32(crc32_z(uLong(value), pointer, bytes.count))
+        case .adler32: value = UInt32(adler32_z(uLong(value), pointer, bytes.count))
+        }
+        length += Int64(bytes.count)
+    }
+
+    public mutating func update<Bytes: Sequence<UInt8>>(_ bytes: Bytes) {
+        let array = Array(bytes)
+        array.withUnsafeBytes { update($0) }
+    }
+
+    /// The checksum of this piece followed by `next`.
+    public func combined(with next: Checksum) -> Checksum {
+        precondition(algorithm == next.algorithm, "cannot combine \(algorithm) with \(next.algorithm)")
+        let joined: UInt32
+        switch algorithm {
+        case .crc32:
+            joined = UInt32(crc32_combine(uLong(value), uLong(next.value), Int(next.length)))
+        case .adler32:
+            joined = UInt32(adler32_combine(uLong(value), uLong(next.value), Int(next.length)))
+        }
+        return Checksum(algorithm, value: joined, length: length + next.length)
+    }
+
+    /// Joins checksums of adjacent pieces, in order.
+    public static func combine(_ algorithm: ChecksumAlgorithm, _ pieces: [Checksum]) -> Checksum {
+        pieces.reduce(Checksum(algorithm)) { $0.combined(with: $1) }
+    }
+
+    /// Eight lowercase hex digits.
+    public var hex: String { hex8(value) }
+}
+
+/// `value` as exactly eight lowercase hex digits.
+public func hex8(_ value: UInt32) -> String {
+    let digits = String(value, radix: 16)
+    return String(repeating: "0", count: 8 - digits.count) + digits
+}

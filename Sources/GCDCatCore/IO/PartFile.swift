@@ -1,0 +1,94 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One input part, checked before any byte of output is written.
+///
+/// Validation opens the file (proving it readable), `fstat`s it, and closes it again, so that a
+/// set of thousands of parts never holds thousands of descriptors. ``open()`` later re-opens it
+/// and refuses if it is no longer the same file of the same size.
+public struct PartFile: Sendable, Hashable {
+    /// The path as the user gave it, used in every message.
+    public let path: String
+    public let size: Int64
+    public let device: UInt64
+    public let inode: UInt64
+
+    public init(path: String, size: Int64, device: UInt64, inode: UInt64) {
+        self.path = path
+        self.size = size
+        self.device = device
+        self.inode = inode
+    }
+
+    /// Opens, `fstat`s and closes `path`: it must exist, be readable and be a regular file.
+    ///
+    /// ## Errors
+    /// `.missingPart` when it does not exist, `.invalidInput` when it is not a regular file,
+    /// `.io` for any other failure.
+    public static func validate(_ path: String) throws -> PartFile {
+        let fd: Int32
+        do {
+            fd = try Syscall.open(path, O_RDONLY | O_NONBLOCK)
+        } catch let error where error.errno == ENOENT {
+            throw GCDCatError(
+                .missingPart, path: path, syscall: "open", errno: ENOENT,
+                message: describeErrno(ENOENT))
+        }
+        defer { _ = Glibc.close(fd) }
+        let info = try Syscall.fstat(fd, path: path)
+        try requireRegularFile(info, path: path)
+        return PartFile(
+            path: path, size: Int64(info.st_size), device: UInt64(info.st_dev),
+            inode: UInt64(info.st_ino))
+    }
+
+    /// Opens the part for reading and checks it is still the file that was validated.
+    ///
+    /// The caller owns the returned descriptor.
+    public func open() throws -> Int32 {
+        let fd = try Syscall.open(path, O_RDONLY)
+        do {
+            let info = try Syscall.fstat(fd, path: path)
+            guard UInt64(info.st_dev) == device, UInt64(info.st_ino) == inode else {
+                throw GCDCatError(
+                    .inputChanged, path: path, message: "replaced by another file since it was checked")
+            }
+            try requireUnchangedSize(Int64(info.st_size))
+            return fd
+        } catch {
+            _ = Glibc.close(fd)
+            throw error
+        }
+    }
+
+    /// Throws `.inputChanged` unless `currentSize` is the size promised at validation.
+    public func requireUnchangedSize(_ currentSize: Int64) throws {
+        guard currentSize == size else {
+            throw GCDCatError(
+                .inputChanged, path: path,
+                message: "size changed from \(size) to \(currentSize) bytes while gcdcat was using it")
+        }
+    }
+
+    /// Re-checks the size of an open part after its bytes were used.
+    func requireUnchanged(fd: Int32) throws {
+        try requireUnchangedSize(Int64(try Syscall.fstat(fd, path: path).st_size))
+    }
+}
+
+/// Throws `.invalidInput` unless `info` describes a regular file.
+func requireRegularFile(_ info: stat, path: String) throws {
+    let type = info.st_mode & S_IFMT
+    guard type != S_IFREG else { return }
+    let what: String
+    switch type {
+    case S_IFDIR: what = "Is a directory"
+    case S_IFIFO: what = "not a regular file (a FIFO)"
+    case S_IFCHR: what = "not a regular file (a character device)"
+    case S_IFBLK: what = "not a regular file (a block device)"
+    case S_IFSOCK: what = "not a regular file (a socket)"
+    default: what = "not a regular file"
+    }
+    throw GCDCatError(.invalidInput, path: path, message: what)
+}

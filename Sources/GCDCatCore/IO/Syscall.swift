@@ -1,0 +1,108 @@
+import CSystemShim
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Syscall wrappers that retry on EINTR and turn failures into ``GCDCatError``s naming the path.
+///
+/// Short reads and writes are looped here, once, rather than at every call site.
+enum Syscall {
+    /// Retries `body` while it fails with EINTR; returns its result or throws with `name` and `path`.
+    @inline(__always)
+    static func retrying<T: BinaryInteger>(
+        _ name: String, path: String, _ body: () -> T
+    ) throws(GCDCatError) -> T {
+        while true {
+            let result = body()
+            if result >= 0 { return result }
+            let code = gcdcat_errno()
+            if code == EINTR { continue }
+            throw GCDCatError.syscall(name, path: path, errno: code)
+        }
+    }
+
+    static func open(_ path: String, _ flags: Int32, mode: mode_t = 0) throws(GCDCatError) -> Int32 {
+        try retrying("open", path: path) { Glibc.open(path, flags | O_CLOEXEC, mode) }
+    }
+
+    static func fstat(_ fd: Int32, path: String) throws(GCDCatError) -> stat {
+        var info = stat()
+        _ = try retrying("fstat", path: path) { Glibc.fstat(fd, &info) }
+        return info
+    }
+
+    /// `stat`, or nil when nothing exists at `path` (ENOENT).
+    static func statIfExists(_ path: String, followLinks: Bool = true) throws(GCDCatError) -> stat? {
+        var info = stat()
+        let result = followLinks ? gcdcat_stat(path, &info) : Glibc.lstat(path, &info)
+        if result == 0 { return info }
+        let code = gcdcat_errno()
+        if code == ENOENT { return nil }
+        throw GCDCatError.syscall(followLinks ? "stat" : "lstat", path: path, errno: code)
+    }
+
+    /// Reads up to `count` bytes at `offset`; returns fewer only at end of file.
+    static func pread(
+        _ fd: Int32, into buffer: UnsafeMutableRawPointer, count: Int, offset: Int64, path: String
+    ) throws(GCDCatError) -> Int {
+        var done = 0
+        while done < count {
+            let n = try retrying("read", path: path) {
+                Glibc.pread(fd, buffer + done, count - done, off_t(offset) + off_t(done))
+            }
+            if n == 0 { break }
+            done += n
+        }
+        return done
+    }
+
+    /// Reads up to `count` bytes from the current position; returns fewer only at end of file.
+    static func read(
+        _ fd: Int32, into buffer: UnsafeMutableRawPointer, count: Int, path: String
+    ) throws(GCDCatError) -> Int {
+        var done = 0
+        while done < count {
+            let n = try retrying("read", path: path) { Glibc.read(fd, buffer + done, count - done) }
+            if n == 0 { break }
+            done += n
+        }
+        return done
+    }
+
+    /// Writes all `count` bytes at `offset`.
+    static func pwriteAll(
+        _ fd: Int32, from buffer: UnsafeRawPointer, count: Int, offset: Int64, path: String
+    ) throws(GCDCatError) {
+        var done = 0
+        while done < count {
+            let n = try retrying("write", path: path) {
+                Glibc.pwrite(fd, buffer + done, count - done, off_t(offset) + off_t(done))
+            }
+            done += n
+        }
+    }
+
+    /// Writes all `count` bytes at the current position.
+    static func writeAll(
+        _ fd: Int32, from buffer: UnsafeRawPointer, count: Int, path: String
+    ) throws(GCDCatError) {
+        var done = 0
+        while done < count {
+            let n = try retrying("write", path: path) { Glibc.write(fd, buffer + done, count - done) }
+            done += n
+        }
+    }
+
+    static func fsync(_ fd: Int32, path: String) throws(GCDCatError) {
+        _ = try retrying("fsync", path: path) { Glibc.fsync(fd) }
+    }
+
+    /// Closes `fd`. EINTR is not retried: on Linux the descriptor is gone either way.
+    static func close(_ fd: Int32, path: String) throws(GCDCatError) {
+        if Glibc.close(fd) != 0 {
+            let code = gcdcat_errno()
+            if code != EINTR { throw GCDCatError.syscall("close", path: path, errno: code) }
+        }
+    }
+}

@@ -1,0 +1,18 @@
+import Synchronization
+
+/// Bytes and chunks moved so far, shared by the workers and read by the progress bar.
+public final class TransferCounter: Sendable {
+    private let byteCount = Atomic<Int64>(0)
+    private let chunkCount = Atomic<Int64>(0)
+
+    public init() {}
+
+    /// Records one chunk of `bytes`.
+    public func add(bytes: Int64, chunks: Int64 = 1) {
+        byteCount.add(bytes, ordering: .relaxed)
+        chunkCount.add(chunks, ordering: .relaxed)
+    }
+
+    public var bytes: Int64 { byteCount.load(ordering: .relaxed) }
+    public var chunks: Int64 { chunkCount.load(ordering: .relaxed) }
+}

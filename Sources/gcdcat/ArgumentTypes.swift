@@ -1,0 +1,20 @@
+import ArgumentParser
+import GCDCatCore
+
+extension MergeStrategyKind: ExpressibleByArgument {}
+
+/// Parses a size flag, turning the core's reason into a usage error that names the value.
+func parseSize(_ text: String) throws -> ByteSize {
+    do {
+        return try ByteSize(parsing: text)
+    } catch {
+        throw ValidationError(error.description)
+    }
+}
+
+/// Parses a size flag that must be positive and fit an `Int`.
+func parsePositiveSize(_ text: String) throws -> Int {
+    let size = try parseSize(text)
+    guard size.bytes > 0 else { throw ValidationError("must be greater than zero") }
+    return Int(size.bytes)
+}

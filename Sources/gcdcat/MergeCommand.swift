@@ -1,0 +1,108 @@
+import ArgumentParser
+import GCDCatCore
+
+extension GCDCat {
+    struct Merge: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Join parts into one file.",
+            discussion: """
+                Give one first part (NAME.001 or NAME.000) to find NAME.002, NAME.003, … \
+                (widening past .999); a gap in the numbering is an error that names the \
+                missing part. Or give every part, in order. The output defaults to NAME.
+
+                Every part is checked (exists, regular file, readable) before a byte is \
+                written. The output is written to a temporary file beside it and renamed into \
+                place when complete; an existing output needs --force; an output that is one \
+                of the parts is refused. '-o -' writes to standard output.
+
+                Strategies:
+                  auto          kernel copies (copy_file_range → sendfile → read/write), \
+                parts in parallel, next parts prefetched. The fastest here.
+                  stream        one serial queue; pooled buffers written in order through a \
+                DispatchIO .stream channel.
+                  offsets       --jobs queues; each part's bytes pwrite'd at their offset.
+                  dispatchdata  parts mmap'ed into one DispatchData, one DispatchIO write. \
+                Mapped pages show as RssFile. Do not truncate a part while it is merged.
+
+                Examples:
+                  gcdcat merge movie.zip.001
+                  gcdcat merge a b c -o all --strategy stream --high-water 2M --report
+                  gcdcat merge part.001 -o - | tar x
+                """)
+
+        @Argument(help: "The first part (NAME.001), or every part in order.")
+        var parts: [String] = []
+
+        @Option(
+            name: .shortAndLong, help: ArgumentHelp("The output file, or - for standard output.", valueName: "file"))
+        var output: String?
+
+        @Option(help: "How to move the bytes: auto, stream, offsets or dispatchdata.")
+        var strategy: MergeStrategyKind = .auto
+
+        @Flag(name: .shortAndLong, help: "Replace an existing output file.")
+        var force = false
+
+        @Flag(help: "Make the output durable (fsync) before renaming it into place.")
+        var fsync = false
+
+        @Flag(help: "Accept the same file twice among the parts.")
+        var allowDuplicates = false
+
+        @OptionGroup var transfer: TransferOptions
+        @OptionGroup var reporting: ReportOptions
+
+        func validate() throws {
+            guard !parts.isEmpty else {
+                throw ValidationError("Give the first part (NAME.001) or the parts to join.")
+            }
+            if reporting.json && output == "-" {
+                throw ValidationError("--json and '-o -' both want standard output; use --report instead.")
+            }
+        }
+
+        func run() throws {
+            InterruptHandler.install()
+            try reportingFailures {
+                let resolved = try PartArguments.resolve(parts)
+                let target = try outputTarget(defaultOutput: resolved.defaultOutput)
+                let operation = MergeOperation(
+                    partPaths: resolved.parts, output: target, strategy: strategy,
+                    limits: try transfer.limits(), jobs: transfer.jobs, overwrite: force,
+                    fsync: fsync, allowDuplicates: allowDuplicates)
+                let parts = try operation.validatedParts()
+                let request = MergeRequest(
+                    parts: parts, limits: operation.limits, jobs: operation.jobs)
+                let measurement = Measurement(
+                    label: target.displayName, total: request.totalBytes, quiet: reporting.quiet)
+                let result: MergeResult
+                do {
+                    result = try operation.run(request, counter: measurement.counter)
+                } catch {
+                    _ = measurement.finish()
+                    throw error
+                }
+                let (time, memory) = measurement.finish()
+                let report = RunReport(
+                    operation: "merge", strategy: strategy.rawValue, parts: parts.count,
+                    bytes: result.bytes, limits: operation.limits, chunks: result.chunks,
+                    jobs: operation.jobs, time: time, memory: memory, copyMethod: result.method,
+                    crc32: result.crc32)
+                try emit(report, options: reporting)
+            }
+        }
+
+        private func outputTarget(defaultOutput: String?) throws -> OutputTarget {
+            switch output {
+            case "-": return .standardOutput
+            case let path?: return .path(path)
+            case nil:
+                guard let defaultOutput else {
+                    throw ValidationError(
+                        "Cannot derive an output name from '\(parts[0])'; give one with -o.")
+                }
+                return .path(defaultOutput)
+            }
+        }
+    }
+}
