@@ -116,7 +116,7 @@ final class MappedPart: Sendable {
         }
         let fd = try part.open()
         defer { close(fd) }
-        guard let pointer = gcdcat_map_readonly(fd, size, 0) else {
+        guard let pointer = gcdcat_map_readonly(fd, size, 1) else {
             throw GCDCatError.syscall("mmap", path: part.path, errno: gcdcat_errno())
         }
         _ = madvise(pointer, size, MADV_SEQUENTIAL)

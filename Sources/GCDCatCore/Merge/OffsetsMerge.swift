@@ -15,8 +15,7 @@ import Dispatch
 /// on one device shares one libdispatch disk queue, which issues one syscall at a time. So each
 /// of `jobs` queues runs a loop of `pread` from a part and `pwrite` at the output offset,
 /// through its own `highWater` buffer. Parts are cut into segments of at least 32 MiB so that
-/// one huge part still spreads across queues. The output is preallocated with `fallocate`,
-/// which also reports a full disk before any data is written.
+/// one huge part still spreads across queues.
 ///
 /// An output that is not gcdcat's own new file (a pipe, standard output) takes no positional
 /// writes, so there one queue writes the segments in order.
@@ -53,9 +52,6 @@ public struct OffsetsMerge: MergeStrategy {
     {
         let positional = output.allowsPositionalWrites
         let total = request.totalBytes
-        if positional && total > 0 {
-            try preallocate(output, bytes: total)
-        }
         let segments = Self.segments(for: request)
         let jobs = positional ? max(1, min(request.jobs, segments.count)) : 1
         let cursor = WorkCursor(count: segments.count)
@@ -132,16 +128,6 @@ public struct OffsetsMerge: MergeStrategy {
             try part.requireUnchanged(fd: fd)
         }
         return chunks
-    }
-
-    /// Reserves the output's blocks; filesystems without `fallocate` are simply written.
-    private func preallocate(_ output: OutputSink, bytes: Int64) throws {
-        while gcdcat_fallocate(output.fd, 0, bytes) != 0 {
-            let code = gcdcat_errno()
-            if code == EINTR { continue }
-            if code == EOPNOTSUPP || code == ENOSYS || code == EINVAL { return }
-            throw GCDCatError.syscall("fallocate", path: output.path, errno: code)
-        }
     }
 }
 

@@ -1,0 +1,15 @@
+import CSystemShim
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Reserves the output's blocks; filesystems without `fallocate` are simply written.
+func preallocate(_ output: OutputSink, bytes: Int64) throws {
+    while gcdcat_fallocate(output.fd, 0, bytes) != 0 {
+        let code = gcdcat_errno()
+        if code == EINTR { continue }
+        if code == EOPNOTSUPP || code == ENOSYS || code == EINVAL { return }
+        throw GCDCatError.syscall("fallocate", path: output.path, errno: code)
+    }
+}
