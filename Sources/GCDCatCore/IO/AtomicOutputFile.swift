@@ -33,7 +33,7 @@ public final class AtomicOutputFile: Sendable {
         while true {
             let candidate = "\(directory)/.\(name).gcdcat-\(randomSuffix())"
             let token = registry.register(candidate)
-            let fd = Glibc.open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+            let fd = Glibc.open(candidate, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
             if fd >= 0 {
                 self.temporaryPath = candidate
                 self.fd = fd

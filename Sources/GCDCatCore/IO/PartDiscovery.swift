@@ -14,6 +14,12 @@ public enum PartDiscovery {
         public var number: Int
         public var width: Int
 
+        public init(base: String, number: Int, width: Int) {
+            self.base = base
+            self.number = number
+            self.width = width
+        }
+
         public func name(for number: Int) -> String {
             var digits = String(number)
             if digits.count < width {
@@ -75,15 +81,8 @@ public enum PartDiscovery {
         let slash = first.base.lastIndex(of: "/")
         let directory = slash.map { String(first.base[...$0]) } ?? "./"
         let stem = slash.map { String(first.base[first.base.index(after: $0)...]) } ?? first.base
-        guard let stream = opendir(directory) else {
-            throw GCDCatError.syscall("opendir", path: directory, errno: errno)
-        }
-        defer { closedir(stream) }
         var highest: Int?
-        while let entry = readdir(stream) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
-            }
+        for name in try directoryEntries(directory) {
             guard let parsed = numberedName(name), parsed.base == stem else { continue }
             highest = max(highest ?? parsed.number, parsed.number)
         }

@@ -1,0 +1,232 @@
+import Foundation
+import GCDCatCore
+import Testing
+
+@Suite struct MergeCLITests {
+    /// A set made by coreutils split (uneven last part), merged by every strategy.
+    @Test(arguments: MergeStrategyKind.allCases)
+    func joinsASetMadeByCoreutilsSplit(strategy: MergeStrategyKind) throws {
+        let scratch = try Scratch()
+        let original = randomData(2_500_001, seed: 3)
+        try scratch.write("movie.zip", original)
+        let split = try runTool(
+            "split", ["-b", "700000", "-d", "-a", "3", "--numeric-suffixes=1", "movie.zip", "movie.zip."],
+            in: scratch.path)
+        #expect(split.status == 0)
+        try FileManager.default.moveItem(atPath: scratch.file("movie.zip"), toPath: scratch.file("original"))
+        let result = try gcdcat(["merge", "movie.zip.001", "--strategy", strategy.rawValue, "-q"], in: scratch.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr == "")
+        #expect(result.stdout.isEmpty)
+        #expect(scratch.read("movie.zip") == original)
+        #expect(
+            scratch.listing() == [
+                "movie.zip", "movie.zip.001", "movie.zip.002", "movie.zip.003", "movie.zip.004", "original",
+            ])
+    }
+
+    @Test func theDefaultSubcommandIsMerge() throws {
+        let scratch = try Scratch()
+        try scratch.write("a.001", Data("hello ".utf8))
+        try scratch.write("a.002", Data("world".utf8))
+        let result = try gcdcat(["a.001"], in: scratch.path)
+        #expect(result.status == 0)
+        #expect(scratch.read("a") == Data("hello world".utf8))
+    }
+
+    @Test func explicitPartsInTheGivenOrderToStandardOutput() throws {
+        let scratch = try Scratch()
+        try scratch.write("x", Data("X".utf8))
+        try scratch.write("y", Data("Y".utf8))
+        let result = try gcdcat(["merge", "y", "x", "y", "--allow-duplicates", "-o", "-"], in: scratch.path)
+        #expect(result.status == 0)
+        #expect(result.stdoutText == "YXY")
+    }
+
+    @Test func theJSONReportHasEveryKey() throws {
+        let scratch = try Scratch()
+        try scratch.write("p.001", randomData(300_000, seed: 1))
+        try scratch.write("p.002", randomData(300_000, seed: 2))
+        let result = try gcdcat(
+            ["merge", "p.001", "--strategy", "stream", "--high-water", "64K", "--json"], in: scratch.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        let object = try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any]
+        let keys = Set(object?.keys.map { $0 } ?? [])
+        for key in [
+            "operation", "strategy", "parts", "bytes", "highWater", "lowWater", "chunks", "wallSeconds",
+            "userSeconds", "systemSeconds", "peakRSSBytes", "peakRSSAnonBytes", "peakRSSFileBytes",
+            "throughputBytesPerSecond",
+        ] {
+            #expect(keys.contains(key), "missing \(key)")
+        }
+        #expect(object?["bytes"] as? Int == 600_000)
+        #expect(object?["parts"] as? Int == 2)
+        #expect(object?["highWater"] as? Int == 65536)
+        #expect(object?["strategy"] as? String == "stream")
+        // 600,000 bytes in 64 KiB chunks: at least ten.
+        #expect((object?["chunks"] as? Int ?? 0) >= 10)
+    }
+
+    @Test func theTextReportGoesToStandardError() throws {
+        let scratch = try Scratch()
+        try scratch.write("p.001", randomData(1000, seed: 1))
+        let result = try gcdcat(["merge", "p.001", "--report"], in: scratch.path)
+        #expect(result.status == 0)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains("operation      merge"))
+        #expect(result.stderr.contains("bytes          1000 (1000 B)"))
+    }
+
+    @Test func sevenZipVolumesJoinIntoAnArchiveSevenZipAccepts() throws {
+        guard toolExists("7z") else {
+            Issue.record("7z is not installed (apt-get install p7zip-full)")
+            return
+        }
+        let scratch = try Scratch()
+        try scratch.write("payload.bin", randomData(2_600_000, seed: 9))
+        let made = try runTool("7z", ["a", "-mx=0", "-v1m", "arch.7z", "payload.bin"], in: scratch.path)
+        #expect(made.status == 0, "\(made.stderr)")
+        #expect(FileManager.default.fileExists(atPath: scratch.file("arch.7z.003")))
+        for strategy in MergeStrategyKind.allCases {
+            try? FileManager.default.removeItem(atPath: scratch.file("arch.7z"))
+            let merged = try gcdcat(["merge", "arch.7z.001", "--strategy", strategy.rawValue], in: scratch.path)
+            #expect(merged.status == 0, "\(merged.stderr)")
+            let tested = try runTool("7z", ["t", "arch.7z"], in: scratch.path)
+            #expect(tested.status == 0, "7z t failed after \(strategy): \(tested.stdoutText)")
+        }
+    }
+}
+
+@Suite struct MergeCLIErrorTests {
+    func expectFailure(
+        _ arguments: [String], in scratch: Scratch, status: Int32, stderr expected: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let before = scratch.listing()
+        let result = try gcdcat(arguments, in: scratch.path)
+        #expect(result.status == status, sourceLocation: sourceLocation)
+        #expect(result.stderr == expected, sourceLocation: sourceLocation)
+        #expect(scratch.listing() == before, "files changed", sourceLocation: sourceLocation)
+    }
+
+    @Test func aMissingPart() throws {
+        let scratch = try Scratch()
+        try scratch.write("a.001", Data("1".utf8))
+        try expectFailure(
+            ["merge", "a.001", "a.002", "-o", "out"], in: scratch, status: 1,
+            stderr: "gcdcat: a.002: open: No such file or directory\n")
+    }
+
+    @Test func aGapInTheNumbering() throws {
+        let scratch = try Scratch()
+        for name in ["a.001", "a.002", "a.004"] { try scratch.write(name, Data("1".utf8)) }
+        try expectFailure(
+            ["a.001"], in: scratch, status: 1,
+            stderr: "gcdcat: a.003: missing part: the set has a.004 but not this one\n")
+    }
+
+    @Test func aDirectoryAsAPart() throws {
+        let scratch = try Scratch()
+        try FileManager.default.createDirectory(atPath: scratch.file("d"), withIntermediateDirectories: false)
+        try expectFailure(["merge", "d", "-o", "out"], in: scratch, status: 1, stderr: "gcdcat: d: Is a directory\n")
+    }
+
+    @Test func theOutputIsAPart() throws {
+        let scratch = try Scratch()
+        try scratch.write("a.001", Data("1".utf8))
+        try scratch.write("a.002", Data("2".utf8))
+        try expectFailure(
+            ["merge", "a.001", "-o", "a.002", "--force"], in: scratch, status: 1,
+            stderr: "gcdcat: a.002: is the input file a.002; refusing to overwrite it\n")
+        #expect(scratch.read("a.002") == Data("2".utf8))
+    }
+
+    @Test func theOutputExists() throws {
+        let scratch = try Scratch()
+        try scratch.write("a.001", Data("1".utf8))
+        try scratch.write("a", Data("old".utf8))
+        try expectFailure(
+            ["merge", "a.001"], in: scratch, status: 1,
+            stderr: "gcdcat: a: already exists (use --force to replace it)\n")
+        #expect(scratch.read("a") == Data("old".utf8))
+    }
+
+    @Test(arguments: MergeStrategyKind.allCases)
+    func aFullDisk(strategy: MergeStrategyKind) throws {
+        let scratch = try Scratch()
+        try scratch.write("a.001", randomData(200_000, seed: 1))
+        let result = try gcdcat(
+            ["merge", "a.001", "-o", "/dev/full", "--strategy", strategy.rawValue], in: scratch.path)
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("gcdcat: /dev/full: "))
+        #expect(result.stderr.hasSuffix(": No space left on device\n"))
+        #expect(scratch.listing() == ["a.001"])
+    }
+
+    @Test func theOutputFolderDoesNotExist() throws {
+        let scratch = try Scratch()
+        try scratch.write("a.001", Data("1".utf8))
+        try expectFailure(
+            ["merge", "a.001", "-o", "no/out"], in: scratch, status: 1,
+            stderr: "gcdcat: no/out: open: No such file or directory\n")
+    }
+
+    @Test(arguments: [
+        (["--high-water", "0"], "--high-water"),
+        (["--high-water", "lots"], "--high-water"),
+        (["--low-water", "2M"], "--low-water"),
+        (["--low-water", "0"], "--low-water"),
+        (["--strategy", "fast"], "--strategy"),
+    ])
+    func badFlagsAreUsageErrorsNamingTheFlag(flags: [String], flag: String) throws {
+        let scratch = try Scratch()
+        try scratch.write("a.001", Data("1".utf8))
+        let result = try gcdcat(["merge", "a.001"] + flags, in: scratch.path)
+        #expect(result.status == 64)
+        #expect(result.stderr.contains(flag), "\(result.stderr)")
+        #expect(result.stderr.contains("Usage:"))
+        #expect(scratch.listing() == ["a.001"])
+    }
+
+    @Test(arguments: MergeStrategyKind.allCases)
+    func sigintMidMergeRemovesTheTemporaryFile(strategy: MergeStrategyKind) throws {
+        let scratch = try Scratch()
+        // A FIFO as the last part blocks the merge mid-way, after the output was created.
+        try scratch.write("a.001", randomData(3_000_000, seed: 1))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: gcdcatPath)
+        // Slow the merge down with tiny chunks and a huge part so it is surely running.
+        let big = scratch.file("a.002")
+        #expect(FileManager.default.createFile(atPath: big, contents: nil))
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: big))
+        try handle.truncate(atOffset: 3 << 30)
+        try handle.close()
+        process.arguments = ["merge", "a.001", "--strategy", strategy.rawValue, "--high-water", "4K", "-q"]
+        process.currentDirectoryURL = URL(fileURLWithPath: scratch.path)
+        let err = Pipe()
+        process.standardError = err
+        try process.run()
+        // Wait until the temporary output exists, then interrupt.
+        var sawTemporary = false
+        for _ in 0..<400 where !sawTemporary {
+            sawTemporary = scratch.listing().contains { $0.hasPrefix(".a.gcdcat-") }
+            if !sawTemporary { usleep(10_000) }
+        }
+        #expect(sawTemporary)
+        usleep(50_000)
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 130)
+        #expect(stderr.contains("interrupted by SIGINT"))
+        #expect(scratch.listing() == ["a.001", "a.002"])
+    }
+
+    @Test func helpTeachesTheStrategies() throws {
+        let result = try gcdcat(["merge", "--help"])
+        #expect(result.status == 0)
+        for word in ["auto", "stream", "offsets", "dispatchdata", "--high-water", "--force", "Examples"] {
+            #expect(result.stdoutText.contains(word), "missing \(word)")
+        }
+    }
+}
