@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 ssize_t gcdcat_copy_file_range(int fd_in, int64_t *off_in, int fd_out, int64_t *off_out, size_t len) {
@@ -53,4 +54,9 @@ int gcdcat_errno(void) {
 
 int gcdcat_stat(const char *path, struct stat *info) {
     return stat(path, info);
+}
+
+long gcdcat_filesystem_type(const char *path) {
+    struct statfs info;
+    return statfs(path, &info) == 0 ? (long)info.f_type : 0;
 }

@@ -19,7 +19,7 @@ struct TransferOptions: ParsableArguments {
     @Option(
         name: .customLong("low-water"),
         help: ArgumentHelp(
-            "Smallest chunk DispatchIO delivers before calling back (default: the high-water mark).",
+            "Smallest chunk DispatchIO delivers before calling back (default: libdispatch's own).",
             valueName: "size"),
         transform: parsePositiveSize)
     var lowWater: Int?

@@ -43,6 +43,7 @@ import Testing
         #expect(throws: ChunkLimitsError.lowAboveHigh(low: 20, high: 10)) {
             try ChunkLimits(highWater: 10, lowWater: 20)
         }
-        #expect((try? ChunkLimits(highWater: 64 << 10))?.lowWater == 64 << 10)
+        #expect((try? ChunkLimits(highWater: 64 << 10))?.lowWater == nil)
+        #expect((try? ChunkLimits(highWater: 64 << 10, lowWater: 1))?.lowWater == 1)
     }
 }

@@ -29,6 +29,9 @@ int gcdcat_unmap(void *address, size_t length);
 /// stat(2), which Swift cannot tell apart from `struct stat`.
 int gcdcat_stat(const char *path, struct stat *info);
 
+/// statfs(2)'s f_type (the filesystem magic number), or 0 on failure.
+long gcdcat_filesystem_type(const char *path);
+
 /// The errno of the calling thread.
 int gcdcat_errno(void);
 

@@ -4,18 +4,28 @@ import Synchronization
     import Glibc
 #endif
 
-/// The temporary files that must vanish if gcdcat is interrupted.
+/// What must vanish if gcdcat is interrupted: unfinished files, generated folders, and the
+/// child processes writing into them.
 ///
 /// Output is written to temporary names and renamed into place only when complete. Every such
 /// name is registered here while it exists, so that a SIGINT/SIGTERM handler (which runs on its
-/// own queue while the work goes on) can unlink them all. Renames into place take the same lock,
+/// own queue while the work goes on) can remove them all. Renames into place take the same lock,
 /// so a signal sees each file either fully committed or still temporary, never half-renamed.
 public final class CleanupRegistry: Sendable {
     public static let shared = CleanupRegistry()
 
+    /// One thing to undo.
+    public enum Entry: Sendable, Equatable {
+        case file(String)
+        /// Removed after the files in it, when empty.
+        case directory(String)
+        /// Sent SIGTERM and reaped before any file is removed.
+        case process(pid_t)
+    }
+
     private struct State {
         var nextToken = 0
-        var paths: [Int: String] = [:]
+        var entries: [Int: Entry] = [:]
         /// Once set, nothing may be committed: the process is on its way out.
         var aborted = false
     }
@@ -26,15 +36,20 @@ public final class CleanupRegistry: Sendable {
 
     /// Remembers `path` for removal; returns a token for ``forget(_:)``.
     func register(_ path: String) -> Int {
+        register(.file(path))
+    }
+
+    /// Remembers `entry` for undoing; returns a token for ``forget(_:)``.
+    public func register(_ entry: Entry) -> Int {
         state.withLock { state in
             state.nextToken += 1
-            state.paths[state.nextToken] = path
+            state.entries[state.nextToken] = entry
             return state.nextToken
         }
     }
 
-    func forget(_ token: Int) {
-        state.withLock { _ = $0.paths.removeValue(forKey: token) }
+    public func forget(_ token: Int) {
+        state.withLock { _ = $0.entries.removeValue(forKey: token) }
     }
 
     /// Runs `commit` (a rename) unless an interruption has begun, then forgets `tokens`.
@@ -44,25 +59,38 @@ public final class CleanupRegistry: Sendable {
                 throw GCDCatError(.interrupted, errno: SIGINT, message: "interrupted")
             }
             let result = try commit()
-            for token in tokens { state.paths.removeValue(forKey: token) }
+            for token in tokens { state.entries.removeValue(forKey: token) }
             return result
         }
     }
 
-    /// Unlinks every registered file and blocks later commits. Returns the paths removed.
+    /// Stops registered children, removes every registered file and then folder (newest first),
+    /// and blocks later commits. Returns the files and folders removed.
     @discardableResult
     public func removeAll() -> [String] {
         state.withLock { state in
             state.aborted = true
-            let paths = Array(state.paths.values)
-            for path in paths { unlink(path) }
-            state.paths.removeAll()
-            return paths
+            let ordered = state.entries.sorted { $0.key > $1.key }.map(\.value)
+            state.entries.removeAll()
+            for case .process(let pid) in ordered {
+                kill(pid, SIGTERM)
+                var status: Int32 = 0
+                waitpid(pid, &status, 0)
+            }
+            var removed: [String] = []
+            for case .file(let path) in ordered where unlink(path) == 0 { removed.append(path) }
+            for case .directory(let path) in ordered where rmdir(path) == 0 { removed.append(path) }
+            return removed
         }
     }
 
-    /// The registered paths, for tests.
+    /// The registered files, for tests.
     public var registeredPaths: [String] {
-        state.withLock { Array($0.paths.values) }
+        state.withLock { state in
+            state.entries.sorted { $0.key < $1.key }.compactMap {
+                if case .file(let path) = $0.value { return path }
+                return nil
+            }
+        }
     }
 }

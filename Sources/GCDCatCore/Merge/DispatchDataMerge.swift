@@ -58,8 +58,7 @@ public struct DispatchDataMerge: MergeStrategy {
         let channel = DispatchIO(
             type: .stream, fileDescriptor: output.fd, queue: queue,
             cleanupHandler: { _ in closed.signal() })
-        channel.setLimit(highWater: limits.highWater)
-        channel.setLimit(lowWater: limits.lowWater)
+        limits.apply(to: channel)
         let total = data.count
         let reported = Mutex(0)
         channel.write(offset: 0, data: data, queue: queue) { done, remaining, error in

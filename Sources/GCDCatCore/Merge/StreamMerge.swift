@@ -62,8 +62,7 @@ private final class StreamPump: @unchecked Sendable {
         channel = DispatchIO(
             type: .stream, fileDescriptor: output.fd, queue: queue,
             cleanupHandler: { [finished] _ in finished.signal() })
-        channel.setLimit(highWater: request.limits.highWater)
-        channel.setLimit(lowWater: request.limits.lowWater)
+        request.limits.apply(to: channel)
         queue.async { self.pump() }
         finished.wait()
         if partFD >= 0 { close(partFD) }

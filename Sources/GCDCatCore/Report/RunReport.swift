@@ -5,7 +5,8 @@ public struct RunReport: Codable, Sendable, Equatable {
     public var parts: Int
     public var bytes: Int64
     public var highWater: Int
-    public var lowWater: Int
+    /// Null when not set: libdispatch's default applied.
+    public var lowWater: Int?
     public var chunks: Int64
     public var meanChunkBytes: Int64
     public var wallSeconds: Double
@@ -54,7 +55,7 @@ public struct RunReport: Codable, Sendable, Equatable {
             "strategy       \(strategy)\(copyMethod.map { " (\($0))" } ?? "")",
             "parts          \(parts)",
             "bytes          \(bytes) (\(mib(bytes)))",
-            "chunk limits   high-water \(ByteSize(Int64(highWater))), low-water \(ByteSize(Int64(lowWater)))",
+            "chunk limits   high-water \(ByteSize(Int64(highWater))), low-water \(lowWater.map { ByteSize(Int64($0)).description } ?? "libdispatch default")",
             "chunks         \(chunks), mean \(mib(meanChunkBytes))",
             "jobs           \(jobs)",
             "time           \(formatFixed(wallSeconds, decimals: 3)) s wall, \(formatFixed(userSeconds, decimals: 3)) s user, \(formatFixed(systemSeconds, decimals: 3)) s system",
@@ -63,5 +64,29 @@ public struct RunReport: Codable, Sendable, Equatable {
         ]
         if let crc32 { lines.append("crc32          \(crc32)") }
         return lines.joined(separator: "\n")
+    }
+
+    /// Like the synthesized form, but optional fields are written as `null` rather than left
+    /// out, so every report has the same keys.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(operation, forKey: .operation)
+        try container.encode(strategy, forKey: .strategy)
+        try container.encode(parts, forKey: .parts)
+        try container.encode(bytes, forKey: .bytes)
+        try container.encode(highWater, forKey: .highWater)
+        try container.encode(lowWater, forKey: .lowWater)
+        try container.encode(chunks, forKey: .chunks)
+        try container.encode(meanChunkBytes, forKey: .meanChunkBytes)
+        try container.encode(wallSeconds, forKey: .wallSeconds)
+        try container.encode(userSeconds, forKey: .userSeconds)
+        try container.encode(systemSeconds, forKey: .systemSeconds)
+        try container.encode(peakRSSBytes, forKey: .peakRSSBytes)
+        try container.encode(peakRSSAnonBytes, forKey: .peakRSSAnonBytes)
+        try container.encode(peakRSSFileBytes, forKey: .peakRSSFileBytes)
+        try container.encode(throughputBytesPerSecond, forKey: .throughputBytesPerSecond)
+        try container.encode(copyMethod, forKey: .copyMethod)
+        try container.encode(crc32, forKey: .crc32)
+        try container.encode(jobs, forKey: .jobs)
     }
 }

@@ -1,0 +1,84 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// SplitMix64: a tiny, fast, seedable generator, so benchmark data is the same on every run.
+public struct SplitMix64: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    public init(seed: UInt64) { state = seed }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// Fills `buffer` with the next bytes of the stream.
+    public mutating func fill(_ buffer: UnsafeMutableRawBufferPointer) {
+        let words = buffer.count / 8
+        let wordPointer = buffer.baseAddress!.bindMemory(to: UInt64.self, capacity: words)
+        for index in 0..<words { wordPointer[index] = next().littleEndian }
+        var tail = next()
+        for index in words * 8..<buffer.count {
+            buffer[index] = UInt8(truncatingIfNeeded: tail)
+            tail >>= 8
+        }
+    }
+}
+
+/// The benchmark's input: `parts` files cut from one seeded random stream, written once.
+public struct BenchData: Sendable {
+    public let directory: String
+    public let partPaths: [String]
+    public let totalBytes: Int64
+    /// The crc32 of all parts joined: what every correct merge output must have.
+    public let crc32: UInt32
+
+    /// Part sizes: equal, the remainder spread over the first parts.
+    public static func partSizes(total: Int64, parts: Int) -> [Int64] {
+        let base = total / Int64(parts)
+        let extra = total % Int64(parts)
+        return (0..<parts).map { base + (Int64($0) < extra ? 1 : 0) }
+    }
+
+    /// Writes the parts into `directory` as `data.001`, … (reusing them when already there with
+    /// the right sizes, since the stream is deterministic).
+    public static func prepare(
+        in directory: String, total: Int64, parts: Int, seed: UInt64 = 0x6763_6463_6174,
+        registry: CleanupRegistry? = nil
+    ) throws -> BenchData {
+        var generator = SplitMix64(seed: seed)
+        let bufferSize = 1 << 20
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bufferSize, alignment: 4096)
+        defer { buffer.deallocate() }
+        var checksum = Checksum(.crc32)
+        var paths: [String] = []
+        for (index, size) in partSizes(total: total, parts: parts).enumerated() {
+            let path = "\(directory)/data.\(threeDigits(index + 1))"
+            paths.append(path)
+            let existing = try Syscall.statIfExists(path)
+            let reuse = existing.map { Int64($0.st_size) == size } ?? false
+            if !reuse, let registry { _ = registry.register(.file(path)) }
+            let fd = reuse ? -1 : try Syscall.open(path, O_WRONLY | O_CREAT | O_TRUNC, mode: 0o644)
+            defer { if fd >= 0 { close(fd) } }
+            var left = size
+            while left > 0 {
+                let count = Int(min(left, Int64(bufferSize)))
+                let slice = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count])
+                generator.fill(slice)
+                checksum.update(UnsafeRawBufferPointer(slice))
+                if fd >= 0 { try Syscall.writeAll(fd, from: slice.baseAddress!, count: count, path: path) }
+                left -= Int64(count)
+            }
+        }
+        return BenchData(directory: directory, partPaths: paths, totalBytes: total, crc32: checksum.value)
+    }
+}
+
+func threeDigits(_ number: Int) -> String {
+    let digits = String(number)
+    return digits.count >= 3 ? digits : String(repeating: "0", count: 3 - digits.count) + digits
+}
