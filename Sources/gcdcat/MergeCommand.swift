@@ -15,6 +15,13 @@ extension GCDCat {
                 place when complete; an existing output needs --force; an output that is one \
                 of the parts is refused. '-o -' writes to standard output.
 
+                Verification: when NAME.sfv lies beside a discovered NAME.001 (or --manifest \
+                names one), every listed part must be present (the last one too, which \
+                numbering alone cannot see) and match its crc32 before anything is written; \
+                the output's crc32 is then checked against the parts' combined. A missing part \
+                exits 1, a corrupt one exits 2. Without a manifest, a last part exactly as \
+                large as the others draws a warning: the set may be truncated.
+
                 Strategies:
                   auto          kernel copies (copy_file_range → sendfile → read/write), \
                 parts in parallel, next parts prefetched. The fastest here.
@@ -49,12 +56,27 @@ extension GCDCat {
         @Flag(help: "Accept the same file twice among the parts.")
         var allowDuplicates = false
 
+        @Option(help: ArgumentHelp("Verify the parts against this SFV manifest first.", valueName: "file"))
+        var manifest: String?
+
+        @Flag(help: "Fail unless a manifest is found (NAME.sfv or --manifest).")
+        var verify = false
+
+        @Flag(help: "Do not look for a manifest.")
+        var noVerify = false
+
         @OptionGroup var transfer: TransferOptions
         @OptionGroup var reporting: ReportOptions
 
         func validate() throws {
             guard !parts.isEmpty else {
                 throw ValidationError("Give the first part (NAME.001) or the parts to join.")
+            }
+            if verify && noVerify {
+                throw ValidationError("--verify and --no-verify contradict each other.")
+            }
+            if noVerify && manifest != nil {
+                throw ValidationError("--no-verify and --manifest contradict each other.")
             }
             if reporting.json && output == "-" {
                 throw ValidationError("--json and '-o -' both want standard output; use --report instead.")
@@ -71,13 +93,23 @@ extension GCDCat {
                     limits: try transfer.limits(), jobs: transfer.jobs, overwrite: force,
                     fsync: fsync, allowDuplicates: allowDuplicates)
                 let parts = try operation.validatedParts()
+                let verification = try MergeVerification.check(
+                    parts, manifestPath: manifest,
+                    candidate: resolved.discovered ? resolved.defaultOutput.map { $0 + ".sfv" } : nil,
+                    policy: verify ? .required : noVerify ? .disabled : .automatic, jobs: transfer.jobs)
+                for warning in verification.warnings { writeToStandardError("gcdcat: warning: \(warning)\n") }
+                if let path = verification.manifestPath, !reporting.quiet {
+                    writeToStandardError("gcdcat: \(parts.count) parts verified against \(path)\n")
+                }
                 let request = MergeRequest(
-                    parts: parts, limits: operation.limits, jobs: operation.jobs)
+                    parts: parts, limits: operation.limits, jobs: operation.jobs,
+                    computeCRC: verification.expectedCRC != nil)
                 let measurement = Measurement(
                     label: target.displayName, total: request.totalBytes, quiet: reporting.quiet)
                 let result: MergeResult
                 do {
-                    result = try operation.run(request, counter: measurement.counter)
+                    result = try operation.run(
+                        request, counter: measurement.counter, expectedCRC: verification.expectedCRC)
                 } catch {
                     _ = measurement.finish()
                     throw error

@@ -55,7 +55,12 @@ public struct MergeOperation: Sendable {
     }
 
     /// Merges already-validated parts and commits the output.
-    public func run(_ request: MergeRequest, counter: TransferCounter) throws -> MergeResult {
+    ///
+    /// With `expectedCRC`, the crc32 of the bytes that passed must equal it, or the output is
+    /// discarded with a `.checksumMismatch` error.
+    public func run(_ request: MergeRequest, counter: TransferCounter, expectedCRC: UInt32? = nil) throws
+        -> MergeResult
+    {
         let sink = try OutputSink.open(output, inputs: request.parts, overwrite: overwrite)
         do {
             // Reserving the blocks up front reports a full disk before any data is written,
@@ -64,6 +69,13 @@ public struct MergeOperation: Sendable {
                 try preallocate(sink, bytes: request.totalBytes)
             }
             let result = try strategy.strategy.merge(request, into: sink, counter: counter)
+            if let expectedCRC, let actual = result.crc32, actual != expectedCRC {
+                throw GCDCatError(
+                    .checksumMismatch, path: sink.path,
+                    message:
+                        "the merged bytes have crc32 \(hex8(actual)), but the verified parts combine to \(hex8(expectedCRC)): a part changed during the merge"
+                )
+            }
             try sink.commit(fsync: fsync)
             return result
         } catch {
@@ -83,11 +95,22 @@ public enum PartArguments {
     /// One numbered first part (`NAME.001` or `NAME.000`) expands to its whole set; several
     /// arguments are taken in the order given. The default output is the first part's name
     /// without its number, when it has one.
-    public static func resolve(_ arguments: [String]) throws -> (parts: [String], defaultOutput: String?) {
+    public static func resolve(_ arguments: [String]) throws -> Resolved {
         if arguments.count == 1, PartDiscovery.isFirstPart(arguments[0]) {
             let parts = try PartDiscovery.discover(firstPart: arguments[0])
-            return (parts, PartDiscovery.numberedName(arguments[0])?.base)
+            return Resolved(
+                parts: parts, defaultOutput: PartDiscovery.numberedName(arguments[0])?.base, discovered: true)
         }
-        return (arguments, arguments.first.flatMap { PartDiscovery.numberedName($0)?.base })
+        return Resolved(
+            parts: arguments, defaultOutput: arguments.first.flatMap { PartDiscovery.numberedName($0)?.base },
+            discovered: false)
+    }
+
+    public struct Resolved: Sendable, Equatable {
+        public var parts: [String]
+        /// The first part's name without its number, when it has one.
+        public var defaultOutput: String?
+        /// True when the parts were found from a first part, rather than all given.
+        public var discovered: Bool
     }
 }

@@ -1,0 +1,89 @@
+import Dispatch
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Checks every file a manifest lists against its crc32.
+public enum ManifestVerifier {
+    public enum Status: Sendable, Equatable {
+        case ok
+        case failed(actual: UInt32)
+        case missing
+        case unreadable(GCDCatError)
+        case rejected(String)
+    }
+
+    public struct Outcome: Sendable, Equatable {
+        public var entry: Manifest.Entry
+        public var status: Status
+
+        /// `name: OK`, `name: FAILED (expected …, got …)`, …, for the verify listing.
+        public var line: String {
+            switch status {
+            case .ok: return "\(entry.name): OK"
+            case .failed(let actual):
+                return "\(entry.name): FAILED (expected \(hex8(entry.crc32)), got \(hex8(actual)))"
+            case .missing: return "\(entry.name): MISSING"
+            case .unreadable(let error): return "\(entry.name): UNREADABLE (\(error))"
+            case .rejected(let why): return "\(entry.name): REJECTED (\(why); not opened)"
+            }
+        }
+    }
+
+    /// The path an entry names, relative to the manifest's folder.
+    public static func resolve(_ entry: Manifest.Entry, manifestPath: String) -> String {
+        let folder = splitPath(manifestPath).directory
+        return folder == "." && !manifestPath.hasPrefix("./") ? entry.name : "\(folder)/\(entry.name)"
+    }
+
+    /// Checks every entry; at most `jobs` files are read at once (a DispatchSemaphore bounds
+    /// them), and each is checksummed on its share of the threads.
+    public static func verify(_ manifest: Manifest, manifestPath: String, jobs: Int) -> [Outcome] {
+        let entries = manifest.entries
+        let results = ResultSlots<Outcome>(count: entries.count)
+        let inFlight = DispatchSemaphore(value: max(1, jobs))
+        let group = DispatchGroup()
+        let perFile = max(1, jobs / max(1, min(jobs, entries.count)))
+        for (index, entry) in entries.enumerated() {
+            if let rejection = entry.rejection {
+                results[index] = Outcome(entry: entry, status: .rejected(rejection))
+                continue
+            }
+            inFlight.wait()
+            DispatchQueue.global().async(group: group) {
+                defer { inFlight.signal() }
+                let path = resolve(entry, manifestPath: manifestPath)
+                results[index] = Outcome(entry: entry, status: check(path, expected: entry.crc32, jobs: perFile))
+            }
+        }
+        group.wait()
+        return results.values.compactMap { $0 }
+    }
+
+    static func check(_ path: String, expected: UInt32, jobs: Int) -> Status {
+        do {
+            let actual = try FileChecksum.of(path, algorithm: .crc32, jobs: jobs).value
+            return actual == expected ? .ok : .failed(actual: actual)
+        } catch let error as GCDCatError where error.code == .missingPart {
+            return .missing
+        } catch let error as GCDCatError {
+            return .unreadable(error)
+        } catch {
+            return .unreadable(GCDCatError(.io, path: path, message: "\(error)"))
+        }
+    }
+
+    /// 0 when every file is OK; 1 when any is missing, unreadable or rejected (the check could
+    /// not be completed); otherwise 2 when any failed its CRC.
+    public static func exitStatus(_ outcomes: [Outcome]) -> Int32 {
+        let incomplete = outcomes.contains {
+            switch $0.status {
+            case .missing, .unreadable, .rejected: return true
+            case .ok, .failed: return false
+            }
+        }
+        if incomplete { return 1 }
+        return outcomes.allSatisfy { $0.status == .ok } ? 0 : 2
+    }
+}
