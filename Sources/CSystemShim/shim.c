@@ -38,9 +38,9 @@ int gcdcat_rename_noreplace(const char *from, const char *to) {
     return renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE);
 }
 
-void *gcdcat_map_readonly(int fd, size_t length, int populate) {
+void *gcdcat_map_readonly(int fd, size_t length, int64_t offset, int populate) {
     int flags = MAP_SHARED | (populate ? MAP_POPULATE : 0);
-    void *p = mmap(NULL, length, PROT_READ, flags, fd, 0);
+    void *p = mmap(NULL, length, PROT_READ, flags, fd, (off_t)offset);
     return p == MAP_FAILED ? NULL : p;
 }
 

@@ -22,8 +22,8 @@ int gcdcat_fadvise_dontneed(int fd, int64_t offset, int64_t len);
 /// renameat2(2) with RENAME_NOREPLACE: fails with EEXIST instead of replacing.
 int gcdcat_rename_noreplace(const char *from, const char *to);
 
-/// mmap(2) of a whole file for reading; MAP_FAILED becomes NULL (errno set).
-void *gcdcat_map_readonly(int fd, size_t length, int populate);
+/// mmap(2) of `length` bytes from page-aligned `offset`, for reading; MAP_FAILED becomes NULL (errno set).
+void *gcdcat_map_readonly(int fd, size_t length, int64_t offset, int populate);
 int gcdcat_unmap(void *address, size_t length);
 
 /// stat(2), which Swift cannot tell apart from `struct stat`.

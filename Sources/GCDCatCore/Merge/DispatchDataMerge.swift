@@ -29,7 +29,7 @@ public struct DispatchDataMerge: MergeStrategy {
     public func merge(_ request: MergeRequest, into output: OutputSink, counter: TransferCounter)
         throws -> MergeResult
     {
-        let mappings = try request.parts.map { try MappedPart(mapping: $0) }
+        let mappings = try request.sources.map { try MappedRange(mapping: $0) }
         var whole = DispatchData.empty
         for mapping in mappings {
             if let data = mapping.dispatchData() { whole.append(data) }
@@ -39,7 +39,7 @@ public struct DispatchDataMerge: MergeStrategy {
             crc = Self.crc32(of: mappings, jobs: request.jobs)
         }
         let chunks = try Self.write(whole, to: output, limits: request.limits, counter: counter)
-        for part in request.parts {
+        for part in request.parts where request.sources.contains(where: { $0.file == part && $0.reachesEnd }) {
             guard let info = try Syscall.statIfExists(part.path) else {
                 throw GCDCatError(.inputChanged, path: part.path, message: "removed while being merged")
             }
@@ -87,7 +87,7 @@ public struct DispatchDataMerge: MergeStrategy {
     }
 
     /// The crc32 of the mapped parts in order, checksummed in parallel and combined.
-    static func crc32(of mappings: [MappedPart], jobs: Int) -> UInt32 {
+    static func crc32(of mappings: [MappedRange], jobs: Int) -> UInt32 {
         let pieces = ResultSlots<Checksum>(count: mappings.count)
         let cursor = WorkCursor(count: mappings.count)
         DispatchQueue.concurrentPerform(iterations: max(1, min(jobs, mappings.count))) { _ in
@@ -101,43 +101,53 @@ public struct DispatchDataMerge: MergeStrategy {
     }
 }
 
-/// One part's read-only mapping, unmapped when the last DispatchData holding it is released.
-final class MappedPart: Sendable {
-    private let address: MappedAddress?
+/// A source range's read-only mapping, unmapped when the last DispatchData holding it is released.
+final class MappedRange: Sendable {
+    /// The page-aligned start of the mapping, as `mmap` returned it.
+    private let mapping: MappedAddress?
+    private let mappedLength: Int
+    /// Bytes between the mapping's start and the range's.
+    private let lead: Int
     let size: Int
 
-    /// Maps `part` and closes its descriptor at once.
-    init(mapping part: PartFile) throws {
-        size = Int(part.size)
-        guard part.size > 0 else {
-            address = nil
+    /// Maps `source` (from the page boundary at or below its offset) and closes the descriptor.
+    init(mapping source: SourceRange) throws {
+        size = Int(source.length)
+        let page = Int64(getpagesize())
+        let alignedOffset = source.offset / page * page
+        lead = Int(source.offset - alignedOffset)
+        mappedLength = size + lead
+        guard source.length > 0 else {
+            mapping = nil
             return
         }
-        let fd = try part.open()
+        let fd = try source.file.open()
         defer { close(fd) }
-        guard let pointer = gcdcat_map_readonly(fd, size, 1) else {
-            throw GCDCatError.syscall("mmap", path: part.path, errno: gcdcat_errno())
+        guard let pointer = gcdcat_map_readonly(fd, mappedLength, alignedOffset, 1) else {
+            throw GCDCatError.syscall("mmap", path: source.file.path, errno: gcdcat_errno())
         }
-        _ = madvise(pointer, size, MADV_SEQUENTIAL)
-        address = MappedAddress(pointer: pointer)
+        _ = madvise(pointer, mappedLength, MADV_SEQUENTIAL)
+        mapping = MappedAddress(pointer: pointer)
     }
+
+    private var start: UnsafeMutableRawPointer? { mapping.map { $0.pointer + lead } }
 
     /// Wraps the mapping without copying. The DispatchData keeps `self`, and so the mapping,
     /// alive until libdispatch is done with it.
     func dispatchData() -> DispatchData? {
-        guard let address else { return nil }
+        guard let start else { return nil }
         return DispatchData(
-            bytesNoCopy: UnsafeRawBufferPointer(start: address.pointer, count: size),
+            bytesNoCopy: UnsafeRawBufferPointer(start: start, count: size),
             deallocator: .custom(nil) { withExtendedLifetime(self) {} })
     }
 
     func withBytes(_ body: (UnsafeRawBufferPointer) -> Void) {
-        guard let address else { return }
-        body(UnsafeRawBufferPointer(start: address.pointer, count: size))
+        guard let start else { return }
+        body(UnsafeRawBufferPointer(start: start, count: size))
     }
 
     deinit {
-        if let address { _ = gcdcat_unmap(address.pointer, size) }
+        if let mapping { _ = gcdcat_unmap(mapping.pointer, mappedLength) }
     }
 }
 

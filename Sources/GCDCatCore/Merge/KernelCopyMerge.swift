@@ -26,15 +26,15 @@ public struct KernelCopyMerge: MergeStrategy {
     public func merge(_ request: MergeRequest, into output: OutputSink, counter: TransferCounter)
         throws -> MergeResult
     {
-        let parts = request.parts
+        let sources = request.sources
         let offsets = request.outputOffsets
-        let workers = output.allowsPositionalWrites ? min(request.jobs, max(parts.count, 1)) : 1
+        let workers = output.allowsPositionalWrites ? min(request.jobs, max(sources.count, 1)) : 1
         let slice = max(request.limits.highWater, Self.minimumSlice)
-        let cursor = WorkCursor(count: parts.count)
+        let cursor = WorkCursor(count: sources.count)
         let latch = FailureLatch()
         let calls = Atomic<Int64>(0)
         let slowestMethod = Mutex(KernelCopier.Method.copyFileRange)
-        let prefetcher = Prefetcher(parts: parts)
+        let prefetcher = Prefetcher(sources: sources)
         prefetcher.prefetch(upTo: workers)
 
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
@@ -43,16 +43,17 @@ public struct KernelCopyMerge: MergeStrategy {
             while !latch.hasFailed, let index = cursor.claim() {
                 prefetcher.prefetch(upTo: index + workers + 1)
                 latch.capture {
-                    let part = parts[index]
-                    guard part.size > 0 else { return }
+                    let source = sources[index]
+                    guard source.length > 0 else { return }
+                    let part = source.file
                     let fd = try part.open()
                     defer { _ = close(fd) }
                     let made = try copier.copy(
-                        from: fd, inputPath: part.path, inputOffset: 0, count: part.size,
+                        from: fd, inputPath: part.path, inputOffset: source.offset, count: source.length,
                         to: output.fd, outputPath: output.path,
                         outputOffset: output.allowsPositionalWrites ? offsets[index] : nil,
                         counter: counter)
-                    try part.requireUnchanged(fd: fd)
+                    if source.reachesEnd { try part.requireUnchanged(fd: fd) }
                     calls.add(made, ordering: .relaxed)
                 }
             }
@@ -72,27 +73,27 @@ public struct KernelCopyMerge: MergeStrategy {
     }
 }
 
-/// Asks the kernel to start reading parts before they are copied, each part once.
+/// Asks the kernel to start reading sources before they are copied, each once.
 final class Prefetcher: Sendable {
-    private let parts: [PartFile]
+    private let sources: [SourceRange]
     private let issued = Mutex(0)
     private let queue = DispatchQueue(label: "gcdcat.prefetch", qos: .utility)
 
-    init(parts: [PartFile]) { self.parts = parts }
+    init(sources: [SourceRange]) { self.sources = sources }
 
-    /// Prefetches every part before index `end` that has not been prefetched yet.
+    /// Prefetches every source before index `end` that has not been prefetched yet.
     func prefetch(upTo end: Int) {
         let range: Range<Int> = issued.withLock { issued in
-            let upper = min(end, parts.count)
+            let upper = min(end, sources.count)
             defer { issued = max(issued, upper) }
             return issued..<max(issued, upper)
         }
         for index in range {
-            let path = parts[index].path
+            let source = sources[index]
             queue.async {
-                let fd = open(path, O_RDONLY | O_CLOEXEC)
+                let fd = open(source.file.path, O_RDONLY | O_CLOEXEC)
                 guard fd >= 0 else { return }  // The copy itself will report the error.
-                _ = gcdcat_fadvise_willneed(fd, 0, 0)
+                _ = gcdcat_fadvise_willneed(fd, source.offset, source.length)
                 close(fd)
             }
         }

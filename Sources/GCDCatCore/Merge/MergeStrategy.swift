@@ -20,33 +20,62 @@ public enum MergeStrategyKind: String, CaseIterable, Sendable, Codable {
     }
 }
 
+/// A byte range of an input file: a whole part when merging, a slice of the input when splitting.
+public struct SourceRange: Sendable, Hashable {
+    public var file: PartFile
+    public var offset: Int64
+    public var length: Int64
+
+    public init(file: PartFile, offset: Int64 = 0, length: Int64? = nil) {
+        self.file = file
+        self.offset = offset
+        self.length = length ?? file.size - offset
+    }
+
+    /// True when the range runs to the end of the file as validated, so the file's size can be
+    /// re-checked once it is consumed.
+    public var reachesEnd: Bool { offset + length == file.size }
+}
+
 /// Everything a strategy needs, validated by the caller; strategies do not re-validate it.
 public struct MergeRequest: Sendable {
-    /// The parts, in output order, each checked to be a readable regular file of known size.
-    public var parts: [PartFile]
+    /// The byte ranges to concatenate, in output order; each file was checked to be a readable
+    /// regular file of known size.
+    public var sources: [SourceRange]
     public var limits: ChunkLimits
     /// How many queues work at once where a strategy runs in parallel.
     public var jobs: Int
     /// Compute the crc32 of the output from the bytes as they pass (see ``MergeResult/crc32``).
     public var computeCRC: Bool
 
+    /// Whole parts, concatenated.
     public init(parts: [PartFile], limits: ChunkLimits = .default, jobs: Int = 2, computeCRC: Bool = false) {
-        self.parts = parts
+        self.init(sources: parts.map { SourceRange(file: $0) }, limits: limits, jobs: jobs, computeCRC: computeCRC)
+    }
+
+    public init(sources: [SourceRange], limits: ChunkLimits = .default, jobs: Int = 2, computeCRC: Bool = false) {
+        self.sources = sources
         self.limits = limits
         self.jobs = max(1, jobs)
         self.computeCRC = computeCRC
     }
 
-    public var totalBytes: Int64 { parts.reduce(0) { $0 + $1.size } }
+    /// The distinct input files, in first-use order.
+    public var parts: [PartFile] {
+        var seen = Set<PartFile>()
+        return sources.map(\.file).filter { seen.insert($0).inserted }
+    }
 
-    /// Where each part starts in the output.
+    public var totalBytes: Int64 { sources.reduce(0) { $0 + $1.length } }
+
+    /// Where each source starts in the output.
     public var outputOffsets: [Int64] {
         var offsets: [Int64] = []
-        offsets.reserveCapacity(parts.count)
+        offsets.reserveCapacity(sources.count)
         var next: Int64 = 0
-        for part in parts {
+        for source in sources {
             offsets.append(next)
-            next += part.size
+            next += source.length
         }
         return offsets
     }

@@ -25,8 +25,9 @@ public struct OffsetsMerge: MergeStrategy {
     public init() {}
 
     struct Segment {
-        var part: Int
-        var partOffset: Int64
+        var source: Int
+        /// Offset in the source's file.
+        var fileOffset: Int64
         var outputOffset: Int64
         var length: Int64
     }
@@ -35,12 +36,14 @@ public struct OffsetsMerge: MergeStrategy {
         let segmentSize = max(minimumSegment, Int64(request.limits.highWater))
         var segments: [Segment] = []
         for (index, start) in request.outputOffsets.enumerated() {
-            let size = request.parts[index].size
+            let source = request.sources[index]
             var offset: Int64 = 0
-            while offset < size {
-                let length = min(segmentSize, size - offset)
+            while offset < source.length {
+                let length = min(segmentSize, source.length - offset)
                 segments.append(
-                    Segment(part: index, partOffset: offset, outputOffset: start + offset, length: length))
+                    Segment(
+                        source: index, fileOffset: source.offset + offset, outputOffset: start + offset,
+                        length: length))
                 offset += length
             }
         }
@@ -66,7 +69,7 @@ public struct OffsetsMerge: MergeStrategy {
             queue.async(group: group) {
                 guard let buffer = pool.take() else { return }
                 defer { pool.give(buffer) }
-                var reader = PartReader(parts: request.parts)
+                var reader = PartReader()
                 defer { reader.closeCurrent() }
                 var chunks: Int64 = 0
                 while !latch.hasFailed, let index = cursor.claim() {
@@ -97,57 +100,58 @@ public struct OffsetsMerge: MergeStrategy {
         buffer: BufferPool.Buffer, output: OutputSink, positional: Bool,
         checksum: inout Checksum?, counter: TransferCounter
     ) throws -> Int64 {
-        let part = request.parts[segment.part]
-        let fd = try reader.descriptor(for: segment.part)
+        let source = request.sources[segment.source]
+        let fd = try reader.descriptor(for: source.file)
         var done: Int64 = 0
         var chunks: Int64 = 0
         while done < segment.length {
             let want = Int(min(Int64(buffer.size), segment.length - done))
-            let got = try Syscall.pread(
-                fd, into: buffer.pointer, count: want, offset: segment.partOffset + done, path: part.path)
-            guard got == want else {
-                throw GCDCatError(
-                    .inputChanged, path: part.path,
-                    message:
-                        "ended at byte \(segment.partOffset + done + Int64(got)) of \(part.size): it shrank while being merged"
-                )
-            }
-            checksum?.update(UnsafeRawBufferPointer(start: buffer.pointer, count: got))
+            try readExactly(fd, into: buffer.pointer, count: want, at: segment.fileOffset + done, of: source.file)
+            checksum?.update(UnsafeRawBufferPointer(start: buffer.pointer, count: want))
             if positional {
                 try Syscall.pwriteAll(
-                    output.fd, from: buffer.pointer, count: got,
+                    output.fd, from: buffer.pointer, count: want,
                     offset: segment.outputOffset + done, path: output.path)
             } else {
-                try Syscall.writeAll(output.fd, from: buffer.pointer, count: got, path: output.path)
+                try Syscall.writeAll(output.fd, from: buffer.pointer, count: want, path: output.path)
             }
-            done += Int64(got)
+            done += Int64(want)
             chunks += 1
-            counter.add(bytes: Int64(got))
+            counter.add(bytes: Int64(want))
         }
-        if segment.partOffset + segment.length == part.size {
-            try part.requireUnchanged(fd: fd)
+        if source.reachesEnd && segment.fileOffset + segment.length == source.file.size {
+            try source.file.requireUnchanged(fd: fd)
         }
         return chunks
     }
 }
 
-/// Keeps one part open per worker, re-opening only when the worker moves to another part.
+/// Keeps one file open per worker, re-opening only when the worker moves to another file.
 struct PartReader {
-    let parts: [PartFile]
-    private var current: (index: Int, fd: Int32)?
+    private var current: (file: PartFile, fd: Int32)?
 
-    init(parts: [PartFile]) { self.parts = parts }
-
-    mutating func descriptor(for index: Int) throws -> Int32 {
-        if let current, current.index == index { return current.fd }
+    mutating func descriptor(for file: PartFile) throws -> Int32 {
+        if let current, current.file == file { return current.fd }
         closeCurrent()
-        let fd = try parts[index].open()
-        current = (index, fd)
+        let fd = try file.open()
+        current = (file, fd)
         return fd
     }
 
     mutating func closeCurrent() {
         if let current { close(current.fd) }
         current = nil
+    }
+}
+
+/// Reads exactly `count` bytes at `offset`, or throws `.inputChanged` if the file ends first.
+func readExactly(
+    _ fd: Int32, into buffer: UnsafeMutableRawPointer, count: Int, at offset: Int64, of file: PartFile
+) throws {
+    let got = try Syscall.pread(fd, into: buffer, count: count, offset: offset, path: file.path)
+    guard got == count else {
+        throw GCDCatError(
+            .inputChanged, path: file.path,
+            message: "ended at byte \(offset + Int64(got)) of \(file.size): it shrank while gcdcat was reading it")
     }
 }

@@ -40,9 +40,10 @@ private final class StreamPump: @unchecked Sendable {
     let finished = DispatchSemaphore(value: 0)
     var channel: DispatchIO!
 
-    var partIndex = 0
-    var partOffset: Int64 = 0
-    var partFD: Int32 = -1
+    var sourceIndex = 0
+    /// Bytes of the current source already read.
+    var sourcePosition: Int64 = 0
+    var reader: PartReader
     var inFlight = 0
     var readingDone = false
     var closing = false
@@ -56,6 +57,7 @@ private final class StreamPump: @unchecked Sendable {
         self.counter = counter
         self.pool = BufferPool(count: StreamMerge.bufferCount, size: request.limits.highWater)
         self.crc = request.computeCRC ? Checksum(.crc32) : nil
+        self.reader = PartReader()
     }
 
     func run() throws -> MergeResult {
@@ -65,7 +67,7 @@ private final class StreamPump: @unchecked Sendable {
         request.limits.apply(to: channel)
         queue.async { self.pump() }
         finished.wait()
-        if partFD >= 0 { close(partFD) }
+        reader.closeCurrent()
         if let failure { throw failure }
         return MergeResult(bytes: request.totalBytes, chunks: chunks, crc32: crc?.value)
     }
@@ -90,31 +92,25 @@ private final class StreamPump: @unchecked Sendable {
         closeIfFinished()
     }
 
-    /// Fills `buffer` from the current part, moving to the next part at its end; 0 at the end.
+    /// Fills `buffer` from the current source, moving to the next at its end; 0 at the end.
     func readNextChunk(into buffer: UnsafeMutableRawPointer) throws -> Int {
-        while partIndex < request.parts.count {
-            let part = request.parts[partIndex]
-            if partFD < 0 { partFD = try part.open() }
-            let remaining = part.size - partOffset
+        while sourceIndex < request.sources.count {
+            let source = request.sources[sourceIndex]
+            let remaining = source.length - sourcePosition
             if remaining == 0 {
-                try part.requireUnchanged(fd: partFD)
-                close(partFD)
-                partFD = -1
-                partIndex += 1
-                partOffset = 0
+                if source.reachesEnd && source.length > 0 {
+                    try source.file.requireUnchanged(fd: try reader.descriptor(for: source.file))
+                }
+                sourceIndex += 1
+                sourcePosition = 0
                 continue
             }
+            let fd = try reader.descriptor(for: source.file)
             let want = Int(min(remaining, Int64(pool.bufferSize)))
-            let got = try Syscall.pread(
-                partFD, into: buffer, count: want, offset: partOffset, path: part.path)
-            guard got == want else {
-                throw GCDCatError(
-                    .inputChanged, path: part.path,
-                    message: "ended at byte \(partOffset + Int64(got)) of \(part.size): it shrank while being merged")
-            }
-            partOffset += Int64(got)
-            crc?.update(UnsafeRawBufferPointer(start: buffer, count: got))
-            return got
+            try readExactly(fd, into: buffer, count: want, at: source.offset + sourcePosition, of: source.file)
+            sourcePosition += Int64(want)
+            crc?.update(UnsafeRawBufferPointer(start: buffer, count: want))
+            return want
         }
         return 0
     }
