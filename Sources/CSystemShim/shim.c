@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
@@ -59,4 +60,8 @@ int gcdcat_stat(const char *path, struct stat *info) {
 long gcdcat_filesystem_type(const char *path) {
     struct statfs info;
     return statfs(path, &info) == 0 ? (long)info.f_type : 0;
+}
+
+void *gcdcat_memrchr(const void *s, int c, size_t n) {
+    return memrchr(s, c, n);
 }

@@ -17,7 +17,7 @@ struct GCDCat: ParsableCommand {
             2 checksum mismatch, 64 bad usage, 130 interrupted by SIGINT (143 by SIGTERM).
             """,
         version: gcdcatVersion,
-        subcommands: [Merge.self, ChecksumFiles.self, Verify.self, Bench.self],
+        subcommands: [Merge.self, Split.self, ChecksumFiles.self, Verify.self, Bench.self],
         defaultSubcommand: Merge.self
     )
 }

@@ -32,6 +32,9 @@ int gcdcat_stat(const char *path, struct stat *info);
 /// statfs(2)'s f_type (the filesystem magic number), or 0 on failure.
 long gcdcat_filesystem_type(const char *path);
 
+/// memrchr(3), a GNU extension: the last `c` in the `n` bytes at `s`, or NULL.
+void *gcdcat_memrchr(const void *s, int c, size_t n);
+
 /// The errno of the calling thread.
 int gcdcat_errno(void);
 

@@ -82,7 +82,8 @@ public struct Manifest: Sendable, Equatable {
             seen[name] = lineNumber
             entries.append(Entry(name: name, crc32: value, line: lineNumber))
         }
-        guard !entries.isEmpty else {
+        // An empty input splits into no parts; its manifest records just the empty whole.
+        guard !entries.isEmpty || whole?.size == 0 else {
             throw GCDCatError(.malformedManifest, path: path, message: "no entries: nothing to verify")
         }
         return Manifest(entries: entries, whole: whole)

@@ -1,4 +1,5 @@
 import CSystemShim
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -17,6 +18,7 @@ public final class AtomicOutputFile: Sendable {
     private let overwrite: Bool
     private let registry: CleanupRegistry
     private let token: Int
+    private let state = Mutex(DescriptorState())
 
     /// Creates the temporary file for `finalPath`.
     ///
@@ -52,6 +54,14 @@ public final class AtomicOutputFile: Sendable {
 
     /// Makes the data durable (with `fsync`), closes, and renames into place.
     public func commit(fsync: Bool) throws {
+        try finishWriting(fsync: fsync)
+        try publish(fsync: fsync)
+    }
+
+    /// Makes the data durable (with `fsync`) and closes the descriptor; the file stays under
+    /// its temporary name until ``publish(fsync:)``. On failure the file is removed.
+    public func finishWriting(fsync: Bool) throws {
+        guard state.withLock({ $0.closeOnce() }) else { return }
         do {
             if fsync { try Syscall.fsync(fd, path: finalPath) }
             try Syscall.close(fd, path: finalPath)
@@ -59,6 +69,11 @@ public final class AtomicOutputFile: Sendable {
             discardAfterClose()
             throw error
         }
+    }
+
+    /// Renames the finished file into place (without replacing an existing file unless
+    /// `overwrite`); with `fsync`, makes the rename durable.
+    public func publish(fsync: Bool) throws {
         try registry.commit(forgetting: [token]) {
             let result =
                 overwrite
@@ -80,13 +95,24 @@ public final class AtomicOutputFile: Sendable {
 
     /// Closes and removes the temporary file.
     public func discard() {
-        _ = Glibc.close(fd)
+        if state.withLock({ $0.closeOnce() }) { _ = Glibc.close(fd) }
         discardAfterClose()
     }
 
     private func discardAfterClose() {
         unlink(temporaryPath)
         registry.forget(token)
+    }
+}
+
+/// Whether a descriptor was closed, so it is closed exactly once.
+private struct DescriptorState {
+    var closed = false
+
+    /// True the first time only.
+    mutating func closeOnce() -> Bool {
+        defer { closed = true }
+        return !closed
     }
 }
 

@@ -81,8 +81,20 @@ public final class OutputSink: Sendable {
 
     /// Finishes the output: renames a temporary file into place, or closes a direct descriptor.
     public func commit(fsync: Bool) throws {
+        try finishWriting(fsync: fsync)
+        try publish(fsync: fsync)
+    }
+
+    /// Renames a finished temporary file into place; nothing for a direct descriptor.
+    public func publish(fsync: Bool) throws {
+        try atomicFile?.publish(fsync: fsync)
+    }
+
+    /// Closes the output after the last byte (with `fsync`, durably); a temporary file keeps its
+    /// temporary name until ``publish(fsync:)``.
+    public func finishWriting(fsync: Bool) throws {
         if let atomicFile {
-            try atomicFile.commit(fsync: fsync)
+            try atomicFile.finishWriting(fsync: fsync)
         } else if fd != STDOUT_FILENO {
             if fsync { try Syscall.fsync(fd, path: path) }
             try Syscall.close(fd, path: path)

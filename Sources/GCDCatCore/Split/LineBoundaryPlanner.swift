@@ -1,0 +1,103 @@
+import CSystemShim
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Cuts a regular file into parts that end at newlines, optionally repeating header lines.
+///
+/// Every part holds at most `limit` bytes, its header included, and ends just after a newline,
+/// except the last part when the input does not end in one. A line longer than the room in a
+/// part is cut where the room ends.
+public struct LineBoundaryPlanner {
+    /// One part: the header (when repeated) and a range of the input.
+    public struct Piece: Sendable, Equatable {
+        public var range: Range<Int64>
+        public var repeatsHeader: Bool
+    }
+
+    public struct Plan: Sendable, Equatable {
+        /// The first `headerLines` lines of the input, as a range of it.
+        public var header: Range<Int64>
+        public var pieces: [Piece]
+    }
+
+    static let window = 1 << 20
+
+    /// Scans `fd` (`size` bytes) and plans the parts.
+    ///
+    /// ## Errors
+    /// `.invalidInput` when the header lines alone fill `limit`; `.io` for read errors.
+    public static func plan(fd: Int32, path: String, size: Int64, limit: Int64, headerLines: Int) throws -> Plan {
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: window, alignment: 4096)
+        defer { buffer.deallocate() }
+        var headerEnd: Int64 = 0
+        if headerLines > 0 {
+            var found = 0
+            while found < headerLines, headerEnd < size {
+                guard let newline = try nextNewline(fd, path: path, from: headerEnd, before: size, buffer: buffer)
+                else {
+                    headerEnd = size
+                    break
+                }
+                headerEnd = newline + 1
+                found += 1
+            }
+        }
+        let headerSize = headerEnd
+        guard headerLines == 0 || headerSize < limit else {
+            throw GCDCatError(
+                .invalidInput, path: path,
+                message:
+                    "the \(headerLines) header line(s) take \(headerSize) bytes, which leaves no room in parts of \(limit) bytes"
+            )
+        }
+        var pieces: [Piece] = []
+        var start: Int64 = 0
+        while start < size {
+            let repeats = headerLines > 0 && !pieces.isEmpty
+            let room = repeats ? limit - headerSize : limit
+            var end = min(start + room, size)
+            if end < size, let newline = try lastNewline(fd, path: path, in: start..<end, buffer: buffer) {
+                end = newline + 1
+            }
+            pieces.append(Piece(range: start..<end, repeatsHeader: repeats))
+            start = end
+        }
+        return Plan(header: 0..<headerSize, pieces: pieces)
+    }
+
+    /// The offset of the first newline at or after `start`, searching before `end`.
+    static func nextNewline(
+        _ fd: Int32, path: String, from start: Int64, before end: Int64, buffer: UnsafeMutableRawPointer
+    ) throws -> Int64? {
+        var position = start
+        while position < end {
+            let count = Int(min(Int64(window), end - position))
+            let got = try Syscall.pread(fd, into: buffer, count: count, offset: position, path: path)
+            guard got > 0 else { return nil }
+            if let hit = memchr(buffer, 0x0A, got) {
+                return position + Int64(buffer.distance(to: hit))
+            }
+            position += Int64(got)
+        }
+        return nil
+    }
+
+    /// The offset of the last newline in `range`, searching backwards a window at a time.
+    static func lastNewline(
+        _ fd: Int32, path: String, in range: Range<Int64>, buffer: UnsafeMutableRawPointer
+    ) throws -> Int64? {
+        var end = range.upperBound
+        while end > range.lowerBound {
+            let start = max(range.lowerBound, end - Int64(window))
+            let count = Int(end - start)
+            let got = try Syscall.pread(fd, into: buffer, count: count, offset: start, path: path)
+            if let hit = gcdcat_memrchr(buffer, 0x0A, got) {
+                return start + Int64(buffer.distance(to: hit))
+            }
+            end = start
+        }
+        return nil
+    }
+}

@@ -1,0 +1,98 @@
+/// How split parts are named: a prefix, then a numeric or alphabetic suffix.
+///
+/// - Numeric (the default) is 7-Zip/HJSplit style: `.001`, `.002`, …, zero-padded to three
+///   digits and widening past `.999` to `.1000`, as `gcdcat merge` and `7z e -tsplit` read it.
+/// - Alphabetic is GNU split style: `aa`, `ab`, …, `yz`, then `zaaa` … `zyzz`, then `zzaaaa`:
+///   names keep sorting in order as they widen, so `cat x*` still joins them.
+/// - A fixed ``width`` never widens: running out of names is an error, raised before any part
+///   is written.
+public struct PartNaming: Sendable, Equatable {
+    public enum Style: String, Sendable, CaseIterable {
+        case numeric
+        case alpha
+    }
+
+    public var prefix: String
+    public var style: Style
+    /// A fixed suffix width, or nil to widen as needed.
+    public var width: Int?
+    /// The first suffix's number: numeric default 1 (`.001`), alpha default 0 (`aa`).
+    public var start: Int
+
+    public init(prefix: String, style: Style = .numeric, width: Int? = nil, start: Int? = nil) {
+        self.prefix = prefix
+        self.style = style
+        self.width = width
+        self.start = start ?? (style == .numeric ? 1 : 0)
+    }
+
+    /// The name of part `index` (0-based).
+    ///
+    /// ## Errors
+    /// `.invalidInput` when a fixed width has no name left for it.
+    public func name(at index: Int) throws -> String {
+        let number = start + index
+        switch style {
+        case .numeric:
+            var digits = String(number)
+            let pad = width ?? 3
+            if let width, digits.count > width { throw exhausted(index) }
+            if digits.count < pad { digits = String(repeating: "0", count: pad - digits.count) + digits }
+            return prefix + digits
+        case .alpha:
+            if let width {
+                guard let suffix = Self.fixedAlpha(number, width: width) else { throw exhausted(index) }
+                return prefix + suffix
+            }
+            return prefix + Self.widening(number)
+        }
+    }
+
+    /// Checks that `count` parts all get names, before anything is written.
+    public func requireCapacity(_ count: Int) throws {
+        if count > 0 { _ = try name(at: count - 1) }
+    }
+
+    /// The manifest beside the parts: the prefix without a trailing `.`, `_` or `-`, plus `.sfv`.
+    public var defaultManifestPath: String {
+        var stem = prefix
+        while let last = stem.last, last == "." || last == "_" || last == "-" { stem.removeLast() }
+        if stem.isEmpty || stem.hasSuffix("/") { stem += "parts" }
+        return stem + ".sfv"
+    }
+
+    private func exhausted(_ index: Int) -> GCDCatError {
+        GCDCatError(
+            .invalidInput, path: prefix,
+            message:
+                "suffixes exhausted: \(index + 1) parts need more than \(width ?? 0) \(style == .numeric ? "digits" : "letters") (raise --suffix-length)"
+        )
+    }
+
+    static let letters = Array("abcdefghijklmnopqrstuvwxyz")
+
+    /// `number` in base 26 over `width` letters, or nil when it does not fit.
+    static func fixedAlpha(_ number: Int, width: Int) -> String? {
+        var rest = number
+        var characters = [Character](repeating: "a", count: width)
+        for position in stride(from: width - 1, through: 0, by: -1) {
+            characters[position] = letters[rest % 26]
+            rest /= 26
+        }
+        return rest == 0 ? String(characters) : nil
+    }
+
+    /// GNU split's widening suffixes: level j is `z`×j then j+2 letters whose first is a–y.
+    static func widening(_ number: Int) -> String {
+        var rest = number
+        var level = 0
+        var levelSize = 25 * 26
+        while rest >= levelSize {
+            rest -= levelSize
+            level += 1
+            levelSize *= 26
+        }
+        let tail = fixedAlpha(rest, width: level + 2) ?? ""
+        return String(repeating: "z", count: level) + tail
+    }
+}

@@ -1,0 +1,255 @@
+import Dispatch
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// How to cut.
+public enum SplitMode: Sendable, Equatable {
+    /// Parts of exactly this many bytes, the last shorter.
+    case size(Int64)
+    /// This many parts, differing by at most one byte.
+    case parts(Int)
+    /// Parts of at most `limit` bytes ending at newlines, with `headerLines` repeated atop each.
+    case lines(limit: Int64, headerLines: Int)
+}
+
+/// Where the SFV manifest goes.
+public enum ManifestDestination: Sendable, Equatable {
+    /// Beside the parts, named after the prefix (``PartNaming/defaultManifestPath``).
+    case beside
+    case path(String)
+    case none
+}
+
+/// What a split produced.
+public struct SplitResult: Sendable, Equatable {
+    public var partPaths: [String]
+    public var partCRCs: [UInt32]
+    public var manifestPath: String?
+    public var bytesRead: Int64
+    public var bytesWritten: Int64
+    public var chunks: Int64
+    /// The whole input's crc32, when the parts join back to it (no repeated header).
+    public var inputCRC: UInt32?
+}
+
+/// A whole split: validate, plan every part and name, refuse clobbering, write every part (and
+/// the manifest) under temporary names, and rename them all into place only when all are done.
+///
+/// ## Implementation details
+/// A split part is a merge of ranges of the input: the range itself, after the header's range
+/// when header lines repeat. So each part is written by the chosen ``MergeStrategy``: `auto`
+/// and `offsets` run `jobs` parts at once (positional reads of the input, kernel copies for
+/// `auto`); `stream` and `dispatchdata` go part by part. Part CRCs come from the bytes as they
+/// pass, except for `auto`, whose bytes never reach user space: it reads each part back while
+/// it is hot in the page cache.
+public struct SplitOperation: Sendable {
+    public var input: String
+    public var mode: SplitMode
+    public var naming: PartNaming
+    public var manifest: ManifestDestination
+    public var strategy: MergeStrategyKind
+    public var limits: ChunkLimits
+    public var jobs: Int
+    public var overwrite: Bool
+    public var fsync: Bool
+
+    public init(
+        input: String, mode: SplitMode, naming: PartNaming, manifest: ManifestDestination = .beside,
+        strategy: MergeStrategyKind = .auto, limits: ChunkLimits = .default, jobs: Int = 2,
+        overwrite: Bool = false, fsync: Bool = false
+    ) {
+        self.input = input
+        self.mode = mode
+        self.naming = naming
+        self.manifest = manifest
+        self.strategy = strategy
+        self.limits = limits
+        self.jobs = max(1, jobs)
+        self.overwrite = overwrite
+        self.fsync = fsync
+    }
+
+    /// The manifest's path, if one is written.
+    public var manifestPath: String? {
+        switch manifest {
+        case .beside: return naming.defaultManifestPath
+        case .path(let path): return path
+        case .none: return nil
+        }
+    }
+
+    /// Validates the input and plans every part, before anything is written.
+    public func plan() throws -> (input: PartFile, parts: [[SourceRange]], wholeIsInput: Bool) {
+        let file = try PartFile.validate(input)
+        let pieces: [[SourceRange]]
+        var wholeIsInput = true
+        switch mode {
+        case .size(let size):
+            pieces = SplitPlan.bySize(total: file.size, size: size).map { [range($0, of: file)] }
+        case .parts(let count):
+            pieces =
+                file.size == 0 ? [] : SplitPlan.byCount(total: file.size, count: count).map { [range($0, of: file)] }
+        case .lines(let limit, let headerLines):
+            let fd = try file.open()
+            defer { close(fd) }
+            let plan = try LineBoundaryPlanner.plan(
+                fd: fd, path: file.path, size: file.size, limit: limit, headerLines: headerLines)
+            wholeIsInput = !plan.pieces.contains { $0.repeatsHeader }
+            pieces = plan.pieces.map { piece in
+                (piece.repeatsHeader ? [range(plan.header, of: file)] : []) + [range(piece.range, of: file)]
+            }
+        }
+        return (file, pieces, wholeIsInput)
+    }
+
+    private func range(_ range: Range<Int64>, of file: PartFile) -> SourceRange {
+        SourceRange(file: file, offset: range.lowerBound, length: range.upperBound - range.lowerBound)
+    }
+
+    /// Splits, then publishes every part and the manifest together. Input `-` is standard input,
+    /// split in one pass (``SplitMode/parts(_:)`` needs a known size, so not from a stream).
+    public func run(counter: TransferCounter = TransferCounter()) throws -> SplitResult {
+        if input == "-" {
+            if case .parts = mode {
+                throw GCDCatError(
+                    .invalidInput, path: "standard input", message: "--parts needs a file of known size, not a stream")
+            }
+            return try StreamSplitter(operation: self, fd: STDIN_FILENO, path: "standard input", counter: counter).run()
+        }
+        let (file, pieces, wholeIsInput) = try plan()
+        try naming.requireCapacity(pieces.count)
+        let names = try (0..<pieces.count).map { try naming.name(at: $0) }
+        let manifestPath = self.manifestPath
+        let entryNames = try manifestPath.map { try SplitOperation.manifestNames(names, manifestPath: $0) }
+        for path in names + (manifestPath.map { [$0] } ?? []) {
+            try refuseClobbering(path, input: file)
+        }
+
+        let results = ResultSlots<(sink: OutputSink, result: MergeResult)>(count: pieces.count)
+        let latch = FailureLatch()
+        let cursor = WorkCursor(count: pieces.count)
+        let parallelParts = strategy == .auto || strategy == .offsets
+        let workers = parallelParts ? min(jobs, max(1, pieces.count)) : 1
+        let perPartJobs = parallelParts ? 1 : jobs
+        let computeCRC = manifestPath != nil
+        DispatchQueue.concurrentPerform(iterations: workers) { _ in
+            while !latch.hasFailed, let index = cursor.claim() {
+                latch.capture {
+                    let sink = try OutputSink.open(.path(names[index]), inputs: [file], overwrite: overwrite)
+                    do {
+                        let request = MergeRequest(
+                            sources: pieces[index], limits: limits, jobs: perPartJobs, computeCRC: computeCRC)
+                        if sink.allowsPositionalWrites && request.totalBytes > 0 {
+                            try preallocate(sink, bytes: request.totalBytes)
+                        }
+                        let result = try strategy.strategy.merge(request, into: sink, counter: counter)
+                        try sink.finishWriting(fsync: fsync)
+                        results[index] = (sink, result)
+                    } catch {
+                        sink.discard()
+                        throw error
+                    }
+                }
+            }
+        }
+        let finished = results.values.compactMap { $0 }
+        do {
+            try latch.check()
+            let crcs = finished.map { $0.result.crc32 ?? 0 }
+            var manifestSink: OutputSink?
+            var inputCRC: UInt32?
+            if let manifestPath, let entryNames {
+                let lengths = pieces.map { $0.reduce(0) { $0 + $1.length } }
+                let combined = Checksum.combine(
+                    .crc32, zip(crcs, lengths).map { Checksum(.crc32, value: $0, length: $1) })
+                inputCRC = wholeIsInput ? combined.value : nil
+                let manifest = Manifest(
+                    entries: zip(entryNames, crcs).map { Manifest.Entry(name: $0, crc32: $1) },
+                    whole: wholeIsInput
+                        ? Manifest.Whole(name: splitPath(file.path).name, size: file.size, crc32: combined.value)
+                        : nil)
+                manifestSink = try writeManifest(manifest, to: manifestPath, inputs: [file])
+            }
+            try publishAll(finished.map(\.sink) + (manifestSink.map { [$0] } ?? []))
+            return SplitResult(
+                partPaths: names, partCRCs: crcs, manifestPath: manifestPath, bytesRead: file.size,
+                bytesWritten: finished.reduce(0) { $0 + $1.result.bytes },
+                chunks: finished.reduce(0) { $0 + $1.result.chunks }, inputCRC: inputCRC)
+        } catch {
+            for entry in finished { entry.sink.discard() }
+            throw error
+        }
+    }
+
+    /// Renames every finished file into place; if one fails, removes those already placed.
+    /// While this runs, the placed names are registered too, so a signal removes them as well.
+    func publishAll(_ sinks: [OutputSink]) throws {
+        let registry = CleanupRegistry.shared
+        var placed: [(path: String, token: Int)] = []
+        defer { for entry in placed { registry.forget(entry.token) } }
+        do {
+            for sink in sinks {
+                let token = registry.register(.file(sink.path))
+                try sink.publish(fsync: fsync)
+                placed.append((sink.path, token))
+            }
+        } catch {
+            for entry in placed { unlink(entry.path) }
+            for sink in sinks { sink.discard() }
+            throw error
+        }
+    }
+
+    func writeManifest(_ manifest: Manifest, to path: String, inputs: [PartFile]) throws -> OutputSink {
+        let sink = try OutputSink.open(.path(path), inputs: inputs, overwrite: overwrite)
+        do {
+            let text = Array(manifest.render(generator: "gcdcat split").utf8)
+            try text.withUnsafeBytes {
+                try Syscall.writeAll(sink.fd, from: $0.baseAddress!, count: $0.count, path: path)
+            }
+            try sink.finishWriting(fsync: fsync)
+            return sink
+        } catch {
+            sink.discard()
+            throw error
+        }
+    }
+
+    /// Refuses a part or manifest name that is the input, or an existing file without `overwrite`.
+    private func refuseClobbering(_ path: String, input: PartFile) throws {
+        guard let info = try Syscall.statIfExists(path) else { return }
+        try refuseInput(info, path: path, inputs: [input])
+        if info.st_mode & S_IFMT == S_IFDIR {
+            throw GCDCatError(.invalidInput, path: path, message: "Is a directory")
+        }
+        if info.st_mode & S_IFMT == S_IFREG && !overwrite {
+            throw GCDCatError(.outputExists, path: path, message: "already exists (use --force to replace it)")
+        }
+    }
+
+    /// The part names as the manifest at `manifestPath` must list them: relative to its folder.
+    ///
+    /// ## Errors
+    /// `.invalidInput` when a part lies outside the manifest's folder (a reader would reject
+    /// the `..` such a name needs).
+    public static func manifestNames(_ names: [String], manifestPath: String) throws -> [String] {
+        let folder = splitPath(manifestPath).directory
+        return try names.map { name in
+            let partFolder = splitPath(name).directory
+            if partFolder == folder { return splitPath(name).name }
+            let prefix = folder.hasSuffix("/") ? folder : folder + "/"
+            if folder == "." && !name.hasPrefix("/") && !name.hasPrefix("../") && !name.contains("/../") {
+                return name.hasPrefix("./") ? String(name.dropFirst(2)) : name
+            }
+            guard name.hasPrefix(prefix), !name.contains("/../") else {
+                throw GCDCatError(
+                    .invalidInput, path: manifestPath,
+                    message: "the manifest must sit in the parts' folder or above it (\(name) is elsewhere)")
+            }
+            return String(name.dropFirst(prefix.count))
+        }
+    }
+}

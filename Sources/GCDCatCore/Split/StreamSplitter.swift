@@ -1,0 +1,218 @@
+import CSystemShim
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Splits a stream of unknown length (standard input) in one pass, in order.
+///
+/// ## Implementation details
+/// Bytes go straight into the current part. For `--line-boundary`, a part that fills up is cut
+/// after its last newline: the bytes after it are copied from that part's file into the next
+/// part (after the repeated header) and the part is truncated, so memory stays at one buffer
+/// however long the lines. Part CRCs are computed by reading each finished part back, since a
+/// cut changes what a part holds after its bytes passed.
+struct StreamSplitter {
+    let operation: SplitOperation
+    let fd: Int32
+    let path: String
+    let counter: TransferCounter
+
+    private var limit: Int64 {
+        switch operation.mode {
+        case .size(let size): return size
+        case .lines(let limit, _): return limit
+        case .parts: return Int64.max
+        }
+    }
+
+    private var headerLines: Int {
+        if case .lines(_, let lines) = operation.mode { return lines }
+        return 0
+    }
+
+    private var cutsAtNewlines: Bool {
+        if case .lines = operation.mode { return true }
+        return false
+    }
+
+    /// A part being written.
+    private struct OpenPart {
+        var sink: OutputSink
+        var length: Int64 = 0
+        /// Where the bytes after the header start.
+        var bodyStart: Int64 = 0
+        /// Just after the last newline in the part's body, if it has one.
+        var afterLastNewline: Int64?
+    }
+
+    func run() throws -> SplitResult {
+        var finished: [OutputSink] = []
+        var current: OpenPart?
+        do {
+            let result = try split(finished: &finished, current: &current)
+            return result
+        } catch {
+            current?.sink.discard()
+            for sink in finished { sink.discard() }
+            throw error
+        }
+    }
+
+    private func split(finished: inout [OutputSink], current: inout OpenPart?) throws -> SplitResult {
+        let bufferSize = operation.limits.highWater
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: bufferSize, alignment: 4096)
+        defer { buffer.deallocate() }
+        var header: [UInt8] = []
+        var headerDone = headerLines == 0
+        var whole = Checksum(.crc32)
+        var names: [String] = []
+        var chunks: Int64 = 0
+
+        func startPart() throws -> OpenPart {
+            let name = try operation.naming.name(at: names.count)
+            try refuseClobbering(name)
+            names.append(name)
+            var part = OpenPart(sink: try OutputSink.open(.path(name), inputs: [], overwrite: operation.overwrite))
+            if !header.isEmpty {
+                try write(header, to: &part)
+                part.bodyStart = part.length
+            }
+            return part
+        }
+
+        while true {
+            let got = try Syscall.read(fd, into: buffer, count: bufferSize, path: path)
+            if got == 0 { break }
+            chunks += 1
+            counter.add(bytes: Int64(got), chunks: 0)
+            let bytes = UnsafeRawBufferPointer(start: buffer, count: got)
+            whole.update(bytes)
+            var offset = 0
+            if !headerDone {
+                // The first part starts with the header lines as ordinary bytes.
+                if current == nil { current = try startPart() }
+                offset = collectHeader(bytes, into: &header, done: &headerDone)
+                if Int64(header.count) >= limit {
+                    throw GCDCatError(
+                        .invalidInput, path: path,
+                        message:
+                            "the \(headerLines) header line(s) take at least \(header.count) bytes, which leaves no room in parts of \(limit) bytes"
+                    )
+                }
+                try write(UnsafeRawBufferPointer(rebasing: bytes[0..<offset]), to: &current!)
+                current!.bodyStart = current!.length
+                current!.afterLastNewline = nil
+            }
+            while offset < got {
+                if current == nil { current = try startPart() }
+                if current!.length == limit {
+                    // Each open file is always in `current` or `finished`, so a failure discards it.
+                    var full = current!
+                    finished.append(full.sink)
+                    current = try startPart()
+                    try cut(&full, into: &current!)
+                    continue
+                }
+                let take = min(Int(limit - current!.length), got - offset)
+                let slice = UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + take])
+                try write(slice, to: &current!)
+                offset += take
+            }
+        }
+        if let last = current {
+            current = nil
+            finished.append(last.sink)
+            try last.sink.finishWriting(fsync: operation.fsync)
+        }
+        return try conclude(
+            finished: finished, names: names, whole: headerLines > 0 && names.count > 1 ? nil : whole, chunks: chunks)
+    }
+
+    /// Takes header lines from the front of `bytes`; returns how many bytes belong to the header.
+    private func collectHeader(_ bytes: UnsafeRawBufferPointer, into header: inout [UInt8], done: inout Bool) -> Int {
+        var lines = header.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+        var index = 0
+        while index < bytes.count && lines < headerLines {
+            header.append(bytes[index])
+            if bytes[index] == 0x0A { lines += 1 }
+            index += 1
+        }
+        if lines >= headerLines { done = true }
+        return index
+    }
+
+    /// Ends a full `part` after its last newline, moving the rest into `next`.
+    private func cut(_ part: inout OpenPart, into next: inout OpenPart) throws {
+        if cutsAtNewlines, let end = part.afterLastNewline, end < part.length {
+            var copier = KernelCopier(sliceSize: 8 << 20)
+            defer { copier.release() }
+            _ = try copier.copy(
+                from: part.sink.fd, inputPath: part.sink.path, inputOffset: end, count: part.length - end,
+                to: next.sink.fd, outputPath: next.sink.path, outputOffset: next.length)
+            next.length += part.length - end
+            if lseek(next.sink.fd, off_t(next.length), SEEK_SET) < 0 {
+                throw GCDCatError.syscall("lseek", path: next.sink.path, errno: errno)
+            }
+            guard ftruncate(part.sink.fd, off_t(end)) == 0 else {
+                throw GCDCatError.syscall("ftruncate", path: part.sink.path, errno: errno)
+            }
+            part.length = end
+            next.afterLastNewline = nil
+        }
+        try part.sink.finishWriting(fsync: operation.fsync)
+    }
+
+    private func write(_ bytes: [UInt8], to part: inout OpenPart) throws {
+        try bytes.withUnsafeBytes { try write($0, to: &part) }
+    }
+
+    private func write(_ bytes: UnsafeRawBufferPointer, to part: inout OpenPart) throws {
+        guard bytes.count > 0 else { return }
+        try Syscall.writeAll(part.sink.fd, from: bytes.baseAddress!, count: bytes.count, path: part.sink.path)
+        if let hit = gcdcat_memrchr(bytes.baseAddress!, 0x0A, bytes.count) {
+            let end = part.length + Int64(bytes.baseAddress!.distance(to: hit)) + 1
+            if end > part.bodyStart { part.afterLastNewline = end }
+        }
+        part.length += Int64(bytes.count)
+    }
+
+    private func refuseClobbering(_ name: String) throws {
+        guard let info = try Syscall.statIfExists(name) else { return }
+        if info.st_mode & S_IFMT == S_IFDIR {
+            throw GCDCatError(.invalidInput, path: name, message: "Is a directory")
+        }
+        if info.st_mode & S_IFMT == S_IFREG && !operation.overwrite {
+            throw GCDCatError(.outputExists, path: name, message: "already exists (use --force to replace it)")
+        }
+    }
+
+    /// Checksums the finished parts, writes the manifest, and publishes everything.
+    private func conclude(finished: [OutputSink], names: [String], whole: Checksum?, chunks: Int64) throws
+        -> SplitResult
+    {
+        var crcs: [UInt32] = []
+        var total: Int64 = 0
+        for sink in finished {
+            let fd = try Syscall.open(sink.atomicFile?.temporaryPath ?? sink.path, O_RDONLY)
+            defer { close(fd) }
+            let size = Int64(try Syscall.fstat(fd, path: sink.path).st_size)
+            total += size
+            crcs.append(
+                try ParallelChecksum.compute(.crc32, fd: fd, path: sink.path, length: size, jobs: operation.jobs).value)
+        }
+        var sinks = finished
+        if let manifestPath = operation.manifestPath {
+            let entries = try SplitOperation.manifestNames(names, manifestPath: manifestPath)
+            try refuseClobbering(manifestPath)
+            let manifest = Manifest(
+                entries: zip(entries, crcs).map { Manifest.Entry(name: $0, crc32: $1) },
+                whole: whole.map { Manifest.Whole(name: path, size: $0.length, crc32: $0.value) })
+            sinks.append(try operation.writeManifest(manifest, to: manifestPath, inputs: []))
+        }
+        try operation.publishAll(sinks)
+        return SplitResult(
+            partPaths: names, partCRCs: crcs, manifestPath: operation.manifestPath, bytesRead: whole?.length ?? total,
+            bytesWritten: total, chunks: chunks, inputCRC: whole?.value)
+    }
+}

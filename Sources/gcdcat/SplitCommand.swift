@@ -1,0 +1,153 @@
+import ArgumentParser
+import GCDCatCore
+
+extension PartNaming.Style: ExpressibleByArgument {}
+
+extension GCDCat {
+    struct Split: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Cut a file (or standard input) into parts, with an SFV manifest.",
+            discussion: """
+                Cut by --size (parts of exactly SIZE, the last shorter) or by --parts (N parts \
+                differing by at most one byte). With --line-boundary every part holds at most \
+                SIZE bytes and ends at a newline (except the last, when the input does not end \
+                in one); a single line longer than SIZE is cut at SIZE. --header-lines K repeats \
+                the input's first K lines atop every part (CSV headers); SIZE counts them.
+
+                Parts are named PREFIX + suffix. The default PREFIX is FILE. (x. for standard \
+                input) and the default suffix 001, 002, … (7-Zip/HJSplit style, widening to \
+                1000 past 999), so 'gcdcat merge FILE.001', '7z e -tsplit FILE.001' and \
+                'cat FILE.0*' all rejoin them. --suffix alpha gives GNU-style aa, ab, …; \
+                --suffix-length fixes the width, and running out of names is an error before \
+                anything is written.
+
+                An SFV manifest of the parts' crc32 (cksfv and rhash -c read it) goes beside \
+                them, named after the prefix: movie.zip.sfv for movie.zip.001. A comment in it \
+                records the whole file's size and crc32. An empty input gives no parts and a \
+                manifest that records only the empty whole.
+
+                Nothing appears until every part is complete: parts are written under \
+                temporary names and renamed together; an error or SIGINT removes them all.
+
+                Examples:
+                  gcdcat split movie.zip --size 2G
+                  gcdcat split big.csv --size 100M --line-boundary --header-lines 1
+                  gcdcat split disk.img --parts 4 --suffix alpha --prefix out/disk_
+                  tar c dir | gcdcat split - --size 1G --prefix backup.tar.
+                """)
+
+        @Argument(help: "The file to split, or - for standard input.")
+        var input: String
+
+        @Option(
+            name: [.customShort("b"), .long], help: ArgumentHelp("Bytes per part.", valueName: "size"),
+            transform: parseSize)
+        var size: ByteSize?
+
+        @Option(name: [.customShort("n"), .long], help: "Number of parts (a file of known size only).")
+        var parts: Int?
+
+        @Flag(help: "End every part at a newline (needs --size).")
+        var lineBoundary = false
+
+        @Option(help: ArgumentHelp("Repeat the first K lines atop every part (needs --line-boundary).", valueName: "K"))
+        var headerLines: Int = 0
+
+        @Option(help: "numeric (.001) or alpha (aa).")
+        var suffix: PartNaming.Style = .numeric
+
+        @Option(help: ArgumentHelp("A fixed suffix width.", valueName: "N"))
+        var suffixLength: Int?
+
+        @Option(help: ArgumentHelp("The first suffix's number (default 1 for numeric, 0 for alpha).", valueName: "N"))
+        var start: Int?
+
+        @Option(help: ArgumentHelp("Name parts PREFIX + suffix; may include a folder.", valueName: "prefix"))
+        var prefix: String?
+
+        @Option(help: ArgumentHelp("Where to write the SFV manifest.", valueName: "file"))
+        var manifest: String?
+
+        @Flag(help: "Write no manifest.")
+        var noManifest = false
+
+        @Option(help: "How to move the bytes: auto, stream, offsets or dispatchdata.")
+        var strategy: MergeStrategyKind = .auto
+
+        @Flag(name: .shortAndLong, help: "Replace existing parts.")
+        var force = false
+
+        @Flag(help: "Make every part durable (fsync) before renaming it into place.")
+        var fsync = false
+
+        @OptionGroup var transfer: TransferOptions
+        @OptionGroup var reporting: ReportOptions
+
+        func validate() throws {
+            switch (size, parts) {
+            case (nil, nil): throw ValidationError("Give --size or --parts.")
+            case (.some, .some): throw ValidationError("Give --size or --parts, not both.")
+            case (let size?, nil) where size.bytes <= 0: throw ValidationError("--size must be greater than zero.")
+            case (nil, let parts?) where parts <= 0: throw ValidationError("--parts must be at least 1.")
+            default: break
+            }
+            if lineBoundary && size == nil { throw ValidationError("--line-boundary needs --size.") }
+            if headerLines < 0 { throw ValidationError("--header-lines must not be negative.") }
+            if headerLines > 0 && !lineBoundary { throw ValidationError("--header-lines needs --line-boundary.") }
+            if let suffixLength, suffixLength < 1 { throw ValidationError("--suffix-length must be at least 1.") }
+            if let start, start < 0 { throw ValidationError("--start must not be negative.") }
+            if noManifest && manifest != nil {
+                throw ValidationError("--manifest and --no-manifest contradict each other.")
+            }
+            if input == "-" && parts != nil {
+                throw ValidationError("--parts needs a file of known size, not standard input.")
+            }
+            if input == "-" && ![.auto, .stream].contains(strategy) {
+                throw ValidationError(
+                    "standard input is split by the stream path; --strategy \(strategy) needs a file.")
+            }
+        }
+
+        func run() throws {
+            InterruptHandler.install()
+            try reportingFailures {
+                let mode: SplitMode =
+                    if let parts { .parts(parts) } else if lineBoundary {
+                        .lines(limit: size!.bytes, headerLines: headerLines)
+                    } else { .size(size!.bytes) }
+                let naming = PartNaming(
+                    prefix: prefix ?? (input == "-" ? "x." : input + "."), style: suffix, width: suffixLength,
+                    start: start)
+                let operation = SplitOperation(
+                    input: input, mode: mode, naming: naming,
+                    manifest: noManifest ? .none : manifest.map { .path($0) } ?? .beside,
+                    strategy: input == "-" ? .stream : strategy, limits: try transfer.limits(),
+                    jobs: transfer.jobs, overwrite: force, fsync: fsync)
+                let total = input == "-" ? 0 : (try? PartFile.validate(input).size) ?? 0
+                let measurement = Measurement(label: input, total: total, quiet: reporting.quiet)
+                let result: SplitResult
+                do {
+                    result = try operation.run(counter: measurement.counter)
+                } catch {
+                    _ = measurement.finish()
+                    throw error
+                }
+                let (time, memory) = measurement.finish()
+                if !reporting.quiet && !reporting.json {
+                    let listed =
+                        result.partPaths.count > 4
+                        ? "\(result.partPaths.first!) … \(result.partPaths.last!)"
+                        : result.partPaths.joined(separator: ", ")
+                    writeToStandardError(
+                        "gcdcat: \(result.partPaths.count) parts\(result.partPaths.isEmpty ? "" : ": \(listed)")"
+                            + (result.manifestPath.map { "; manifest \($0)" } ?? "") + "\n")
+                }
+                let report = RunReport(
+                    operation: "split", strategy: operation.strategy.rawValue, parts: result.partPaths.count,
+                    bytes: result.bytesWritten, limits: operation.limits, chunks: result.chunks, jobs: operation.jobs,
+                    time: time, memory: memory, crc32: result.inputCRC)
+                try emit(report, options: reporting)
+            }
+        }
+    }
+}

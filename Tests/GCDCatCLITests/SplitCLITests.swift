@@ -1,0 +1,116 @@
+import Foundation
+import GCDCatCore
+import Testing
+
+@Suite struct SplitCLITests {
+    @Test(arguments: MergeStrategyKind.allCases)
+    func splitBySizeRejoinsWithCatSevenZipAndMerge(strategy: MergeStrategyKind) throws {
+        let scratch = try Scratch()
+        let original = randomData(2_500_000, seed: 21)
+        try scratch.write("movie.zip", original)
+        let result = try gcdcat(
+            ["split", "movie.zip", "--size", "1M", "--strategy", strategy.rawValue], in: scratch.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stderr == "gcdcat: 3 parts: movie.zip.001, movie.zip.002, movie.zip.003; manifest movie.zip.sfv\n")
+        #expect(scratch.listing() == ["movie.zip", "movie.zip.001", "movie.zip.002", "movie.zip.003", "movie.zip.sfv"])
+        #expect(scratch.read("movie.zip.001")?.count == 1 << 20)
+        let catted = try run(executable: "/bin/sh", ["-c", "cat movie.zip.0*"], in: scratch.path)
+        #expect(catted.stdout == original)
+        try FileManager.default.moveItem(atPath: scratch.file("movie.zip"), toPath: scratch.file("original"))
+        let merged = try gcdcat(["merge", "movie.zip.001", "-q"], in: scratch.path)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(scratch.read("movie.zip") == original)
+        if toolExists("7z") {
+            let extracted = try runTool("7z", ["e", "-tsplit", "-so", "movie.zip.001"], in: scratch.path)
+            #expect(extracted.stdout == original)
+        }
+        #expect(try runTool("cksfv", ["-f", "movie.zip.sfv"], in: scratch.path).status == 0)
+        #expect(try runTool("rhash", ["-c", "movie.zip.sfv"], in: scratch.path).status == 0)
+    }
+
+    @Test func splitByCountWithGNUNamesAndAPrefixFolder() throws {
+        let scratch = try Scratch()
+        try scratch.write("f", randomData(1003, seed: 2))
+        try FileManager.default.createDirectory(atPath: scratch.file("out"), withIntermediateDirectories: false)
+        let result = try gcdcat(
+            ["split", "f", "-n", "4", "--suffix", "alpha", "--prefix", "out/x", "-q"], in: scratch.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: scratch.file("out")).sorted() == [
+                "x.sfv", "xaa", "xab", "xac", "xad",
+            ])
+        #expect(["xaa", "xab", "xac", "xad"].map { scratch.read("out/" + $0)!.count } == [251, 251, 251, 250])
+        #expect(try gcdcat(["verify", "out/x.sfv"], in: scratch.path).status == 0)
+    }
+
+    @Test func standardInputUsesTheStreamPath() throws {
+        let scratch = try Scratch()
+        let original = randomData(300_000, seed: 3)
+        try scratch.write("in", original)
+        let result = try run(
+            executable: "/bin/sh", ["-c", "\"$0\" split - --size 100K --json < in", gcdcatPath], in: scratch.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(scratch.listing() == ["in", "x.001", "x.002", "x.003", "x.sfv"])
+        let report = try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any]
+        #expect(report?["strategy"] as? String == "stream")
+        #expect(report?["parts"] as? Int == 3)
+        let merged = try gcdcat(["merge", "x.001", "-o", "-"], in: scratch.path)
+        #expect(merged.stdout == original)
+    }
+
+    @Test(arguments: [
+        (["--size", "0"], "--size"),
+        (["--parts", "0"], "--parts"),
+        (["--size", "1M", "--parts", "2"], "--size or --parts, not both"),
+        ([], "--size or --parts"),
+        (["--size", "1X"], "--size"),
+        (["--parts", "2", "--line-boundary"], "--line-boundary needs --size"),
+    ])
+    func usageErrors(flags: [String], mention: String) throws {
+        let scratch = try Scratch()
+        try scratch.write("f", Data("abc".utf8))
+        let result = try gcdcat(["split", "f"] + flags, in: scratch.path)
+        #expect(result.status == 64)
+        #expect(result.stderr.contains(mention), "\(result.stderr)")
+        #expect(scratch.listing() == ["f"])
+    }
+
+    @Test func badInputsLeaveNothingBehind() throws {
+        let scratch = try Scratch()
+        let missing = try gcdcat(["split", "nope", "--size", "1K"], in: scratch.path)
+        #expect(missing.status == 1)
+        #expect(missing.stderr == "gcdcat: nope: open: No such file or directory\n")
+        try FileManager.default.createDirectory(atPath: scratch.file("d"), withIntermediateDirectories: false)
+        let directory = try gcdcat(["split", "d", "--size", "1K"], in: scratch.path)
+        #expect(directory.stderr == "gcdcat: d: Is a directory\n")
+        try scratch.write("f", randomData(5000, seed: 1))
+        let exhausted = try gcdcat(["split", "f", "--size", "100", "--suffix-length", "1"], in: scratch.path)
+        #expect(exhausted.status == 1)
+        #expect(
+            exhausted.stderr
+                == "gcdcat: f.: suffixes exhausted: 50 parts need more than 1 digits (raise --suffix-length)\n")
+        try scratch.write("f.002", Data("keep".utf8))
+        let existing = try gcdcat(["split", "f", "--size", "1K"], in: scratch.path)
+        #expect(existing.stderr == "gcdcat: f.002: already exists (use --force to replace it)\n")
+        #expect(scratch.listing() == ["d", "f", "f.002"])
+        #expect(scratch.read("f.002") == Data("keep".utf8))
+        let forced = try gcdcat(["split", "f", "--size", "1K", "--force", "-q"], in: scratch.path)
+        #expect(forced.status == 0)
+        #expect(scratch.read("f.002")?.count == 1024)
+    }
+
+    @Test func anEmptyInputIsDocumentedAndHandled() throws {
+        let scratch = try Scratch()
+        try scratch.write("e", Data())
+        let result = try gcdcat(["split", "e", "--size", "1K"], in: scratch.path)
+        #expect(result.status == 0)
+        #expect(result.stderr == "gcdcat: 0 parts; manifest e.sfv\n")
+        #expect(scratch.listing() == ["e", "e.sfv"])
+        let verified = try gcdcat(["verify", "e.sfv"], in: scratch.path)
+        #expect(verified.status == 0)
+        let help = try gcdcat(["split", "--help"])
+        #expect(help.stdoutText.contains("An empty input gives no parts"))
+        #expect(help.stdoutText.contains("cut at SIZE"))
+    }
+}
