@@ -24,12 +24,17 @@ import Testing
         let directory = TemporaryDirectory()
         let (paths, whole) = writeParts(in: directory, sizes: sizes, seed: UInt64(sizes.count))
         let output = directory.file("out")
-        let result = try merge(paths, into: output, strategy: strategy, highWater: Self.chunk, computeCRC: true)
+        let result = try merge(paths, into: output, strategy: strategy, highWater: Self.chunk)
         #expect(readFile(output) == whole)
         #expect(result.bytes == Int64(whole.count))
+        #expect(result.crc32 == nil)
+        // Again with the crc32 computed as the bytes pass.
+        removeTree(output)
+        let checked = try merge(paths, into: output, strategy: strategy, highWater: Self.chunk, computeCRC: true)
+        #expect(readFile(output) == whole)
         var expected = Checksum(.crc32)
         expected.update(whole)
-        #expect(result.crc32 == expected.value)
+        #expect(checked.crc32 == expected.value)
         // Nothing but the parts and the output is left: no temporary file.
         #expect(directory.listing().count == paths.count + 1)
     }

@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -8,7 +9,8 @@ import Dispatch
 public struct ChildOutcome: Sendable {
     public var status: Int32
     public var wallSeconds: Double
-    /// `ru_maxrss` of the child, in bytes.
+    /// The child's peak RSS (`VmHWM`), polled while it ran, in bytes. Not `ru_maxrss`: after
+    /// `posix_spawn` that also counts the spawning process's memory at the time of the spawn.
     public var peakRSSBytes: Int64
     public var standardOutput: [UInt8]
     public var standardError: [UInt8]
@@ -59,6 +61,7 @@ public enum ChildProcess {
         }
         let token = registry.register(.process(pid))
         defer { registry.forget(token) }
+        let peak = PeakPoller(pid: pid)
 
         // Drain standard error on another thread so neither pipe can fill up and block the child.
         let errorBytes = PipeDrain(fd: errPipe[0])
@@ -67,9 +70,10 @@ public enum ChildProcess {
         var usage = rusage()
         while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
         let wall = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        let peakRSS = peak.stop()
         let exit = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
         return ChildOutcome(
-            status: exit, wallSeconds: wall, peakRSSBytes: Int64(usage.ru_maxrss) * 1024,
+            status: exit, wallSeconds: wall, peakRSSBytes: peakRSS,
             standardOutput: output, standardError: errorBytes.wait())
     }
 
@@ -82,6 +86,51 @@ public enum ChildProcess {
             if n < 0 && errno == EINTR { continue }
             if n <= 0 { return bytes }
             bytes.append(contentsOf: buffer[0..<n])
+        }
+    }
+}
+
+/// Polls a running child's `VmHWM` every 2 ms; the kernel keeps it as a high-water mark, so
+/// the last reading before the child exits is its peak, give or take its final 2 ms.
+private final class PeakPoller: Sendable {
+    private let peak = PeakValue()
+    private let timer: SendableTimer
+
+    init(pid: pid_t) {
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "gcdcat.peak-poller"))
+        self.timer = SendableTimer(timer)
+        timer.schedule(deadline: .now(), repeating: .milliseconds(2))
+        timer.setEventHandler { [peak] in
+            peak.raise(to: MemorySample.of(pid: pid).peakRSS)
+        }
+        timer.resume()
+    }
+
+    func stop() -> Int64 {
+        timer.source.cancel()
+        return peak.value
+    }
+}
+
+/// A timer used only through its thread-safe `cancel()` after setup.
+private struct SendableTimer: @unchecked Sendable {
+    let source: any DispatchSourceTimer
+    init(_ source: any DispatchSourceTimer) { self.source = source }
+}
+
+/// The largest value seen, raised from the poller's queue.
+private final class PeakValue: Sendable {
+    private let stored = Atomic<Int64>(0)
+
+    var value: Int64 { stored.load(ordering: .relaxed) }
+
+    func raise(to candidate: Int64) {
+        var current = stored.load(ordering: .relaxed)
+        while candidate > current {
+            let (exchanged, original) = stored.compareExchange(
+                expected: current, desired: candidate, ordering: .relaxed)
+            if exchanged { return }
+            current = original
         }
     }
 }

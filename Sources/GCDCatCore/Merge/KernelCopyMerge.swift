@@ -14,8 +14,12 @@ import Synchronization
 /// cold reads of different parts overlap. Into a pipe or device the parts go one after another
 /// at the current position. Either way the part after the ones in flight is prefetched with
 /// `posix_fadvise(WILLNEED)` on a utility queue, so the disk reads ahead while the copy runs.
-/// Data never passes through user space, so a requested crc32 is computed afterwards by reading
-/// the output back in parallel (it is hot in the page cache).
+///
+/// When a crc32 is requested (a verified merge, a split with a manifest), the bytes must pass
+/// through user space anyway, and reading them twice lost: `auto` then runs the `offsets`
+/// engine, which checksums each chunk between its `pread` and `pwrite`. Measured here on a
+/// 1 GiB split into 64 MiB parts with a manifest: kernel copies plus a read-back took a median
+/// 0.454 s, `offsets` 0.318 s (GNU split: 0.585 s).
 public struct KernelCopyMerge: MergeStrategy {
     /// Bytes per `copy_file_range` call: large enough to amortise the syscall, small enough for
     /// prompt progress and cancellation.
@@ -26,6 +30,11 @@ public struct KernelCopyMerge: MergeStrategy {
     public func merge(_ request: MergeRequest, into output: OutputSink, counter: TransferCounter)
         throws -> MergeResult
     {
+        if request.computeCRC {
+            var result = try OffsetsMerge().merge(request, into: output, counter: counter)
+            result.method = "pread/pwrite, to checksum the bytes as they pass"
+            return result
+        }
         let sources = request.sources
         let offsets = request.outputOffsets
         let workers = output.allowsPositionalWrites ? min(request.jobs, max(sources.count, 1)) : 1
@@ -60,15 +69,8 @@ public struct KernelCopyMerge: MergeStrategy {
             slowestMethod.withLock { $0 = max($0, copier.method) }
         }
         try latch.check()
-        let total = request.totalBytes
-        var crc: UInt32?
-        if request.computeCRC {
-            crc = try ParallelChecksum.compute(
-                .crc32, fd: output.fd, path: output.path, length: total, jobs: request.jobs
-            ).value
-        }
         return MergeResult(
-            bytes: total, chunks: calls.load(ordering: .relaxed), crc32: crc,
+            bytes: request.totalBytes, chunks: calls.load(ordering: .relaxed),
             method: slowestMethod.withLock { $0.rawValue })
     }
 }

@@ -15,8 +15,17 @@ public struct MemorySample: Sendable, Equatable {
 
     /// Reads `/proc/self/status`; zeroes where it is unreadable.
     public static func current() -> MemorySample {
+        read(status: "/proc/self/status")
+    }
+
+    /// Reads another process's `/proc/PID/status`; zeroes once it has exited.
+    public static func of(pid: Int32) -> MemorySample {
+        read(status: "/proc/\(pid)/status")
+    }
+
+    private static func read(status path: String) -> MemorySample {
         var sample = MemorySample()
-        guard let file = fopen("/proc/self/status", "r") else { return sample }
+        guard let file = fopen(path, "r") else { return sample }
         defer { fclose(file) }
         var line = [CChar](repeating: 0, count: 256)
         while fgets(&line, Int32(line.count), file) != nil {
