@@ -65,3 +65,8 @@ long gcdcat_filesystem_type(const char *path) {
 void *gcdcat_memrchr(const void *s, int c, size_t n) {
     return memrchr(s, c, n);
 }
+
+long gcdcat_fd_filesystem_type(int fd) {
+    struct statfs info;
+    return fstatfs(fd, &info) == 0 ? (long)info.f_type : 0;
+}

@@ -35,6 +35,9 @@ long gcdcat_filesystem_type(const char *path);
 /// memrchr(3), a GNU extension: the last `c` in the `n` bytes at `s`, or NULL.
 void *gcdcat_memrchr(const void *s, int c, size_t n);
 
+/// fstatfs(2)'s f_type for an open descriptor, or 0 on failure.
+long gcdcat_fd_filesystem_type(int fd);
+
 /// The errno of the calling thread.
 int gcdcat_errno(void);
 

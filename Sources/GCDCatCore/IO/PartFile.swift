@@ -1,3 +1,5 @@
+import CSystemShim
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -38,6 +40,7 @@ public struct PartFile: Sendable, Hashable {
         defer { _ = Glibc.close(fd) }
         let info = try Syscall.fstat(fd, path: path)
         try requireRegularFile(info, path: path)
+        try requireRealFile(fd, path: path)
         return PartFile(
             path: path, size: Int64(info.st_size), device: UInt64(info.st_dev),
             inode: UInt64(info.st_ino))
@@ -74,6 +77,18 @@ public struct PartFile: Sendable, Hashable {
     /// Re-checks the size of an open part after its bytes were used.
     func requireUnchanged(fd: Int32) throws {
         try requireUnchangedSize(Int64(try Syscall.fstat(fd, path: path).st_size))
+    }
+}
+
+/// Throws `.invalidInput` for a file on a pseudo-filesystem (/proc, /sys), which claims to be
+/// regular with a size of 0 or 4096 whatever it holds: merging it would silently be wrong.
+func requireRealFile(_ fd: Int32, path: String) throws {
+    let pseudo: [Int: String] = [
+        0x9FA0: "procfs", 0x6265_6572: "sysfs", 0x6462_6720: "debugfs", 0x2762_6420: "configfs",
+    ]
+    if let name = pseudo[gcdcat_fd_filesystem_type(fd)] {
+        throw GCDCatError(
+            .invalidInput, path: path, message: "not a regular file (a \(name) pseudo-file of unknown size)")
     }
 }
 

@@ -21,8 +21,9 @@ import Synchronization
 /// - Mapped file pages count toward RSS (RssFile), not toward anonymous memory; the report shows
 ///   both. The kernel copies from the mapping inside `write`, so a part truncated meanwhile
 ///   makes `write` fail with EFAULT rather than raise SIGBUS; gcdcat reports it as a changed
-///   input. Computing a crc32 does read the mapping in user space, where a truncation by another
-///   process would raise SIGBUS: do not truncate parts while they are being merged.
+///   input. A requested crc32 is computed by reading the written output back, never from the
+///   mappings, except when the output is a pipe: only then would a part truncated meanwhile
+///   raise SIGBUS.
 public struct DispatchDataMerge: MergeStrategy {
     public init() {}
 
@@ -34,11 +35,18 @@ public struct DispatchDataMerge: MergeStrategy {
         for mapping in mappings {
             if let data = mapping.dispatchData() { whole.append(data) }
         }
+        let chunks = try Self.write(whole, to: output, limits: request.limits, counter: counter)
         var crc: UInt32?
         if request.computeCRC {
-            crc = Self.crc32(of: mappings, jobs: request.jobs)
+            // Read the written output back rather than the mappings: a part truncated by another
+            // process would raise SIGBUS where user space touches its mapping.
+            crc =
+                output.allowsPositionalWrites
+                ? try ParallelChecksum.compute(
+                    .crc32, fd: output.fd, path: output.path, length: request.totalBytes, jobs: request.jobs
+                ).value
+                : Self.crc32(of: mappings, jobs: request.jobs)
         }
-        let chunks = try Self.write(whole, to: output, limits: request.limits, counter: counter)
         for part in request.parts where request.sources.contains(where: { $0.file == part && $0.reachesEnd }) {
             guard let info = try Syscall.statIfExists(part.path) else {
                 throw GCDCatError(.inputChanged, path: part.path, message: "removed while being merged")

@@ -1,0 +1,259 @@
+#!/usr/bin/env bash
+# Tries to break gcdcat: interruptions, full disks, thousands of parts under a small descriptor
+# limit, offsets past 4 GiB, parts that change mid-merge, awkward names, symlinks, modes.
+# Prints one line per case, "ok" or "FAILED" with what happened, and exits non-zero on any
+# failure. Needs root for the small-filesystem case (it says so and skips it otherwise).
+#
+#   scripts/faults.sh
+set -uo pipefail
+cd "$(dirname "$0")/.."
+swift build -c release 2>&1 | tail -1
+G="$(swift build -c release --show-bin-path)/gcdcat"
+strategies=(auto stream offsets dispatchdata)
+
+work=$(mktemp -d /tmp/gcdcat-faults.XXXXXX)
+big=""
+cleanup() {
+    mountpoint -q "$work/small" 2>/dev/null && umount "$work/small"
+    rm -rf "$work"
+    [ -n "$big" ] && rm -rf "$big"
+}
+trap cleanup EXIT
+
+passed=0
+failed=0
+ok() { echo "ok      $*"; passed=$((passed + 1)); }
+bad() { echo "FAILED  $*"; failed=$((failed + 1)); }
+skip() { echo "skipped $*"; }
+# Files gcdcat would leave behind by mistake: temporary outputs.
+temps() { find "$1" -name '.*.gcdcat-*' 2>/dev/null | head -3; }
+
+# Runs "$@" in the background in $dir, waits for a temporary file, sends $sig, and checks the
+# exit status and that $dir holds exactly what it held before.
+interrupt() {
+    local label=$1 sig=$2 want=$3 dir=$4
+    shift 4
+    local before after status
+    before=$(ls -A "$dir")
+    (cd "$dir" && exec "$@") 2>"$work/stderr" &
+    local pid=$!
+    local seen=no
+    for _ in $(seq 1 1000); do
+        if [ -n "$(temps "$dir")" ]; then seen=yes; break; fi
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.005
+    done
+    kill -s "$sig" "$pid" 2>/dev/null
+    wait "$pid"
+    status=$?
+    after=$(ls -A "$dir")
+    if [ "$seen" != yes ]; then
+        bad "$label: no temporary file appeared before the process ended (exit $status)"
+    elif [ "$status" != "$want" ]; then
+        bad "$label: exit $status, expected $want ($(tail -c 200 "$work/stderr"))"
+    elif [ "$before" != "$after" ]; then
+        bad "$label: files left behind: $(comm -13 <(echo "$before") <(echo "$after") | tr '\n' ' ')"
+    else
+        ok "$label: exit $status, nothing left behind"
+    fi
+}
+
+echo "== data: 4 parts of 512 MiB of random bytes, and their 2 GiB concatenation"
+mkdir -p "$work/m"
+for i in 1 2 3 4; do head -c 536870912 /dev/urandom > "$work/m/data.00$i"; done
+cat "$work/m"/data.00* > "$work/whole.bin"
+
+echo "== interruption"
+for s in "${strategies[@]}"; do
+    interrupt "SIGINT during merge --strategy $s" INT 130 "$work/m" "$G" merge data.001 --strategy "$s" --fsync -q
+    interrupt "SIGTERM during merge --strategy $s" TERM 143 "$work/m" "$G" merge data.001 --strategy "$s" --fsync -q
+done
+mkdir -p "$work/s" && mv "$work/whole.bin" "$work/s/whole.bin"
+interrupt "SIGINT during split of 2 GiB" INT 130 "$work/s" "$G" split whole.bin --size 256M --fsync -q
+interrupt "SIGTERM during split of 2 GiB" TERM 143 "$work/s" "$G" split whole.bin --size 256M --fsync -q
+interrupt "SIGINT during split of 2 GiB from stdin" INT 130 "$work/s" sh -c "exec \"$G\" split - --size 256M --fsync -q < whole.bin"
+
+echo "== full disk"
+mkdir -p "$work/f" && head -c 3000000 /dev/urandom > "$work/f/p.001" && head -c 1000 /dev/urandom > "$work/f/p.002"
+for s in "${strategies[@]}"; do
+    out=$("$G" merge "$work/f/p.001" -o /dev/full --strategy "$s" -q 2>&1)
+    status=$?
+    if [ $status = 1 ] && [[ "$out" == *"No space left on device"* ]] && [ -c /dev/full ] && [ -z "$(temps "$work/f")" ]; then
+        ok "merge --strategy $s -o /dev/full: exit 1, '$out'"
+    else
+        bad "merge --strategy $s -o /dev/full: exit $status, '$out'"
+    fi
+done
+ln -s /dev/full "$work/f/cut.003"
+out=$("$G" split "$work/f/p.001" --parts 4 --prefix "$work/f/cut." -q 2>&1)
+status=$?
+if [ $status = 1 ] && [[ "$out" == *"No space left on device"* ]] && [ "$(ls -A "$work/f" | tr '\n' ' ')" = "cut.003 p.001 p.002 " ]; then
+    ok "split with a part on /dev/full: exit 1, the other parts removed"
+else
+    bad "split with a part on /dev/full: exit $status, '$out', left: $(ls -A "$work/f" | tr '\n' ' ')"
+fi
+mkdir -p "$work/small"
+if mount -t tmpfs -o size=8m tmpfs "$work/small" 2>"$work/mount.err"; then
+    head -c 6000000 /dev/urandom > "$work/f/six"
+    for s in "${strategies[@]}"; do
+        out=$("$G" merge "$work/f/six" "$work/f/six" -o "$work/small/out" --allow-duplicates --strategy "$s" -q 2>&1)
+        status=$?
+        if [ $status = 1 ] && [[ "$out" == *"No space left on device"* ]] && [ -z "$(ls -A "$work/small")" ]; then
+            ok "merge of 12 MB into an 8 MiB tmpfs (--strategy $s): '$out', nothing left"
+        else
+            bad "merge into a full tmpfs (--strategy $s): exit $status, '$out', left: $(ls -A "$work/small")"
+        fi
+    done
+    # Parts of 3 MB: two fit, the third runs out of space mid-split.
+    out=$("$G" split "$work/f/six" --size 3000000 --prefix "$work/small/six." --no-manifest -q 2>&1)
+    out2=$("$G" split "$work/f/six" --size 2900000 --prefix "$work/small/six." -q 2>&1)
+    status=$?
+    if [ $status = 1 ] && [[ "$out2" == *"No space left on device"* ]] && [ "$(ls -A "$work/small" | tr '\n' ' ')" = "six.001 six.002 " ]; then
+        ok "split filling a tmpfs mid-way: '$out2', its parts removed (the earlier split's two parts intact)"
+    else
+        bad "split filling a tmpfs: exit $status, '$out' '$out2', left: $(ls -A "$work/small" | tr '\n' ' ')"
+    fi
+    umount "$work/small"
+else
+    skip "small filesystem: cannot mount a tmpfs here ($(cat "$work/mount.err")); /dev/full covers ENOSPC"
+fi
+
+echo "== 2000 parts under ulimit -n 256"
+mkdir -p "$work/many" && head -c 2000000 /dev/urandom > "$work/many/f"
+if (ulimit -n 256 && cd "$work/many" && "$G" split f --parts 2000 -q) && [ -f "$work/many/f.2000" ] && [ -f "$work/many/f.999" ]; then
+    ok "split into 2000 parts under ulimit -n 256: f.001 … f.999, f.1000 … f.2000"
+else
+    bad "split into 2000 parts under ulimit -n 256"
+fi
+mv "$work/many/f" "$work/many.orig"
+for s in "${strategies[@]}"; do
+    rm -f "$work/many/f"
+    if (ulimit -n 256 && cd "$work/many" && "$G" merge f.001 --strategy "$s" -q) && cmp -s "$work/many/f" "$work/many.orig"; then
+        ok "merge of 2000 parts (verified by their manifest) under ulimit -n 256 --strategy $s: byte-identical"
+    else
+        bad "merge of 2000 parts under ulimit -n 256 --strategy $s"
+    fi
+done
+
+echo "== offsets past 4 GiB (sparse parts)"
+big=$(mktemp -d /dev/shm/gcdcat-faults.XXXXXX 2>/dev/null || mktemp -d "$work/big.XXXXXX")
+marker() { printf '%s' "$2" | dd of="$1" bs=1 seek="$3" conv=notrunc status=none; }
+at() { dd if="$1" bs=1 skip="$2" count="$3" status=none; }
+truncate -s 3G "$big/b.001" && marker "$big/b.001" A $((3 * 1024 ** 3 - 1))
+truncate -s 2G "$big/b.002" && marker "$big/b.002" B 0 && marker "$big/b.002" C $((2 * 1024 ** 3 - 1))
+printf 'DEFGH' > "$big/b.003"
+for s in auto offsets; do
+    rm -f "$big/b"
+    if "$G" merge "$big/b.001" --strategy "$s" -q \
+        && [ "$(stat -c %s "$big/b")" = $((5 * 1024 ** 3 + 5)) ] \
+        && [ "$(at "$big/b" $((3 * 1024 ** 3 - 1)) 2)" = AB ] \
+        && [ "$(at "$big/b" $((5 * 1024 ** 3 - 1)) 6)" = CDEFGH ]; then
+        ok "merge past 4 GiB --strategy $s: markers at 3 GiB-1, 3 GiB, 5 GiB-1 and 5 GiB exact"
+    else
+        bad "merge past 4 GiB --strategy $s"
+    fi
+done
+rm -f "$big"/b.00*
+if "$G" split "$big/b" --parts 3 --prefix "$big/s." --no-manifest -q \
+    && [ "$(stat -c %s "$big/s.001")" = 1789569708 ] && [ "$(stat -c %s "$big/s.003")" = 1789569707 ] \
+    && [ "$(at "$big/s.002" $((3 * 1024 ** 3 - 1 - 1789569708)) 2)" = AB ] \
+    && [ "$(at "$big/s.003" $((1789569707 - 6)) 6)" = CDEFGH ]; then
+    ok "split --parts 3 of a sparse 5 GiB file: sizes differ by one byte, markers where they belong"
+else
+    bad "split --parts 3 of a sparse 5 GiB file"
+fi
+rm -rf "$big"
+big=""
+
+echo "== a part that changes during the merge"
+mkdir -p "$work/c"
+for s in "${strategies[@]}"; do
+    for change in shrink grow; do
+        rm -f "$work/c"/*
+        for i in 1 2 3; do head -c 67108864 /dev/urandom > "$work/c/c.00$i"; done
+        cat "$work/c"/c.00* > "$work/c.expected"
+        (cd "$work/c" && exec "$G" merge c.001 -o out --strategy "$s" --high-water 4K --jobs 1 -q) 2>"$work/stderr" &
+        pid=$!
+        for _ in $(seq 1 1000); do [ -n "$(temps "$work/c")" ] && break; sleep 0.002; done
+        if [ $change = shrink ]; then truncate -s 1000 "$work/c/c.002"; else head -c 5000 /dev/urandom >> "$work/c/c.002"; fi
+        wait $pid
+        status=$?
+        if [ $status = 1 ] && [ ! -e "$work/c/out" ] && [ -z "$(temps "$work/c")" ]; then
+            ok "part ${change}s during merge --strategy $s: clean error: $(tail -c 150 "$work/stderr")"
+        elif [ $status = 0 ] && cmp -s "$work/c/out" "$work/c.expected"; then
+            ok "part ${change}s during merge --strategy $s: finished with exactly the promised bytes"
+        else
+            bad "part ${change}s during merge --strategy $s: exit $status ($(tail -c 200 "$work/stderr"))"
+        fi
+    done
+done
+
+echo "== awkward names"
+mkdir -p "$work/n"
+head -c 100000 /dev/urandom > "$work/n/my movie ü.zip"
+if (cd "$work/n" && "$G" split "my movie ü.zip" --size 30000 -q && mv "my movie ü.zip" orig \
+    && "$G" merge "my movie ü.zip.001" -q && cmp -s orig "my movie ü.zip" && "$G" verify "my movie ü.zip.sfv" >/dev/null 2>&1); then
+    ok "spaces and unicode: split, merge (verified) and verify"
+else
+    bad "spaces and unicode in names"
+fi
+head -c 5000 /dev/urandom > "$work/n/-dash"
+if (cd "$work/n" && "$G" split -- -dash --size 2000 -q && "$G" merge -o ./-joined -- -dash.001 && cmp -s -- -dash -joined); then
+    ok "a leading '-': split -- -dash, merge -- -dash.001"
+else
+    bad "a leading '-' in names"
+fi
+
+echo "== symlinks, temporary files, modes"
+mkdir -p "$work/l" && head -c 1000 /dev/urandom > "$work/l/p.001" && head -c 10 /dev/urandom > "$work/l/p.002"
+cp "$work/l/p.001" "$work/p.001.copy"
+ln -s p.002 "$work/l/link"
+out=$("$G" merge "$work/l/p.001" -o "$work/l/link" --force 2>&1)
+status=$?
+if [ $status = 1 ] && [[ "$out" == *"is the input file"* ]] && cmp -s "$work/l/p.001" "$work/p.001.copy" && [ -L "$work/l/link" ]; then
+    ok "an output that is a symlink to an input is refused: '$out'"
+else
+    bad "symlink to an input as output: exit $status, '$out'"
+fi
+if command -v strace >/dev/null; then
+    if strace -f -e trace=openat "$G" merge "$work/l/p.001" -o "$work/l/traced" -q 2>&1 | grep 'gcdcat-' | grep -q 'O_EXCL'; then
+        ok "the temporary file is created with O_EXCL"
+    else
+        bad "the temporary file is not created with O_EXCL"
+    fi
+else
+    skip "O_EXCL check: strace is not installed"
+fi
+for mask in 022 027 000; do
+    rm -f "$work/l/moded"
+    (umask $mask && "$G" merge "$work/l/p.001" -o "$work/l/moded" -q)
+    want=$(printf '%o' $((0666 & ~0$mask)))
+    got=$(stat -c %a "$work/l/moded")
+    [ "$got" = "$want" ] && ok "umask $mask gives mode $got" || bad "umask $mask gave mode $got, expected $want"
+done
+
+echo "== more bad input"
+printf 'p.001 00000000\np.001 00000001\n' > "$work/l/dup.sfv"
+out=$("$G" verify "$work/l/dup.sfv" 2>&1); status=$?
+[ $status = 1 ] && [[ "$out" == *"listed twice"* ]] && ok "a manifest listing a part twice: '$out'" || bad "manifest listing a part twice: exit $status, '$out'"
+out=$("$G" merge "$work/l/p.001" "$work/l/p.001" -o "$work/l/twice" 2>&1); status=$?
+[ $status = 1 ] && [[ "$out" == *"same file as"* ]] && [ ! -e "$work/l/twice" ] && ok "a part given twice: '$out'" || bad "part given twice: exit $status, '$out'"
+"$G" merge "$work/l/p.001" "$work/l/p.001" -o "$work/l/twice" --allow-duplicates -q && [ "$(stat -c %s "$work/l/twice")" = 2000 ] \
+    && ok "a part given twice with --allow-duplicates" || bad "--allow-duplicates"
+mkdir -p /dev/shm/gcdcat-other.$$
+if "$G" merge "$work/l/p.001" -o /dev/shm/gcdcat-other.$$/out -q && cmp -s "$work/l/p.001" /dev/shm/gcdcat-other.$$/out \
+    && [ -z "$(temps "$work/l")" ] && [ -z "$(temps /dev/shm/gcdcat-other.$$)" ]; then
+    ok "an output on another filesystem (tmpfs) than the parts: renamed within its own folder"
+else
+    bad "output on another filesystem"
+fi
+rm -rf /dev/shm/gcdcat-other.$$
+mkfifo "$work/l/fifo"
+out=$("$G" merge "$work/l/p.001" "$work/l/fifo" -o "$work/l/x" 2>&1); status=$?
+[ $status = 1 ] && [[ "$out" == *"not a regular file (a FIFO)"* ]] && ok "a FIFO part is refused up front: '$out'" || bad "FIFO part: exit $status, '$out'"
+out=$("$G" merge /proc/self/status -o "$work/l/x" 2>&1); status=$?
+if [ $status = 1 ] && [ ! -e "$work/l/x" ]; then ok "a /proc file as a part: '$out'"; else bad "/proc part: exit $status, '$out'"; fi
+
+echo
+echo "faults: $passed passed, $failed failed"
+[ "$failed" = 0 ]
