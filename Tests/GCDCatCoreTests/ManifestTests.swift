@@ -164,8 +164,12 @@ import Testing
         #expect(warned.warnings.count == 1)
         #expect(warned.expectedCRC == nil)
         let quiet = try MergeVerification.check(
-            uneven.map(PartFile.validate), manifestPath: nil, candidate: nil, policy: .automatic, jobs: 1)
+            uneven.map(PartFile.validate), manifestPath: nil, candidate: directory.file("uneven.sfv"),
+            policy: .automatic, jobs: 1)
         #expect(quiet.warnings.isEmpty)
+        let explicit = try MergeVerification.check(
+            even.map(PartFile.validate), manifestPath: nil, candidate: nil, policy: .automatic, jobs: 1)
+        #expect(explicit.warnings.isEmpty)
         let error = expectGCDCatError {
             _ = try MergeVerification.check(
                 uneven.map(PartFile.validate), manifestPath: nil, candidate: directory.file("uneven.sfv"),

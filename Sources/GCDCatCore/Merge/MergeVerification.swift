@@ -22,7 +22,8 @@ public struct MergeVerification: Sendable, Equatable {
     public var warnings: [String]
 
     /// Checks `parts` against the manifest at `manifestPath` (or, when nil and `policy` allows,
-    /// `candidate` if it exists), before a byte is written.
+    /// `candidate` if it exists), before a byte is written. `candidate` is nil unless the parts
+    /// were discovered from a first part.
     ///
     /// ## Errors
     /// - `.missingPart` naming a listed part that is not there (the last one included, which
@@ -44,7 +45,10 @@ public struct MergeVerification: Sendable, Equatable {
                     .missingPart, path: candidate,
                     message: "not found: --verify needs a manifest (give one with --manifest PATH)")
             }
-            return MergeVerification(manifestPath: nil, expectedCRC: nil, warnings: truncationWarning(parts))
+            // Only a discovered set (one with a candidate manifest name) can have lost its tail
+            // unseen; an explicit list of parts is the user's own.
+            return MergeVerification(
+                manifestPath: nil, expectedCRC: nil, warnings: candidate == nil ? [] : truncationWarning(parts))
         }
         let manifest = try Manifest.load(path)
         try matchEntries(manifest, manifestPath: path, to: parts)
