@@ -28,17 +28,6 @@ final class TemporaryDirectory {
     }
 }
 
-func removeTree(_ path: String) {
-    var info = stat()
-    guard lstat(path, &info) == 0 else { return }
-    if info.st_mode & S_IFMT == S_IFDIR {
-        for name in (try? directoryEntries(path)) ?? [] { removeTree("\(path)/\(name)") }
-        rmdir(path)
-    } else {
-        unlink(path)
-    }
-}
-
 /// Deterministic bytes: a SplitMix64 stream from `seed`.
 func seededBytes(_ count: Int, seed: UInt64) -> [UInt8] {
     var state = seed

@@ -46,6 +46,14 @@ public enum BenchChart {
                 merge.first { $0.name == strategy && $0.highWater == highWater }.map(anon)
             })
 
+        let fileBacked = merge.compactMap { cell in cell.medianPeakRSSFileBytes.map { (cell.name, $0) } }
+            .filter { $0.1 > 64 << 20 }
+        if let largest = fileBacked.max(by: { $0.1 < $1.1 }) {
+            svg.text(
+                x: memoryPanel.x, y: memoryPanel.y + memoryPanel.height + 34, size: 11,
+                "\(largest.0) also maps the data: RssFile \(ByteSize.humanReadable(largest.1))")
+        }
+
         var legendX = 70.0
         for (index, highWater) in highWaters.enumerated() {
             svg.rect(x: legendX, y: 404, width: 14, height: 14, color: palette[index % palette.count])
@@ -122,7 +130,8 @@ private struct Canvas {
             let value = maximum * Double(step) / 4
             let y = panel.y + panel.height * (1 - Double(step) / 4)
             line(x1: panel.x - 4, y1: y, x2: panel.x, y2: y, color: "#888")
-            text(x: panel.x - 8, y: y + 4, size: 11, anchor: "end", formatFixed(value, decimals: value < 10 ? 1 : 0))
+            let whole = value == value.rounded()
+            text(x: panel.x - 8, y: y + 4, size: 11, anchor: "end", formatFixed(value, decimals: whole ? 0 : 1))
         }
         text(x: panel.x, y: panel.y - 12, size: 12, label)
     }

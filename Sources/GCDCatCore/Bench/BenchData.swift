@@ -47,8 +47,7 @@ public struct BenchData: Sendable {
     /// Writes the parts into `directory` as `data.001`, … (reusing them when already there with
     /// the right sizes, since the stream is deterministic).
     public static func prepare(
-        in directory: String, total: Int64, parts: Int, seed: UInt64 = 0x6763_6463_6174,
-        registry: CleanupRegistry? = nil
+        in directory: String, total: Int64, parts: Int, seed: UInt64 = 0x6763_6463_6174
     ) throws -> BenchData {
         var generator = SplitMix64(seed: seed)
         let bufferSize = 1 << 20
@@ -61,7 +60,6 @@ public struct BenchData: Sendable {
             paths.append(path)
             let existing = try Syscall.statIfExists(path)
             let reuse = existing.map { Int64($0.st_size) == size } ?? false
-            if !reuse, let registry { _ = registry.register(.file(path)) }
             let fd = reuse ? -1 : try Syscall.open(path, O_WRONLY | O_CREAT | O_TRUNC, mode: 0o644)
             defer { if fd >= 0 { close(fd) } }
             var left = size

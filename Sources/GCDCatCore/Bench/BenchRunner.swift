@@ -81,20 +81,20 @@ public struct BenchRunner {
                 throw GCDCatError.syscall("mkdtemp", path: "/tmp", errno: errno)
             }
             directory = String(cString: made)
-            temporaryToken = registry.register(.directory(directory))
+            temporaryToken = registry.register(.tree(directory))
         }
         defer {
-            if temporaryToken != nil { try? FileManager.default.removeItem(atPath: directory) }
+            if let temporaryToken {
+                registry.forget(temporaryToken)
+                removeTree(directory)
+            }
         }
         try requireSpace(in: directory)
         log("generating \(ByteSize.humanReadable(settings.totalBytes)) of seeded random data in \(directory)")
-        let data = try BenchData.prepare(
-            in: directory, total: settings.totalBytes, parts: settings.parts,
-            registry: temporaryToken == nil ? nil : registry)
+        let data = try BenchData.prepare(in: directory, total: settings.totalBytes, parts: settings.parts)
         var contenders = mergeContenders(data)
         if settings.includeSplit || settings.includeChecksum {
             let whole = directory + "/whole.bin"
-            if temporaryToken != nil { _ = registry.register(.file(whole)) }
             if (try? Syscall.statIfExists(whole))??.st_size != off_t(data.totalBytes) {
                 unlink(whole)
                 _ = try MergeOperation(partPaths: data.partPaths, output: .path(whole)).run()
@@ -108,16 +108,16 @@ public struct BenchRunner {
         sync()
         if var warmup = contenders.first {
             measure(&warmup, output: "\(directory)/out.warmup")
-            removeOutput("\(directory)/out.warmup")
+            removeTree("\(directory)/out.warmup")
             sync()
         }
         for round in 1...settings.repeats {
             for index in contenders.indices {
                 let output = "\(directory)/out.\(index)"
-                let token = registry.register(.file(output))
+                let token = registry.register(.tree(output))
                 if settings.cold, let note = dropCaches() { coldNote = note }
                 measure(&contenders[index], output: output)
-                removeOutput(output)
+                removeTree(output)
                 registry.forget(token)
                 sync()
                 let cell = contenders[index].cell
@@ -241,11 +241,6 @@ public struct BenchRunner {
                 command: { _ in [executable, "checksum", "--algorithm", "adler32", "--format", "simple", whole] },
                 check: { _, _ in }),
         ]
-    }
-
-    /// Removes a run's output file or folder.
-    private func removeOutput(_ path: String) {
-        try? FileManager.default.removeItem(atPath: path)
     }
 
     /// Checks free space for the data, one output and a margin, before generating anything.

@@ -19,6 +19,8 @@ public final class CleanupRegistry: Sendable {
         case file(String)
         /// Removed after the files in it, when empty.
         case directory(String)
+        /// A scratch folder of gcdcat's own, removed with everything in it.
+        case tree(String)
         /// Sent SIGTERM and reaped before any file is removed.
         case process(pid_t)
     }
@@ -80,6 +82,10 @@ public final class CleanupRegistry: Sendable {
             var removed: [String] = []
             for case .file(let path) in ordered where unlink(path) == 0 { removed.append(path) }
             for case .directory(let path) in ordered where rmdir(path) == 0 { removed.append(path) }
+            for case .tree(let path) in ordered {
+                removeTree(path)
+                removed.append(path)
+            }
             return removed
         }
     }

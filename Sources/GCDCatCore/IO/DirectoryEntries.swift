@@ -22,3 +22,16 @@ public func directoryEntries(_ path: String) throws -> [String] {
     }
     return names
 }
+
+/// Removes `path` and, if it is a folder, everything below it; symlinks are removed, not
+/// followed. Errors are ignored: this is clean-up of gcdcat's own scratch files.
+public func removeTree(_ path: String) {
+    var info = stat()
+    guard lstat(path, &info) == 0 else { return }
+    if info.st_mode & S_IFMT == S_IFDIR {
+        for name in (try? directoryEntries(path)) ?? [] { removeTree("\(path)/\(name)") }
+        rmdir(path)
+    } else {
+        unlink(path)
+    }
+}
