@@ -73,6 +73,23 @@ interrupt "SIGINT during split of 2 GiB" INT 130 "$work/s" "$G" split whole.bin 
 interrupt "SIGTERM during split of 2 GiB" TERM 143 "$work/s" "$G" split whole.bin --size 256M --fsync -q
 interrupt "SIGINT during split of 2 GiB from stdin" INT 130 "$work/s" sh -c "exec \"$G\" split - --size 256M --fsync -q < whole.bin"
 
+before=$(ls -d /tmp/gcdcat-bench-* 2>/dev/null)
+"$G" bench --size 512M --merge-only --repeat 3 >/dev/null 2>"$work/stderr" &
+pid=$!
+for _ in $(seq 1 2000); do
+    grep -q "round 1/3" "$work/stderr" 2>/dev/null && break
+    sleep 0.01
+done
+kill -INT $pid
+wait $pid
+status=$?
+after=$(ls -d /tmp/gcdcat-bench-* 2>/dev/null)
+if [ $status = 130 ] && [ "$before" = "$after" ]; then
+    ok "SIGINT during bench: exit 130, its generated data removed"
+else
+    bad "SIGINT during bench: exit $status, left: $(comm -13 <(echo "$before") <(echo "$after"))"
+fi
+
 echo "== full disk"
 mkdir -p "$work/f" && head -c 3000000 /dev/urandom > "$work/f/p.001" && head -c 1000 /dev/urandom > "$work/f/p.002"
 for s in "${strategies[@]}"; do
