@@ -12,23 +12,24 @@ func reportingFailures<T>(_ body: () throws -> T) throws -> T {
     }
 }
 
-/// Measures an operation: time, memory peaks and a progress bar while it runs.
-struct Measurement {
+/// Runs `body` while measuring it: time, memory peaks, and a progress bar over the bytes it
+/// counts. The sampler and the bar are stopped whether `body` succeeds or throws.
+func measured<T>(
+    label: String, total: Int64, quiet: Bool, _ body: (TransferCounter) throws -> T
+) throws -> (value: T, time: (wall: Double, user: Double, system: Double), memory: MemorySample) {
     let clock = ProcessClock()
     let sampler = ResourceSampler()
     let counter = TransferCounter()
-    let progress: ProgressMeter?
-
-    init(label: String, total: Int64, quiet: Bool) {
-        progress = quiet ? nil : ProgressMeter(label: label, total: total, counter: counter)
-        sampler.start()
-    }
-
-    /// Stops the sampler and the progress bar.
-    func finish() -> (time: (wall: Double, user: Double, system: Double), memory: MemorySample) {
-        progress?.finish()
+    let progress = quiet ? nil : ProgressMeter(label: label, total: total, counter: counter)
+    sampler.start()
+    defer { progress?.finish() }
+    do {
+        let value = try body(counter)
         let memory = sampler.stop()
-        return (clock.elapsed(), memory)
+        return (value, clock.elapsed(), memory)
+    } catch {
+        _ = sampler.stop()
+        throw error
     }
 }
 

@@ -104,17 +104,11 @@ extension GCDCat {
                 let request = MergeRequest(
                     parts: parts, limits: operation.limits, jobs: operation.jobs,
                     computeCRC: verification.expectedCRC != nil)
-                let measurement = Measurement(
-                    label: target.displayName, total: request.totalBytes, quiet: reporting.quiet)
-                let result: MergeResult
-                do {
-                    result = try operation.run(
-                        request, counter: measurement.counter, expectedCRC: verification.expectedCRC)
-                } catch {
-                    _ = measurement.finish()
-                    throw error
+                let (result, time, memory) = try measured(
+                    label: target.displayName, total: request.totalBytes, quiet: reporting.quiet
+                ) { counter in
+                    try operation.run(request, counter: counter, expectedCRC: verification.expectedCRC)
                 }
-                let (time, memory) = measurement.finish()
                 let report = RunReport(
                     operation: "merge", strategy: strategy.rawValue, parts: parts.count,
                     bytes: result.bytes, limits: operation.limits, chunks: result.chunks,

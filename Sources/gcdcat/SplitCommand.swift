@@ -124,15 +124,9 @@ extension GCDCat {
                     strategy: input == "-" ? .stream : strategy, limits: try transfer.limits(),
                     jobs: transfer.jobs, overwrite: force, fsync: fsync)
                 let total = input == "-" ? 0 : (try? PartFile.validate(input).size) ?? 0
-                let measurement = Measurement(label: input, total: total, quiet: reporting.quiet)
-                let result: SplitResult
-                do {
-                    result = try operation.run(counter: measurement.counter)
-                } catch {
-                    _ = measurement.finish()
-                    throw error
+                let (result, time, memory) = try measured(label: input, total: total, quiet: reporting.quiet) {
+                    try operation.run(counter: $0)
                 }
-                let (time, memory) = measurement.finish()
                 if !reporting.quiet && !reporting.json {
                     let listed =
                         result.partPaths.count > 4

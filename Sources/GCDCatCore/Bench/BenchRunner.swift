@@ -35,8 +35,9 @@ public struct BenchSettings: Sendable {
     }
 }
 
-/// Runs every contender as a separate child process, interleaved with its baseline, and checks
-/// every output against the known checksum of the generated data.
+/// Runs every contender as a separate child process, interleaved with its baseline in a
+/// shuffled order each round, and checks every output against the known checksum of the
+/// generated data.
 ///
 /// ## Implementation details
 /// Each run gets a fresh output file, removed afterwards and followed by `sync()`, so that
@@ -111,8 +112,12 @@ public struct BenchRunner {
             removeTree("\(directory)/out.warmup")
             sync()
         }
+        var order = SplitMix64(seed: 0x0DE2)
         for round in 1...settings.repeats {
-            for index in contenders.indices {
+            // A fresh order each round: on this VM a page freed a while ago is slow to touch
+            // again (the host reclaims it), so whoever runs after a pause in writing is slower;
+            // shuffling spreads that over every contender instead of always the same one.
+            for index in contenders.indices.shuffled(using: &order) {
                 let output = "\(directory)/out.\(index)"
                 let token = registry.register(.tree(output))
                 if settings.cold, let note = dropCaches() { coldNote = note }
