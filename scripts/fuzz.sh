@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer target for the SFV and size parsers and runs it for a fixed time.
+#
+#   scripts/fuzz.sh [SECONDS]      (default 60)
+#
+# libFuzzer links GCDCatCore's sources straight into the fuzzer (SwiftPM builds no sanitized
+# library for it); the corpus starts from the committed manifests in Fixtures/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-60}
+build=.build/fuzz
+mkdir -p "$build/modules" "$build/corpus"
+cat > "$build/modules/module.modulemap" <<MAP
+module CSystemShim {
+    header "$PWD/Sources/CSystemShim/include/CSystemShim.h"
+    export *
+}
+MAP
+clang -c -O1 -fsanitize=fuzzer-no-link,address -I Sources/CSystemShim/include \
+    Sources/CSystemShim/shim.c -o "$build/shim.o"
+swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name GCDCatFuzz -swift-version 6 \
+    -I "$build/modules" -I Sources/CZlib \
+    $(find Sources/GCDCatCore -name '*.swift') Fuzz/ParserFuzzer.swift "$build/shim.o" -lz \
+    -o "$build/parser-fuzzer"
+cp Fixtures/cksfv-set/*.sfv "$build/corpus/"
+"$build/parser-fuzzer" -max_total_time="$seconds" -max_len=4096 -timeout=5 "$build/corpus"
