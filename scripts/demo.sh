@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # gcdcat's main job, end to end, on data it makes itself:
 # make a file, cut it with coreutils split, rejoin it with every strategy, show the
-# reports, and prove each result is byte-identical to the original.
+# reports, and prove each result is byte-identical to the original; then show the loud
+# errors for a missing volume, including a missing last one that only a manifest reveals.
 #
 #   scripts/demo.sh [SIZE_MIB]      (default 256)
 set -euo pipefail
@@ -47,4 +48,17 @@ if "$gcdcat" merge movie.zip.001; then
 else
     echo "-> exit $?; no output left: $(ls movie.zip 2>/dev/null || echo none)"
 fi
+
+echo
+echo "== gcdcat split writes a manifest; with it, even a missing LAST volume is caught"
+"$gcdcat" split original.bin --size "$volume" --prefix set.bin.
+mv set.bin.004 hidden-last
+if "$gcdcat" merge set.bin.001; then
+    echo "-> MISSING LAST VOLUME NOT DETECTED" >&2
+    status=1
+else
+    echo "-> exit $?; no output left: $(ls set.bin 2>/dev/null || echo none)"
+fi
+mv hidden-last set.bin.004
+"$gcdcat" merge set.bin.001 -q && cmp -s original.bin set.bin && echo "-> with all volumes back: verified and byte-identical"
 exit $status

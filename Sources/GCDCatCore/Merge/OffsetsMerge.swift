@@ -9,9 +9,9 @@ import Dispatch
 /// offsets in the output, in parallel (the tutorial's example 9.2, without its bug).
 ///
 /// ## Implementation details
-/// The tutorial opens the output with `O_APPEND`, and on Linux `pwrite` on an `O_APPEND`
-/// descriptor ignores the offset, so its parts land in completion order. The output here is
-/// opened without it. A DispatchIO `.random` channel would not help either: every regular file
+/// The tutorial opens the output in append mode, and on Linux a positional write to an
+/// append-mode descriptor ignores its offset, so its parts land in completion order. The output
+/// here is opened without append mode. A DispatchIO `.random` channel would not help either: every regular file
 /// on one device shares one libdispatch disk queue, which issues one syscall at a time. So each
 /// of `jobs` queues runs a loop of `pread` from a part and `pwrite` at the output offset,
 /// through its own `highWater` buffer. Parts are cut into segments of at least 32 MiB so that
