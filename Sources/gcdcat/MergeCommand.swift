@@ -93,6 +93,10 @@ extension GCDCat {
                     limits: try transfer.limits(), jobs: transfer.jobs, overwrite: force,
                     fsync: fsync, allowDuplicates: allowDuplicates)
                 let parts = try operation.validatedParts()
+                // Refuse a bad output before spending time reading every part for their CRCs.
+                if case .path(let path) = target {
+                    try OutputSink.check(path, inputs: parts, overwrite: force)
+                }
                 let verification = try MergeVerification.check(
                     parts, manifestPath: manifest,
                     candidate: resolved.discovered ? resolved.defaultOutput.map { $0 + ".sfv" } : nil,

@@ -56,26 +56,36 @@ public final class OutputSink: Sendable {
                 fd: STDOUT_FILENO, path: target.displayName, isRegularFile: isRegular,
                 atomicFile: nil)
         case .path(let path):
-            if let info = try Syscall.statIfExists(path) {
-                try refuseInput(info, path: path, inputs: inputs)
-                switch info.st_mode & S_IFMT {
-                case S_IFDIR:
-                    throw GCDCatError(.invalidInput, path: path, message: "Is a directory")
-                case S_IFREG:
-                    guard overwrite else {
-                        throw GCDCatError(
-                            .outputExists, path: path,
-                            message: "already exists (use --force to replace it)")
-                    }
-                default:
-                    // A device or FIFO: write into it, never replace the node.
-                    let fd = try Syscall.open(path, O_WRONLY)
-                    return OutputSink(fd: fd, path: path, isRegularFile: false, atomicFile: nil)
-                }
+            if let existing = try check(path, inputs: inputs, overwrite: overwrite),
+                existing.st_mode & S_IFMT != S_IFREG
+            {
+                // A device or FIFO: write into it, never replace the node.
+                let fd = try Syscall.open(path, O_WRONLY)
+                return OutputSink(fd: fd, path: path, isRegularFile: false, atomicFile: nil)
             }
             let file = try AtomicOutputFile(
                 finalPath: path, overwrite: overwrite, registry: registry)
             return OutputSink(fd: file.fd, path: path, isRegularFile: true, atomicFile: file)
+        }
+    }
+
+    /// Checks that `path` may receive output, without creating anything; returns what is there
+    /// already (nil when nothing is), which is then written into if it is not a regular file.
+    ///
+    /// ## Errors
+    /// `.invalidInput` when it is one of `inputs` or a directory; `.outputExists` when a regular
+    /// file is there and `overwrite` is false.
+    @discardableResult
+    public static func check(_ path: String, inputs: [PartFile], overwrite: Bool) throws -> stat? {
+        guard let info = try Syscall.statIfExists(path) else { return nil }
+        try refuseInput(info, path: path, inputs: inputs)
+        switch info.st_mode & S_IFMT {
+        case S_IFDIR:
+            throw GCDCatError(.invalidInput, path: path, message: "Is a directory")
+        case S_IFREG where !overwrite:
+            throw GCDCatError(.outputExists, path: path, message: "already exists (use --force to replace it)")
+        default:
+            return info
         }
     }
 

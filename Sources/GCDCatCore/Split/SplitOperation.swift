@@ -125,7 +125,7 @@ public struct SplitOperation: Sendable {
         let manifestPath = self.manifestPath
         let entryNames = try manifestPath.map { try SplitOperation.manifestNames(names, manifestPath: $0) }
         for path in names + (manifestPath.map { [$0] } ?? []) {
-            try refuseClobbering(path, input: file)
+            try OutputSink.check(path, inputs: [file], overwrite: overwrite)
         }
 
         let results = ResultSlots<(sink: OutputSink, result: MergeResult)>(count: pieces.count)
@@ -215,18 +215,6 @@ public struct SplitOperation: Sendable {
         } catch {
             sink.discard()
             throw error
-        }
-    }
-
-    /// Refuses a part or manifest name that is the input, or an existing file without `overwrite`.
-    private func refuseClobbering(_ path: String, input: PartFile) throws {
-        guard let info = try Syscall.statIfExists(path) else { return }
-        try refuseInput(info, path: path, inputs: [input])
-        if info.st_mode & S_IFMT == S_IFDIR {
-            throw GCDCatError(.invalidInput, path: path, message: "Is a directory")
-        }
-        if info.st_mode & S_IFMT == S_IFREG && !overwrite {
-            throw GCDCatError(.outputExists, path: path, message: "already exists (use --force to replace it)")
         }
     }
 

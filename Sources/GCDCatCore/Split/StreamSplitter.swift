@@ -71,7 +71,7 @@ struct StreamSplitter {
 
         func startPart() throws -> OpenPart {
             let name = try operation.naming.name(at: names.count)
-            try refuseClobbering(name)
+            try OutputSink.check(name, inputs: [], overwrite: operation.overwrite)
             names.append(name)
             var part = OpenPart(sink: try OutputSink.open(.path(name), inputs: [], overwrite: operation.overwrite))
             if !header.isEmpty {
@@ -177,16 +177,6 @@ struct StreamSplitter {
         part.length += Int64(bytes.count)
     }
 
-    private func refuseClobbering(_ name: String) throws {
-        guard let info = try Syscall.statIfExists(name) else { return }
-        if info.st_mode & S_IFMT == S_IFDIR {
-            throw GCDCatError(.invalidInput, path: name, message: "Is a directory")
-        }
-        if info.st_mode & S_IFMT == S_IFREG && !operation.overwrite {
-            throw GCDCatError(.outputExists, path: name, message: "already exists (use --force to replace it)")
-        }
-    }
-
     /// Checksums the finished parts, writes the manifest, and publishes everything.
     private func conclude(finished: [OutputSink], names: [String], whole: Checksum?, chunks: Int64) throws
         -> SplitResult
@@ -204,7 +194,7 @@ struct StreamSplitter {
         var sinks = finished
         if let manifestPath = operation.manifestPath {
             let entries = try SplitOperation.manifestNames(names, manifestPath: manifestPath)
-            try refuseClobbering(manifestPath)
+            try OutputSink.check(manifestPath, inputs: [], overwrite: operation.overwrite)
             let manifest = Manifest(
                 entries: zip(entries, crcs).map { Manifest.Entry(name: $0, crc32: $1) },
                 whole: whole.map { Manifest.Whole(name: path, size: $0.length, crc32: $0.value) })
