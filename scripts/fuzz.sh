@@ -18,7 +18,7 @@ module CSystemShim {
 MAP
 clang -c -O1 -fsanitize=fuzzer-no-link,address -I Sources/CSystemShim/include \
     Sources/CSystemShim/shim.c -o "$build/shim.o"
-swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name GCDCatFuzz -swift-version 6 \
+swiftc -O -sanitize=fuzzer,address -use-ld=lld -parse-as-library -module-name GCDCatFuzz -swift-version 6 \
     -I "$build/modules" -I Sources/CZlib \
     $(find Sources/GCDCatCore -name '*.swift') Fuzz/ParserFuzzer.swift "$build/shim.o" -lz \
     -o "$build/parser-fuzzer"
