@@ -16,7 +16,7 @@ import Synchronization
 /// `posix_fadvise(WILLNEED)` on a utility queue, so the disk reads ahead while the copy runs.
 ///
 /// When a crc32 is requested (a verified merge, a split with a manifest), the bytes must pass
-/// through user space anyway, and reading them twice lost: `auto` then runs the `offsets`
+/// through user space anyway, and reading them twice was slower: `auto` then runs the `offsets`
 /// engine, which checksums each chunk between its `pread` and `pwrite`. Measured here on a
 /// 1 GiB split into 64 MiB parts with a manifest: kernel copies plus a read-back took a median
 /// 0.454 s, `offsets` 0.318 s (GNU split: 0.585 s).
