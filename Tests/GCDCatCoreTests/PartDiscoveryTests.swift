@@ -25,7 +25,9 @@ import Testing
 
     @Test func widensPastNineHundredNinetyNine() throws {
         let directory = TemporaryDirectory()
-        let names = (1...1001).map { $0 < 1000 ? directory.file("w." + pad3($0)) : directory.file("w.\($0)") }
+        let names = (1...1001).map {
+            $0 < 1000 ? directory.file("w." + zeroPadded($0, width: 3)) : directory.file("w.\($0)")
+        }
         for name in names { writeFile(name, [1]) }
         #expect(try PartDiscovery.discover(firstPart: names[0]) == names)
     }
@@ -55,9 +57,4 @@ import Testing
         let explicit = try PartArguments.resolve([paths[1], paths[0]])
         #expect(explicit.parts == [paths[1], paths[0]])
     }
-}
-
-func pad3(_ number: Int) -> String {
-    let digits = String(number)
-    return String(repeating: "0", count: max(0, 3 - digits.count)) + digits
 }

@@ -86,8 +86,7 @@ func writeParts(in directory: TemporaryDirectory, base: String = "data", sizes: 
     var offset = 0
     var paths: [String] = []
     for (index, size) in sizes.enumerated() {
-        let digits = String(index + 1)
-        let path = directory.file("\(base).\(String(repeating: "0", count: max(0, 3 - digits.count)))\(digits)")
+        let path = directory.file("\(base).\(zeroPadded(index + 1, width: 3))")
         writeFile(path, Array(whole[offset..<offset + size]))
         paths.append(path)
         offset += size

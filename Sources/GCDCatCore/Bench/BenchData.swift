@@ -56,7 +56,7 @@ public struct BenchData: Sendable {
         var checksum = Checksum(.crc32)
         var paths: [String] = []
         for (index, size) in partSizes(total: total, parts: parts).enumerated() {
-            let path = "\(directory)/data.\(threeDigits(index + 1))"
+            let path = "\(directory)/data.\(zeroPadded(index + 1, width: 3))"
             paths.append(path)
             let existing = try Syscall.statIfExists(path)
             let reuse = existing.map { Int64($0.st_size) == size } ?? false
@@ -74,9 +74,4 @@ public struct BenchData: Sendable {
         }
         return BenchData(directory: directory, partPaths: paths, totalBytes: total, crc32: checksum.value)
     }
-}
-
-func threeDigits(_ number: Int) -> String {
-    let digits = String(number)
-    return digits.count >= 3 ? digits : String(repeating: "0", count: 3 - digits.count) + digits
 }

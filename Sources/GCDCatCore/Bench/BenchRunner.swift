@@ -288,8 +288,7 @@ func expectChecksum(of paths: [String], equals expected: UInt32, bytes: Int64) t
     for path in paths {
         let fd = try Syscall.open(path, O_RDONLY)
         defer { close(fd) }
-        let size = Int64(try Syscall.fstat(fd, path: path).st_size)
-        pieces.append(try ParallelChecksum.compute(.crc32, fd: fd, path: path, length: size, jobs: 2))
+        pieces.append(try FileChecksum.of(fd: fd, path: path, algorithm: .crc32, jobs: 2))
     }
     let joined = Checksum.combine(.crc32, pieces)
     guard joined.length == bytes, joined.value == expected else {

@@ -77,16 +77,10 @@ public enum ChildProcess {
             standardOutput: output, standardError: errorBytes.wait())
     }
 
+    /// Reads a pipe to its end and closes it; a read error ends the output there.
     static func readAll(_ fd: Int32) -> [UInt8] {
         defer { close(fd) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = read(fd, &buffer, buffer.count)
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return bytes }
-            bytes.append(contentsOf: buffer[0..<n])
-        }
+        return (try? Syscall.readToEnd(fd, path: "pipe")) ?? []
     }
 }
 

@@ -69,5 +69,5 @@ public struct Checksum: Sendable, Equatable {
 /// `value` as exactly eight lowercase hex digits.
 public func hex8(_ value: UInt32) -> String {
     let digits = String(value, radix: 16)
-    return String(repeating: "0", count: 8 - digits.count) + digits
+    return String(repeating: "0", count: 8 - digits.count) + digits  // hex, so not zeroPadded
 }

@@ -21,6 +21,12 @@ public enum FileChecksum {
         return checksum
     }
 
+    /// The checksum of the whole open file `fd`, named `path` in errors.
+    public static func of(fd: Int32, path: String, algorithm: ChecksumAlgorithm, jobs: Int) throws -> Checksum {
+        let size = Int64(try Syscall.fstat(fd, path: path).st_size)
+        return try ParallelChecksum.compute(algorithm, fd: fd, path: path, length: size, jobs: jobs)
+    }
+
     /// The checksums of the parts, in order, each computed in parallel.
     public static func of(_ parts: [PartFile], jobs: Int, counter: TransferCounter? = nil) throws -> [Checksum] {
         try parts.map { part in

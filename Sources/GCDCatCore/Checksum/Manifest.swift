@@ -139,15 +139,7 @@ public struct Manifest: Sendable, Equatable {
 func readWholeFile(_ path: String) throws -> [UInt8] {
     let fd = try Syscall.open(path, O_RDONLY)
     defer { close(fd) }
-    var bytes: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let count = try buffer.withUnsafeMutableBytes {
-            try Syscall.read(fd, into: $0.baseAddress!, count: $0.count, path: path)
-        }
-        if count == 0 { return bytes }
-        bytes.append(contentsOf: buffer[0..<count])
-    }
+    return try Syscall.readToEnd(fd, path: path)
 }
 
 #if canImport(Glibc)

@@ -21,11 +21,7 @@ public enum PartDiscovery {
         }
 
         public func name(for number: Int) -> String {
-            var digits = String(number)
-            if digits.count < width {
-                digits = String(repeating: "0", count: width - digits.count) + digits
-            }
-            return "\(base).\(digits)"
+            "\(base).\(zeroPadded(number, width: width))"
         }
     }
 

@@ -94,6 +94,19 @@ enum Syscall {
         }
     }
 
+    /// Reads everything left in `fd` (a file, a pipe).
+    static func readToEnd(_ fd: Int32, path: String) throws(GCDCatError) -> [UInt8] {
+        var bytes: [UInt8] = []
+        let size = 65536
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let count = try read(fd, into: buffer, count: size, path: path)
+            if count == 0 { return bytes }
+            bytes.append(contentsOf: UnsafeRawBufferPointer(start: buffer, count: count))
+        }
+    }
+
     static func fsync(_ fd: Int32, path: String) throws(GCDCatError) {
         _ = try retrying("fsync", path: path) { Glibc.fsync(fd) }
     }

@@ -34,11 +34,8 @@ public struct PartNaming: Sendable, Equatable {
         let number = start + index
         switch style {
         case .numeric:
-            var digits = String(number)
-            let pad = width ?? 3
-            if let width, digits.count > width { throw exhausted(index) }
-            if digits.count < pad { digits = String(repeating: "0", count: pad - digits.count) + digits }
-            return prefix + digits
+            if let width, String(number).count > width { throw exhausted(index) }
+            return prefix + zeroPadded(number, width: width ?? 3)
         case .alpha:
             if let width {
                 guard let suffix = Self.fixedAlpha(number, width: width) else { throw exhausted(index) }

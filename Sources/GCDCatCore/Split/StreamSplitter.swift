@@ -186,10 +186,9 @@ struct StreamSplitter {
         for sink in finished {
             let fd = try Syscall.open(sink.atomicFile?.temporaryPath ?? sink.path, O_RDONLY)
             defer { close(fd) }
-            let size = Int64(try Syscall.fstat(fd, path: sink.path).st_size)
-            total += size
-            crcs.append(
-                try ParallelChecksum.compute(.crc32, fd: fd, path: sink.path, length: size, jobs: operation.jobs).value)
+            let checksum = try FileChecksum.of(fd: fd, path: sink.path, algorithm: .crc32, jobs: operation.jobs)
+            total += checksum.length
+            crcs.append(checksum.value)
         }
         var sinks = finished
         if let manifestPath = operation.manifestPath {

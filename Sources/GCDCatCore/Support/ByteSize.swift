@@ -91,6 +91,13 @@ extension StringProtocol {
     }
 }
 
+/// `number` in decimal, zero-padded to at least `width` digits: `zeroPadded(7, width: 3)` is
+/// `007`; wider numbers are not cut (`1000`).
+public func zeroPadded(_ number: Int, width: Int) -> String {
+    let digits = String(number)
+    return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+}
+
 /// `value` with a fixed number of decimals, without Foundation's locale-dependent formatting.
 public func formatFixed(_ value: Double, decimals: Int) -> String {
     guard value.isFinite else { return value.isNaN ? "nan" : "inf" }
