@@ -20,6 +20,11 @@ struct GCDCat: ParsableCommand {
         subcommands: [Merge.self, Split.self, ChecksumFiles.self, Verify.self, Bench.self],
         defaultSubcommand: Merge.self
     )
+
+    /// Parses the raw, losslessly decoded argv rather than `CommandLine.arguments`.
+    static func main() {
+        main(rawArguments)
+    }
 }
 
 let gcdcatVersion = "0.1.0"

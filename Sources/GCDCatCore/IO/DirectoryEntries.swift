@@ -7,7 +7,7 @@
 /// ## Errors
 /// `.io` naming the folder when `opendir` fails.
 public func directoryEntries(_ path: String) throws -> [String] {
-    guard let stream = opendir(path) else {
+    guard let stream = PathName.withPathCString(path, { opendir($0) }) else {
         throw GCDCatError.syscall("opendir", path: path, errno: errno)
     }
     defer { closedir(stream) }
@@ -15,7 +15,7 @@ public func directoryEntries(_ path: String) throws -> [String] {
     while let entry = readdir(stream) {
         let name = withUnsafePointer(to: entry.pointee.d_name) {
             $0.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: entry.pointee.d_name)) {
-                String(cString: $0)
+                PathName.decode(cString: $0)
             }
         }
         if name != "." && name != ".." { names.append(name) }
@@ -26,12 +26,11 @@ public func directoryEntries(_ path: String) throws -> [String] {
 /// Removes `path` and, if it is a folder, everything below it; symlinks are removed, not
 /// followed. Errors are ignored: this is clean-up of gcdcat's own scratch files.
 public func removeTree(_ path: String) {
-    var info = stat()
-    guard lstat(path, &info) == 0 else { return }
+    guard let info = try? Syscall.statIfExists(path, followLinks: false) else { return }
     if info.st_mode & S_IFMT == S_IFDIR {
         for name in (try? directoryEntries(path)) ?? [] { removeTree("\(path)/\(name)") }
-        rmdir(path)
+        Syscall.rmdir(path)
     } else {
-        unlink(path)
+        Syscall.unlink(path)
     }
 }

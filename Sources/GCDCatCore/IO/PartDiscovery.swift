@@ -86,7 +86,6 @@ public enum PartDiscovery {
     }
 
     static func pathExists(_ path: String) -> Bool {
-        var info = stat()
-        return lstat(path, &info) == 0
+        (try? Syscall.statIfExists(path, followLinks: false)) != nil
     }
 }

@@ -23,7 +23,9 @@ enum Syscall {
     }
 
     static func open(_ path: String, _ flags: Int32, mode: mode_t = 0) throws(GCDCatError) -> Int32 {
-        try retrying("open", path: path) { Glibc.open(path, flags | O_CLOEXEC, mode) }
+        try retrying("open", path: path) {
+            PathName.withPathCString(path) { Glibc.open($0, flags | O_CLOEXEC, mode) }
+        }
     }
 
     static func fstat(_ fd: Int32, path: String) throws(GCDCatError) -> stat {
@@ -35,11 +37,36 @@ enum Syscall {
     /// `stat`, or nil when nothing exists at `path` (ENOENT).
     static func statIfExists(_ path: String, followLinks: Bool = true) throws(GCDCatError) -> stat? {
         var info = stat()
-        let result = followLinks ? gcdcat_stat(path, &info) : Glibc.lstat(path, &info)
+        let result = PathName.withPathCString(path) {
+            followLinks ? gcdcat_stat($0, &info) : Glibc.lstat($0, &info)
+        }
         if result == 0 { return info }
         let code = gcdcat_errno()
         if code == ENOENT { return nil }
         throw GCDCatError.syscall(followLinks ? "stat" : "lstat", path: path, errno: code)
+    }
+
+    /// `unlink`, returning the errno on failure (0 on success): clean-up callers decide what a
+    /// failure means.
+    @discardableResult
+    static func unlink(_ path: String) -> Int32 {
+        PathName.withPathCString(path) { Glibc.unlink($0) } == 0 ? 0 : gcdcat_errno()
+    }
+
+    /// `rmdir`, returning the errno on failure (0 on success).
+    @discardableResult
+    static func rmdir(_ path: String) -> Int32 {
+        PathName.withPathCString(path) { Glibc.rmdir($0) } == 0 ? 0 : gcdcat_errno()
+    }
+
+    /// `rename`, or `renameat2(RENAME_NOREPLACE)` when `replace` is false.
+    static func rename(_ from: String, to: String, replace: Bool) throws(GCDCatError) {
+        let result = PathName.withPathCString(from) { source in
+            PathName.withPathCString(to) { target in
+                replace ? Glibc.rename(source, target) : gcdcat_rename_noreplace(source, target)
+            }
+        }
+        if result != 0 { throw GCDCatError.syscall("rename", path: to, errno: gcdcat_errno()) }
     }
 
     /// Reads up to `count` bytes at `offset`; returns fewer only at end of file.

@@ -56,7 +56,7 @@ public struct GCDCatError: Error, Equatable, Sendable, CustomStringConvertible {
 
     public var description: String {
         var pieces: [String] = []
-        if let path { pieces.append(path) }
+        if let path { pieces.append(path.displayPath) }
         if let syscall { pieces.append(syscall) }
         pieces.append(message)
         return pieces.joined(separator: ": ")
