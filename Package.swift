@@ -14,12 +14,16 @@ let package = Package(
     targets: [
         // zlib from Debian's zlib1g-dev, linked as a system library.
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+        // The fast checksum kernels (see ChecksumBackend): ISA-L for crc32, libdeflate for
+        // adler32. zlib stays for the *_combine arithmetic and as the tests' oracle.
+        .systemLibrary(name: "CIsal", providers: [.apt(["libisal-dev"])]),
+        .systemLibrary(name: "CDeflate", providers: [.apt(["libdeflate-dev"])]),
         // Swift's Glibc module is built without _GNU_SOURCE, so copy_file_range,
         // fallocate and friends are reached through this shim.
         .target(name: "CSystemShim"),
         .target(
             name: "GCDCatCore",
-            dependencies: ["CZlib", "CSystemShim"]
+            dependencies: ["CZlib", "CIsal", "CDeflate", "CSystemShim"]
         ),
         .executableTarget(
             name: "gcdcat",

@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 size_mib=${1:-256}
 
-[ -f /usr/include/zlib.h ] || { echo "demo: zlib headers missing: apt-get install zlib1g-dev" >&2; exit 1; }
+scripts/deps.sh
 echo "== building gcdcat (release)"
 swift build -c release 2>&1 | tail -1
 gcdcat=$(swift build -c release --show-bin-path)/gcdcat

@@ -9,9 +9,10 @@ public enum ChecksumAlgorithm: String, CaseIterable, Sendable, Codable {
     public var initialValue: UInt32 { self == .crc32 ? 0 : 1 }
 }
 
-/// A running zlib checksum, and the arithmetic to join checksums of adjacent pieces.
+/// A running checksum, and the arithmetic to join checksums of adjacent pieces.
 ///
-/// Uses `crc32_z`/`adler32_z`, whose length is a `size_t`: plain `crc32` takes 32 bits.
+/// The bytes go through the fastest ``ChecksumBackend``; joining uses zlib's
+/// `crc32_combine`/`adler32_combine`.
 public struct Checksum: Sendable, Equatable {
     public let algorithm: ChecksumAlgorithm
     public private(set) var value: UInt32
@@ -31,11 +32,7 @@ public struct Checksum: Sendable, Equatable {
 
     public mutating func update(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return }
-        let pointer = base.assumingMemoryBound(to: Bytef.self)
-        switch algorithm {
-        case .crc32: value = UInt32(crc32_z(uLong(value), pointer, bytes.count))
-        case .adler32: value = UInt32(adler32_z(uLong(value), pointer, bytes.count))
-        }
+        value = ChecksumBackend.selected(for: algorithm).update(algorithm, value, base, bytes.count)
         length += Int64(bytes.count)
     }
 
