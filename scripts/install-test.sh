@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Checks scripts/install.sh end to end, into a temporary prefix: the binary runs with an empty
+# environment and needs no Swift toolchain, the man pages pass mandoc's and groff's linters, the
+# completions offer file names, and --uninstall leaves the prefix exactly as it was.
+#
+#   scripts/install-test.sh
+set -uo pipefail
+cd "$(dirname "$0")/.."
+scripts/deps.sh mandoc=mandoc groff=groff bash-completion=/usr/share/bash-completion/bash_completion
+prefix=$(mktemp -d /tmp/gcdcat-prefix.XXXXXX)
+work=$(mktemp -d /tmp/gcdcat-install-test.XXXXXX)
+trap 'rm -rf "$prefix" "$work"' EXIT
+passed=0
+failed=0
+ok() { echo "ok      $*"; passed=$((passed + 1)); }
+bad() { echo "FAILED  $*"; failed=$((failed + 1)); }
+
+touch "$prefix/unrelated"  # must survive the uninstall
+if ! scripts/install.sh --prefix "$prefix" >"$work/install.log" 2>&1; then
+    cat "$work/install.log"
+    bad "install.sh exited non-zero"
+    echo "$passed passed, $failed failed"
+    exit 1
+fi
+G="$prefix/bin/gcdcat"
+
+version=$(env -i "$G" --version 2>&1) && [ -n "$version" ] && ok "env -i gcdcat --version: $version" \
+    || bad "env -i gcdcat --version failed: $version"
+toolchain=$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")
+if readelf -d "$G" | grep -E 'RUNPATH|RPATH' | grep -q "$toolchain"; then
+    bad "RUNPATH points into the toolchain: $(readelf -d "$G" | grep -E 'RUNPATH|RPATH')"
+else
+    ok "no RUNPATH into the toolchain ($toolchain)"
+fi
+if ldd "$G" | grep -q 'libswift\|libFoundation\|libdispatch'; then
+    bad "links Swift runtime libraries dynamically: $(ldd "$G" | grep -o 'lib[A-Za-z_]*swift[^ ]*' | head -3)"
+else
+    ok "no dynamic Swift runtime: $(ldd "$G" | awk '{print $1}' | tr '\n' ' ')"
+fi
+file "$G" | grep -q 'not stripped' && bad "binary is not stripped" || ok "binary is stripped"
+
+pages=("$prefix"/share/man/man1/*.1)
+[ ${#pages[@]} -eq 6 ] && ok "6 man pages: $(cd "$prefix/share/man/man1" && echo *.1)" \
+    || bad "expected 6 man pages, found ${#pages[@]}"
+for page in "${pages[@]}"; do
+    lint=$(mandoc -T lint -W warning "$page" 2>&1; groff -man -ww -z "$page" 2>&1)
+    [ -z "$lint" ] && ok "$(basename "$page") lints clean" || bad "$(basename "$page"): $lint"
+    LC_ALL=C grep -qP '[^\x00-\x7F]' "$page" && bad "$(basename "$page") has raw non-ASCII bytes"
+done
+groff -man -Tutf8 "$prefix/share/man/man1/gcdcat-merge.1" 2>/dev/null | grep -q '(copy_file_range → sendfile' \
+    && ok "gcdcat-merge(1) renders → (non-ASCII kept)" || bad "gcdcat-merge(1) lost its non-ASCII characters"
+
+# Completions: bash offers file names for merge's parts and -o, and manifests for verify.
+mkdir -p "$work/set" && touch "$work/set/movie.zip.001" "$work/set/movie.zip.002" "$work/set/movie.zip.sfv"
+complete_bash() { # complete_bash WORDS... : prints COMPREPLY for the last word
+    (
+        cd "$work/set" || exit 1
+        source /usr/share/bash-completion/bash_completion 2>/dev/null
+        source "$prefix/share/bash-completion/completions/gcdcat"
+        COMP_WORDS=("$@")
+        COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+        COMP_LINE="${COMP_WORDS[*]}"
+        COMP_POINT=${#COMP_LINE}
+        _gcdcat gcdcat "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
+        printf '%s\n' "${COMPREPLY[@]}"
+    )
+}
+out=$(complete_bash gcdcat merge movie)
+echo "$out" | grep -q 'movie.zip.001' && ok "bash completes part names after 'gcdcat merge'" \
+    || bad "bash offered no part names after 'gcdcat merge': $out"
+out=$(complete_bash gcdcat merge movie.zip.001 -o mov)
+echo "$out" | grep -q 'movie.zip' && ok "bash completes the -o file name" || bad "bash offered nothing for -o: $out"
+out=$(complete_bash gcdcat verify mov)
+[ "$(echo "$out" | head -1)" = movie.zip.sfv ] && ok "bash offers the manifest first for verify" \
+    || bad "verify completion did not offer movie.zip.sfv first: $(echo "$out" | tr '\n' ' ')"
+grep -q '_files' "$prefix/share/zsh/site-functions/_gcdcat" && ok "zsh completion uses _files" \
+    || bad "zsh completion never completes files"
+grep -q '__fish_complete_path\|-F\|--force-files' "$prefix/share/fish/vendor_completions.d/gcdcat.fish" \
+    && ok "fish completion completes files" || bad "fish completion never completes files"
+
+scripts/install.sh --prefix "$prefix" --uninstall >"$work/uninstall.log" 2>&1 || bad "uninstall exited non-zero"
+left=$(cd "$prefix" && find . -mindepth 1 | sort | tr '\n' ' ')
+[ "$left" = "./unrelated " ] && ok "--uninstall removed exactly what was installed" \
+    || bad "after --uninstall the prefix holds: $left"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

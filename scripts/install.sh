@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Installs gcdcat: a release binary with the Swift runtime linked in statically (so it runs
+# once copied anywhere, with no Swift toolchain), stripped; man pages for gcdcat and each
+# subcommand; bash, zsh and fish completions. Records every file it writes, so --uninstall
+# removes exactly those and nothing else.
+#
+#   scripts/install.sh [--prefix DIR]              (default /usr/local)
+#   scripts/install.sh [--prefix DIR] --uninstall
+set -euo pipefail
+cd "$(dirname "$0")/.."
+prefix=/usr/local
+uninstall=no
+while [ $# -gt 0 ]; do
+    case $1 in
+        --prefix) prefix=${2:?--prefix needs a folder}; shift 2 ;;
+        --prefix=*) prefix=${1#--prefix=}; shift ;;
+        --uninstall) uninstall=yes; shift ;;
+        -h | --help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "install.sh: unknown argument '$1' (see --help)" >&2; exit 64 ;;
+    esac
+done
+record="$prefix/share/gcdcat/installed-files"
+
+if [ $uninstall = yes ]; then
+    [ -f "$record" ] || { echo "install.sh: $record not found: nothing installed under $prefix" >&2; exit 1; }
+    while IFS= read -r file; do
+        rm -f -- "$file"
+        echo "removed $file"
+    done <"$record"
+    rm -f -- "$record"
+    # Folders are removed only when the install left them empty.
+    rmdir -p --ignore-fail-on-non-empty "$prefix/share/gcdcat" "$prefix/share/man/man1" \
+        "$prefix/share/bash-completion/completions" "$prefix/share/zsh/site-functions" \
+        "$prefix/share/fish/vendor_completions.d" "$prefix/bin" 2>/dev/null || true
+    exit 0
+fi
+
+scripts/deps.sh
+echo "install.sh: building a static release binary (about a minute)" >&2
+swift build -c release --static-swift-stdlib --scratch-path .build/static 2>&1 | tail -1
+built="$(swift build -c release --static-swift-stdlib --scratch-path .build/static --show-bin-path)/gcdcat"
+
+stage=$(mktemp -d /tmp/gcdcat-install.XXXXXX)
+trap 'rm -rf "$stage"' EXIT
+cp "$built" "$stage/gcdcat"
+strip "$stage/gcdcat"
+scripts/make-man.py "$stage/gcdcat" "$stage/man" >/dev/null
+"$stage/gcdcat" --generate-completion-script bash >"$stage/gcdcat.bash"
+"$stage/gcdcat" --generate-completion-script zsh >"$stage/_gcdcat"
+"$stage/gcdcat" --generate-completion-script fish >"$stage/gcdcat.fish"
+
+installed=()
+put() { # put SOURCE DEST MODE
+    install -D -m "$3" "$1" "$2"
+    installed+=("$2")
+    echo "installed $2"
+}
+put "$stage/gcdcat" "$prefix/bin/gcdcat" 755
+for page in "$stage"/man/*.1; do put "$page" "$prefix/share/man/man1/$(basename "$page")" 644; done
+put "$stage/gcdcat.bash" "$prefix/share/bash-completion/completions/gcdcat" 644
+put "$stage/_gcdcat" "$prefix/share/zsh/site-functions/_gcdcat" 644
+put "$stage/gcdcat.fish" "$prefix/share/fish/vendor_completions.d/gcdcat.fish" 644
+mkdir -p "$(dirname "$record")"
+printf '%s\n' "${installed[@]}" >"$record"
+echo "install.sh: done; 'scripts/install.sh --prefix $prefix --uninstall' removes these ${#installed[@]} files" >&2
