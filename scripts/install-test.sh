@@ -47,7 +47,7 @@ for page in "${pages[@]}"; do
     [ -z "$lint" ] && ok "$(basename "$page") lints clean" || bad "$(basename "$page"): $lint"
     LC_ALL=C grep -qP '[^\x00-\x7F]' "$page" && bad "$(basename "$page") has raw non-ASCII bytes"
 done
-groff -man -Tutf8 "$prefix/share/man/man1/gcdcat-merge.1" 2>/dev/null | grep -q '(copy_file_range → sendfile' \
+groff -man -Tutf8 "$prefix/share/man/man1/gcdcat-merge.1" 2>/dev/null | col -bx | grep -q 'copy_file_range *→ *sendfile' \
     && ok "gcdcat-merge(1) renders → (non-ASCII kept)" || bad "gcdcat-merge(1) lost its non-ASCII characters"
 
 # Completions: bash offers file names for merge's parts and -o, and manifests for verify.
