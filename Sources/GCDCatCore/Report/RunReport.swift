@@ -1,6 +1,21 @@
 /// What one run did and cost, for people (``text``) and for benchmarks (JSON via `Codable`).
+///
+/// ## JSON contract
+/// Every report has the same keys, `null` where a value does not apply. `schemaVersion` is
+/// raised whenever a key is removed or changes meaning; new keys may appear without a raise.
+/// Times are rounded to the microsecond and rates to the byte, so `0.001442` prints instead of
+/// `0.0014419999999999997`. Paths are written as given (non-UTF-8 bytes as U+10FFxx, see
+/// ``PathName``).
 public struct RunReport: Codable, Sendable, Equatable {
+    /// The version of this JSON layout.
+    public static let currentSchemaVersion = 1
+
+    public var schemaVersion: Int
     public var operation: String
+    /// The files read, in order (`-` for standard input).
+    public var inputs: [String]
+    /// The file written; null for split (its parts are the outputs) and for standard output.
+    public var output: String?
     public var strategy: String
     public var parts: Int
     public var bytes: Int64
@@ -25,9 +40,13 @@ public struct RunReport: Codable, Sendable, Equatable {
     public init(
         operation: String, strategy: String, parts: Int, bytes: Int64, limits: ChunkLimits,
         chunks: Int64, jobs: Int, time: (wall: Double, user: Double, system: Double),
-        memory: MemorySample, copyMethod: String? = nil, crc32: UInt32? = nil
+        memory: MemorySample, copyMethod: String? = nil, crc32: UInt32? = nil,
+        inputs: [String] = [], output: String? = nil
     ) {
+        self.schemaVersion = Self.currentSchemaVersion
         self.operation = operation
+        self.inputs = inputs
+        self.output = output
         self.strategy = strategy
         self.parts = parts
         self.bytes = bytes
@@ -35,13 +54,13 @@ public struct RunReport: Codable, Sendable, Equatable {
         self.lowWater = limits.lowWater
         self.chunks = chunks
         self.meanChunkBytes = chunks > 0 ? bytes / chunks : 0
-        self.wallSeconds = time.wall
-        self.userSeconds = time.user
-        self.systemSeconds = time.system
+        self.wallSeconds = roundedToMicroseconds(time.wall)
+        self.userSeconds = roundedToMicroseconds(time.user)
+        self.systemSeconds = roundedToMicroseconds(time.system)
         self.peakRSSBytes = memory.peakRSS
         self.peakRSSAnonBytes = memory.rssAnon
         self.peakRSSFileBytes = memory.rssFile
-        self.throughputBytesPerSecond = time.wall > 0 ? Double(bytes) / time.wall : 0
+        self.throughputBytesPerSecond = time.wall > 0 ? (Double(bytes) / time.wall).rounded() : 0
         self.copyMethod = copyMethod
         self.crc32 = crc32.map(hex8)
         self.jobs = jobs
@@ -70,7 +89,10 @@ public struct RunReport: Codable, Sendable, Equatable {
     /// out, so every report has the same keys.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(schemaVersion, forKey: .schemaVersion)
         try container.encode(operation, forKey: .operation)
+        try container.encode(inputs, forKey: .inputs)
+        try container.encode(output, forKey: .output)
         try container.encode(strategy, forKey: .strategy)
         try container.encode(parts, forKey: .parts)
         try container.encode(bytes, forKey: .bytes)
@@ -89,4 +111,10 @@ public struct RunReport: Codable, Sendable, Equatable {
         try container.encode(crc32, forKey: .crc32)
         try container.encode(jobs, forKey: .jobs)
     }
+}
+
+/// `seconds` to the nearest microsecond: finer digits are noise, and the shortest decimal that
+/// reads back as the rounded double is short.
+func roundedToMicroseconds(_ seconds: Double) -> Double {
+    (seconds * 1e6).rounded() / 1e6
 }
