@@ -18,12 +18,14 @@ let package = Package(
         // adler32. zlib stays for the *_combine arithmetic and as the tests' oracle.
         .systemLibrary(name: "CIsal", providers: [.apt(["libisal-dev"])]),
         .systemLibrary(name: "CDeflate", providers: [.apt(["libdeflate-dev"])]),
+        // md5/sha digests: OpenSSL's libcrypto (see Digester for why not swift-crypto).
+        .systemLibrary(name: "COpenSSL", providers: [.apt(["libssl-dev"])]),
         // Swift's Glibc module is built without _GNU_SOURCE, so copy_file_range,
         // fallocate and friends are reached through this shim.
         .target(name: "CSystemShim"),
         .target(
             name: "GCDCatCore",
-            dependencies: ["CZlib", "CIsal", "CDeflate", "CSystemShim"]
+            dependencies: ["CZlib", "CIsal", "CDeflate", "COpenSSL", "CSystemShim"]
         ),
         .executableTarget(
             name: "gcdcat",

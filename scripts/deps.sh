@@ -9,7 +9,7 @@ set -euo pipefail
 need=()
 have() { case $1 in /*) [ -e "$1" ] ;; *) command -v "$1" >/dev/null ;; esac; }
 for pair in zlib1g-dev=/usr/include/zlib.h libisal-dev=/usr/include/isa-l.h \
-    libdeflate-dev=/usr/include/libdeflate.h "$@"; do
+    libdeflate-dev=/usr/include/libdeflate.h libssl-dev=/usr/include/openssl/evp.h "$@"; do
     have "${pair#*=}" || need+=("${pair%%=*}")
 done
 [ ${#need[@]} -eq 0 ] && exit 0
