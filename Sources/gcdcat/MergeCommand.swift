@@ -65,6 +65,9 @@ extension GCDCat {
         @Flag(help: "Do not look for a manifest.")
         var noVerify = false
 
+        @Flag(help: "Merge the listed parts in the order given, even out of numeric order or with gaps.")
+        var asGiven = false
+
         @OptionGroup var transfer: TransferOptions
         @OptionGroup var reporting: ReportOptions
 
@@ -86,52 +89,36 @@ extension GCDCat {
         func run() throws {
             InterruptHandler.install()
             try reportingFailures {
-                let resolved = try PartArguments.resolve(parts)
-                let target = try outputTarget(defaultOutput: resolved.defaultOutput)
                 let operation = MergeOperation(
-                    partPaths: resolved.parts, output: target, strategy: strategy,
-                    limits: try transfer.limits(), jobs: transfer.jobs, overwrite: force,
-                    fsync: fsync, allowDuplicates: allowDuplicates)
-                let parts = try operation.validatedParts()
-                // Refuse a bad output before spending time reading every part for their CRCs.
-                if case .path(let path) = target {
-                    try OutputSink.check(path, inputs: parts, overwrite: force)
+                    arguments: parts, output: output.map { $0 == "-" ? .standardOutput : .path($0) },
+                    manifest: manifest, manifestPolicy: verify ? .required : noVerify ? .disabled : .automatic,
+                    asGiven: asGiven, strategy: strategy, limits: try transfer.limits(), jobs: transfer.jobs,
+                    overwrite: force, fsync: fsync, allowDuplicates: allowDuplicates)
+                var measurement: (time: (wall: Double, user: Double, system: Double), memory: MemorySample)?
+                let outcome = try operation.merge(notice: announce) { target, total, body in
+                    let (result, time, memory) = try measured(
+                        label: target.displayName, total: total, quiet: reporting.quiet, body)
+                    measurement = (time, memory)
+                    return result
                 }
-                let verification = try MergeVerification.check(
-                    parts, manifestPath: manifest,
-                    candidate: resolved.discovered ? resolved.defaultOutput.map { $0 + ".sfv" } : nil,
-                    policy: verify ? .required : noVerify ? .disabled : .automatic, jobs: transfer.jobs)
-                for warning in verification.warnings { writeToStandardError("gcdcat: warning: \(warning)\n") }
-                if let path = verification.manifestPath, !reporting.quiet {
-                    writeToStandardError("gcdcat: \(parts.count) parts verified against \(path)\n")
-                }
-                let request = MergeRequest(
-                    parts: parts, limits: operation.limits, jobs: operation.jobs,
-                    computeCRC: verification.expectedCRC != nil)
-                let (result, time, memory) = try measured(
-                    label: target.displayName, total: request.totalBytes, quiet: reporting.quiet
-                ) { counter in
-                    try operation.run(request, counter: counter, expectedCRC: verification.expectedCRC)
-                }
+                guard let measurement else { return }
                 let report = RunReport(
-                    operation: "merge", strategy: strategy.rawValue, parts: parts.count,
-                    bytes: result.bytes, limits: operation.limits, chunks: result.chunks,
-                    jobs: operation.jobs, time: time, memory: memory, copyMethod: result.method,
-                    crc32: result.crc32)
+                    operation: "merge", strategy: strategy.rawValue, parts: outcome.request.parts.count,
+                    bytes: outcome.result.bytes, limits: operation.limits, chunks: outcome.result.chunks,
+                    jobs: operation.jobs, time: measurement.time, memory: measurement.memory,
+                    copyMethod: outcome.result.method, crc32: outcome.result.crc32)
                 try emit(report, options: reporting)
             }
         }
 
-        private func outputTarget(defaultOutput: String?) throws -> OutputTarget {
-            switch output {
-            case "-": return .standardOutput
-            case let path?: return .path(path)
-            case nil:
-                guard let defaultOutput else {
-                    throw ValidationError(
-                        "Cannot derive an output name from '\(parts[0])'; give one with -o.")
+        private func announce(_ notice: MergeOperation.Notice) {
+            switch notice {
+            case .note(let text): writeToStandardError("gcdcat: note: \(text)\n")
+            case .warning(let text): writeToStandardError("gcdcat: warning: \(text)\n")
+            case .verified(let count, let path):
+                if !reporting.quiet {
+                    writeToStandardError("gcdcat: \(count) parts verified against \(path.displayPath)\n")
                 }
-                return .path(defaultOutput)
             }
         }
     }

@@ -185,7 +185,8 @@ import Testing
         let required = try gcdcat(["merge", "e.001", "--verify"], in: scratch.path)
         #expect(required.status == 1)
         #expect(
-            required.stderr == "gcdcat: e.sfv: not found: --verify needs a manifest (give one with --manifest PATH)\n")
+            required.stderr
+                == "gcdcat: e.sfv: not found: verification needs a manifest (name one with --manifest PATH)\n")
         let warned = try gcdcat(["merge", "e.001"], in: scratch.path)
         #expect(warned.status == 0)
         #expect(warned.stderr.hasPrefix("gcdcat: warning: the last part, e.002, is exactly as large as the others"))

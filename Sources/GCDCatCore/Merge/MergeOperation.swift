@@ -1,8 +1,19 @@
 /// A whole merge: resolve and validate the parts, open the output safely, run a strategy,
 /// and commit the output only if every byte arrived.
+///
+/// ``merge(notice:measure:)`` does all of it from the user's arguments: discovery or order
+/// checks (``PartArguments``), part checks, the output pre-check, manifest verification, the run.
+/// ``run(counter:)`` merges `partPaths` exactly as given, for callers that made them.
 public struct MergeOperation: Sendable {
+    /// The part arguments: a first part, or every part.
     public var partPaths: [String]
-    public var output: OutputTarget
+    /// The output; ``merge(notice:measure:)`` derives it from the first part when nil.
+    public var output: OutputTarget?
+    /// A manifest to verify against; otherwise the set's own is looked for, as `policy` says.
+    public var manifest: String?
+    public var manifestPolicy: ManifestPolicy
+    /// Take an explicit list in the order given, gaps included, and skip the content sniff.
+    public var asGiven: Bool
     public var strategy: MergeStrategyKind
     public var limits: ChunkLimits
     public var jobs: Int
@@ -16,26 +27,48 @@ public struct MergeOperation: Sendable {
         limits: ChunkLimits = .default, jobs: Int = 2, overwrite: Bool = false,
         fsync: Bool = false, allowDuplicates: Bool = false, computeCRC: Bool = false
     ) {
-        self.partPaths = partPaths
+        self.init(
+            arguments: partPaths, output: output, manifestPolicy: .disabled, strategy: strategy, limits: limits,
+            jobs: jobs, overwrite: overwrite, fsync: fsync, allowDuplicates: allowDuplicates)
+        self.computeCRC = computeCRC
+    }
+
+    /// A merge of the user's arguments, for ``merge(notice:measure:)``.
+    public init(
+        arguments: [String], output: OutputTarget?, manifest: String? = nil,
+        manifestPolicy: ManifestPolicy = .automatic, asGiven: Bool = false, strategy: MergeStrategyKind = .auto,
+        limits: ChunkLimits = .default, jobs: Int = 2, overwrite: Bool = false, fsync: Bool = false,
+        allowDuplicates: Bool = false
+    ) {
+        self.partPaths = arguments
         self.output = output
+        self.manifest = manifest
+        self.manifestPolicy = manifestPolicy
+        self.asGiven = asGiven
         self.strategy = strategy
         self.limits = limits
         self.jobs = jobs
         self.overwrite = overwrite
         self.fsync = fsync
         self.allowDuplicates = allowDuplicates
-        self.computeCRC = computeCRC
+        self.computeCRC = false
     }
 
     /// Checks every part, in order, before anything is written.
     ///
     /// ## Errors
-    /// The first part that is missing, not a regular file, unreadable, or (without
-    /// `allowDuplicates`) the same file as an earlier part.
+    /// The first part that is missing, not a regular file, unreadable, (without
+    /// `allowDuplicates`) the same file as an earlier part, a manifest or checksum list, or a
+    /// spanned zip volume.
     public func validatedParts() throws -> [PartFile] {
+        try validatedParts(partPaths)
+    }
+
+    func validatedParts(_ paths: [String]) throws -> [PartFile] {
         var seen: [PartIdentity: String] = [:]
-        return try partPaths.map { path in
+        return try paths.map { path in
             let part = try PartFile.validate(path)
+            try refuseNonPart(part)
             let identity = PartIdentity(device: part.device, inode: part.inode)
             if !allowDuplicates, let earlier = seen[identity] {
                 throw GCDCatError(
@@ -47,21 +80,133 @@ public struct MergeOperation: Sendable {
         }
     }
 
-    /// Validates, merges, and commits; on any failure the output is removed.
+    /// Refuses a part that is a checksum list (by name, or by its first KiB unless `asGiven`) or
+    /// a spanned zip volume (by its signature).
+    func refuseNonPart(_ part: PartFile) throws {
+        let hint =
+            "; a shell glob such as NAME.* takes it in. Give the first part alone (NAME.001) and the list beside it is used to verify the set"
+        if let kind = ChecksumListDetector.kind(ofName: part.path) {
+            throw GCDCatError(.invalidInput, path: part.path, message: "a checksum list (\(kind)), not a part\(hint)")
+        }
+        guard part.size > 0 else { return }
+        let head = try ChecksumListDetector.head(of: part.path)
+        if let refusal = ArchiveVolumes.refusal(for: part.path, head: Array(head.prefix(4))) { throw refusal }
+        if !asGiven,
+            let kind = ChecksumListDetector.kind(
+                ofHead: head, truncated: part.size > Int64(ChecksumListDetector.sniffLength))
+        {
+            throw GCDCatError(
+                .invalidInput, path: part.path,
+                message: "reads as a checksum list (\(kind) lines), not a part\(hint) (or --as-given if it is data)")
+        }
+    }
+
+    /// Validates, merges, and commits `partPaths` as given; on any failure the output is removed.
     public func run(counter: TransferCounter = TransferCounter()) throws -> (MergeRequest, MergeResult) {
         let request = MergeRequest(
             parts: try validatedParts(), limits: limits, jobs: jobs, computeCRC: computeCRC)
         return (request, try run(request, counter: counter))
     }
 
+    /// What ``merge(notice:measure:)`` tells its caller before the run.
+    public enum Notice: Sendable, Equatable {
+        /// Something done on the user's behalf (a glob-ordered list sorted).
+        case note(String)
+        /// Something that may be wrong but is not an error.
+        case warning(String)
+        /// The parts passed their manifest.
+        case verified(parts: Int, manifest: String)
+    }
+
+    /// A finished merge.
+    public struct Outcome: Sendable {
+        public var output: OutputTarget
+        public var request: MergeRequest
+        public var result: MergeResult
+        public var verification: MergeVerification
+    }
+
+    /// The whole merge from the user's arguments. `notice` hears notes and warnings before the
+    /// run; `measure` wraps the run (time, memory, progress over the output and its total bytes)
+    /// and hands it the byte counter.
+    ///
+    /// ## Errors
+    /// Those of ``PartArguments/resolve(_:asGiven:)``, ``validatedParts()``, the output check
+    /// (before any part is read for verification; the manifest in use counts as an input),
+    /// ``MergeVerification``, and the run.
+    public func merge(
+        notice: (Notice) -> Void,
+        measure: (OutputTarget, Int64, (TransferCounter) throws -> MergeResult) throws -> MergeResult
+    ) throws -> Outcome {
+        let resolved = try PartArguments.resolve(partPaths, asGiven: asGiven)
+        for note in resolved.notes { notice(.note(note)) }
+        let target = try output ?? derivedOutput(resolved)
+        let parts = try validatedParts(resolved.parts)
+        let (manifestFile, warnings) = try MergeVerification.locate(
+            explicit: manifest, candidates: resolved.manifestCandidates, policy: manifestPolicy)
+        for warning in warnings { notice(.warning(warning)) }
+        if let manifestFile { try refuseManifestAmongParts(manifestFile, parts: parts) }
+        let inputs = parts + (manifestFile.map { [$0] } ?? [])
+        // Refuse a bad output before spending time reading every part for their CRCs.
+        if case .path(let path) = target {
+            try OutputSink.check(path, inputs: inputs, overwrite: overwrite)
+        }
+        let verification = try MergeVerification.check(parts, manifest: manifestFile, jobs: jobs)
+        if let path = verification.manifestPath {
+            notice(.verified(parts: parts.count, manifest: path))
+        } else {
+            if resolved.discovered {
+                for warning in MergeVerification.truncationWarning(parts) { notice(.warning(warning)) }
+            }
+            if resolved.startsLate, let first = resolved.parts.first {
+                notice(
+                    .warning(
+                        "the set starts at \(first.displayPath), with no lower-numbered part beside it: "
+                            + "if earlier parts exist elsewhere, the output lacks them"))
+            }
+        }
+        let request = MergeRequest(
+            parts: parts, limits: limits, jobs: jobs, computeCRC: verification.expectedCRC != nil)
+        var operation = self
+        operation.output = target
+        let result = try measure(target, request.totalBytes) { counter in
+            try operation.run(
+                request, counter: counter, expectedCRC: verification.expectedCRC, otherInputs: inputs)
+        }
+        return Outcome(output: target, request: request, result: result, verification: verification)
+    }
+
+    private func derivedOutput(_ resolved: PartArguments.Resolved) throws -> OutputTarget {
+        guard let name = resolved.defaultOutput else {
+            throw GCDCatError(
+                .invalidInput, path: partPaths.first,
+                message: "cannot derive an output name from it; name the output with -o")
+        }
+        return .path(name)
+    }
+
+    /// The manifest in use may not be merged as a part (listed explicitly, or by a link).
+    private func refuseManifestAmongParts(_ manifest: PartFile, parts: [PartFile]) throws {
+        if let part = parts.first(where: { $0.device == manifest.device && $0.inode == manifest.inode }) {
+            throw GCDCatError(
+                .invalidInput, path: part.path,
+                message: "is the manifest \(manifest.path.displayPath) that verifies the set, not a part")
+        }
+    }
+
     /// Merges already-validated parts and commits the output.
     ///
     /// With `expectedCRC`, the crc32 of the bytes that passed must equal it, or the output is
     /// discarded with a `.checksumMismatch` error.
-    public func run(_ request: MergeRequest, counter: TransferCounter, expectedCRC: UInt32? = nil) throws
-        -> MergeResult
-    {
-        let sink = try OutputSink.open(output, inputs: request.parts, overwrite: overwrite)
+    /// `otherInputs` are files the run reads besides the parts (the manifest): the output may
+    /// not be one of them either.
+    public func run(
+        _ request: MergeRequest, counter: TransferCounter, expectedCRC: UInt32? = nil, otherInputs: [PartFile] = []
+    ) throws -> MergeResult {
+        guard let output else {
+            throw GCDCatError(.invalidInput, message: "no output named")
+        }
+        let sink = try OutputSink.open(output, inputs: request.parts + otherInputs, overwrite: overwrite)
         do {
             // Reserving the blocks up front reports a full disk before any data is written,
             // and made every strategy faster here (ext4 allocates once instead of per write).
@@ -88,29 +233,4 @@ public struct MergeOperation: Sendable {
 private struct PartIdentity: Hashable {
     var device: UInt64
     var inode: UInt64
-}
-
-/// Turns the part arguments into the list of parts and the default output name.
-public enum PartArguments {
-    /// One numbered first part (`NAME.001` or `NAME.000`) expands to its whole set; several
-    /// arguments are taken in the order given. The default output is the first part's name
-    /// without its number, when it has one.
-    public static func resolve(_ arguments: [String]) throws -> Resolved {
-        if arguments.count == 1, PartDiscovery.isFirstPart(arguments[0]) {
-            let parts = try PartDiscovery.discover(firstPart: arguments[0])
-            return Resolved(
-                parts: parts, defaultOutput: PartDiscovery.numberedName(arguments[0])?.base, discovered: true)
-        }
-        return Resolved(
-            parts: arguments, defaultOutput: arguments.first.flatMap { PartDiscovery.numberedName($0)?.base },
-            discovered: false)
-    }
-
-    public struct Resolved: Sendable, Equatable {
-        public var parts: [String]
-        /// The first part's name without its number, when it has one.
-        public var defaultOutput: String?
-        /// True when the parts were found from a first part, rather than all given.
-        public var discovered: Bool
-    }
 }

@@ -21,35 +21,66 @@ public struct MergeVerification: Sendable, Equatable {
     /// Things the user should know that are not errors.
     public var warnings: [String]
 
+    /// The manifest file used, checked as an input: no output may replace it.
+    public var manifestFile: PartFile?
+
+    /// The manifest to use: `explicit`, or (when `policy` allows) the first of `candidates` that
+    /// exists. A candidate that is not a regular file (a folder named `NAME.sfv`) is skipped with
+    /// a warning; an explicit manifest that is not one is an error.
+    ///
+    /// ## Errors
+    /// `.invalidInput` for an explicit manifest that is not a regular file; `.missingPart` when
+    /// `policy` is `.required` and there is none.
+    public static func locate(
+        explicit: String?, candidates: [String], policy: ManifestPolicy
+    ) throws -> (manifest: PartFile?, warnings: [String]) {
+        if let explicit { return (try PartFile.validate(explicit), []) }
+        var warnings: [String] = []
+        if policy != .disabled {
+            for candidate in candidates {
+                guard let info = try Syscall.statIfExists(candidate) else { continue }
+                if info.st_mode & S_IFMT != S_IFREG {
+                    warnings.append("\(candidate.displayPath) is not a regular file; not used as the set's manifest")
+                    continue
+                }
+                return (try PartFile.validate(candidate), warnings)
+            }
+        }
+        if policy == .required {
+            throw GCDCatError(
+                .missingPart, path: candidates.first,
+                message: "not found: verification needs a manifest (name one with --manifest PATH)")
+        }
+        return (nil, warnings)
+    }
+
     /// Checks `parts` against the manifest at `manifestPath` (or, when nil and `policy` allows,
     /// `candidate` if it exists), before a byte is written. `candidate` is nil unless the parts
     /// were discovered from a first part.
+    public static func check(
+        _ parts: [PartFile], manifestPath explicit: String?, candidate: String?, policy: ManifestPolicy,
+        jobs: Int
+    ) throws -> MergeVerification {
+        let (manifest, warnings) = try locate(
+            explicit: explicit, candidates: candidate.map { [$0] } ?? [], policy: policy)
+        var verification = try check(parts, manifest: manifest, jobs: jobs)
+        verification.warnings = warnings + (manifest == nil && candidate != nil ? truncationWarning(parts) : [])
+        return verification
+    }
+
+    /// Checks `parts` against `manifest` (located with ``locate(explicit:candidates:policy:)``),
+    /// before a byte is written; without one there is nothing to check.
     ///
     /// ## Errors
     /// - `.missingPart` naming a listed part that is not there (the last one included, which
     ///   numbering alone cannot see), exit 1;
     /// - `.invalidInput` when the parts and the manifest's list differ, or a name is rejected;
-    /// - `.checksumMismatch` naming a part whose crc32 differs, exit 2;
-    /// - `.missingPart` when `policy` is `.required` and there is no manifest.
-    public static func check(
-        _ parts: [PartFile], manifestPath explicit: String?, candidate: String?, policy: ManifestPolicy,
-        jobs: Int
-    ) throws -> MergeVerification {
-        var path = explicit
-        if path == nil, policy != .disabled, let candidate, try Syscall.statIfExists(candidate) != nil {
-            path = candidate
+    /// - `.checksumMismatch` naming a part whose crc32 differs, exit 2.
+    public static func check(_ parts: [PartFile], manifest file: PartFile?, jobs: Int) throws -> MergeVerification {
+        guard let file else {
+            return MergeVerification(manifestPath: nil, expectedCRC: nil, warnings: [], manifestFile: nil)
         }
-        guard policy != .disabled || explicit != nil, let path else {
-            if policy == .required {
-                throw GCDCatError(
-                    .missingPart, path: candidate,
-                    message: "not found: --verify needs a manifest (give one with --manifest PATH)")
-            }
-            // Only a discovered set (one with a candidate manifest name) can have lost its tail
-            // unseen; an explicit list of parts is the user's own.
-            return MergeVerification(
-                manifestPath: nil, expectedCRC: nil, warnings: candidate == nil ? [] : truncationWarning(parts))
-        }
+        let path = file.path
         let manifest = try Manifest.load(path)
         try matchEntries(manifest, manifestPath: path, to: parts)
         let checksums = try FileChecksum.of(parts, jobs: jobs)
@@ -57,7 +88,7 @@ public struct MergeVerification: Sendable, Equatable {
             throw GCDCatError(
                 .checksumMismatch, path: parts[index].path,
                 message:
-                    "crc32 is \(checksum.hex), but \(path) line \(manifest.entries[index].line) says \(hex8(manifest.entries[index].crc32)): the part is corrupt"
+                    "crc32 is \(checksum.hex), but \(path.displayPath) line \(manifest.entries[index].line) says \(hex8(manifest.entries[index].crc32)): the part is corrupt"
             )
         }
         let combined = Checksum.combine(.crc32, checksums)
@@ -65,10 +96,10 @@ public struct MergeVerification: Sendable, Equatable {
             throw GCDCatError(
                 .checksumMismatch, path: path,
                 message:
-                    "the parts join to \(combined.length) bytes with crc32 \(combined.hex), but the manifest records \(whole.size) bytes with \(hex8(whole.crc32)) for \(whole.name)"
+                    "the parts join to \(combined.length) bytes with crc32 \(combined.hex), but the manifest records \(whole.size) bytes with \(hex8(whole.crc32)) for \(whole.name.displayPath)"
             )
         }
-        return MergeVerification(manifestPath: path, expectedCRC: combined.value, warnings: [])
+        return MergeVerification(manifestPath: path, expectedCRC: combined.value, warnings: [], manifestFile: file)
     }
 
     /// Each manifest entry must be the part at the same position (same device and inode).
@@ -77,7 +108,8 @@ public struct MergeVerification: Sendable, Equatable {
             if let rejection = entry.rejection {
                 throw GCDCatError(
                     .invalidInput, path: manifestPath,
-                    message: "line \(entry.line): '\(entry.name)' rejected (\(rejection)); it was not opened")
+                    message:
+                        "line \(entry.line): '\(entry.name.displayPath)' rejected (\(rejection)); it was not opened")
             }
         }
         for (index, entry) in manifest.entries.enumerated() {
@@ -85,25 +117,29 @@ public struct MergeVerification: Sendable, Equatable {
             guard let info = try Syscall.statIfExists(resolved) else {
                 throw GCDCatError(
                     .missingPart, path: resolved,
-                    message: "missing part: \(manifestPath) lists it (line \(entry.line)) but it does not exist")
+                    message:
+                        "missing part: \(manifestPath.displayPath) lists it (line \(entry.line)) but it does not exist")
             }
             guard index < parts.count else {
                 throw GCDCatError(
                     .missingPart, path: resolved,
-                    message: "\(manifestPath) lists it (line \(entry.line)), but it is not among the parts being merged"
+                    message:
+                        "\(manifestPath.displayPath) lists it (line \(entry.line)), but it is not among the parts being merged"
                 )
             }
             let part = parts[index]
             guard UInt64(info.st_dev) == part.device, UInt64(info.st_ino) == part.inode else {
                 throw GCDCatError(
                     .invalidInput, path: part.path,
-                    message: "is part \(index + 1), but \(manifestPath) line \(entry.line) lists \(entry.name) there")
+                    message:
+                        "is part \(index + 1), but \(manifestPath.displayPath) line \(entry.line) lists \(entry.name.displayPath) there"
+                )
             }
         }
         if parts.count > manifest.entries.count {
             throw GCDCatError(
                 .invalidInput, path: parts[manifest.entries.count].path,
-                message: "is not listed in \(manifestPath), which lists \(manifest.entries.count) parts")
+                message: "is not listed in \(manifestPath.displayPath), which lists \(manifest.entries.count) parts")
         }
     }
 

@@ -1,0 +1,118 @@
+/// Turns merge's part arguments into the list of parts, the default output name and where the
+/// set's manifest may be.
+///
+/// - One argument is a first part: its whole set is discovered (``PartDiscovery``). A lone
+///   file with no numbered neighbour is merged alone.
+/// - Several arguments that all belong to one set must be in numeric order, with no number
+///   missing. A list that is the shell's glob order of a complete set (`x.1000` sorts before
+///   `x.101`) is put in numeric order, with a note. Any other disorder or gap is refused,
+///   naming the first pair, unless `asGiven`.
+/// - Several arguments of no common set are taken as given.
+///
+/// Spanned zip and RAR volumes are refused either way.
+public enum PartArguments {
+    public struct Resolved: Sendable, Equatable {
+        public var parts: [String]
+        /// The whole file's name, derived from the first part (`movie.zip.001` → `movie.zip`).
+        public var defaultOutput: String?
+        /// Where a manifest of the set may lie, in order of preference; empty when the parts are
+        /// not one numbered set.
+        public var manifestCandidates: [String]
+        /// True when the parts were found from a first part, rather than all given.
+        public var discovered: Bool
+        /// True when the set starts above number 1 with nothing before it.
+        public var startsLate: Bool
+        /// Things done to the list that the user should hear about.
+        public var notes: [String]
+    }
+
+    /// ## Errors
+    /// Those of ``PartDiscovery/discover(from:)``; `.invalidInput` naming the first pair out of
+    /// order, or `.missingPart` naming a number missing from an explicit list.
+    public static func resolve(_ arguments: [String], asGiven: Bool = false) throws -> Resolved {
+        if arguments.count == 1 {
+            if let set = try PartDiscovery.discover(from: arguments[0]) {
+                return Resolved(
+                    parts: set.parts, defaultOutput: set.naming.wholeName,
+                    manifestCandidates: set.naming.manifestCandidates, discovered: true,
+                    startsLate: set.startsLate, notes: [])
+            }
+            return Resolved(
+                parts: arguments, defaultOutput: digitsReading(arguments[0])?.wholeName, manifestCandidates: [],
+                discovered: false, startsLate: false, notes: [])
+        }
+        for argument in arguments {
+            if let refusal = ArchiveVolumes.refusal(for: argument) { throw refusal }
+        }
+        guard let (naming, numbers) = commonSet(arguments) else {
+            return Resolved(
+                parts: arguments, defaultOutput: arguments.first.flatMap(digitsReading)?.wholeName,
+                manifestCandidates: [], discovered: false, startsLate: false, notes: [])
+        }
+        var resolved = Resolved(
+            parts: arguments, defaultOutput: naming.wholeName, manifestCandidates: naming.manifestCandidates,
+            discovered: false, startsLate: false, notes: [])
+        if !asGiven {
+            try order(&resolved, numbers: numbers, naming: naming)
+        }
+        return resolved
+    }
+
+    static func digitsReading(_ path: String) -> NumberedName? {
+        NumberedName.readings(of: path).first { $0.alphabet == .digits }
+    }
+
+    /// The reading of the first argument under which every argument is a number of one set.
+    static func commonSet(_ arguments: [String]) -> (NumberedName, [Int])? {
+        for reading in NumberedName.readings(of: arguments[0]) {
+            let numbers = arguments.map { argument in
+                argument.hasPrefix(reading.stem)
+                    ? reading.number(ofSuffix: argument.dropFirst(reading.stem.count)) : nil
+            }
+            if numbers.allSatisfy({ $0 != nil }) { return (reading, numbers.compactMap { $0 }) }
+        }
+        return nil
+    }
+
+    /// Checks an explicit list of one set's parts is in numeric order with no gap; repairs the
+    /// shell's glob order of a complete set.
+    static func order(_ resolved: inout Resolved, numbers: [Int], naming: NumberedName) throws {
+        // A number listed twice is the same file twice: the duplicate check reports it.
+        let inOrder = zip(numbers, numbers.dropFirst()).allSatisfy { $1 == $0 || $1 == $0 + 1 }
+        if inOrder { return }
+        let arguments = resolved.parts
+        let distinct = Array(Set(numbers)).sorted()
+        let complete = distinct.count == numbers.count && distinct.last! - distinct.first! == numbers.count - 1
+        let globSorted =
+            arguments == arguments.sorted()
+            || arguments
+                == arguments.sorted { PathName.bytes(of: $0).lexicographicallyPrecedes(PathName.bytes(of: $1)) }
+        if complete && globSorted {
+            resolved.parts = zip(numbers, arguments).sorted { $0.0 < $1.0 }.map(\.1)
+            let pair = (0..<(numbers.count - 1)).first { numbers[$0 + 1] < numbers[$0] }!
+            resolved.notes.append(
+                "the parts were listed in the shell's order (\(arguments[pair].displayPath) before "
+                    + "\(arguments[pair + 1].displayPath)); merging them in numeric order")
+            return
+        }
+        for index in 0..<(numbers.count - 1) {
+            let (this, next) = (numbers[index], numbers[index + 1])
+            if next < this {
+                throw GCDCatError(
+                    .invalidInput, path: arguments[index + 1],
+                    message:
+                        "listed after \(arguments[index].displayPath), out of numeric order for its set; "
+                        + "give the parts in order, or use --as-given to merge them as listed")
+            }
+            if next > this + 1 {
+                let missing = naming.with(number: this + 1)
+                throw GCDCatError(
+                    .missingPart, path: PartDiscovery.existing(missing) ?? missing.name,
+                    message:
+                        "missing from the list between \(arguments[index].displayPath) and "
+                        + "\(arguments[index + 1].displayPath); give every part, or use --as-given to merge the list as it is"
+                )
+            }
+        }
+    }
+}

@@ -1,0 +1,139 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Finds a numbered set from its first part, in any naming of the ``SuffixAlphabet`` table:
+/// `movie.zip.001` finds `.002`, `.003`, … (widening past `.999`); `xaa` finds `xab`; `disk_001`,
+/// `x00`, `file.part1` and `NAME.000` work alike.
+///
+/// The set ends at the first number with no file. Around it:
+/// - a lower-numbered part beside the given one means it is not the first: an error naming the
+///   first (`.000` beside `.001` is a clash: either could start the set);
+/// - a file that spells a number of the set another way (`x.0003` among `x.001`, `x.002`) is a
+///   clash;
+/// - a higher-numbered part after the end means one is missing in between.
+public enum PartDiscovery {
+    /// A set found from one name.
+    public struct DiscoveredSet: Sendable, Equatable {
+        public var parts: [String]
+        /// The first part's reading: the set's stem, alphabet and width.
+        public var naming: NumberedName
+        /// True when the first number is above 1 with nothing below it: a `--start` split, or
+        /// a set whose first parts are gone.
+        public var startsLate: Bool
+    }
+
+    /// The set `path` starts, or nil when it is a lone file with no numbered neighbour (a name
+    /// without a number, or a number with nothing beside it).
+    ///
+    /// ## Errors
+    /// - `.invalidInput` when it is not the first part (naming the first), when two names
+    ///   clash, or when it is a spanned zip or RAR volume (naming the tool to use);
+    /// - `.missingPart` naming the first missing number when a later one exists, or when `path`
+    ///   itself does not exist.
+    public static func discover(from path: String) throws -> DiscoveredSet? {
+        if let refusal = ArchiveVolumes.refusal(for: path) { throw refusal }
+        guard exists(path) else {
+            throw GCDCatError(
+                .missingPart, path: path, syscall: "open", errno: ENOENT, message: describeErrno(ENOENT))
+        }
+        let readings = NumberedName.readings(of: path)
+        // Digits are read without doubt; letters only when a neighbour confirms the reading.
+        guard
+            let naming = readings.first(where: { $0.alphabet == .digits })
+                ?? readings.first(where: { hasNeighbour($0) })
+        else { return nil }
+        let given = naming.name
+        if naming.number > 0, let below = existing(naming.with(number: naming.number - 1)) {
+            if naming.number == 1 {
+                throw GCDCatError(
+                    .invalidInput, path: path,
+                    message:
+                        "\(below.displayPath) exists too, so the set may start at either; give \(below.displayPath) "
+                        + "to merge from it, or list the parts you mean")
+            }
+            var first = naming.with(number: naming.number - 1)
+            while first.number > 0, existing(first.with(number: first.number - 1)) != nil {
+                first = first.with(number: first.number - 1)
+            }
+            throw GCDCatError(
+                .invalidInput, path: path,
+                message:
+                    "not the first part of its set, which starts at \(existing(first)?.displayPath ?? first.name.displayPath); "
+                    + "give the first part to merge the whole set")
+        }
+        var parts: [String] = []
+        var number = naming.number
+        while let name = try existingUnique(naming.with(number: number)) {
+            parts.append(name)
+            number += 1
+        }
+        let startsLate = naming.number > 1
+        if startsLate && parts.count == 1 { return nil }
+        try checkStrays(naming, through: number - 1, given: given)
+        return DiscoveredSet(parts: parts, naming: naming, startsLate: startsLate)
+    }
+
+    /// The name `reading`'s number has on disk, if any.
+    static func existing(_ reading: NumberedName) -> String? {
+        reading.spellings(of: reading.number).first(where: exists)
+    }
+
+    /// Like ``existing(_:)``, but two spellings of one number on disk are a clash.
+    static func existingUnique(_ reading: NumberedName) throws -> String? {
+        let found = reading.spellings(of: reading.number).filter(exists)
+        if found.count > 1 {
+            throw GCDCatError(
+                .invalidInput, path: found[1],
+                message:
+                    "clashes with \(found[0].displayPath): both are part \(reading.number) of the set; remove or rename one"
+            )
+        }
+        return found.first
+    }
+
+    static func hasNeighbour(_ reading: NumberedName) -> Bool {
+        existing(reading.with(number: reading.number + 1)) != nil
+            || (reading.number > 0 && existing(reading.with(number: reading.number - 1)) != nil)
+    }
+
+    /// Files beside the set with its stem and alphabet: one that spells no number of the set
+    /// is a width clash (digits); one numbered after `last` means a part is missing. Letters are
+    /// common in names (`xml` beside `xaa`), so for them only the next 26 numbers count.
+    static func checkStrays(_ naming: NumberedName, through last: Int, given: String) throws {
+        // `stem + "x"` keeps a stem that ends in `/` (split's `--prefix dir/`) inside its folder.
+        let (folder, stemBase) = splitPath(naming.stem + "x")
+        let stem = String(stemBase.dropLast())
+        let prefix = String(naming.stem.dropLast(stem.count))
+        var firstLater: Int?
+        for entry in try directoryEntries(folder) where entry.hasPrefix(stem) {
+            let suffix = entry.dropFirst(stem.count)
+            guard !suffix.isEmpty, suffix.allSatisfy(naming.alphabet.contains) else { continue }
+            guard let number = naming.number(ofSuffix: suffix) else {
+                if naming.alphabet == .digits {
+                    throw GCDCatError(
+                        .invalidInput, path: prefix + entry,
+                        message:
+                            "does not fit the numbering of \(given.displayPath)'s set (mixed widths: "
+                            + "\(naming.with(number: last).name.displayPath) is the last part found); rename or remove it"
+                    )
+                }
+                continue
+            }
+            guard number > last, naming.alphabet == .digits || number <= last + 26 else { continue }
+            firstLater = min(firstLater ?? number, number)
+        }
+        if let firstLater {
+            let missing = naming.with(number: last + 1).name
+            throw GCDCatError(
+                .missingPart, path: missing,
+                message:
+                    "missing part: the set has \(existing(naming.with(number: firstLater))?.displayPath ?? "") but not this one"
+            )
+        }
+    }
+
+    static func exists(_ path: String) -> Bool {
+        (try? Syscall.statIfExists(path, followLinks: false)) != nil
+    }
+}

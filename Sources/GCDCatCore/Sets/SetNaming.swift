@@ -1,0 +1,192 @@
+/// The alphabets a numbered set spells its suffixes in.
+///
+/// One table covers every naming gcdcat reads:
+///
+/// | alphabet | width | spellings of part n                                    | who writes it                  |
+/// |----------|-------|--------------------------------------------------------|--------------------------------|
+/// | digits   | any   | n zero-padded to the width, widening (`.999`→`.1000`) | gcdcat split, 7-Zip, `.partN`  |
+/// | digits   | 2     | also GNU's widening (`x89` → `x9000`)                  | GNU `split -d`                 |
+/// | letters  | any   | n in base 26 over the width (`aa`, `ab`, …)            | GNU `split -a N`, `--suffix-length` |
+/// | letters  | 2     | also GNU's widening (`yz` → `zaaa`)                    | GNU split, gcdcat `--suffix alpha` |
+public enum SuffixAlphabet: String, Sendable, CaseIterable {
+    case digits
+    case letters
+
+    var symbols: [Character] {
+        switch self {
+        case .digits: return Array("0123456789")
+        case .letters: return Array("abcdefghijklmnopqrstuvwxyz")
+        }
+    }
+
+    var radix: Int { symbols.count }
+
+    /// GNU split widens by prefixing the last symbol: `z` (letters) or `9` (digits).
+    var top: Character { symbols[radix - 1] }
+
+    func contains(_ character: Character) -> Bool {
+        switch self {
+        case .digits: return character.isASCII && character.isNumber
+        case .letters: return character.isASCII && character.isLowercase && character.isLetter
+        }
+    }
+
+    func value(of symbol: Character) -> Int? { symbols.firstIndex(of: symbol) }
+
+    /// `number` over exactly `width` symbols, or nil when it does not fit.
+    func fixed(_ number: Int, width: Int) -> String? {
+        var rest = number
+        var characters = [Character](repeating: symbols[0], count: width)
+        for position in stride(from: width - 1, through: 0, by: -1) {
+            characters[position] = symbols[rest % radix]
+            rest /= radix
+        }
+        return rest == 0 ? String(characters) : nil
+    }
+
+    /// GNU split's widening suffix: level j is `top`×j, then j+2 symbols whose first is not `top`.
+    func widening(_ number: Int) -> String {
+        var rest = number
+        var level = 0
+        var levelSize = (radix - 1) * radix
+        while rest >= levelSize {
+            rest -= levelSize
+            level += 1
+            levelSize *= radix
+        }
+        return String(repeating: top, count: level) + (fixed(rest, width: level + 2) ?? "")
+    }
+
+    /// The plain base-`radix` value of `suffix`, or nil on overflow or a foreign symbol.
+    func plainValue(_ suffix: Substring) -> Int? {
+        guard suffix.count <= 12 else { return nil }
+        var value = 0
+        for character in suffix {
+            guard let digit = self.value(of: character) else { return nil }
+            value = value * radix + digit
+        }
+        return value
+    }
+
+    /// The number a GNU widening suffix stands for, or nil when `suffix` is not one.
+    func wideningValue(_ suffix: Substring) -> Int? {
+        let length = suffix.count
+        guard length >= 2, length % 2 == 0, length <= 12 else { return nil }
+        let level = (length - 2) / 2
+        guard suffix.prefix(level).allSatisfy({ $0 == top }), suffix.dropFirst(level).first != top,
+            let tail = plainValue(suffix.dropFirst(level))
+        else { return nil }
+        var before = 0
+        var levelSize = (radix - 1) * radix
+        for _ in 0..<level {
+            before += levelSize
+            levelSize *= radix
+        }
+        return before + tail
+    }
+}
+
+/// A name in a numbered set: `dir/movie.zip.` + `001`, `x` + `aa`, `file.part` + `1`.
+public struct NumberedName: Equatable, Sendable {
+    /// Everything before the suffix, folder included (may end in `/`).
+    public var stem: String
+    public var alphabet: SuffixAlphabet
+    /// The suffix width of the set's first name.
+    public var width: Int
+    /// This name's number.
+    public var number: Int
+
+    public init(stem: String, alphabet: SuffixAlphabet, width: Int, number: Int) {
+        self.stem = stem
+        self.alphabet = alphabet
+        self.width = width
+        self.number = number
+    }
+
+    public var name: String { spellings(of: number).first ?? stem }
+
+    /// The names part `number` may have in this set, the usual one first.
+    public func spellings(of number: Int) -> [String] {
+        guard number >= 0 else { return [] }
+        var suffixes: [String] = []
+        switch alphabet {
+        case .digits:
+            suffixes.append(zeroPadded(number, width: width))
+        case .letters:
+            if width == 2 { suffixes.append(alphabet.widening(number)) }
+            if let fixed = alphabet.fixed(number, width: width) { suffixes.append(fixed) }
+        }
+        if alphabet == .digits && width == 2 { suffixes.append(alphabet.widening(number)) }
+        var seen = Set<String>()
+        return suffixes.filter { seen.insert($0).inserted }.map { stem + $0 }
+    }
+
+    /// The number `suffix` stands for in this set, or nil when the set never spells a number so.
+    public func number(ofSuffix suffix: Substring) -> Int? {
+        guard !suffix.isEmpty, suffix.allSatisfy(alphabet.contains) else { return nil }
+        // GNU's widening reading first: `x9000` is part 90 of `x00`'s set, not part 9000.
+        let candidates = [width == 2 ? alphabet.wideningValue(suffix) : nil, alphabet.plainValue(suffix)]
+        for case let candidate? in candidates where spellings(of: candidate).contains(stem + suffix) {
+            return candidate
+        }
+        return nil
+    }
+
+    /// The same set at another number.
+    public func with(number: Int) -> NumberedName {
+        var copy = self
+        copy.number = number
+        return copy
+    }
+
+    /// The ways `path` can read as a numbered name. Digits give one reading (the whole trailing
+    /// run, 1–9 digits); letters give one per width from 2 to the trailing run's length (at most
+    /// 8), widest first: `xaaa` may be `x`+`aaa` or `xa`+`aa`, and only the neighbours tell.
+    public static func readings(of path: String) -> [NumberedName] {
+        let base = splitPath(path).name
+        var readings: [NumberedName] = []
+        let digits = base.reversed().prefix { SuffixAlphabet.digits.contains($0) }.count
+        if (1...9).contains(digits) {
+            let suffix = base.suffix(digits)
+            readings.append(
+                NumberedName(
+                    stem: String(path.dropLast(digits)), alphabet: .digits, width: digits,
+                    number: Int(suffix) ?? 0))
+        }
+        let letters = base.reversed().prefix { SuffixAlphabet.letters.contains($0) }.count
+        if letters >= 2 {
+            for width in stride(from: min(letters, 8), through: 2, by: -1) {
+                let stem = String(path.dropLast(width))
+                let shape = NumberedName(stem: stem, alphabet: .letters, width: width, number: 0)
+                if let number = shape.number(ofSuffix: path.suffix(width)[...]) {
+                    readings.append(shape.with(number: number))
+                }
+            }
+        }
+        return readings
+    }
+
+    /// The output name a merge defaults to: the stem without a trailing `.`, `_` or `-`, and
+    /// without `.part` (`movie.mkv.part1` → `movie.mkv`); nil when nothing is left.
+    public var wholeName: String? {
+        var whole = stem
+        trimSeparators(&whole)
+        if whole.lowercased().hasSuffix(".part") {
+            whole.removeLast(5)
+            trimSeparators(&whole)
+        }
+        return whole.isEmpty || whole.hasSuffix("/") ? nil : whole
+    }
+
+    /// Where a manifest for this set may be: split's rule first (``PartNaming/defaultManifestPath``),
+    /// then the whole file's name plus `.sfv`.
+    public var manifestCandidates: [String] {
+        var candidates = [PartNaming(prefix: stem).defaultManifestPath]
+        if let wholeName, !candidates.contains(wholeName + ".sfv") { candidates.append(wholeName + ".sfv") }
+        return candidates
+    }
+
+    private func trimSeparators(_ text: inout String) {
+        while let last = text.last, last == "." || last == "_" || last == "-" { text.removeLast() }
+    }
+}
