@@ -83,9 +83,12 @@ extension GCDCat {
         static let configuration = CommandConfiguration(
             abstract: "Check the files an SFV manifest lists.",
             discussion: """
-                Names are relative to the manifest's folder. Comments (;), CRLF, tabs and \
-                lowercase hex are accepted. A name that is absolute or contains '..' is \
-                reported as REJECTED and never opened. A malformed line is an error naming \
+                Names are relative to the manifest's folder. Comments (;), CRLF, tabs, \
+                lowercase hex, a UTF-8 BOM and non-UTF-8 (Latin-1) names are accepted; a line \
+                starting with \\ has an escaped name (\\\\, \\n, \\r), as sha256sum writes. \
+                A name that is absolute or contains '..', or that a symlink leads outside the \
+                manifest's folder (unless --follow-links-outside), is reported as REJECTED and \
+                never opened. A name listed twice (a.txt and ./a.txt too) is an error. A malformed line is an error naming \
                 its line number.
 
                 Prints one line per file (OK, FAILED, MISSING, UNREADABLE, REJECTED) and a \
@@ -100,13 +103,17 @@ extension GCDCat {
         @Option(name: [.short, .long], help: "Files checked at once.")
         var jobs: Int = defaultJobs
 
+        @Flag(help: "Check a listed file even when a symlink leads outside the manifest's folder.")
+        var followLinksOutside = false
+
         func validate() throws {
             guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
         }
 
         func run() throws {
             let parsed = try reportingFailures { try Manifest.load(manifest) }
-            let outcomes = ManifestVerifier.verify(parsed, manifestPath: manifest, jobs: jobs)
+            let outcomes = ManifestVerifier.verify(
+                parsed, manifestPath: manifest, jobs: jobs, followLinksOutside: followLinksOutside)
             for outcome in outcomes { print(outcome.line) }
             let count = { (match: (ManifestVerifier.Status) -> Bool) in outcomes.filter { match($0.status) }.count }
             let ok = count { $0 == .ok }

@@ -44,42 +44,55 @@ public struct Manifest: Sendable, Equatable {
 
     static let wholeTag = "gcdcat-whole:"
 
-    /// Parses manifest text; `path` names the manifest in errors.
+    /// Parses manifest text; `path` names the manifest in errors. The text's escape scalars
+    /// (see ``PathName``) stand for the bytes they were decoded from.
+    public static func parse(_ text: String, path: String) throws -> Manifest {
+        try parse(bytes: PathName.bytes(of: text), path: path)
+    }
+
+    /// Parses manifest bytes; names are decoded losslessly with ``PathName/decode(_:)``, so a
+    /// Latin-1 name made by cksfv names the same file on disk. A UTF-8 byte-order mark at the
+    /// head is skipped.
     ///
     /// ## Errors
     /// `.malformedManifest` naming the line: a line that is not `NAME CRC32` (8 hex digits), a NUL,
-    /// a name listed twice; or a manifest with no entries.
-    public static func parse(_ text: String, path: String) throws -> Manifest {
+    /// a name listed twice (`a.txt` and `./a.txt` are one name); or a manifest with no entries.
+    public static func parse(bytes: [UInt8], path: String) throws -> Manifest {
         var entries: [Entry] = []
         var whole: Whole?
         var seen: [String: Int] = [:]
         var lineNumber = 0
-        // "\r\n" is one Character in Swift, so split on every newline, not on "\n".
-        for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
+        let body = bytes.starts(with: byteOrderMark) ? bytes.dropFirst(byteOrderMark.count) : bytes[...]
+        // Split on LF only: a name may hold any other character, and CR is stripped as CRLF's.
+        for rawLine in body.split(separator: 0x0A, omittingEmptySubsequences: false) {
             lineNumber += 1
-            let line = rawLine.trimmingSpaces
-            if line.isEmpty { continue }
-            if line.hasPrefix(";") {
-                whole = whole ?? parseWhole(line)
-                continue
-            }
+            let lineBytes = rawLine.last == 0x0D ? rawLine.dropLast() : rawLine
             func malformed(_ why: String) -> GCDCatError {
                 GCDCatError(.malformedManifest, path: path, message: "line \(lineNumber): \(why)")
             }
-            guard !line.contains("\0") else { throw malformed("contains a NUL byte") }
+            guard !lineBytes.contains(0) else { throw malformed("contains a NUL byte") }
+            let decoded = PathName.decode(lineBytes)
+            let escaped = decoded.hasPrefix("\\") ? EscapedLine(decoded) : nil
+            let line = escaped?.text ?? decoded.trimmingSpaces
+            if line.isEmpty { continue }
+            if escaped == nil && line.hasPrefix(";") {
+                whole = whole ?? parseWhole(line)
+                continue
+            }
             guard let split = line.lastIndex(where: { $0 == " " || $0 == "\t" }) else {
                 throw malformed("expected 'NAME CRC32', found no CRC")
             }
-            let name = line[..<split].trimmingSpaces
             let hex = line[line.index(after: split)...]
             guard hex.count == 8, let value = UInt32(hex, radix: 16), hex.allSatisfy(\.isHexDigit) else {
-                throw malformed("'\(hex.prefix(40))' is not a CRC32 of 8 hex digits")
+                throw malformed("'\(String(hex.prefix(40)).displayPath)' is not a CRC32 of 8 hex digits")
             }
+            let name = escaped?.name ?? line[..<split].trimmingSpaces
             guard !name.isEmpty else { throw malformed("no file name before the CRC") }
-            if let earlier = seen[name] {
-                throw malformed("'\(name)' is listed twice (first on line \(earlier))")
+            let key = normalized(name)
+            if let earlier = seen[key] {
+                throw malformed("'\(name.displayPath)' is listed twice (first on line \(earlier))")
             }
-            seen[name] = lineNumber
+            seen[key] = lineNumber
             entries.append(Entry(name: name, crc32: value, line: lineNumber))
         }
         // An empty input splits into no parts; its manifest records just the empty whole.
@@ -89,28 +102,32 @@ public struct Manifest: Sendable, Equatable {
         return Manifest(entries: entries, whole: whole)
     }
 
+    static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+
     /// Reads and parses the manifest at `path`.
     ///
     /// ## Errors
     /// `.io` when it cannot be read, `.invalidInput` when it is not a regular file (a directory),
-    /// and the errors of ``parse(_:path:)``.
+    /// and the errors of ``parse(bytes:path:)``.
     public static func load(_ path: String) throws -> Manifest {
         let part = try PartFile.validate(path)
         guard part.size <= 64 << 20 else {
             throw GCDCatError(.malformedManifest, path: path, message: "too large for a manifest (over 64 MiB)")
         }
-        let bytes = try readWholeFile(path)
-        return try parse(String(decoding: bytes, as: UTF8.self), path: path)
+        return try parse(bytes: try readWholeFile(path), path: path)
     }
 
-    /// Why `name` must not be opened: absolute, or climbing out with `..`. Nil when safe.
+    /// Why `name` must not be opened: absolute (`/…`), or climbing out with a `..` component.
+    /// Nil when safe. `c:colon` and `a\\b` are ordinary relative names on Linux.
     public static func rejection(for name: String) -> String? {
-        if name.hasPrefix("/") || name.hasPrefix("\\") || (name.count > 1 && name.dropFirst().first == ":") {
-            return "absolute path"
-        }
-        let components = name.split(whereSeparator: { $0 == "/" || $0 == "\\" })
-        if components.contains("..") { return "'..' component" }
+        if name.hasPrefix("/") { return "absolute path" }
+        if name.split(separator: "/").contains("..") { return "'..' component" }
         return nil
+    }
+
+    /// `name` with empty and `.` components removed: `./a.txt` and `a.txt` name one file.
+    static func normalized(_ name: String) -> String {
+        name.split(separator: "/").filter { $0 != "." }.joined(separator: "/")
     }
 
     private static func parseWhole(_ line: String) -> Whole? {
@@ -119,19 +136,27 @@ public struct Manifest: Sendable, Equatable {
         guard fields.count == 3, let size = Int64(fields[0]), fields[1].count == 8,
             let crc = UInt32(fields[1], radix: 16)
         else { return nil }
-        return Whole(name: String(fields[2]), size: size, crc32: crc)
+        let name = String(fields[2])
+        let unescaped = name.hasPrefix("\\") ? NameEscaping.unescape(name.dropFirst()) : nil
+        return Whole(name: unescaped ?? name, size: size, crc32: crc)
     }
 
     /// SFV text: a header comment, the whole-file comment when known, then `NAME CRC32` lines.
+    /// A name that SFV cannot carry as it is gets an escaped line (see ``NameEscaping``).
     public func render(generator: String) -> String {
         var lines = ["; Generated by \(generator); crc32 as zlib computes it (cksfv, rhash -c read this)"]
         if let whole {
-            lines.append("; \(Self.wholeTag) \(whole.size) \(hex8(whole.crc32)) \(whole.name)")
+            lines.append("; \(Self.wholeTag) \(whole.size) \(hex8(whole.crc32)) \(NameEscaping.line(for: whole.name))")
         }
         for entry in entries {
-            lines.append("\(entry.name) \(hex8(entry.crc32).uppercased())")
+            lines.append("\(NameEscaping.line(for: entry.name)) \(hex8(entry.crc32).uppercased())")
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// ``render(generator:)`` as the bytes to write: names go back to their own bytes.
+    public func encoded(generator: String) -> [UInt8] {
+        PathName.bytes(of: render(generator: generator))
     }
 }
 

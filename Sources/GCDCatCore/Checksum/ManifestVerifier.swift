@@ -39,8 +39,15 @@ public enum ManifestVerifier {
 
     /// Checks every entry; at most `jobs` files are read at once (a DispatchSemaphore bounds
     /// them), and each is checksummed on its share of the threads.
-    public static func verify(_ manifest: Manifest, manifestPath: String, jobs: Int) -> [Outcome] {
-        let entries = manifest.entries
+    ///
+    /// A name that resolves outside the manifest's folder through a symlink (`root -> /`, then
+    /// `root/etc/shadow`) is REJECTED and not opened, unless `followLinksOutside`.
+    public static func verify(
+        _ manifest: Manifest, manifestPath: String, jobs: Int, followLinksOutside: Bool = false
+    ) -> [Outcome] {
+        let entries =
+            followLinksOutside
+            ? manifest.entries : manifest.entries.map { confined($0, manifestPath: manifestPath) }
         let results = ResultSlots<Outcome>(count: entries.count)
         let inFlight = DispatchSemaphore(value: max(1, jobs))
         let group = DispatchGroup()
@@ -59,6 +66,27 @@ public enum ManifestVerifier {
         }
         group.wait()
         return results.values.compactMap { $0 }
+    }
+
+    /// `entry`, marked rejected when it exists and its real path lies outside the manifest's
+    /// real folder: a symlink on the way leads out.
+    static func confined(_ entry: Manifest.Entry, manifestPath: String) -> Manifest.Entry {
+        guard entry.rejection == nil,
+            let target = realPath(resolve(entry, manifestPath: manifestPath)),
+            let folder = realPath(splitPath(manifestPath).directory)
+        else { return entry }
+        let inside = folder == "/" ? target.hasPrefix("/") : target.hasPrefix(folder + "/")
+        guard !inside else { return entry }
+        var rejected = entry
+        rejected.rejection = "a symlink leads outside the manifest's folder, to \(target.displayPath)"
+        return rejected
+    }
+
+    /// `realpath(3)`, or nil when the path does not resolve.
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = PathName.withPathCString(path, { realpath($0, nil) }) else { return nil }
+        defer { free(resolved) }
+        return PathName.decode(cString: resolved)
     }
 
     static func check(_ path: String, expected: UInt32, jobs: Int) -> Status {

@@ -206,7 +206,7 @@ public struct SplitOperation: Sendable {
     func writeManifest(_ manifest: Manifest, to path: String, inputs: [PartFile]) throws -> OutputSink {
         let sink = try OutputSink.open(.path(path), inputs: inputs, overwrite: overwrite)
         do {
-            let text = Array(manifest.render(generator: "gcdcat split").utf8)
+            let text = manifest.encoded(generator: "gcdcat split")
             try text.withUnsafeBytes {
                 try Syscall.writeAll(sink.fd, from: $0.baseAddress!, count: $0.count, path: path)
             }
