@@ -20,13 +20,14 @@ public enum ManifestVerifier {
 
         /// `name: OK`, `name: FAILED (expected …, got …)`, …, for the verify listing.
         public var line: String {
+            let name = entry.name.displayPath
             switch status {
-            case .ok: return "\(entry.name): OK"
+            case .ok: return "\(name): OK"
             case .failed(let actual):
-                return "\(entry.name): FAILED (expected \(hex8(entry.crc32)), got \(hex8(actual)))"
-            case .missing: return "\(entry.name): MISSING"
-            case .unreadable(let error): return "\(entry.name): UNREADABLE (\(error))"
-            case .rejected(let why): return "\(entry.name): REJECTED (\(why); not opened)"
+                return "\(name): FAILED (expected \(hex8(entry.crc32)), got \(hex8(actual)))"
+            case .missing: return "\(name): MISSING"
+            case .unreadable(let error): return "\(name): UNREADABLE (\(error))"
+            case .rejected(let why): return "\(name): REJECTED (\(why); not opened)"
             }
         }
     }

@@ -141,7 +141,7 @@ public struct NumberedName: Equatable, Sendable {
 
     /// The ways `path` can read as a numbered name. Digits give one reading (the whole trailing
     /// run, 1–9 digits); letters give one per width from 2 to the trailing run's length (at most
-    /// 8), widest first: `xaaa` may be `x`+`aaa` or `xa`+`aa`, and only the neighbours tell.
+    /// 8), widest first (but a reading that leaves no stem last): `xaaa` may be `x`+`aaa` or `xa`+`aa`, and only the neighbours tell.
     public static func readings(of path: String) -> [NumberedName] {
         let base = splitPath(path).name
         var readings: [NumberedName] = []
@@ -155,7 +155,10 @@ public struct NumberedName: Equatable, Sendable {
         }
         let letters = base.reversed().prefix { SuffixAlphabet.letters.contains($0) }.count
         if letters >= 2 {
-            for width in stride(from: min(letters, 8), through: 2, by: -1) {
+            // A reading that leaves a stem (`x` + `aa`) beats one that eats the whole name.
+            let all = Array(stride(from: min(letters, 8), through: 2, by: -1))
+            let widths = all.filter { $0 < base.count } + all.filter { $0 >= base.count }
+            for width in widths {
                 let stem = String(path.dropLast(width))
                 let shape = NumberedName(stem: stem, alphabet: .letters, width: width, number: 0)
                 if let number = shape.number(ofSuffix: path.suffix(width)[...]) {

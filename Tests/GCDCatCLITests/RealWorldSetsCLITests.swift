@@ -1,0 +1,329 @@
+import Foundation
+import Testing
+
+/// Sets as users have them (issue 9, cases 2–7, 10, 11): every naming split and GNU split write,
+/// globs that take in the manifest, lone and clashing parts, archive volumes, hostile names.
+@Suite struct RealWorldSetsCLITests {
+    /// Writes `whole` as parts named `names`, cut into pieces of `size` bytes.
+    func writeSet(_ scratch: Scratch, _ whole: Data, size: Int, names: [String]) throws {
+        for (index, name) in names.enumerated() {
+            let start = index * size
+            try scratch.write(name, whole.subdata(in: start..<min(whole.count, start + size)))
+        }
+    }
+
+    func sh(_ script: String, in scratch: Scratch) throws -> RunResult {
+        try runTool("sh", ["-c", script], in: scratch.path)
+    }
+
+    // Case 10: a prefix without a dot; the manifest split wrote (disk.sfv) is used.
+    @Test func splitsPrefixWithoutADotIsFoundWithItsManifest() throws {
+        let scratch = try Scratch()
+        let whole = randomData(2500, seed: 10)
+        try scratch.write("w", whole)
+        #expect(try gcdcat(["split", "w", "--size", "1000", "--prefix", "disk_", "-q"], in: scratch.path).status == 0)
+        #expect(scratch.listing() == ["disk.sfv", "disk_001", "disk_002", "disk_003", "w"])
+        let result = try gcdcat(["disk_001", "-o", "out"], in: scratch.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr == "gcdcat: 3 parts verified against disk.sfv\n")
+        #expect(scratch.read("out") == whole)
+    }
+
+    // Case 4: split --suffix alpha writes orig.aa, orig.ab, orig.sfv.
+    @Test func alphaSuffixSetIsFoundAndVerified() throws {
+        let scratch = try Scratch()
+        let whole = randomData(2500, seed: 11)
+        try scratch.write("orig", whole)
+        #expect(
+            try gcdcat(["split", "orig", "--size", "1000", "--suffix", "alpha", "-q"], in: scratch.path).status == 0)
+        try FileManager.default.moveItem(atPath: scratch.file("orig"), toPath: scratch.file("original"))
+        let result = try gcdcat(["orig.aa"], in: scratch.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr == "gcdcat: 3 parts verified against orig.sfv\n")
+        #expect(scratch.read("orig") == whole)
+    }
+
+    // Case 4: GNU split's xaa (widening past yz to zaaa) and -d's x00 (widening past x89 to x9000).
+    @Test(arguments: [["-b", "1"], ["-b", "10", "-d"]])
+    func gnuSplitNamesAreFoundPastTheirWidening(flags: [String]) throws {
+        let scratch = try Scratch()
+        let whole = randomData(flags.contains("-d") ? 1000 : 700, seed: 12)
+        try scratch.write("in", whole)
+        #expect(try runTool("split", flags + ["in"], in: scratch.path).status == 0)
+        let first = flags.contains("-d") ? "x00" : "xaa"
+        #expect(scratch.listing().contains(flags.contains("-d") ? "x9000" : "xzaaa"))
+        let result = try gcdcat(["merge", first, "-o", "out", "-q"], in: scratch.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(scratch.read("out") == whole)
+    }
+
+    // Case 4: .partN and .part01 sets; the output drops the .part.
+    @Test(arguments: [1, 2])
+    func partNSetsAreFound(width: Int) throws {
+        let scratch = try Scratch()
+        let whole = randomData(25, seed: 13)
+        let names = (1...3).map { "film.mkv.part" + String(repeating: "0", count: width - 1) + "\($0)" }
+        try writeSet(scratch, whole, size: 10, names: names)
+        let result = try gcdcat([names[0], "-q"], in: scratch.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(scratch.read("film.mkv") == whole)
+    }
+
+    // Case 5: a .000-based set merges from .000; .001 beside .000 is a clash naming .000.
+    @Test func zeroBasedSetsAndTheirClash() throws {
+        let scratch = try Scratch()
+        let whole = randomData(25, seed: 14)
+        try writeSet(scratch, whole, size: 10, names: ["x.000", "x.001", "x.002"])
+        let merged = try gcdcat(["x.000", "-o", "out", "-q"], in: scratch.path)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(scratch.read("out") == whole)
+        let clash = try gcdcat(["x.001", "-o", "clash"], in: scratch.path)
+        #expect(clash.status == 1)
+        #expect(
+            clash.stderr
+                == "gcdcat: x.001: x.000 exists too, so the set may start at either; give x.000 to merge from it, or list the parts you mean\n"
+        )
+        #expect(scratch.read("clash") == nil)
+    }
+
+    // Case 5: x.0003 beside x.001 and x.002 is not the widening of .999: a clash naming it.
+    @Test func mixedWidthsAreAClash() throws {
+        let scratch = try Scratch()
+        try writeSet(scratch, randomData(25, seed: 15), size: 10, names: ["x.001", "x.002", "x.0003"])
+        let result = try gcdcat(["x.001", "-o", "out"], in: scratch.path)
+        #expect(result.status == 1)
+        #expect(
+            result.stderr
+                == "gcdcat: x.0003: does not fit the numbering of x.001's set (mixed widths: x.002 is the last part found); rename or remove it\n"
+        )
+        #expect(scratch.read("out") == nil)
+    }
+
+    // Case 3: a lone part that is not the first names the first.
+    @Test(arguments: ["movie.zip.002", "movie.zip.003"])
+    func aLaterPartNamesTheFirst(part: String) throws {
+        let scratch = try Scratch()
+        try writeSet(
+            scratch, randomData(25, seed: 16), size: 10, names: ["movie.zip.001", "movie.zip.002", "movie.zip.003"])
+        let result = try gcdcat(["merge", part, "-o", "x"], in: scratch.path)
+        #expect(result.status == 1)
+        #expect(
+            result.stderr
+                == "gcdcat: \(part): not the first part of its set, which starts at movie.zip.001; give the first part to merge the whole set\n"
+        )
+        #expect(scratch.read("x") == nil)
+    }
+
+    // Case 2: the glob movie.zip.* takes in movie.zip.sfv; a sha256sum list is known by content.
+    @Test func checksumListsAmongThePartsAreRefused() throws {
+        let scratch = try Scratch()
+        let whole = randomData(2500, seed: 17)
+        try scratch.write("movie.zip", whole)
+        #expect(try gcdcat(["split", "movie.zip", "--size", "1000", "-q"], in: scratch.path).status == 0)
+        let glob = try gcdcat(
+            ["merge", "movie.zip.001", "movie.zip.002", "movie.zip.003", "movie.zip.sfv", "-o", "out"],
+            in: scratch.path)
+        #expect(glob.status == 1)
+        #expect(
+            glob.stderr
+                == "gcdcat: movie.zip.sfv: a checksum list (sfv), not a part; a shell glob such as NAME.* takes it in. Give the first part alone (NAME.001) and the list beside it is used to verify the set\n"
+        )
+        #expect(try sh("sha256sum movie.zip.00* > sums", in: scratch).status == 0)
+        let sniffed = try gcdcat(["merge", "movie.zip.001", "sums", "-o", "out"], in: scratch.path)
+        #expect(sniffed.status == 1)
+        #expect(sniffed.stderr.hasPrefix("gcdcat: sums: reads as a checksum list (gnu lines), not a part"))
+        #expect(scratch.read("out") == nil)
+    }
+
+    // An explicit list out of numeric order is refused naming the first pair; --as-given insists.
+    @Test func explicitListsMustBeInOrderUnlessAsGiven() throws {
+        let scratch = try Scratch()
+        try writeSet(scratch, Data("AABBCC".utf8), size: 2, names: ["m.001", "m.002", "m.003"])
+        let refused = try gcdcat(["merge", "m.002", "m.001", "m.003", "-o", "out"], in: scratch.path)
+        #expect(refused.status == 1)
+        #expect(
+            refused.stderr
+                == "gcdcat: m.001: listed after m.002, out of numeric order for its set; give the parts in order, or use --as-given to merge them as listed\n"
+        )
+        let gap = try gcdcat(["merge", "m.001", "m.003", "-o", "out"], in: scratch.path)
+        #expect(gap.status == 1)
+        #expect(gap.stderr.hasPrefix("gcdcat: m.002: missing from the list between m.001 and m.003"))
+        #expect(scratch.read("out") == nil)
+        let insisted = try gcdcat(["merge", "m.002", "m.001", "-o", "out", "--as-given", "-q"], in: scratch.path)
+        #expect(insisted.status == 0, "\(insisted.stderr)")
+        #expect(scratch.read("out") == Data("BBAA".utf8))
+    }
+
+    // The shell sorts x.1000 before x.101: a complete set in glob order is merged in numeric order.
+    @Test func aGlobOrderedCompleteSetIsSortedWithANote() throws {
+        let scratch = try Scratch()
+        let names = (1...1001).map { $0 < 1000 ? "g." + String(format: "%03d", $0) : "g.\($0)" }
+        let whole = randomData(1001, seed: 18)
+        try writeSet(scratch, whole, size: 1, names: names)
+        let result = try gcdcat(["merge"] + names.sorted() + ["-o", "out", "-q"], in: scratch.path)
+        #expect(result.status == 0)
+        #expect(
+            result.stderr
+                == "gcdcat: note: the parts were listed in the shell's order (g.1001 before g.101); merging them in numeric order\n"
+        )
+        #expect(scratch.read("out") == whole)
+    }
+
+    // Explicit parts of one set are verified against NAME.sfv beside them.
+    @Test func explicitPartsAreVerifiedAgainstTheirManifest() throws {
+        let scratch = try Scratch()
+        try scratch.write("v", randomData(2500, seed: 19))
+        #expect(try gcdcat(["split", "v", "--size", "1000", "-q"], in: scratch.path).status == 0)
+        try scratch.write("v.002", randomData(1000, seed: 20))
+        let result = try gcdcat(["merge", "v.001", "v.002", "v.003", "-o", "out"], in: scratch.path)
+        #expect(result.status == 2)
+        #expect(result.stderr.hasPrefix("gcdcat: v.002: crc32 is "))
+        #expect(result.stderr.contains(", but v.sfv line 4 says "))
+        #expect(scratch.read("out") == nil)
+    }
+
+    // Case 6: spanned zip and RAR volumes are refused, discovered or listed, naming the tool.
+    @Test func archiveVolumesAreRefusedWithTheRightTool() throws {
+        let scratch = try Scratch()
+        try scratch.write("a.z01", Data([0x50, 0x4B, 0x07, 0x08]) + randomData(20, seed: 21))
+        try scratch.write("a.zip", randomData(20, seed: 22))
+        let zipMessage =
+            "a volume of a spanned zip archive; joining its volumes end to end does not give a valid zip. Join them with: zip -s 0 a.zip --out whole.zip\n"
+        let discovered = try gcdcat(["a.z01", "-o", "out"], in: scratch.path)
+        #expect(discovered.status == 1)
+        #expect(discovered.stderr == "gcdcat: a.z01: " + zipMessage)
+        let listed = try gcdcat(["merge", "a.z01", "a.zip", "-o", "out"], in: scratch.path)
+        #expect(listed.stderr == "gcdcat: a.z01: " + zipMessage)
+        try scratch.write("renamed.001", Data([0x50, 0x4B, 0x07, 0x08]) + randomData(20, seed: 23))
+        let bySignature = try gcdcat(["renamed.001", "-o", "out"], in: scratch.path)
+        #expect(bySignature.status == 1)
+        #expect(bySignature.stderr.contains("zip -s 0 NAME.zip --out whole.zip"))
+        try writeSet(scratch, randomData(20, seed: 24), size: 10, names: ["m.part1.rar", "m.part2.rar"])
+        let rar = try gcdcat(["m.part1.rar", "-o", "out"], in: scratch.path)
+        #expect(rar.status == 1)
+        #expect(
+            rar.stderr
+                == "gcdcat: m.part1.rar: a volume of a multi-volume RAR archive; its volumes are not parts to concatenate. Extract it with: unrar x m.part1.rar\n"
+        )
+        let rarListed = try gcdcat(["merge", "m.part2.rar", "-o", "out"], in: scratch.path)
+        #expect(rarListed.stderr.hasSuffix("Extract it with: unrar x m.part1.rar\n"))
+        #expect(scratch.read("out") == nil)
+    }
+
+    // Case 11 (merge half): the output may not be the manifest the run verifies against.
+    @Test func theOutputMayNotBeTheManifestInUse() throws {
+        let scratch = try Scratch()
+        try scratch.write("w", randomData(2500, seed: 25))
+        #expect(try gcdcat(["split", "w", "--size", "1000", "-q"], in: scratch.path).status == 0)
+        let manifest = scratch.read("w.sfv")
+        let result = try gcdcat(["w.001", "-o", "w.sfv", "--force"], in: scratch.path)
+        #expect(result.status == 1)
+        #expect(result.stderr == "gcdcat: w.sfv: is the input file w.sfv; refusing to overwrite it\n")
+        #expect(scratch.read("w.sfv") == manifest)
+        let asPart = try gcdcat(["merge", "w.001", "-o", "out", "--manifest", "w.001"], in: scratch.path)
+        #expect(asPart.status == 1)
+        #expect(asPart.stderr == "gcdcat: w.001: is the manifest w.001 that verifies the set, not a part\n")
+    }
+
+    // Issue 10: a NAME.sfv that is a folder is skipped with a warning, not a stop.
+    @Test func aManifestFolderIsSkippedWithAWarning() throws {
+        let scratch = try Scratch()
+        try writeSet(scratch, Data("abcde".utf8), size: 3, names: ["d.001", "d.002"])
+        try FileManager.default.createDirectory(atPath: scratch.file("d.sfv"), withIntermediateDirectories: false)
+        let result = try gcdcat(["d.001", "-q"], in: scratch.path)
+        #expect(result.status == 0)
+        #expect(result.stderr == "gcdcat: warning: d.sfv is not a regular file; not used as the set's manifest\n")
+        #expect(scratch.read("d") == Data("abcde".utf8))
+        let explicit = try gcdcat(["d.001", "-o", "e", "--manifest", "d.sfv"], in: scratch.path)
+        #expect(explicit.status == 1)
+        #expect(explicit.stderr == "gcdcat: d.sfv: Is a directory\n")
+    }
+
+    // Case 7: names split writes into its manifest are read back, by merge and by verify.
+    @Test(arguments: ["new\nline", " lead", ";semi", "back\\slash", "c:colon", "tail ", "cr\rname"])
+    func hostileNamesRoundTripThroughTheManifest(name: String) throws {
+        let scratch = try Scratch()
+        let whole = randomData(25, seed: 26)
+        try scratch.write(name, whole)
+        let split = try gcdcat(["split", name, "--size", "10", "-q"], in: scratch.path)
+        #expect(split.status == 0, "\(split.stderr)")
+        try FileManager.default.moveItem(atPath: scratch.file(name), toPath: scratch.file("original"))
+        let verified = try gcdcat(["verify", name + ".sfv"], in: scratch.path)
+        #expect(verified.status == 0, "\(verified.stderr)")
+        let merged = try gcdcat([name + ".001"], in: scratch.path)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(merged.stderr == "gcdcat: 3 parts verified against \(name.displayName).sfv\n")
+        #expect(scratch.read(name) == whole)
+    }
+
+    // Names: a cksfv-made SFV listing a Latin-1 name (p\xe9.001) verifies and merges.
+    @Test func aLatin1NameInACksfvManifestWorks() throws {
+        guard toolExists("cksfv") else {
+            print("skipped: cksfv is not installed")
+            return
+        }
+        let scratch = try Scratch()
+        let script = """
+            printf 'abc' > "$(printf 'p\\351.001')" && printf 'de' > "$(printf 'p\\351.002')" \
+            && cksfv -b p*.00? > p.sfv && cp p.sfv "$(printf 'p\\351.sfv')"
+            """
+        #expect(try sh(script, in: scratch).status == 0)
+        let verified = try sh("\(gcdcatPath) verify p.sfv", in: scratch)
+        #expect(verified.status == 0, "\(verified.stderr)")
+        #expect(verified.stdoutText == "p\\xe9.001: OK\np\\xe9.002: OK\n")
+        let merged = try sh("\(gcdcatPath) \"$(printf 'p\\351.001')\" -o out", in: scratch)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(merged.stderr == "gcdcat: 2 parts verified against p\\xe9.sfv\n")
+        #expect(scratch.read("out") == Data("abcde".utf8))
+    }
+
+    // Issue 10 UX: a BOM is skipped; a.txt and ./a.txt are one name listed twice.
+    @Test func aBOMIsSkippedAndDotSlashDuplicatesAreCaught() throws {
+        let scratch = try Scratch()
+        try scratch.write("a.txt", Data("123456789".utf8))
+        try scratch.write("bom.sfv", Data([0xEF, 0xBB, 0xBF]) + Data("a.txt CBF43926\r\n".utf8))
+        let bom = try gcdcat(["verify", "bom.sfv"], in: scratch.path)
+        #expect(bom.status == 0, "\(bom.stderr)")
+        #expect(bom.stdoutText == "a.txt: OK\n")
+        try scratch.write("dup.sfv", Data("a.txt CBF43926\n./a.txt CBF43926\n".utf8))
+        let dup = try gcdcat(["verify", "dup.sfv"], in: scratch.path)
+        #expect(dup.status == 1)
+        #expect(dup.stderr == "gcdcat: dup.sfv: line 2: './a.txt' is listed twice (first on line 1)\n")
+    }
+
+    // Issue 10 UX: a symlink out of the manifest's folder is REJECTED unless asked for.
+    @Test func aSymlinkOutOfTheManifestsFolderIsRejected() throws {
+        let scratch = try Scratch()
+        let outside = try Scratch()
+        try outside.write("secret", Data("123456789".utf8))
+        try FileManager.default.createDirectory(atPath: scratch.file("in"), withIntermediateDirectories: false)
+        try FileManager.default.createSymbolicLink(atPath: scratch.file("in/root"), withDestinationPath: outside.path)
+        try scratch.write("in/m.sfv", Data("root/secret CBF43926\n".utf8))
+        let refused = try gcdcat(["verify", "in/m.sfv"], in: scratch.path)
+        #expect(refused.status == 1)
+        #expect(
+            refused.stdoutText
+                == "root/secret: REJECTED (a symlink leads outside the manifest's folder, to \(outside.path)/secret; not opened)\n"
+        )
+        let followed = try gcdcat(["verify", "in/m.sfv", "--follow-links-outside"], in: scratch.path)
+        #expect(followed.status == 0)
+        #expect(followed.stdoutText == "root/secret: OK\n")
+    }
+}
+
+extension String {
+    /// How gcdcat prints this name: control characters escaped.
+    fileprivate var displayName: String {
+        var out = ""
+        let escapes = unicodeScalars.contains { $0.value < 0x20 }
+        for scalar in unicodeScalars {
+            switch scalar {
+            case "\n": out += "\\n"
+            case "\r": out += "\\x0d"
+            case "\\" where escapes: out += "\\\\"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+}
