@@ -6,17 +6,24 @@ extension GCDCat {
         static let configuration = CommandConfiguration(
             abstract: "Join parts into one file.",
             discussion: """
-                Give one first part (NAME.001 or NAME.000) to find NAME.002, NAME.003, … \
-                (widening past .999); a gap in the numbering is an error that names the \
-                missing part. Or give every part, in order. The output defaults to NAME.
+                Give one first part to find the rest of its set: NAME.001 (widening past \
+                .999), NAME.000, disk_001, x00 (GNU split -d), xaa (GNU split, --suffix alpha), \
+                file.part1. A part that is not the first is an error naming the first; a gap, \
+                .000 beside .001, or mixed widths (x.0003 among x.001, x.002) are errors naming \
+                the clash. Or give every part: a list of one set must be in numeric order with \
+                no gap (the shell's glob order of a complete set is sorted, with a note); \
+                --as-given takes the list as it is. A checksum list among the parts (.sfv, \
+                .md5, .sha256, or text that reads as one) and spanned zip or RAR volumes are \
+                refused. The output defaults to NAME.
 
                 Every part is checked (exists, regular file, readable) before a byte is \
                 written. The output is written to a temporary file beside it and renamed into \
                 place when complete; an existing output needs --force; an output that is one \
-                of the parts is refused. '-o -' writes to standard output.
+                of the parts or the manifest in use is refused. '-o -' writes to standard output.
 
-                Verification: when NAME.sfv lies beside a discovered NAME.001 (or --manifest \
-                names one), every listed part must be present (the last one too, which \
+                Verification: when the set's manifest lies beside it (NAME.sfv, as split \
+                names it; a folder of that name is skipped with a warning), or --manifest names \
+                one, every listed part must be present (the last one too, which \
                 numbering alone cannot see) and match its crc32 before anything is written; \
                 the output's crc32 is then checked against the parts' combined. A missing part \
                 exits 1, a corrupt one exits 2. Without a manifest, a last part exactly as \
