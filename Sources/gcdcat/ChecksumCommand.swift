@@ -124,7 +124,7 @@ extension GCDCat {
             let missing = count { $0 == .missing }
             let other = outcomes.count - ok - failed - missing
             writeToStandardError(
-                "gcdcat: \(manifest): \(outcomes.count) files: \(ok) OK, \(failed) FAILED, \(missing) MISSING"
+                "gcdcat: \(manifest.displayPath): \(outcomes.count) files: \(ok) OK, \(failed) FAILED, \(missing) MISSING"
                     + (other > 0 ? ", \(other) UNREADABLE or REJECTED" : "") + "\n")
             let status = ManifestVerifier.exitStatus(outcomes)
             if status != 0 { throw ExitCode(status) }

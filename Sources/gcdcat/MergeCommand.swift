@@ -114,7 +114,8 @@ extension GCDCat {
                     bytes: outcome.result.bytes, limits: operation.limits, chunks: outcome.result.chunks,
                     jobs: operation.jobs, time: measurement.time, memory: measurement.memory,
                     copyMethod: outcome.result.method, crc32: outcome.result.crc32,
-                    inputs: outcome.request.parts.map(\.path), output: outcome.output == .standardOutput ? nil : outcome.output.displayName)
+                    inputs: outcome.request.parts.map(\.path),
+                    output: outcome.output == .standardOutput ? nil : outcome.output.displayName)
                 try emit(report, options: reporting)
             }
         }

@@ -327,3 +327,24 @@ extension String {
         return out
     }
 }
+
+@Suite struct MergeOutputPrecheckCLITests {
+    /// Issue 10 UX: a bad output fails before the parts are read for verification.
+    @Test func aBadOutputFailsBeforeVerification() throws {
+        let scratch = try Scratch()
+        try scratch.write("w", randomData(3000, seed: 30))
+        #expect(try gcdcat(["split", "w", "--size", "1000", "-q"], in: scratch.path).status == 0)
+        try FileManager.default.createSymbolicLink(atPath: scratch.file("dangling"), withDestinationPath: "nowhere/x")
+        let cases: [(String, String)] = [
+            ("", "gcdcat: the output name is empty\n"),
+            ("nodir/out", "gcdcat: nodir: access: No such file or directory (the output's folder)\n"),
+            ("dangling", "gcdcat: dangling: already exists, a symlink to nothing (use --force to replace it)\n"),
+        ]
+        for (output, message) in cases {
+            let result = try gcdcat(["w.001", "-o", output], in: scratch.path)
+            #expect(result.status == 1)
+            // No "parts verified" line: the output was refused first.
+            #expect(result.stderr == message)
+        }
+    }
+}

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A whole merge: resolve and validate the parts, open the output safely, run a strategy,
 /// and commit the output only if every byte arrived.
 ///
@@ -149,6 +153,7 @@ public struct MergeOperation: Sendable {
         let inputs = parts + (manifestFile.map { [$0] } ?? [])
         // Refuse a bad output before spending time reading every part for their CRCs.
         if case .path(let path) = target {
+            try requireUsableOutputPath(path)
             try OutputSink.check(path, inputs: inputs, overwrite: overwrite)
         }
         let verification = try MergeVerification.check(parts, manifest: manifestFile, jobs: jobs)
@@ -174,6 +179,26 @@ public struct MergeOperation: Sendable {
                 request, counter: counter, expectedCRC: verification.expectedCRC, otherInputs: inputs)
         }
         return Outcome(output: target, request: request, result: result, verification: verification)
+    }
+
+    /// Fails now what would fail only after every part was read: an empty name, a folder that
+    /// is missing or not writable, a dangling symlink without `overwrite`.
+    private func requireUsableOutputPath(_ path: String) throws {
+        guard !path.isEmpty else {
+            throw GCDCatError(.invalidInput, message: "the output name is empty")
+        }
+        let folder = splitPath(path).directory
+        if PathName.withPathCString(folder, { access($0, W_OK | X_OK) }) != 0 {
+            let code = errno
+            throw GCDCatError(
+                .io, path: folder, syscall: "access", errno: code,
+                message: describeErrno(code) + " (the output's folder)")
+        }
+        if !overwrite, try Syscall.statIfExists(path) == nil, try Syscall.statIfExists(path, followLinks: false) != nil
+        {
+            throw GCDCatError(
+                .outputExists, path: path, message: "already exists, a symlink to nothing (use --force to replace it)")
+        }
     }
 
     private func derivedOutput(_ resolved: PartArguments.Resolved) throws -> OutputTarget {
