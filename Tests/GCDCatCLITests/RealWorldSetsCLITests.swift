@@ -337,7 +337,7 @@ extension String {
         try FileManager.default.createSymbolicLink(atPath: scratch.file("dangling"), withDestinationPath: "nowhere/x")
         let cases: [(String, String)] = [
             ("", "gcdcat: the output name is empty\n"),
-            ("nodir/out", "gcdcat: nodir: access: No such file or directory (the output's folder)\n"),
+            ("nodir/out", "gcdcat: nodir/out: open: No such file or directory\n"),
             ("dangling", "gcdcat: dangling: already exists, a symlink to nothing (use --force to replace it)\n"),
         ]
         for (output, message) in cases {

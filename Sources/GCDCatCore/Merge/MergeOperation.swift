@@ -62,8 +62,7 @@ public struct MergeOperation: Sendable {
     ///
     /// ## Errors
     /// The first part that is missing, not a regular file, unreadable, (without
-    /// `allowDuplicates`) the same file as an earlier part, a manifest or checksum list, or a
-    /// spanned zip volume.
+    /// `allowDuplicates`) the same file as an earlier part, or named as a checksum list.
     public func validatedParts() throws -> [PartFile] {
         try validatedParts(partPaths)
     }
@@ -84,25 +83,38 @@ public struct MergeOperation: Sendable {
         }
     }
 
-    /// Refuses a part that is a checksum list (by name, or by its first KiB unless `asGiven`) or
-    /// a spanned zip volume (by its signature).
+    static let listHint =
+        "; a shell glob such as NAME.* takes it in. Give the first part alone (NAME.001) and the list beside it is used to verify the set"
+
+    /// Refuses a part whose name says it is a checksum list (`.sfv`, `.md5`, …).
     func refuseNonPart(_ part: PartFile) throws {
-        let hint =
-            "; a shell glob such as NAME.* takes it in. Give the first part alone (NAME.001) and the list beside it is used to verify the set"
         if let kind = ChecksumListDetector.kind(ofName: part.path) {
-            throw GCDCatError(.invalidInput, path: part.path, message: "a checksum list (\(kind)), not a part\(hint)")
-        }
-        guard part.size > 0 else { return }
-        let head = try ChecksumListDetector.head(of: part.path)
-        if let refusal = ArchiveVolumes.refusal(for: part.path, head: Array(head.prefix(4))) { throw refusal }
-        if !asGiven,
-            let kind = ChecksumListDetector.kind(
-                ofHead: head, truncated: part.size > Int64(ChecksumListDetector.sniffLength))
-        {
             throw GCDCatError(
-                .invalidInput, path: part.path,
-                message: "reads as a checksum list (\(kind) lines), not a part\(hint) (or --as-given if it is data)")
+                .invalidInput, path: part.path, message: "a checksum list (\(kind)), not a part\(Self.listHint)")
         }
+    }
+
+    /// Refuses a part whose first KiB read as a checksum list. Only for listed parts with no
+    /// manifest to vouch for them: a discovered name or a verified crc32 says it is a part.
+    func refuseListContents(_ parts: [PartFile]) throws {
+        for part in parts where part.size > 0 && part.size <= 64 << 20 {
+            let head = try ChecksumListDetector.head(of: part.path)
+            let truncated = part.size > Int64(ChecksumListDetector.sniffLength)
+            if let kind = ChecksumListDetector.kind(ofHead: head, truncated: truncated) {
+                throw GCDCatError(
+                    .invalidInput, path: part.path,
+                    message:
+                        "reads as a checksum list (\(kind) lines), not a part\(Self.listHint) (or --as-given if it is data)"
+                )
+            }
+        }
+    }
+
+    /// Refuses a first part that begins with the spanned zip signature, whatever its name.
+    func refuseSpannedZip(_ first: PartFile?) throws {
+        guard let first, first.size >= 4 else { return }
+        let head = try ChecksumListDetector.head(of: first.path, count: 4)
+        if let refusal = ArchiveVolumes.refusal(for: first.path, head: head) { throw refusal }
     }
 
     /// Validates, merges, and commits `partPaths` as given; on any failure the output is removed.
@@ -146,9 +158,11 @@ public struct MergeOperation: Sendable {
         for note in resolved.notes { notice(.note(note)) }
         let target = try output ?? derivedOutput(resolved)
         let parts = try validatedParts(resolved.parts)
+        try refuseSpannedZip(parts.first)
         let (manifestFile, warnings) = try MergeVerification.locate(
             explicit: manifest, candidates: resolved.manifestCandidates, policy: manifestPolicy)
         for warning in warnings { notice(.warning(warning)) }
+        if manifestFile == nil && !resolved.discovered && !asGiven { try refuseListContents(parts) }
         if let manifestFile { try refuseManifestAmongParts(manifestFile, parts: parts) }
         let inputs = parts + (manifestFile.map { [$0] } ?? [])
         // Refuse a bad output before spending time reading every part for their CRCs.
@@ -187,15 +201,15 @@ public struct MergeOperation: Sendable {
         guard !path.isEmpty else {
             throw GCDCatError(.invalidInput, message: "the output name is empty")
         }
+        let existing = try Syscall.statIfExists(path)
+        // A device or FIFO is written into, in place; anything else needs a temporary beside it.
+        if let existing, existing.st_mode & S_IFMT != S_IFREG && existing.st_mode & S_IFMT != S_IFDIR { return }
         let folder = splitPath(path).directory
         if PathName.withPathCString(folder, { access($0, W_OK | X_OK) }) != 0 {
-            let code = errno
-            throw GCDCatError(
-                .io, path: folder, syscall: "access", errno: code,
-                message: describeErrno(code) + " (the output's folder)")
+            // Said as the open of the output would say it, later.
+            throw GCDCatError.syscall("open", path: path, errno: errno)
         }
-        if !overwrite, try Syscall.statIfExists(path) == nil, try Syscall.statIfExists(path, followLinks: false) != nil
-        {
+        if !overwrite, existing == nil, try Syscall.statIfExists(path, followLinks: false) != nil {
             throw GCDCatError(
                 .outputExists, path: path, message: "already exists, a symlink to nothing (use --force to replace it)")
         }
