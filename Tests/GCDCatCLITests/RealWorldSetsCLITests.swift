@@ -348,3 +348,48 @@ extension String {
         }
     }
 }
+
+@Suite struct SetStartCLITests {
+    /// Case 3's other half: with the first part gone, a later part does not merge in silence;
+    /// a --start split is merged through its manifest, or from a list.
+    @Test func aSetWithoutItsFirstPartIsRefusedUnlessItsManifestSaysSo() throws {
+        let scratch = try Scratch()
+        let whole = randomData(2500, seed: 31)
+        try scratch.write("w", whole)
+        #expect(try gcdcat(["split", "w", "--size", "1000", "--suffix", "alpha", "-q"], in: scratch.path).status == 0)
+        try FileManager.default.removeItem(atPath: scratch.file("w.aa"))
+        try FileManager.default.removeItem(atPath: scratch.file("w.sfv"))
+        let lost = try gcdcat(["w.ab", "-o", "out"], in: scratch.path)
+        #expect(lost.status == 1)
+        #expect(
+            lost.stderr
+                == "gcdcat: w.ab: no w.aa before it, so the set's first part may be missing. If the set really starts here (split --start), merge it with its manifest, or list its parts\n"
+        )
+        #expect(scratch.read("out") == nil)
+        #expect(
+            try gcdcat(["split", "w", "--size", "1000", "--start", "5", "--prefix", "s.", "-q"], in: scratch.path)
+                .status == 0)
+        let started = try gcdcat(["s.005", "-o", "started"], in: scratch.path)
+        #expect(started.status == 0, "\(started.stderr)")
+        #expect(started.stderr == "gcdcat: 3 parts verified against s.sfv\n")
+        #expect(scratch.read("started") == whole)
+        let listed = try gcdcat(["merge", "w.ab", "w.ac", "-o", "listed", "-q"], in: scratch.path)
+        #expect(listed.status == 0)
+        #expect(scratch.read("listed") == whole.subdata(in: 1000..<2500))
+    }
+}
+
+@Suite struct LoneLatePartCLITests {
+    /// Case 3: `gcdcat x.003` with nothing before it does not write x.003 alone with exit 0.
+    @Test func aLonePaddedLatePartIsRefused() throws {
+        let scratch = try Scratch()
+        try scratch.write("x.003", Data("tail".utf8))
+        let result = try gcdcat(["x.003"], in: scratch.path)
+        #expect(result.status == 1)
+        #expect(
+            result.stderr
+                == "gcdcat: x.003: no x.001 before it, so the set's first part may be missing. If the set really starts here (split --start), merge it with its manifest, or list its parts\n"
+        )
+        #expect(scratch.listing() == ["x.003"])
+    }
+}

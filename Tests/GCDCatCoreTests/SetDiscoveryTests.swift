@@ -49,9 +49,12 @@ import Testing
     @Test func aLoneFileIsNotASet() throws {
         let directory = TemporaryDirectory()
         writeFile(directory.file("notes"), [1])
+        writeFile(directory.file("report-v2"), [1])
         writeFile(directory.file("x.005"), [1])
         #expect(try PartDiscovery.discover(from: directory.file("notes")) == nil)
-        #expect(try PartDiscovery.discover(from: directory.file("x.005")) == nil)
+        #expect(try PartDiscovery.discover(from: directory.file("report-v2")) == nil)
+        // A padded late number alone is a set whose first parts are gone, not a plain file.
+        #expect(try PartDiscovery.discover(from: directory.file("x.005"))?.startsLate == true)
     }
 
     @Test func aLetterGapNamesTheMissingPart() throws {

@@ -174,14 +174,16 @@ public struct MergeOperation: Sendable {
         if let path = verification.manifestPath {
             notice(.verified(parts: parts.count, manifest: path))
         } else {
+            // Without a manifest to say where the set starts, a missing first part would go unseen.
+            if let usual = resolved.usualFirst, let first = resolved.parts.first {
+                throw GCDCatError(
+                    .missingPart, path: first,
+                    message:
+                        "no \(usual.displayPath) before it, so the set's first part may be missing. If the set really "
+                        + "starts here (split --start), merge it with its manifest, or list its parts")
+            }
             if resolved.discovered {
                 for warning in MergeVerification.truncationWarning(parts) { notice(.warning(warning)) }
-            }
-            if resolved.startsLate, let first = resolved.parts.first {
-                notice(
-                    .warning(
-                        "the set starts at \(first.displayPath), with no lower-numbered part beside it: "
-                            + "if earlier parts exist elsewhere, the output lacks them"))
             }
         }
         let request = MergeRequest(

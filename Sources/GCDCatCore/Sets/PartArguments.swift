@@ -20,8 +20,15 @@ public enum PartArguments {
         public var manifestCandidates: [String]
         /// True when the parts were found from a first part, rather than all given.
         public var discovered: Bool
-        /// True when the set starts above number 1 with nothing before it.
+        /// True when a discovered set starts above its alphabet's usual first number with
+        /// nothing before it (``PartDiscovery/DiscoveredSet/startsLate``).
         public var startsLate: Bool
+        /// The name the set's usual first part would have (`x.001`, `xaa`), when it starts late.
+        public var usualFirst: String? {
+            guard startsLate, let first = parts.first, let reading = NumberedName.readings(of: first).first
+            else { return nil }
+            return reading.with(number: reading.alphabet == .digits ? 1 : 0).name
+        }
         /// Things done to the list that the user should hear about.
         public var notes: [String]
     }

@@ -18,8 +18,8 @@ public enum PartDiscovery {
         public var parts: [String]
         /// The first part's reading: the set's stem, alphabet and width.
         public var naming: NumberedName
-        /// True when the first number is above 1 with nothing below it: a `--start` split, or
-        /// a set whose first parts are gone.
+        /// True when the first number is above its alphabet's usual start (1 for digits, `aa` for letters)
+        /// with nothing below it: a `--start` split, or a set whose first parts are gone.
         public var startsLate: Bool
     }
 
@@ -45,7 +45,7 @@ public enum PartDiscovery {
         else { return nil }
         let given = naming.name
         if naming.number > 0, let below = existing(naming.with(number: naming.number - 1)) {
-            if naming.number == 1 {
+            if naming.number == 1 && naming.alphabet == .digits {
                 throw GCDCatError(
                     .invalidInput, path: path,
                     message:
@@ -68,8 +68,12 @@ public enum PartDiscovery {
             parts.append(name)
             number += 1
         }
-        let startsLate = naming.number > 1
-        if startsLate && parts.count == 1 { return nil }
+        // Sets start at .001 or .000 (digits) and at aa (letters), unless split was given --start.
+        let startsLate = naming.number > (naming.alphabet == .digits ? 1 : 0)
+        // A lone late number is a plain file (`report-v2`) unless it is padded (`x.003`, `disk_07`)
+        // or a `.partN`: then it is a set whose first parts are gone.
+        let looksLikeAPart = naming.width >= 2 || naming.stem.lowercased().hasSuffix(".part")
+        if startsLate && parts.count == 1 && !looksLikeAPart { return nil }
         try checkStrays(naming, through: number - 1, given: given)
         return DiscoveredSet(parts: parts, naming: naming, startsLate: startsLate)
     }
