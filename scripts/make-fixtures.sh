@@ -17,3 +17,10 @@ printf 'data.txt.001 %s\n/etc/passwd 00000000\n../outside 00000000\n' \
     "$(grep '^data.txt.001' cksfv-set/data.txt.sfv | awk '{print $2}')" > cksfv-set/hostile.sfv
 printf 'data.txt.001 %s\nthis line has no crc\n' \
     "$(grep '^data.txt.001' cksfv-set/data.txt.sfv | awk '{print $2}')" > cksfv-set/malformed.sfv
+# A cksfv manifest listing Latin-1 names (p\xe9.001, p\xe9.002), as old archives have them. Only
+# the manifest is kept: the tests recreate the two tiny parts under their byte names.
+rm -rf cksfv-latin1 && mkdir cksfv-latin1 && cd cksfv-latin1
+printf 'abc' > "$(printf 'p\351.001')"
+printf 'de' > "$(printf 'p\351.002')"
+cksfv -b p*.00? > latin1.sfv
+rm -f p*.00?
