@@ -82,6 +82,10 @@ extension GCDCat {
             guard !parts.isEmpty else {
                 throw ValidationError("Give the first part (NAME.001) or the parts to join.")
             }
+            // merge is the default command, so `gcdcat spilt movie.zip` would read "spilt" as a part.
+            if let command = likelyMistypedCommand(parts[0]) {
+                throw ValidationError("Unknown command '\(parts[0].displayPath)'. Did you mean '\(command)'?")
+            }
             if verify && noVerify {
                 throw ValidationError("--verify and --no-verify contradict each other.")
             }

@@ -156,7 +156,7 @@ public struct MergeOperation: Sendable {
     ) throws -> Outcome {
         let resolved = try PartArguments.resolve(partPaths, asGiven: asGiven)
         for note in resolved.notes { notice(.note(note)) }
-        let target = try output ?? derivedOutput(resolved)
+        let target = try intoFolder(output, resolved) ?? derivedOutput(resolved)
         let parts = try validatedParts(resolved.parts)
         try refuseSpannedZip(parts.first)
         let (manifestFile, warnings) = try MergeVerification.locate(
@@ -215,6 +215,18 @@ public struct MergeOperation: Sendable {
             throw GCDCatError(
                 .outputExists, path: path, message: "already exists, a symlink to nothing (use --force to replace it)")
         }
+    }
+
+    /// An output that names a folder (`-o out/`, or an existing folder) receives the derived
+    /// name inside it, as `cp FILE DIR` does; any other output is returned as it is.
+    private func intoFolder(_ output: OutputTarget?, _ resolved: PartArguments.Resolved) throws -> OutputTarget? {
+        guard case .path(let path) = output, !path.isEmpty else { return output }
+        let isFolder =
+            try path.hasSuffix("/") || Syscall.statIfExists(path).map { $0.st_mode & S_IFMT == S_IFDIR } ?? false
+        guard isFolder else { return output }
+        guard case .path(let derived) = try derivedOutput(resolved) else { return output }
+        let name = splitPath(derived).name
+        return .path(path.hasSuffix("/") ? path + name : path + "/" + name)
     }
 
     private func derivedOutput(_ resolved: PartArguments.Resolved) throws -> OutputTarget {
