@@ -18,3 +18,6 @@ func parsePositiveSize(_ text: String) throws -> Int {
     guard size.bytes > 0 else { throw ValidationError("must be greater than zero") }
     return Int(size.bytes)
 }
+
+/// What shells offer where a manifest is expected: checksum lists first, by their extensions.
+let manifestExtensions = ["sfv", "md5", "sha1", "sha256", "sha512"]

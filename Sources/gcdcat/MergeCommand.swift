@@ -44,11 +44,13 @@ extension GCDCat {
                   gcdcat merge part.001 -o - | tar x
                 """)
 
-        @Argument(help: "The first part (NAME.001), or every part in order.")
+        @Argument(help: "The first part (NAME.001), or every part in order.", completion: .file())
         var parts: [String] = []
 
         @Option(
-            name: .shortAndLong, help: ArgumentHelp("The output file, or - for standard output.", valueName: "file"))
+            name: .shortAndLong,
+            help: ArgumentHelp("The output file or folder, or - for standard output.", valueName: "file"),
+            completion: .file())
         var output: String?
 
         @Option(help: "How to move the bytes: auto, stream, offsets or dispatchdata.")
@@ -63,7 +65,9 @@ extension GCDCat {
         @Flag(help: "Accept the same file twice among the parts.")
         var allowDuplicates = false
 
-        @Option(help: ArgumentHelp("Verify the parts against this SFV manifest first.", valueName: "file"))
+        @Option(
+            help: ArgumentHelp("Verify the parts against this SFV manifest first.", valueName: "file"),
+            completion: .file(extensions: manifestExtensions))
         var manifest: String?
 
         @Flag(help: "Fail unless a manifest is found (NAME.sfv or --manifest).")
