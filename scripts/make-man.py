@@ -48,11 +48,20 @@ def sentences(paragraph):
 def indented(rows):
     """Indented rows: `term  description` rows become a tagged list, others (commands) stay as
     they are, unfilled."""
-    terms = [re.match(r"^  (\S+)\s{2,}(\S.*)$", row) for row in rows]
-    if all(terms):
+    entries = []
+    for row in rows:
+        match = re.match(r"^  (\S+)\s{2,}(\S.*)$", row)
+        if match:
+            entries.append([match.group(1), match.group(2)])
+        elif entries and re.match(r"^\s{4,}\S", row):
+            entries[-1][1] += " " + row.strip()  # a wrapped description continues
+        else:
+            entries = None
+            break
+    if entries:
         lines = [".RS 4"]
-        for match in terms:
-            lines += [".TP 14", "\\fB%s\\fR" % escape(match.group(1))] + sentences(match.group(2))
+        for term, description in entries:
+            lines += [".TP 14", "\\fB%s\\fR" % escape(term)] + sentences(description)
         return lines + [".RE"]
     return [".RS 4", ".nf"] + [escape(row[2:]) for row in rows] + [".fi", ".RE"]
 

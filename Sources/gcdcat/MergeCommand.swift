@@ -30,13 +30,16 @@ extension GCDCat {
                 large as the others draws a warning: the set may be truncated.
 
                 Strategies:
-                  auto          kernel copies (copy_file_range → sendfile → read/write), \
-                parts in parallel, next parts prefetched. The fastest here.
-                  stream        one serial queue; pooled buffers written in order through a \
-                DispatchIO .stream channel.
-                  offsets       --jobs queues; each part's bytes pwrite'd at their offset.
-                  dispatchdata  parts mmap'ed into one DispatchData, one DispatchIO write. \
-                Mapped pages show as RssFile. Do not truncate a part while it is merged.
+                  auto          kernel copies (copy_file_range, falling back to
+                                sendfile, then read/write), parts in parallel,
+                                the next parts prefetched. The fastest here.
+                  stream        one serial queue; pooled buffers written in order
+                                through a DispatchIO .stream channel.
+                  offsets       --jobs queues; each part's bytes pwrite'd at
+                                their offset in the output.
+                  dispatchdata  parts mmap'ed into one DispatchData, written by
+                                one DispatchIO write. Mapped pages count as
+                                RssFile. Do not truncate a part while it merges.
 
                 Examples:
                   gcdcat merge movie.zip.001
@@ -53,7 +56,7 @@ extension GCDCat {
             completion: .file())
         var output: String?
 
-        @Option(help: "How to move the bytes: auto, stream, offsets or dispatchdata.")
+        @Option(help: "How to move the bytes (see Strategies above).")
         var strategy: MergeStrategyKind = .auto
 
         @Flag(name: .shortAndLong, help: "Replace an existing output file.")
