@@ -105,7 +105,7 @@ extension GCDCat {
                     settings: settings, executable: currentExecutablePath(), version: gcdcatVersion)
                 runner.log = { writeToStandardError($0 + "\n") }
                 let report = try runner.run()
-                print(report.table)
+                try StandardStreams.printLine(report.table)
                 if let json {
                     let encoder = JSONEncoder()
                     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

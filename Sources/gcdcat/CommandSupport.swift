@@ -42,6 +42,6 @@ func emit(_ report: RunReport, options: ReportOptions) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let data = try encoder.encode(report)
-        FileHandle.standardOutput.write(data + Data("\n".utf8))
+        try StandardStreams.writeOutput(Array(data) + [0x0A])
     }
 }

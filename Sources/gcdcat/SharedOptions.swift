@@ -24,12 +24,14 @@ struct TransferOptions: ParsableArguments {
         transform: parsePositiveSize)
     var lowWater: Int?
 
-    @Option(name: [.short, .long], help: "Queues that work at once (default: the number of cores).")
+    @Option(
+        name: [.short, .long], parsing: .unconditional,
+        help: "Queues that work at once, 1 to 1024 (default: the number of cores).")
     var jobs: Int = defaultJobs
 
     func limits() throws -> ChunkLimits {
         do {
-            return try ChunkLimits(highWater: highWater, lowWater: lowWater)
+            return try ChunkLimits.userChosen(highWater: highWater, lowWater: lowWater)
         } catch {
             throw ValidationError(error.description)
         }
@@ -37,7 +39,7 @@ struct TransferOptions: ParsableArguments {
 
     func validate() throws {
         _ = try limits()
-        guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
+        try checkJobs(jobs)
     }
 }
 
@@ -53,4 +55,14 @@ struct ReportOptions: ParsableArguments {
     var quiet = false
 }
 
-let defaultJobs = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+let defaultJobs = min(maximumJobs, max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
+
+/// More queues than this only adds threads: the work is bound by the disk and the cores long
+/// before, and a bound keeps products such as jobs × 4 far from overflow.
+let maximumJobs = 1024
+
+/// Throws a usage error unless `jobs` is within 1…``maximumJobs``.
+func checkJobs(_ jobs: Int) throws {
+    guard jobs >= 1 else { throw ValidationError("--jobs must be positive (got \(jobs))") }
+    guard jobs <= maximumJobs else { throw ValidationError("--jobs must be at most \(maximumJobs) (got \(jobs))") }
+}

@@ -40,26 +40,34 @@ extension GCDCat {
         var input: String
 
         @Option(
-            name: [.customShort("b"), .long], help: ArgumentHelp("Bytes per part.", valueName: "size"),
+            name: [.customShort("b"), .long], parsing: .unconditional,
+            help: ArgumentHelp("Bytes per part.", valueName: "size"),
             transform: parseSize)
         var size: ByteSize?
 
-        @Option(name: [.customShort("n"), .long], help: "Number of parts (a file of known size only).")
+        @Option(
+            name: [.customShort("n"), .long], parsing: .unconditional,
+            help: "Number of parts, 1 to 100000 (a file of known size only).")
         var parts: Int?
 
         @Flag(help: "End every part at a newline (needs --size).")
         var lineBoundary = false
 
-        @Option(help: ArgumentHelp("Repeat the first K lines atop every part (needs --line-boundary).", valueName: "K"))
+        @Option(
+            parsing: .unconditional,
+            help: ArgumentHelp("Repeat the first K lines atop every part (needs --line-boundary).", valueName: "K"))
         var headerLines: Int = 0
 
         @Option(help: "numeric (.001) or alpha (aa).")
         var suffix: PartNaming.Style = .numeric
 
-        @Option(help: ArgumentHelp("A fixed suffix width.", valueName: "N"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("A fixed suffix width, 1 to 32.", valueName: "N"))
         var suffixLength: Int?
 
-        @Option(help: ArgumentHelp("The first suffix's number (default 1 for numeric, 0 for alpha).", valueName: "N"))
+        @Option(
+            parsing: .unconditional,
+            help: ArgumentHelp(
+                "The first suffix's number, up to 999999999999 (default 1 for numeric, 0 for alpha).", valueName: "N"))
         var start: Int?
 
         @Option(help: ArgumentHelp("Name parts PREFIX + suffix; may include a folder.", valueName: "prefix"))
@@ -87,15 +95,22 @@ extension GCDCat {
             switch (size, parts) {
             case (nil, nil): throw ValidationError("Give --size or --parts.")
             case (.some, .some): throw ValidationError("Give --size or --parts, not both.")
-            case (let size?, nil) where size.bytes <= 0: throw ValidationError("--size must be greater than zero.")
-            case (nil, let parts?) where parts <= 0: throw ValidationError("--parts must be at least 1.")
+            case (let size?, nil) where size.bytes <= 0: throw ValidationError("--size must be positive.")
+            case (nil, let parts?) where parts <= 0: throw ValidationError("--parts must be positive (got \(parts)).")
+            case (nil, let parts?) where parts > SplitLimits.maximumParts:
+                throw ValidationError("--parts must be at most \(SplitLimits.maximumParts) (got \(parts)).")
             default: break
             }
             if lineBoundary && size == nil { throw ValidationError("--line-boundary needs --size.") }
             if headerLines < 0 { throw ValidationError("--header-lines must not be negative.") }
             if headerLines > 0 && !lineBoundary { throw ValidationError("--header-lines needs --line-boundary.") }
-            if let suffixLength, suffixLength < 1 { throw ValidationError("--suffix-length must be at least 1.") }
-            if let start, start < 0 { throw ValidationError("--start must not be negative.") }
+            if let suffixLength, !(1...SplitLimits.maximumSuffixLength).contains(suffixLength) {
+                throw ValidationError(
+                    "--suffix-length must be from 1 to \(SplitLimits.maximumSuffixLength) (got \(suffixLength)).")
+            }
+            if let start, !(0...SplitLimits.maximumStart).contains(start) {
+                throw ValidationError("--start must be from 0 to \(SplitLimits.maximumStart) (got \(start)).")
+            }
             if noManifest && manifest != nil {
                 throw ValidationError("--manifest and --no-manifest contradict each other.")
             }
@@ -105,6 +120,20 @@ extension GCDCat {
             if input == "-" && ![.auto, .stream].contains(strategy) {
                 throw ValidationError(
                     "standard input is split by the stream path; --strategy \(strategy) needs a file.")
+            }
+            try checkPartCount()
+        }
+
+        /// Refuses, as a usage error, a part size that would cut the input into too many parts,
+        /// before anything is planned. (Standard input's length is unknown: its splitter stops
+        /// at the bound instead.)
+        func checkPartCount() throws {
+            guard input != "-", let size, size.bytes > 0, let info = try? PartFile.validate(input) else { return }
+            let count = SplitLimits.partCount(total: info.size, size: size.bytes)
+            guard count <= Int64(SplitLimits.maximumParts) else {
+                throw ValidationError(
+                    "--size \(size) would cut \(input.displayPath) (\(info.size) bytes) into \(count) parts; "
+                        + "at most \(SplitLimits.maximumParts) are allowed: raise --size.")
             }
         }
 

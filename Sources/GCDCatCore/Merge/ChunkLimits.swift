@@ -31,6 +31,21 @@ public struct ChunkLimits: Sendable, Equatable, Codable {
 
     public static let `default` = ChunkLimits(uncheckedHighWater: defaultHighWater)
 
+    /// The high-water marks a user may choose. Below 4 KiB every syscall moves a few bytes
+    /// (`--high-water 1` made a 10 MB stream merge run for minutes); above 1 GiB each buffer
+    /// alone would outgrow most memory limits.
+    public static let allowedHighWater = 4096...(1 << 30)
+
+    /// Limits as a user asks for them: like ``init(highWater:lowWater:)``, and the high-water
+    /// mark must lie within ``allowedHighWater``. (Tests use smaller marks to reach chunk edges.)
+    ///
+    /// ## Errors
+    /// A message naming the flag and the bound.
+    public static func userChosen(highWater: Int, lowWater: Int?) throws(ChunkLimitsError) -> ChunkLimits {
+        guard highWater >= allowedHighWater.lowerBound else { throw .tooSmall(flag: "--high-water") }
+        return try ChunkLimits(highWater: highWater, lowWater: lowWater)
+    }
+
     init(uncheckedHighWater: Int) {
         self.highWater = uncheckedHighWater
         self.lowWater = nil
@@ -47,6 +62,7 @@ public enum ChunkLimitsError: Error, Equatable, Sendable, CustomStringConvertibl
     case notPositive(flag: String)
     case lowAboveHigh(low: Int, high: Int)
     case tooLarge(flag: String)
+    case tooSmall(flag: String)
 
     public var description: String {
         switch self {
@@ -54,6 +70,7 @@ public enum ChunkLimitsError: Error, Equatable, Sendable, CustomStringConvertibl
         case .lowAboveHigh(let low, let high):
             return "--low-water (\(ByteSize(Int64(low)))) must not exceed --high-water (\(ByteSize(Int64(high))))"
         case .tooLarge(let flag): return "\(flag) must be at most 1G"
+        case .tooSmall(let flag): return "\(flag) must be at least 4K"
         }
     }
 }

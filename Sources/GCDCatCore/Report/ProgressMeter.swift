@@ -117,13 +117,5 @@ func terminalColumns() -> Int {
 
 /// Writes `text` to standard error unbuffered, so it interleaves sanely with other output.
 public func writeToStandardError(_ text: String) {
-    var bytes = Array(text.utf8)
-    bytes.withUnsafeMutableBytes { buffer in
-        var offset = 0
-        while offset < buffer.count {
-            let n = write(STDERR_FILENO, buffer.baseAddress! + offset, buffer.count - offset)
-            if n <= 0 { return }
-            offset += n
-        }
-    }
+    StandardStreams.writeError(text)
 }

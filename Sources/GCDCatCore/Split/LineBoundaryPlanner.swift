@@ -57,11 +57,13 @@ public struct LineBoundaryPlanner {
         while start < size {
             let repeats = headerLines > 0 && !pieces.isEmpty
             let room = repeats ? limit - headerSize : limit
-            var end = min(start + room, size)
+            // `room` may be near Int64.max (a huge --size): never add it to `start` unclamped.
+            var end = start + min(room, size - start)
             if end < size, let newline = try lastNewline(fd, path: path, in: start..<end, buffer: buffer) {
                 end = newline + 1
             }
             pieces.append(Piece(range: start..<end, repeatsHeader: repeats))
+            try SplitLimits.requirePartCount(Int64(pieces.count), path: path)
             start = end
         }
         return Plan(header: 0..<headerSize, pieces: pieces)

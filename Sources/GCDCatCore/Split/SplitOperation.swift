@@ -88,11 +88,14 @@ public struct SplitOperation: Sendable {
         var wholeIsInput = true
         switch mode {
         case .size(let size):
+            try SplitLimits.requirePartCount(SplitLimits.partCount(total: file.size, size: size), path: file.path)
             pieces = SplitPlan.bySize(total: file.size, size: size).map { [range($0, of: file)] }
         case .parts(let count):
+            try SplitLimits.requirePartCount(Int64(count), path: file.path)
             pieces =
                 file.size == 0 ? [] : SplitPlan.byCount(total: file.size, count: count).map { [range($0, of: file)] }
         case .lines(let limit, let headerLines):
+            try SplitLimits.requirePartCount(SplitLimits.partCount(total: file.size, size: limit), path: file.path)
             let fd = try file.open()
             defer { close(fd) }
             let plan = try LineBoundaryPlanner.plan(

@@ -17,6 +17,7 @@ public struct ByteSize: Sendable, Hashable, Comparable, CustomStringConvertible 
         case notANumber(String)
         case unknownUnit(String)
         case tooLarge(String)
+        case negative(String)
 
         public var description: String {
             switch self {
@@ -24,6 +25,7 @@ public struct ByteSize: Sendable, Hashable, Comparable, CustomStringConvertible 
             case .notANumber(let text): return "'\(text)' is not a size (try 4096, 64K, 1M, 2MiB or 1MB)"
             case .unknownUnit(let unit): return "unknown unit '\(unit)' (use K, M, G, T, KiB…, KB…)"
             case .tooLarge(let text): return "'\(text)' is too large"
+            case .negative(let text): return "'\(text)' is negative; a size must be positive"
             }
         }
     }
@@ -31,6 +33,7 @@ public struct ByteSize: Sendable, Hashable, Comparable, CustomStringConvertible 
     public init(parsing text: String) throws(ParseError) {
         let trimmed = text.trimmingSpaces
         guard !trimmed.isEmpty else { throw .empty }
+        if trimmed.hasPrefix("-") { throw .negative(text) }
         let digits = trimmed.prefix { $0.isASCII && $0.isNumber }
         guard !digits.isEmpty, let number = Int64(digits) else {
             throw digits.isEmpty ? .notANumber(text) : .tooLarge(text)

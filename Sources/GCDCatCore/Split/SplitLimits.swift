@@ -1,0 +1,32 @@
+/// The bounds of a split, checked before anything is planned or created.
+///
+/// Each part costs a name, a descriptor while it is written and an entry in the manifest; a
+/// request for millions of parts (`--size 1` on 10 MB, `--parts 100000000`) used to plan them
+/// all in memory (gigabytes) and then run out of inodes. Past these bounds a split is refused.
+public enum SplitLimits {
+    /// The most parts one split may write.
+    public static let maximumParts = 100_000
+    /// The widest fixed suffix: wider names only approach the 255-byte name limit.
+    public static let maximumSuffixLength = 32
+    /// The largest first suffix number, far enough from `Int.max` that `start + index` never
+    /// overflows.
+    public static let maximumStart = 999_999_999_999
+
+    /// How many parts of `size` bytes a `total`-byte input needs.
+    public static func partCount(total: Int64, size: Int64) -> Int64 {
+        precondition(size > 0, "a part size must be positive")
+        return total / size + (total % size == 0 ? 0 : 1)
+    }
+
+    /// Throws unless `count` parts are within ``maximumParts``.
+    ///
+    /// ## Errors
+    /// `.invalidInput` naming `path`.
+    static func requirePartCount(_ count: Int64, path: String) throws {
+        guard count <= Int64(maximumParts) else {
+            throw GCDCatError(
+                .invalidInput, path: path,
+                message: "would make \(count) parts; at most \(maximumParts) are allowed (choose larger parts)")
+        }
+    }
+}
