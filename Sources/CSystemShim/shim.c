@@ -70,3 +70,13 @@ long gcdcat_fd_filesystem_type(int fd) {
     struct statfs info;
     return fstatfs(fd, &info) == 0 ? (long)info.f_type : 0;
 }
+
+int gcdcat_open_tmpfile(const char *directory, mode_t mode) {
+    return open(directory, O_TMPFILE | O_RDWR | O_CLOEXEC, mode);
+}
+
+int gcdcat_link_descriptor(int fd, const char *target) {
+    char source[64];
+    snprintf(source, sizeof source, "/proc/self/fd/%d", fd);
+    return linkat(AT_FDCWD, source, AT_FDCWD, target, AT_SYMLINK_FOLLOW);
+}

@@ -10,11 +10,13 @@ struct GCDCat: ParsableCommand {
             into parts, and checks them with zlib checksums and SFV manifests. Merging offers \
             four strategies built on Grand Central Dispatch; see 'gcdcat merge --help'.
 
-            Output is written to a temporary file beside the destination and renamed into \
-            place only when complete. An error, SIGINT or SIGTERM removes it.
+            Output is written to an unnamed file in the destination's folder and named only \
+            when complete. An error, or SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT or SIGALRM, \
+            leaves nothing behind; so does SIGKILL.
 
             Exit status: 0 success, 1 an operation failed (I/O error, missing part), \
-            2 checksum mismatch, 64 bad usage, 130 interrupted by SIGINT (143 by SIGTERM).
+            2 checksum mismatch, 64 bad usage, 128+N interrupted by signal N (130 SIGINT, \
+            143 SIGTERM, 129 SIGHUP).
             """,
         version: gcdcatVersion,
         subcommands: [Merge.self, Split.self, ChecksumFiles.self, Verify.self, Bench.self],

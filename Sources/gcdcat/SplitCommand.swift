@@ -26,8 +26,9 @@ extension GCDCat {
                 records the whole file's size and crc32. An empty input gives no parts and a \
                 manifest that records only the empty whole.
 
-                Nothing appears until every part is complete: parts are written under \
-                temporary names and renamed together; an error or SIGINT removes them all.
+                Nothing appears until every part is complete: parts are written unnamed and \
+                named together at the end; an error or a signal leaves none of them. A split \
+                makes at most 100000 parts.
 
                 Examples:
                   gcdcat split movie.zip --size 2G

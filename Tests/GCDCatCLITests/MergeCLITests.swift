@@ -210,7 +210,7 @@ import Testing
         // Wait until the temporary output exists, then interrupt.
         var sawTemporary = false
         for _ in 0..<400 where !sawTemporary {
-            sawTemporary = scratch.listing().contains { $0.hasPrefix(".a.gcdcat-") }
+            sawTemporary = holdsUnfinishedOutput(pid: process.processIdentifier, in: scratch.path)
             if !sawTemporary { usleep(10_000) }
         }
         #expect(sawTemporary)

@@ -14,7 +14,7 @@ import Testing
 
     @Test func rejectsGarbageWithAReason() {
         #expect(throws: ByteSize.ParseError.notANumber("abc")) { try ByteSize(parsing: "abc") }
-        #expect(throws: ByteSize.ParseError.notANumber("-1M")) { try ByteSize(parsing: "-1M") }
+        #expect(throws: ByteSize.ParseError.negative("-1M")) { try ByteSize(parsing: "-1M") }
         #expect(throws: ByteSize.ParseError.unknownUnit("x")) { try ByteSize(parsing: "12x") }
         #expect(throws: ByteSize.ParseError.notANumber("1.5M")) { try ByteSize(parsing: "1.5M") }
         #expect(throws: ByteSize.ParseError.empty) { try ByteSize(parsing: "") }

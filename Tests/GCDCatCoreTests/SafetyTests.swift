@@ -116,7 +116,8 @@ import Testing
     @Test func aDiscardedOutputLeavesNoTemporaryFile() throws {
         let directory = TemporaryDirectory()
         let registry = CleanupRegistry()
-        let file = try AtomicOutputFile(finalPath: directory.file("x"), overwrite: false, registry: registry)
+        let file = try AtomicOutputFile(
+            finalPath: directory.file("x"), overwrite: false, registry: registry, unnamed: false)
         #expect(registry.registeredPaths == [file.temporaryPath])
         #expect(directory.listing().count == 1)
         file.discard()
@@ -127,7 +128,8 @@ import Testing
     @Test func anInterruptionRemovesTemporaryFilesAndBlocksCommits() throws {
         let directory = TemporaryDirectory()
         let registry = CleanupRegistry()
-        let file = try AtomicOutputFile(finalPath: directory.file("x"), overwrite: false, registry: registry)
+        let file = try AtomicOutputFile(
+            finalPath: directory.file("x"), overwrite: false, registry: registry, unnamed: false)
         #expect(registry.removeAll() == [file.temporaryPath])
         #expect(directory.listing().isEmpty)
         let error = expectGCDCatError { try file.commit(fsync: false) }

@@ -41,4 +41,13 @@ long gcdcat_fd_filesystem_type(int fd);
 /// The errno of the calling thread.
 int gcdcat_errno(void);
 
+/// open(2) of an unnamed file in `directory` (O_TMPFILE | O_RDWR | O_CLOEXEC), mode narrowed by
+/// the umask. Fails with EOPNOTSUPP, EISDIR or EINVAL where the filesystem lacks O_TMPFILE.
+int gcdcat_open_tmpfile(const char *directory, mode_t mode);
+
+/// Gives the unnamed file open at `fd` the name `target`:
+/// linkat(AT_FDCWD, "/proc/self/fd/N", AT_FDCWD, target, AT_SYMLINK_FOLLOW). Fails with EEXIST
+/// when `target` exists: it never replaces.
+int gcdcat_link_descriptor(int fd, const char *target);
+
 #endif

@@ -5,45 +5,80 @@ import Synchronization
     import Glibc
 #endif
 
-/// A new file written under a temporary name in its final folder, then renamed into place.
+/// A new file that appears under its final name only when complete.
 ///
-/// The temporary name (`.NAME.gcdcat-XXXXXX`) lives beside the final path, so the rename never
-/// crosses a filesystem. It is created with `O_EXCL` and mode 0666, which the kernel narrows by
-/// the umask. Until ``commit(fsync:)`` succeeds the temporary file is registered with the
-/// ``CleanupRegistry`` and removed on any error or signal.
+/// ## Implementation details
+/// The file is created unnamed, with `O_TMPFILE` in the final folder (mode 0666, narrowed by
+/// the umask), and given its name by ``publish(fsync:)`` with `linkat` through
+/// `/proc/self/fd/N`. Until then it has no name at all: an error, any signal, SIGKILL or a power
+/// cut leaves nothing behind, because the kernel frees an unnamed file with its last descriptor.
+/// `linkat` never replaces (EEXIST), which is the no-clobber check; with `overwrite` the file is
+/// linked to a short unique name in the same folder and renamed over the old one.
+///
+/// Where `O_TMPFILE` is unsupported (EOPNOTSUPP, EISDIR, EINVAL: some FUSE and network
+/// filesystems), where `/proc` is missing, or when the caller asks for a named file (a split
+/// into more parts than descriptors allow), the file is created as `.NAME.gcdcat-XXXXXX` beside
+/// the final path (NAME cut short so the whole fits in 255 bytes), registered with the
+/// ``CleanupRegistry`` while it exists, and renamed into place. Only this fallback can leave a
+/// file behind, and only after SIGKILL or a power cut.
 public final class AtomicOutputFile: Sendable {
     public let finalPath: String
+    /// A path that reaches the unfinished file: `/proc/self/fd/N` for an unnamed file, else the
+    /// temporary name.
     public let temporaryPath: String
+    /// True for an unnamed (`O_TMPFILE`) file.
+    public let isUnnamed: Bool
     public let fd: Int32
     private let overwrite: Bool
-    private let registry: CleanupRegistry
-    private let token: Int
+    let registry: CleanupRegistry
+    private let token: Int?
     private let state = Mutex(DescriptorState())
 
-    /// Creates the temporary file for `finalPath`.
+    /// Creates the unfinished file for `finalPath`, unnamed unless `unnamed` is false or the
+    /// filesystem cannot.
     ///
-    /// With `overwrite` false the final rename fails rather than replace a file that appeared
-    /// in the meantime.
+    /// With `overwrite` false, publishing fails rather than replace a file that appeared in the
+    /// meantime.
+    ///
+    /// ## Errors
+    /// `.interrupted` once an interruption began; `.io` naming `finalPath` and `open`.
     public init(
-        finalPath: String, overwrite: Bool, registry: CleanupRegistry = .shared
+        finalPath: String, overwrite: Bool, registry: CleanupRegistry = .shared, unnamed: Bool = true
     ) throws {
         self.finalPath = finalPath
         self.overwrite = overwrite
         self.registry = registry
-        let (directory, name) = splitPath(finalPath)
+        let directory = splitPath(finalPath).directory
+        if unnamed, procDescriptorsAvailable {
+            try registry.requireLive()
+            let fd = PathName.withPathCString(directory) { gcdcat_open_tmpfile($0, 0o666) }
+            if fd >= 0 {
+                self.fd = fd
+                self.temporaryPath = "/proc/self/fd/\(fd)"
+                self.isUnnamed = true
+                self.token = nil
+                return
+            }
+            let code = gcdcat_errno()
+            if code != EOPNOTSUPP && code != EISDIR && code != EINVAL {
+                throw GCDCatError.syscall("open", path: finalPath, errno: code)
+            }
+        }
+        self.isUnnamed = false
         var attempt = 0
         while true {
-            let candidate = "\(directory)/.\(name).gcdcat-\(randomSuffix())"
-            let token = registry.register(candidate)
-            let fd = Glibc.open(candidate, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
-            if fd >= 0 {
+            let candidate = temporaryName(for: finalPath)
+            let (fd, token, code) = try registry.create(candidate) {
+                PathName.withPathCString(candidate) {
+                    Glibc.open($0, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+                }
+            }
+            if let token {
                 self.temporaryPath = candidate
                 self.fd = fd
                 self.token = token
                 return
             }
-            let code = gcdcat_errno()
-            registry.forget(token)
             attempt += 1
             if code == EEXIST && attempt < 100 { continue }
             if code == EINTR { continue }
@@ -52,58 +87,111 @@ public final class AtomicOutputFile: Sendable {
         }
     }
 
-    /// Makes the data durable (with `fsync`), closes, and renames into place.
+    /// Makes the data durable (with `fsync`), closes, and gives the file its final name.
     public func commit(fsync: Bool) throws {
         try finishWriting(fsync: fsync)
         try publish(fsync: fsync)
     }
 
-    /// Makes the data durable (with `fsync`) and closes the descriptor; the file stays under
-    /// its temporary name until ``publish(fsync:)``. On failure the file is removed.
+    /// Makes the data durable (with `fsync`). A named temporary is closed here; an unnamed file
+    /// keeps its descriptor until ``publish(fsync:)``, as closing it would free it. On failure
+    /// the file is removed.
     public func finishWriting(fsync: Bool) throws {
-        guard state.withLock({ $0.closeOnce() }) else { return }
         do {
+            if isUnnamed {
+                if fsync && !state.withLock({ $0.closed }) { try Syscall.fsync(fd, path: finalPath) }
+                return
+            }
+            guard state.withLock({ $0.closeOnce() }) else { return }
             if fsync { try Syscall.fsync(fd, path: finalPath) }
             try Syscall.close(fd, path: finalPath)
         } catch {
-            discardAfterClose()
+            discard()
             throw error
         }
     }
 
-    /// Renames the finished file into place (without replacing an existing file unless
-    /// `overwrite`); with `fsync`, makes the rename durable.
-    public func publish(fsync: Bool) throws {
-        try registry.commit(forgetting: [token]) {
-            let result =
-                overwrite
-                ? rename(temporaryPath, finalPath)
-                : gcdcat_rename_noreplace(temporaryPath, finalPath)
-            guard result == 0 else {
-                let code = gcdcat_errno()
-                unlink(temporaryPath)
-                if code == EEXIST {
-                    throw GCDCatError(
-                        .outputExists, path: finalPath,
-                        message: "already exists (use --force to replace it)")
-                }
-                throw GCDCatError.syscall("rename", path: finalPath, errno: code)
+    /// Gives the finished file its final name (without replacing an existing file unless
+    /// `overwrite`); with `fsync`, makes the new name durable. On failure the file is removed.
+    ///
+    /// With `registeringFinalName`, the final name is registered for removal in the same step
+    /// (so a signal between two publishes of a set removes it) and its token returned.
+    ///
+    /// ## Errors
+    /// `.outputExists` when the final name is taken and `overwrite` is false; `.interrupted`
+    /// once an interruption began; `.io` naming the final path.
+    @discardableResult
+    public func publish(fsync: Bool, registeringFinalName: Bool = false) throws -> Int? {
+        let finalToken: Int?
+        do {
+            finalToken = try registry.commit(
+                forgetting: token.map { [$0] } ?? [], registering: registeringFinalName ? .file(finalPath) : nil
+            ) {
+                try isUnnamed ? linkIntoPlace() : renameIntoPlace()
             }
+        } catch {
+            discard()
+            throw error
         }
+        if isUnnamed, state.withLock({ $0.closeOnce() }) { _ = Glibc.close(fd) }
         if fsync { try syncDirectory(of: finalPath) }
+        return finalToken
     }
 
-    /// Closes and removes the temporary file.
+    /// Closes and removes the unfinished file.
     public func discard() {
         if state.withLock({ $0.closeOnce() }) { _ = Glibc.close(fd) }
-        discardAfterClose()
+        if !isUnnamed { Syscall.unlink(temporaryPath) }
+        if let token { registry.forget(token) }
     }
 
-    private func discardAfterClose() {
-        unlink(temporaryPath)
-        registry.forget(token)
+    private func renameIntoPlace() throws {
+        do {
+            try Syscall.rename(temporaryPath, to: finalPath, replace: overwrite)
+        } catch let error where error.errno == EEXIST {
+            throw Self.exists(finalPath)
+        }
+    }
+
+    /// Links the unnamed file in; with `overwrite`, through a short unique name renamed over
+    /// the old file (`linkat` cannot replace). Runs under the registry's lock, so no signal
+    /// handler sees the short name.
+    private func linkIntoPlace() throws {
+        guard overwrite else {
+            guard PathName.withPathCString(finalPath, { gcdcat_link_descriptor(fd, $0) }) == 0 else {
+                let code = gcdcat_errno()
+                if code == EEXIST { throw Self.exists(finalPath) }
+                throw GCDCatError.syscall("linkat", path: finalPath, errno: code)
+            }
+            return
+        }
+        let directory = splitPath(finalPath).directory
+        var attempt = 0
+        while true {
+            let scratch = directory + "/.gcdcat-" + randomSuffix()
+            if PathName.withPathCString(scratch, { gcdcat_link_descriptor(fd, $0) }) != 0 {
+                let code = gcdcat_errno()
+                attempt += 1
+                if code == EEXIST && attempt < 100 { continue }
+                throw GCDCatError.syscall("linkat", path: finalPath, errno: code)
+            }
+            do {
+                try Syscall.rename(scratch, to: finalPath, replace: true)
+            } catch {
+                Syscall.unlink(scratch)
+                throw error
+            }
+            return
+        }
+    }
+
+    private static func exists(_ path: String) -> GCDCatError {
+        GCDCatError(.outputExists, path: path, message: "already exists (use --force to replace it)")
     }
 }
+
+/// Whether `/proc/self/fd` can name an open descriptor, which linking an unnamed file needs.
+private let procDescriptorsAvailable = access("/proc/self/fd", X_OK) == 0
 
 /// Whether a descriptor was closed, so it is closed exactly once.
 private struct DescriptorState {
@@ -114,6 +202,15 @@ private struct DescriptorState {
         defer { closed = true }
         return !closed
     }
+}
+
+/// `.NAME.gcdcat-XXXXXX` beside `finalPath`, with NAME cut so the name fits in 255 bytes.
+func temporaryName(for finalPath: String) -> String {
+    let (directory, name) = splitPath(finalPath)
+    let decoration = ".gcdcat-XXXXXX".utf8.count + 1
+    let bytes = PathName.bytes(of: name)
+    let kept = bytes.count + decoration <= 255 ? name : PathName.decode(bytes.prefix(255 - decoration))
+    return "\(directory)/.\(kept).gcdcat-\(randomSuffix())"
 }
 
 /// `fsync`s the folder that holds `path`, so a rename into it survives a crash.

@@ -1,3 +1,4 @@
+import CSystemShim
 import Synchronization
 
 #if canImport(Glibc)
@@ -50,19 +51,52 @@ public final class CleanupRegistry: Sendable {
         }
     }
 
+    /// Creates the file `path` with `create` (an `open` returning a descriptor or -1) and
+    /// registers it, both under the lock: an interruption sees the file either not yet made
+    /// (and the creation is then refused) or registered (and removes it). Registering first and
+    /// creating after let a file appear just after the handler had swept, and survive.
+    ///
+    /// Returns the descriptor and token, or the errno (token nil) when `create` failed.
+    ///
+    /// ## Errors
+    /// `.interrupted` once an interruption began.
+    func create(_ path: String, _ create: () -> Int32) throws -> (fd: Int32, token: Int?, errno: Int32) {
+        try state.withLock { state in
+            guard !state.aborted else { throw Self.interrupted }
+            let fd = create()
+            guard fd >= 0 else { return (fd, nil, gcdcat_errno()) }
+            state.nextToken += 1
+            state.entries[state.nextToken] = .file(path)
+            return (fd, state.nextToken, 0)
+        }
+    }
+
+    /// Throws `.interrupted` once an interruption began: nothing new should start.
+    func requireLive() throws {
+        try state.withLock { state in
+            if state.aborted { throw Self.interrupted }
+        }
+    }
+
+    private static let interrupted = GCDCatError(.interrupted, errno: SIGINT, message: "interrupted")
+
     public func forget(_ token: Int) {
         state.withLock { _ = $0.entries.removeValue(forKey: token) }
     }
 
-    /// Runs `commit` (a rename) unless an interruption has begun, then forgets `tokens`.
-    func commit<T>(forgetting tokens: [Int], _ commit: () throws -> T) throws -> T {
+    /// Runs `commit` (a rename) unless an interruption has begun, then forgets `tokens`; with
+    /// `registering`, registers that entry in the same step (the name just placed, when it must
+    /// go if a later step fails) and returns its token.
+    @discardableResult
+    func commit(forgetting tokens: [Int], registering: Entry? = nil, _ commit: () throws -> Void) throws -> Int? {
         try state.withLock { state in
-            guard !state.aborted else {
-                throw GCDCatError(.interrupted, errno: SIGINT, message: "interrupted")
-            }
-            let result = try commit()
+            guard !state.aborted else { throw Self.interrupted }
+            try commit()
             for token in tokens { state.entries.removeValue(forKey: token) }
-            return result
+            guard let registering else { return nil }
+            state.nextToken += 1
+            state.entries[state.nextToken] = registering
+            return state.nextToken
         }
     }
 
@@ -80,8 +114,8 @@ public final class CleanupRegistry: Sendable {
                 waitpid(pid, &status, 0)
             }
             var removed: [String] = []
-            for case .file(let path) in ordered where unlink(path) == 0 { removed.append(path) }
-            for case .directory(let path) in ordered where rmdir(path) == 0 { removed.append(path) }
+            for case .file(let path) in ordered where Syscall.unlink(path) == 0 { removed.append(path) }
+            for case .directory(let path) in ordered where Syscall.rmdir(path) == 0 { removed.append(path) }
             for case .tree(let path) in ordered {
                 removeTree(path)
                 removed.append(path)

@@ -1,3 +1,5 @@
+import CSystemShim
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -11,13 +13,19 @@ public enum OutputTarget: Sendable, Equatable {
     public var displayName: String {
         switch self {
         case .standardOutput: return "standard output"
-        case .path(let path): return path
+        case .path(let path): return path.displayPath
         }
     }
 }
 
-/// An open output: either a temporary file to be renamed into place, or a descriptor written
-/// directly (standard output, a pipe, a device such as `/dev/full`, which must never be replaced).
+/// An open output: either a new file of gcdcat's own (``AtomicOutputFile``), named only when
+/// complete, or a descriptor written directly (standard output, a pipe, a device such as
+/// `/dev/full`, or a symlink to one, which must never be replaced).
+///
+/// The life of every output file is the same, for merge, split parts and manifests alike:
+/// ``check(_:inputs:overwrite:)`` before any input is read, then ``produce(_:inputs:overwrite:bytes:fsync:unnamed:_:)``
+/// (open → preallocate → write → finish, or discard on any failure), then
+/// ``publishAll(_:fsync:)`` (or ``publish(fsync:)`` for one).
 public final class OutputSink: Sendable {
     public let fd: Int32
     /// The name used in messages: the final path, never the temporary one.
@@ -39,69 +47,151 @@ public final class OutputSink: Sendable {
     /// Checks `target` against the inputs and opens it.
     ///
     /// ## Errors
-    /// - `.invalidInput` when the output is one of `inputs` (same device and inode, so links
-    ///   count) or a directory;
-    /// - `.outputExists` when a regular file is there and `overwrite` is false;
-    /// - `.io` when its folder does not exist or cannot be written.
+    /// Those of ``check(_:inputs:overwrite:)``, and `.io` when it cannot be created.
     public static func open(
         _ target: OutputTarget, inputs: [PartFile], overwrite: Bool,
-        registry: CleanupRegistry = .shared
+        registry: CleanupRegistry = .shared, unnamed: Bool = true
     ) throws -> OutputSink {
         switch target {
         case .standardOutput:
-            let info = try Syscall.fstat(STDOUT_FILENO, path: target.displayName)
-            try refuseInput(info, path: target.displayName, inputs: inputs)
-            let isRegular = info.st_mode & S_IFMT == S_IFREG
-            return OutputSink(
-                fd: STDOUT_FILENO, path: target.displayName, isRegularFile: isRegular,
-                atomicFile: nil)
+            return try standardOutput(inputs: inputs)
         case .path(let path):
-            if let existing = try check(path, inputs: inputs, overwrite: overwrite),
-                existing.st_mode & S_IFMT != S_IFREG
-            {
-                // A device or FIFO: write into it, never replace the node.
+            switch try destination(path, inputs: inputs, overwrite: overwrite) {
+            case .standardOutput:
+                return try standardOutput(inputs: inputs)
+            case .device:
+                // A device or FIFO (or a symlink to one): write into it, never replace the node.
                 let fd = try Syscall.open(path, O_WRONLY)
                 return OutputSink(fd: fd, path: path, isRegularFile: false, atomicFile: nil)
+            case .newFile:
+                let file = try AtomicOutputFile(
+                    finalPath: path, overwrite: overwrite, registry: registry, unnamed: unnamed)
+                return OutputSink(fd: file.fd, path: path, isRegularFile: true, atomicFile: file)
             }
-            let file = try AtomicOutputFile(
-                finalPath: path, overwrite: overwrite, registry: registry)
-            return OutputSink(fd: file.fd, path: path, isRegularFile: true, atomicFile: file)
         }
     }
 
+    private static func standardOutput(inputs: [PartFile]) throws -> OutputSink {
+        let info = try Syscall.fstat(STDOUT_FILENO, path: "standard output")
+        try refuseInput(info, path: "standard output", inputs: inputs)
+        let isRegular = info.st_mode & S_IFMT == S_IFREG
+        return OutputSink(fd: STDOUT_FILENO, path: "standard output", isRegularFile: isRegular, atomicFile: nil)
+    }
+
+    /// The one way gcdcat makes an output: opens `target`, reserves `bytes` on a new file,
+    /// lets `write` fill it, and finishes writing (with `fsync`, durably) without publishing.
+    /// On any failure the output is discarded before the error is rethrown.
+    public static func produce<T>(
+        _ target: OutputTarget, inputs: [PartFile], overwrite: Bool, bytes: Int64, fsync: Bool,
+        unnamed: Bool = true, _ write: (OutputSink) throws -> T
+    ) throws -> (sink: OutputSink, value: T) {
+        let sink = try open(target, inputs: inputs, overwrite: overwrite, unnamed: unnamed)
+        do {
+            // Reserving the blocks up front reports a full disk before any data is written,
+            // and made every strategy faster here (ext4 allocates once instead of per write).
+            if sink.allowsPositionalWrites && bytes > 0 { try preallocate(sink, bytes: bytes) }
+            let value = try write(sink)
+            try sink.finishWriting(fsync: fsync)
+            return (sink, value)
+        } catch {
+            sink.discard()
+            throw error
+        }
+    }
+
+    /// What writing to a path means.
+    enum Destination {
+        /// A new file of gcdcat's own, named when complete.
+        case newFile
+        /// The path is (a link to) standard output's own file: write into the descriptor.
+        case standardOutput
+        /// A device, FIFO or socket, or a link to one: write into it.
+        case device
+    }
+
     /// Checks that `path` may receive output, without creating anything; returns what is there
-    /// already (nil when nothing is), which is then written into if it is not a regular file.
+    /// already (nil when nothing is).
+    ///
+    /// Run it before reading any input, so that a bad output fails at once.
     ///
     /// ## Errors
-    /// `.invalidInput` when it is one of `inputs` or a directory; `.outputExists` when a regular
-    /// file is there and `overwrite` is false.
+    /// - `.invalidInput` when `path` is empty, is one of `inputs` (same device and inode, so
+    ///   links count), is a directory, or is a dangling symbolic link;
+    /// - `.outputExists` when a regular file is there and `overwrite` is false;
+    /// - `.io` when its folder is missing or cannot be written.
     @discardableResult
     public static func check(_ path: String, inputs: [PartFile], overwrite: Bool) throws -> stat? {
-        guard let info = try Syscall.statIfExists(path) else { return nil }
+        _ = try destination(path, inputs: inputs, overwrite: overwrite)
+        return try Syscall.statIfExists(path)
+    }
+
+    static func destination(_ path: String, inputs: [PartFile], overwrite: Bool) throws -> Destination {
+        guard !path.isEmpty else {
+            throw GCDCatError(.invalidInput, path: "''", message: "an empty name cannot be an output")
+        }
+        let link = try Syscall.statIfExists(path, followLinks: false)
+        let isLink = link.map { $0.st_mode & S_IFMT == S_IFLNK } ?? false
+        guard let info = try Syscall.statIfExists(path) else {
+            if isLink {
+                throw GCDCatError(
+                    .invalidInput, path: path,
+                    message: "is a dangling symbolic link; remove it or name another output")
+            }
+            try requireWritableFolder(of: path)
+            return .newFile
+        }
         try refuseInput(info, path: path, inputs: inputs)
         switch info.st_mode & S_IFMT {
         case S_IFDIR:
             throw GCDCatError(.invalidInput, path: path, message: "Is a directory")
-        case S_IFREG where !overwrite:
-            throw GCDCatError(.outputExists, path: path, message: "already exists (use --force to replace it)")
+        case S_IFREG:
+            // `/dev/stdout` (or `/proc/self/fd/1`) naming a redirected file: replacing the link
+            // would lose the output, so it is written through, with or without `overwrite`.
+            if isLink, let out = try? Syscall.fstat(STDOUT_FILENO, path: "standard output"),
+                out.st_dev == info.st_dev && out.st_ino == info.st_ino
+            {
+                return .standardOutput
+            }
+            guard overwrite else {
+                throw GCDCatError(.outputExists, path: path, message: "already exists (use --force to replace it)")
+            }
+            try requireWritableFolder(of: path)
+            return .newFile
         default:
-            return info
+            return .device
         }
     }
 
-    /// Finishes the output: renames a temporary file into place, or closes a direct descriptor.
+    /// Throws unless the folder that will hold `path` exists and may be written.
+    private static func requireWritableFolder(of path: String) throws {
+        let folder = splitPath(path).directory
+        guard let info = try Syscall.statIfExists(folder) else {
+            throw GCDCatError.syscall("open", path: path, errno: ENOENT)
+        }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            throw GCDCatError.syscall("open", path: path, errno: ENOTDIR)
+        }
+        if PathName.withPathCString(folder, { access($0, W_OK | X_OK) }) != 0 {
+            let code = gcdcat_errno()
+            throw GCDCatError(
+                .io, path: path, syscall: "open", errno: code,
+                message: "\(describeErrno(code)) (its folder \(folder.displayPath) cannot be written)")
+        }
+    }
+
+    /// Finishes the output: names a new file, or closes a direct descriptor.
     public func commit(fsync: Bool) throws {
         try finishWriting(fsync: fsync)
         try publish(fsync: fsync)
     }
 
-    /// Renames a finished temporary file into place; nothing for a direct descriptor.
+    /// Names a finished new file; nothing for a direct descriptor.
     public func publish(fsync: Bool) throws {
         try atomicFile?.publish(fsync: fsync)
     }
 
-    /// Closes the output after the last byte (with `fsync`, durably); a temporary file keeps its
-    /// temporary name until ``publish(fsync:)``.
+    /// Ends writing after the last byte (with `fsync`, durably); a new file stays unnamed until
+    /// ``publish(fsync:)``.
     public func finishWriting(fsync: Bool) throws {
         if let atomicFile {
             try atomicFile.finishWriting(fsync: fsync)
@@ -113,12 +203,40 @@ public final class OutputSink: Sendable {
         }
     }
 
-    /// Abandons the output: a temporary file is removed; a direct descriptor is closed.
+    /// Abandons the output: a new file is removed; a direct descriptor is closed.
     public func discard() {
         if let atomicFile {
             atomicFile.discard()
         } else if fd != STDOUT_FILENO {
             _ = Glibc.close(fd)
+        }
+    }
+
+    /// Opens the finished (not yet published) output again for reading, to checksum it.
+    func openForReading() throws -> Int32 {
+        try Syscall.open(atomicFile?.temporaryPath ?? path, O_RDONLY)
+    }
+
+    /// Publishes a set of finished outputs together: all of them, or none.
+    ///
+    /// Each new file is named in turn; the names placed so far are registered, so a signal
+    /// removes them too. If one fails, the files this call placed are removed and the rest
+    /// discarded. Only files gcdcat created are ever removed: a direct descriptor (a device, a
+    /// symlink to `/dev/null`) is closed, never unlinked. On return nothing stays registered.
+    public static func publishAll(_ sinks: [OutputSink], fsync: Bool) throws {
+        var placed: [(path: String, token: Int, registry: CleanupRegistry)] = []
+        defer { for entry in placed { entry.registry.forget(entry.token) } }
+        do {
+            for sink in sinks {
+                guard let file = sink.atomicFile,
+                    let token = try file.publish(fsync: fsync, registeringFinalName: true)
+                else { continue }
+                placed.append((sink.path, token, file.registry))
+            }
+        } catch {
+            for entry in placed { Syscall.unlink(entry.path) }
+            for sink in sinks { sink.discard() }
+            throw error
         }
     }
 }
@@ -131,5 +249,6 @@ func refuseInput(_ info: stat, path: String, inputs: [PartFile]) throws {
         let input = inputs.first(where: { $0.device == device && $0.inode == inode })
     else { return }
     throw GCDCatError(
-        .invalidInput, path: path, message: "is the input file \(input.path); refusing to overwrite it")
+        .invalidInput, path: path,
+        message: "is the input file \(input.path.displayPath); refusing to overwrite it")
 }

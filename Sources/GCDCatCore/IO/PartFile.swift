@@ -48,11 +48,15 @@ public struct PartFile: Sendable, Hashable {
 
     /// Opens the part for reading and checks it is still the file that was validated.
     ///
-    /// The caller owns the returned descriptor.
+    /// The caller owns the returned descriptor. The open never blocks: a part swapped for a
+    /// FIFO since validation would otherwise wait forever for a writer; it is refused instead.
     public func open() throws -> Int32 {
-        let fd = try Syscall.open(path, O_RDONLY)
+        let fd = try Syscall.open(path, O_RDONLY | O_NONBLOCK)
         do {
             let info = try Syscall.fstat(fd, path: path)
+            try requireRegularFile(info, path: path)
+            // Reads of a regular file never block anyway; clear the flag for DispatchIO's sake.
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
             guard UInt64(info.st_dev) == device, UInt64(info.st_ino) == inode else {
                 throw GCDCatError(
                     .inputChanged, path: path, message: "replaced by another file since it was checked")

@@ -45,6 +45,20 @@ public struct PartNaming: Sendable, Equatable {
         }
     }
 
+    /// True when `path` is a name of this series (the prefix and a suffix of its style), so
+    /// some split with this naming could write a part there.
+    public func isPartName(_ path: String) -> Bool {
+        let path = normalizedPath(path)
+        let prefix = normalizedPath(self.prefix + "x").dropLast()
+        guard path.hasPrefix(prefix) else { return false }
+        let suffix = path.dropFirst(prefix.count)
+        guard !suffix.isEmpty, width.map({ suffix.count == $0 }) ?? true else { return false }
+        switch style {
+        case .numeric: return suffix.count >= (width ?? 3) && suffix.allSatisfy { $0.isASCII && $0.isNumber }
+        case .alpha: return suffix.count >= 2 && suffix.allSatisfy { Self.letters.contains($0) }
+        }
+    }
+
     /// Checks that `count` parts all get names, before anything is written.
     public func requireCapacity(_ count: Int) throws {
         if count > 0 { _ = try name(at: count - 1) }
@@ -92,4 +106,18 @@ public struct PartNaming: Sendable, Equatable {
         let tail = fixedAlpha(rest, width: level + 2) ?? ""
         return String(repeating: "z", count: level) + tail
     }
+}
+
+/// `path` without `./` components and repeated slashes, so that `./a//b` and `a/b` compare equal.
+func normalizedPath(_ path: String) -> String {
+    let absolute = path.hasPrefix("/")
+    let components = path.split(separator: "/", omittingEmptySubsequences: true).filter { $0 != "." }
+    return (absolute ? "/" : "") + components.joined(separator: "/")
+}
+
+/// True when `a` and `b` name the same file: equal once normalized, or the same existing inode.
+func samePath(_ a: String, _ b: String) -> Bool {
+    if normalizedPath(a) == normalizedPath(b) { return true }
+    guard let first = try? Syscall.statIfExists(a), let second = try? Syscall.statIfExists(b) else { return false }
+    return first.st_dev == second.st_dev && first.st_ino == second.st_ino
 }

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The bounds of a split, checked before anything is planned or created.
 ///
 /// Each part costs a name, a descriptor while it is written and an entry in the manifest; a
@@ -28,5 +32,21 @@ public enum SplitLimits {
                 .invalidInput, path: path,
                 message: "would make \(count) parts; at most \(maximumParts) are allowed (choose larger parts)")
         }
+    }
+
+    /// How many parts may be written as unnamed files, each holding its descriptor until the
+    /// set is published. The soft descriptor limit is raised to the hard one first (as Go
+    /// does); a reserve is kept for the inputs, the manifest and `jobs` workers. Parts past
+    /// the budget are written under temporary names instead (see ``AtomicOutputFile``).
+    static func unnamedPartBudget(jobs: Int) -> Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 0 }
+        if limit.rlim_cur < limit.rlim_max {
+            var raised = limit
+            raised.rlim_cur = limit.rlim_max
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
+        }
+        let soft = Int(clamping: limit.rlim_cur)
+        return max(0, soft - 64 - 4 * jobs)
     }
 }

@@ -127,11 +127,10 @@ public struct SplitOperation: Sendable {
         let names = try (0..<pieces.count).map { try naming.name(at: $0) }
         let manifestPath = self.manifestPath
         let entryNames = try manifestPath.map { try SplitOperation.manifestNames(names, manifestPath: $0) }
-        for path in names + (manifestPath.map { [$0] } ?? []) {
-            try OutputSink.check(path, inputs: [file], overwrite: overwrite)
-        }
+        try checkOutputs(parts: names, inputs: [file])
+        let unnamedParts = SplitLimits.unnamedPartBudget(jobs: jobs)
 
-        let results = ResultSlots<(sink: OutputSink, result: MergeResult)>(count: pieces.count)
+        let results = ResultSlots<(sink: OutputSink, value: MergeResult)>(count: pieces.count)
         let latch = FailureLatch()
         let cursor = WorkCursor(count: pieces.count)
         let parallelParts = strategy == .auto || strategy == .offsets
@@ -141,19 +140,13 @@ public struct SplitOperation: Sendable {
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             while !latch.hasFailed, let index = cursor.claim() {
                 latch.capture {
-                    let sink = try OutputSink.open(.path(names[index]), inputs: [file], overwrite: overwrite)
-                    do {
-                        let request = MergeRequest(
-                            sources: pieces[index], limits: limits, jobs: perPartJobs, computeCRC: computeCRC)
-                        if sink.allowsPositionalWrites && request.totalBytes > 0 {
-                            try preallocate(sink, bytes: request.totalBytes)
-                        }
-                        let result = try strategy.strategy.merge(request, into: sink, counter: counter)
-                        try sink.finishWriting(fsync: fsync)
-                        results[index] = (sink, result)
-                    } catch {
-                        sink.discard()
-                        throw error
+                    let request = MergeRequest(
+                        sources: pieces[index], limits: limits, jobs: perPartJobs, computeCRC: computeCRC)
+                    results[index] = try OutputSink.produce(
+                        .path(names[index]), inputs: [file], overwrite: overwrite, bytes: request.totalBytes,
+                        fsync: fsync, unnamed: index < unnamedParts
+                    ) { sink in
+                        try strategy.strategy.merge(request, into: sink, counter: counter)
                     }
                 }
             }
@@ -161,7 +154,7 @@ public struct SplitOperation: Sendable {
         let finished = results.values.compactMap { $0 }
         do {
             try latch.check()
-            let crcs = finished.map { $0.result.crc32 ?? 0 }
+            let crcs = finished.map { $0.value.crc32 ?? 0 }
             var manifestSink: OutputSink?
             var inputCRC: UInt32?
             if let manifestPath, let entryNames {
@@ -179,46 +172,52 @@ public struct SplitOperation: Sendable {
             try publishAll(finished.map(\.sink) + (manifestSink.map { [$0] } ?? []))
             return SplitResult(
                 partPaths: names, partCRCs: crcs, manifestPath: manifestPath, bytesRead: file.size,
-                bytesWritten: finished.reduce(0) { $0 + $1.result.bytes },
-                chunks: finished.reduce(0) { $0 + $1.result.chunks }, inputCRC: inputCRC)
+                bytesWritten: finished.reduce(0) { $0 + $1.value.bytes },
+                chunks: finished.reduce(0) { $0 + $1.value.chunks }, inputCRC: inputCRC)
         } catch {
             for entry in finished { entry.sink.discard() }
             throw error
         }
     }
 
-    /// Renames every finished file into place; if one fails, removes those already placed.
-    /// While this runs, the placed names are registered too, so a signal removes them as well.
+    /// Publishes every finished part and the manifest together (see ``OutputSink/publishAll(_:fsync:)``).
     func publishAll(_ sinks: [OutputSink]) throws {
-        let registry = CleanupRegistry.shared
-        var placed: [(path: String, token: Int)] = []
-        defer { for entry in placed { registry.forget(entry.token) } }
-        do {
-            for sink in sinks {
-                let token = registry.register(.file(sink.path))
-                try sink.publish(fsync: fsync)
-                placed.append((sink.path, token))
+        try OutputSink.publishAll(sinks, fsync: fsync)
+    }
+
+    /// Checks every output before any byte of input is read: each part (those known so far;
+    /// a stream split checks the rest as it starts them) and the manifest may be written, none
+    /// is an input (or standard input's file), and the manifest is not one of the parts.
+    ///
+    /// ## Errors
+    /// `.invalidInput` naming the clash; those of ``OutputSink/check(_:inputs:overwrite:)``.
+    func checkOutputs(parts names: [String], inputs: [PartFile]) throws {
+        if let manifestPath {
+            if let clash = names.first(where: { samePath($0, manifestPath) }) {
+                throw GCDCatError(
+                    .invalidInput, path: manifestPath,
+                    message: "the manifest would be part \(clash.displayPath); name another manifest")
             }
-        } catch {
-            for entry in placed { unlink(entry.path) }
-            for sink in sinks { sink.discard() }
-            throw error
+            if naming.isPartName(manifestPath) {
+                throw GCDCatError(
+                    .invalidInput, path: manifestPath,
+                    message: "the manifest would take the name of a part; name another manifest")
+            }
+        }
+        for path in names + (manifestPath.map { [$0] } ?? []) {
+            try OutputSink.check(path, inputs: inputs, overwrite: overwrite)
         }
     }
 
     func writeManifest(_ manifest: Manifest, to path: String, inputs: [PartFile]) throws -> OutputSink {
-        let sink = try OutputSink.open(.path(path), inputs: inputs, overwrite: overwrite)
-        do {
-            let text = manifest.encoded(generator: "gcdcat split")
+        let text = manifest.encoded(generator: "gcdcat split")
+        return try OutputSink.produce(
+            .path(path), inputs: inputs, overwrite: overwrite, bytes: Int64(text.count), fsync: fsync
+        ) { sink in
             try text.withUnsafeBytes {
                 try Syscall.writeAll(sink.fd, from: $0.baseAddress!, count: $0.count, path: path)
             }
-            try sink.finishWriting(fsync: fsync)
-            return sink
-        } catch {
-            sink.discard()
-            throw error
-        }
+        }.sink
     }
 
     /// The part names as the manifest at `manifestPath` must list them: relative to its folder.

@@ -47,6 +47,9 @@ struct StreamSplitter {
     }
 
     func run() throws -> SplitResult {
+        // Everything that can be checked is checked before the first byte is read: piped
+        // data cannot be read twice.
+        try operation.checkOutputs(parts: [], inputs: inputs)
         var finished: [OutputSink] = []
         var current: OpenPart?
         do {
@@ -59,7 +62,17 @@ struct StreamSplitter {
         }
     }
 
+    /// Standard input's file, when it is one: no part may replace it.
+    private var inputs: [PartFile] {
+        guard let info = try? Syscall.fstat(fd, path: path), info.st_mode & S_IFMT == S_IFREG else { return [] }
+        return [
+            PartFile(path: path, size: Int64(info.st_size), device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+        ]
+    }
+
     private func split(finished: inout [OutputSink], current: inout OpenPart?) throws -> SplitResult {
+        let inputs = self.inputs
+        let unnamedParts = SplitLimits.unnamedPartBudget(jobs: operation.jobs)
         let bufferSize = operation.limits.highWater
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: bufferSize, alignment: 4096)
         defer { buffer.deallocate() }
@@ -70,13 +83,22 @@ struct StreamSplitter {
         var chunks: Int64 = 0
 
         func startPart() throws -> OpenPart {
+            try SplitLimits.requirePartCount(Int64(names.count + 1), path: path)
             let name = try operation.naming.name(at: names.count)
-            try OutputSink.check(name, inputs: [], overwrite: operation.overwrite)
+            try OutputSink.check(name, inputs: inputs, overwrite: operation.overwrite)
+            var part = OpenPart(
+                sink: try OutputSink.open(
+                    .path(name), inputs: inputs, overwrite: operation.overwrite, unnamed: names.count < unnamedParts))
             names.append(name)
-            var part = OpenPart(sink: try OutputSink.open(.path(name), inputs: [], overwrite: operation.overwrite))
-            if !header.isEmpty {
-                try write(header, to: &part)
-                part.bodyStart = part.length
+            do {
+                if !header.isEmpty {
+                    try write(header, to: &part)
+                    part.bodyStart = part.length
+                }
+            } catch {
+                // Not yet in `current` or `finished`: nobody else would discard it.
+                part.sink.discard()
+                throw error
             }
             return part
         }
@@ -184,7 +206,7 @@ struct StreamSplitter {
         var crcs: [UInt32] = []
         var total: Int64 = 0
         for sink in finished {
-            let fd = try Syscall.open(sink.atomicFile?.temporaryPath ?? sink.path, O_RDONLY)
+            let fd = try sink.openForReading()
             defer { close(fd) }
             let checksum = try FileChecksum.of(fd: fd, path: sink.path, algorithm: .crc32, jobs: operation.jobs)
             total += checksum.length
@@ -193,7 +215,6 @@ struct StreamSplitter {
         var sinks = finished
         if let manifestPath = operation.manifestPath {
             let entries = try SplitOperation.manifestNames(names, manifestPath: manifestPath)
-            try OutputSink.check(manifestPath, inputs: [], overwrite: operation.overwrite)
             let manifest = Manifest(
                 entries: zip(entries, crcs).map { Manifest.Entry(name: $0, crc32: $1) },
                 whole: whole.map { Manifest.Whole(name: path, size: $0.length, crc32: $0.value) })
