@@ -2,6 +2,7 @@
 #include "CSystemShim.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include <pthread.h>
 #include <unistd.h>
 
 ssize_t gcdcat_copy_file_range(int fd_in, int64_t *off_in, int fd_out, int64_t *off_out, size_t len) {
@@ -79,4 +81,34 @@ int gcdcat_link_descriptor(int fd, const char *target) {
     char source[64];
     snprintf(source, sizeof source, "/proc/self/fd/%d", fd);
     return linkat(AT_FDCWD, source, AT_FDCWD, target, AT_SYMLINK_FOLLOW);
+}
+
+static int gcdcat_signal_write_end = -1;
+
+static void gcdcat_signal_to_pipe(int signo) {
+    int saved = errno;
+    unsigned char byte = (unsigned char)signo;
+    ssize_t ignored = write(gcdcat_signal_write_end, &byte, 1);
+    (void)ignored;
+    errno = saved;
+}
+
+int gcdcat_install_signal_pipe(const int *signals, int count) {
+    int ends[2];
+    if (pipe2(ends, O_CLOEXEC) != 0) return -1;
+    gcdcat_signal_write_end = ends[1];
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = gcdcat_signal_to_pipe;
+    action.sa_flags = SA_RESTART;
+    sigemptyset(&action.sa_mask);
+    for (int i = 0; i < count; i++) sigaddset(&action.sa_mask, signals[i]);
+    for (int i = 0; i < count; i++) {
+        if (sigaction(signals[i], &action, NULL) != 0) return -1;
+    }
+    sigset_t unblock;
+    sigemptyset(&unblock);
+    for (int i = 0; i < count; i++) sigaddset(&unblock, signals[i]);
+    pthread_sigmask(SIG_UNBLOCK, &unblock, NULL);
+    return ends[0];
 }

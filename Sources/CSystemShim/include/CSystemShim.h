@@ -50,4 +50,10 @@ int gcdcat_open_tmpfile(const char *directory, mode_t mode);
 /// when `target` exists: it never replaces.
 int gcdcat_link_descriptor(int fd, const char *target);
 
+/// Installs one handler for each of the `count` signals in `signals` (SA_RESTART, all of them
+/// blocked while it runs) that writes the signal's number as one byte to a pipe, and returns
+/// the pipe's read end (-1 on failure). A thread reading it then does the real work outside
+/// signal context. Inherited SIG_IGN dispositions are replaced.
+int gcdcat_install_signal_pipe(const int *signals, int count);
+
 #endif

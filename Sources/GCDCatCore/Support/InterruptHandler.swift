@@ -1,4 +1,5 @@
-import Dispatch
+import CSystemShim
+import Foundation
 
 #if canImport(Glibc)
     import Glibc
@@ -8,18 +9,18 @@ import Dispatch
 /// and exit 128+signal, never with a backtrace.
 ///
 /// SIGINT (Ctrl-C), SIGTERM (kill), SIGHUP (a closed terminal or ssh session), SIGPIPE (the
-/// reader of a pipe went away), SIGQUIT (Ctrl-\, which the Swift runtime would otherwise answer
+/// reader of a pipe went away), SIGQUIT (Ctrl-\\, which the Swift runtime would otherwise answer
 /// with a "crashed" backtrace and then carry on) and SIGALRM (`timeout -s ALRM`) are all handled
 /// alike. SIGKILL cannot be caught; ``AtomicOutputFile`` keeps unfinished files unnamed so that
 /// it has nothing to leave.
 ///
 /// ## Implementation details
-/// The signals are ignored at the process level and delivered through DispatchSource signal
-/// sources, so the handler runs as ordinary code on a queue and may unlink files and take locks.
-/// The work itself is not cancelled cooperatively: the ``CleanupRegistry`` refuses to create or
-/// publish anything once the sweep began, so nothing the work could still do survives, and the
-/// process exits at once. A SIGPIPE raised by a write to a closed pipe may instead surface as
-/// that write's EPIPE error (exit 1); either way nothing is left behind.
+/// A C handler writes the signal's number to a pipe (the only async-signal-safe thing it does);
+/// a dedicated thread reads it and sweeps the ``CleanupRegistry``, so the sweep is ordinary code
+/// that may take locks and unlink files. (DispatchSource signal sources missed a SIGPIPE whose
+/// disposition the parent had set to "ignore".) The work itself is not cancelled cooperatively:
+/// the registry refuses to create or publish anything once the sweep began, so nothing the work
+/// could still do survives, and the process exits at once.
 public enum InterruptHandler {
     /// The signals handled, with their names for the message.
     public static let signals: [(number: Int32, name: String)] = [
@@ -27,34 +28,31 @@ public enum InterruptHandler {
         (SIGQUIT, "SIGQUIT"), (SIGALRM, "SIGALRM"),
     ]
 
-    private static let installed = SignalSources()
+    private static let installed: Void = {
+        let numbers = signals.map(\.number)
+        let readEnd = numbers.withUnsafeBufferPointer {
+            gcdcat_install_signal_pipe($0.baseAddress, Int32($0.count))
+        }
+        guard readEnd >= 0 else { return }
+        let thread = Thread { sweepOnSignal(readEnd) }
+        thread.name = "gcdcat.signals"
+        thread.start()
+    }()
 
     /// Installs the handlers once; later calls do nothing.
     public static func install() {
         _ = installed
     }
-}
 
-/// The resumed signal sources, kept for the life of the process.
-///
-/// Immutable after `init`, and DispatchSource methods are thread-safe, hence the unchecked
-/// `Sendable`.
-private final class SignalSources: @unchecked Sendable {
-    let sources: [any DispatchSourceSignal]
-
-    init() {
-        let queue = DispatchQueue(label: "gcdcat.signals")
-        sources = InterruptHandler.signals.map { signalNumber, name in
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
-            source.setEventHandler {
-                let removed = CleanupRegistry.shared.removeAll()
-                let note = removed.isEmpty ? "" : "; removed \(removed.count) unfinished file(s)"
-                StandardStreams.writeError("\ngcdcat: interrupted by \(name)\(note)\n")
-                _exit(128 + signalNumber)
-            }
-            source.resume()
-            return source
-        }
+    /// Waits for a signal's byte, then removes every unfinished file and exits 128+signal.
+    private static func sweepOnSignal(_ readEnd: Int32) -> Never {
+        var byte: UInt8 = 0
+        while read(readEnd, &byte, 1) != 1 {}
+        let number = Int32(byte)
+        let removed = CleanupRegistry.shared.removeAll()
+        let name = signals.first { $0.number == number }?.name ?? "signal \(number)"
+        let note = removed.isEmpty ? "" : "; removed \(removed.count) unfinished file(s)"
+        StandardStreams.writeError("\ngcdcat: interrupted by \(name)\(note)\n")
+        _exit(128 + number)
     }
 }
