@@ -266,4 +266,28 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         #expect(scratch.read(name) == data)
     }
+
+    /// A stdin split cut at the header's own newline and wrote parts holding only the header,
+    /// where a file split cuts the long line at the room.
+    @Test func stdinAndFileLineSplitsAgreeOnALineLongerThanTheRoom() throws {
+        let scratch = try Scratch()
+        var text = "h1\nh2\n" + (1...30).map { "short line \($0)\n" }.joined()
+        text += String(repeating: "x", count: 5000) + "\n" + (1...30).map { "after \($0)\n" }.joined()
+        try scratch.write("csv", Data(text.utf8))
+        for folder in ["f", "s"] {
+            try FileManager.default.createDirectory(atPath: scratch.file(folder), withIntermediateDirectories: false)
+        }
+        let options = "--size 2000 --line-boundary --header-lines 2 -q"
+        let file = try shell("\(g) split csv \(options) --prefix f/p.", in: scratch.path)
+        let stream = try shell("\(g) split - \(options) --prefix s/p. < csv", in: scratch.path)
+        #expect(file.status == 0 && stream.status == 0, "\(file.stderr)\(stream.stderr)")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: scratch.file("f")))?.sorted() ?? []
+        #expect(names == ["p.001", "p.002", "p.003", "p.004", "p.sfv"])
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: scratch.file("s")))?.sorted() == names)
+        for name in names where name != "p.sfv" {
+            let part = scratch.read("f/" + name)
+            #expect(part == scratch.read("s/" + name), "\(name) differs")
+            #expect((part?.count ?? 0) > 6, "\(name) holds only the header")
+        }
+    }
 }

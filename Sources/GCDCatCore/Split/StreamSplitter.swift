@@ -94,6 +94,9 @@ struct StreamSplitter {
                 if !header.isEmpty {
                     try write(header, to: &part)
                     part.bodyStart = part.length
+                    // The header's own newline is no place to cut: a part cut there would hold
+                    // only the header (a file split never writes one).
+                    part.afterLastNewline = nil
                 }
             } catch {
                 // Not yet in `current` or `finished`: nobody else would discard it.
