@@ -27,6 +27,9 @@ bad() { echo "FAILED  $*"; failed=$((failed + 1)); }
 skip() { echo "skipped $*"; }
 # Files gcdcat would leave behind by mistake: temporary outputs.
 temps() { find "$1" -name '.*.gcdcat-*' 2>/dev/null | head -3; }
+# True while process $1 holds an unfinished output in folder $2: an unnamed (O_TMPFILE) file,
+# which /proc shows as "DIR/#INODE (deleted)", or a named temporary.
+holds() { ls -l "/proc/$1/fd" 2>/dev/null | grep -q -e "$2/#" -e "$2/\..*\.gcdcat-"; }
 
 # Runs "$@" in the background in $dir, waits for a temporary file, sends $sig, and checks the
 # exit status and that $dir holds exactly what it held before.
@@ -39,7 +42,7 @@ interrupt() {
     local pid=$!
     local seen=no
     for _ in $(seq 1 1000); do
-        if [ -n "$(temps "$dir")" ]; then seen=yes; break; fi
+        if [ -n "$(temps "$dir")" ] || holds "$pid" "$dir"; then seen=yes; break; fi
         kill -0 "$pid" 2>/dev/null || break
         sleep 0.005
     done
@@ -191,7 +194,7 @@ for s in "${strategies[@]}"; do
         cat "$work/c"/c.00* > "$work/c.expected"
         (cd "$work/c" && exec "$G" merge c.001 -o out --strategy "$s" --high-water 4K --jobs 1 -q) 2>"$work/stderr" &
         pid=$!
-        for _ in $(seq 1 1000); do [ -n "$(temps "$work/c")" ] && break; sleep 0.002; done
+        for _ in $(seq 1 1000); do holds "$pid" "$work/c" && break; sleep 0.002; done
         if [ $change = shrink ]; then truncate -s 1000 "$work/c/c.002"; else head -c 5000 /dev/urandom >> "$work/c/c.002"; fi
         wait $pid
         status=$?
@@ -233,10 +236,11 @@ else
     bad "symlink to an input as output: exit $status, '$out'"
 fi
 if command -v strace >/dev/null; then
-    if strace -f -e trace=openat "$G" merge "$work/l/p.001" -o "$work/l/traced" -q 2>&1 | grep 'gcdcat-' | grep -q 'O_EXCL'; then
-        ok "the temporary file is created with O_EXCL"
+    if strace -f -e trace=openat,linkat "$G" merge "$work/l/p.001" -o "$work/l/traced" -q 2>&1 \
+        | grep -A3 'O_RDWR|O_CLOEXEC|O_TMPFILE' | grep -q 'linkat(AT_FDCWD, "/proc/self/fd/'; then
+        ok "the output is created unnamed (O_TMPFILE) and linked into place"
     else
-        bad "the temporary file is not created with O_EXCL"
+        bad "the output is not created with O_TMPFILE and linkat"
     fi
 else
     skip "O_EXCL check: strace is not installed"
@@ -270,6 +274,67 @@ out=$("$G" merge "$work/l/p.001" "$work/l/fifo" -o "$work/l/x" 2>&1); status=$?
 [ $status = 1 ] && [[ "$out" == *"not a regular file (a FIFO)"* ]] && ok "a FIFO part is refused up front: '$out'" || bad "FIFO part: exit $status, '$out'"
 out=$("$G" merge /proc/self/status -o "$work/l/x" 2>&1); status=$?
 if [ $status = 1 ] && [ ! -e "$work/l/x" ]; then ok "a /proc file as a part: '$out'"; else bad "/proc part: exit $status, '$out'"; fi
+
+# ---------------------------------------------------------------------------------------------
+# Robustness (issue 10): one signal policy, SIGKILL, checked standard output.
+# ---------------------------------------------------------------------------------------------
+echo "== robust: catchable signals at random moments, 50 runs"
+r="$work/robust"
+mkdir -p "$r/m" "$r/s/o"
+head -c 1000000 /dev/urandom > "$r/m/a.001" && truncate -s 3G "$r/m/a.002"
+head -c 200000 /dev/urandom > "$r/s/in"
+signals=(INT TERM HUP PIPE QUIT ALRM)
+leaks=0
+for run in $(seq 0 49); do
+    sig=${signals[$((run % 6))]}
+    want=$((128 + $(kill -l "$sig")))
+    delay=$(printf '0.%02d' $((10 + RANDOM % 60)))
+    case $((run % 3)) in
+        0) dir="$r/m"; (cd "$dir" && exec "$G" merge a.001 --strategy stream --high-water 4K -q) 2>/dev/null & ;;
+        1) dir="$r/s"; (cd "$dir" && exec "$G" split in --size 10 --prefix o/p. -q) 2>/dev/null & ;;
+        2) dir="$r/s"; (cd "$dir" && exec "$G" split - --size 10 --prefix o/q. -q < in) 2>/dev/null & ;;
+    esac
+    pid=$!
+    before=$(ls -A "$dir")
+    sleep "$delay"
+    kill -s "$sig" $pid 2>/dev/null
+    wait $pid
+    status=$?
+    if [ $status = 0 ]; then rm -rf "$r/m/a" "$r/s/o"/*; fi
+    if { [ $status != "$want" ] && [ $status != 0 ]; } || [ "$(ls -A "$dir")" != "$before" ] || [ -n "$(ls -A "$r/s/o")" ]; then
+        bad "SIG$sig after ${delay}s (run $run): exit $status (want $want); left: $(ls -A "$dir" "$r/s/o" | tr '\n' ' ' | head -c 200)"
+        leaks=$((leaks + 1))
+        rm -rf "$r/m/a" "$r/s/o"/*
+    fi
+done
+[ $leaks = 0 ] && ok "50 signals (INT TERM HUP PIPE QUIT ALRM) at 0.10-0.69 s into merge, split and stdin split: 128+N, nothing left"
+
+echo "== robust: SIGKILL mid-merge"
+(cd "$r/m" && exec "$G" merge a.001 --strategy stream --high-water 4K -q) 2>/dev/null &
+pid=$!
+for _ in $(seq 1 500); do holds $pid "$r/m" && break; sleep 0.01; done
+unnamed=$(ls -l /proc/$pid/fd 2>/dev/null | grep -c "$r/m/#")
+kill -KILL $pid
+wait $pid
+status=$?
+if [ $status = 137 ] && [ "$unnamed" = 1 ] && [ "$(ls -A "$r/m" | tr '\n' ' ')" = "a.001 a.002 " ]; then
+    ok "SIGKILL mid-merge: the output was unnamed (O_TMPFILE), nothing left behind"
+else
+    bad "SIGKILL mid-merge: exit $status, unnamed outputs seen: $unnamed, left: $(ls -A "$r/m" | tr '\n' ' ')"
+fi
+
+echo "== robust: standard output on a full disk"
+mkdir -p "$r/j" && head -c 1000 /dev/urandom > "$r/j/p.001" && head -c 1000 /dev/urandom > "$r/j/p.002"
+for command in "checksum p.001" "merge p.001 -o /dev/null --json -q --force" "split p.001 --size 300 --prefix s. --json -q"; do
+    out=$(cd "$r/j" && "$G" $command 2>&1 >/dev/full)
+    status=$?
+    rm -f "$r/j"/s.*
+    if [ $status = 1 ] && [[ "$out" == *"standard output: write: No space left on device"* ]]; then
+        ok "gcdcat $command > /dev/full: exit 1, '$out'"
+    else
+        bad "gcdcat $command > /dev/full: exit $status, '$out'"
+    fi
+done
 
 echo
 echo "faults: $passed passed, $failed failed"

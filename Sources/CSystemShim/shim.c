@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -111,4 +112,8 @@ int gcdcat_install_signal_pipe(const int *signals, int count) {
     for (int i = 0; i < count; i++) sigaddset(&unblock, signals[i]);
     pthread_sigmask(SIG_UNBLOCK, &unblock, NULL);
     return ends[0];
+}
+
+int gcdcat_limit_malloc_arenas(int count) {
+    return mallopt(M_ARENA_MAX, count);
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import GCDCatCore
 
 @main
 struct GCDCat: ParsableCommand {
@@ -25,6 +26,7 @@ struct GCDCat: ParsableCommand {
 
     /// Parses the raw, losslessly decoded argv rather than `CommandLine.arguments`.
     static func main() {
+        MallocArenas.limit(to: 2)
         main(rawArguments)
     }
 }

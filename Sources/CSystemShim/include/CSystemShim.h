@@ -56,4 +56,7 @@ int gcdcat_link_descriptor(int fd, const char *target);
 /// signal context. Inherited SIG_IGN dispositions are replaced.
 int gcdcat_install_signal_pipe(const int *signals, int count);
 
+/// mallopt(M_ARENA_MAX, count): at most `count` malloc arenas. Returns 1 on success.
+int gcdcat_limit_malloc_arenas(int count);
+
 #endif

@@ -29,8 +29,10 @@ public final class CleanupRegistry: Sendable {
     private struct State {
         var nextToken = 0
         var entries: [Int: Entry] = [:]
-        /// Once set, nothing may be committed: the process is on its way out.
+        /// Once set, nothing may be created or committed: the process is on its way out.
         var aborted = false
+        /// The signal that began the abort, for the exit status of whoever hits it first.
+        var signal = SIGINT
     }
 
     private let state = Mutex(State())
@@ -62,7 +64,7 @@ public final class CleanupRegistry: Sendable {
     /// `.interrupted` once an interruption began.
     func create(_ path: String, _ create: () -> Int32) throws -> (fd: Int32, token: Int?, errno: Int32) {
         try state.withLock { state in
-            guard !state.aborted else { throw Self.interrupted }
+            guard !state.aborted else { throw Self.interrupted(by: state.signal) }
             let fd = create()
             guard fd >= 0 else { return (fd, nil, gcdcat_errno()) }
             state.nextToken += 1
@@ -74,11 +76,13 @@ public final class CleanupRegistry: Sendable {
     /// Throws `.interrupted` once an interruption began: nothing new should start.
     func requireLive() throws {
         try state.withLock { state in
-            if state.aborted { throw Self.interrupted }
+            if state.aborted { throw Self.interrupted(by: state.signal) }
         }
     }
 
-    private static let interrupted = GCDCatError(.interrupted, errno: SIGINT, message: "interrupted")
+    private static func interrupted(by signal: Int32) -> GCDCatError {
+        GCDCatError(.interrupted, errno: signal, message: "interrupted")
+    }
 
     public func forget(_ token: Int) {
         state.withLock { _ = $0.entries.removeValue(forKey: token) }
@@ -90,7 +94,7 @@ public final class CleanupRegistry: Sendable {
     @discardableResult
     func commit(forgetting tokens: [Int], registering: Entry? = nil, _ commit: () throws -> Void) throws -> Int? {
         try state.withLock { state in
-            guard !state.aborted else { throw Self.interrupted }
+            guard !state.aborted else { throw Self.interrupted(by: state.signal) }
             try commit()
             for token in tokens { state.entries.removeValue(forKey: token) }
             guard let registering else { return nil }
@@ -102,10 +106,13 @@ public final class CleanupRegistry: Sendable {
 
     /// Stops registered children, removes every registered file and then folder (newest first),
     /// and blocks later commits. Returns the files and folders removed.
+    /// `signal` (SIGINT unless given) is the exit status's signal for work that is refused
+    /// from now on.
     @discardableResult
-    public func removeAll() -> [String] {
+    public func removeAll(signal: Int32 = SIGINT) -> [String] {
         state.withLock { state in
             state.aborted = true
+            state.signal = signal
             let ordered = state.entries.sorted { $0.key > $1.key }.map(\.value)
             state.entries.removeAll()
             for case .process(let pid) in ordered {

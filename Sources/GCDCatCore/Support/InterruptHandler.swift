@@ -49,7 +49,7 @@ public enum InterruptHandler {
         var byte: UInt8 = 0
         while read(readEnd, &byte, 1) != 1 {}
         let number = Int32(byte)
-        let removed = CleanupRegistry.shared.removeAll()
+        let removed = CleanupRegistry.shared.removeAll(signal: number)
         let name = signals.first { $0.number == number }?.name ?? "signal \(number)"
         let note = removed.isEmpty ? "" : "; removed \(removed.count) unfinished file(s)"
         StandardStreams.writeError("\ngcdcat: interrupted by \(name)\(note)\n")
