@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer target for the SFV and size parsers and runs it for a fixed time.
+# Builds the libFuzzer target for the SFV, size and numeric-flag parsers and runs it for a fixed time.
 #
 #   scripts/fuzz.sh [SECONDS]      (default 60)
 #
@@ -23,4 +23,8 @@ swiftc -O -sanitize=fuzzer,address -use-ld=lld -parse-as-library -module-name GC
     $(find Sources/GCDCatCore -name '*.swift') Fuzz/ParserFuzzer.swift "$build/shim.o" -lz \
     -o "$build/parser-fuzzer"
 cp Fixtures/cksfv-set/*.sfv "$build/corpus/"
+# Seeds for the flag fuzzer: size, high-water, parts, suffix length, start, input size.
+printf '1M 64K 3 4 1 1000000' > "$build/corpus/flags-plain"
+printf '1 1 100000 32 999999999999 1125899906842623' > "$build/corpus/flags-bounds"
+printf '9223372036854775807 1G -1 9223372036854775807 9223372036854775807 7' > "$build/corpus/flags-hostile"
 "$build/parser-fuzzer" -max_total_time="$seconds" -max_len=4096 -timeout=5 "$build/corpus"

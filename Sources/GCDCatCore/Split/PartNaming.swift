@@ -54,8 +54,9 @@ public struct PartNaming: Sendable, Equatable {
         let suffix = path.dropFirst(prefix.count)
         guard !suffix.isEmpty, width.map({ suffix.count == $0 }) ?? true else { return false }
         switch style {
-        case .numeric: return suffix.count >= (width ?? 3) && suffix.allSatisfy { $0.isASCII && $0.isNumber }
-        case .alpha: return suffix.count >= 2 && suffix.allSatisfy { Self.letters.contains($0) }
+        case .numeric:
+            return (width != nil || suffix.count >= 3) && suffix.allSatisfy { $0.isASCII && $0.isNumber }
+        case .alpha: return (width != nil || suffix.count >= 2) && suffix.allSatisfy { Self.letters.contains($0) }
         }
     }
 
