@@ -183,6 +183,21 @@ import Testing
         #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: link)) == "/proc/self/fd/1")
     }
 
+    /// A link to another descriptor's file is neither replaced nor clobbered from offset 0.
+    @Test func aLinkToAnotherDescriptorsFileIsRefused() throws {
+        let scratch = try Scratch()
+        try scratch.write("in", randomData(5000, seed: 15))
+        try gcdcat(["split", "in", "--size", "2000", "-q"], in: scratch.path)
+        try FileManager.default.createSymbolicLink(
+            atPath: scratch.file("err-link"), withDestinationPath: "/proc/self/fd/2")
+        let result = try shell("\(g) merge in.001 -o err-link --force -q 2> err", in: scratch.path)
+        #expect(result.status == 1)
+        let stderr = String(decoding: scratch.read("err") ?? Data(), as: UTF8.self)
+        #expect(stderr == "gcdcat: err-link: is a link to an open descriptor's file, which gcdcat will not replace\n")
+        #expect(
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: scratch.file("err-link"))) == "/proc/self/fd/2")
+    }
+
     /// Issue 9 case 8: the manifest was written over part 1.
     @Test func aManifestNamedLikeAPartIsRefused() throws {
         let scratch = try Scratch()

@@ -152,6 +152,13 @@ public final class OutputSink: Sendable {
             {
                 return .standardOutput
             }
+            // Another descriptor's file (`/dev/stderr`, `/dev/fd/3`): replacing the link would
+            // break it, and writing from offset 0 would clobber what it holds.
+            if isLink && namesOpenDescriptor(path) {
+                throw GCDCatError(
+                    .invalidInput, path: path,
+                    message: "is a link to an open descriptor's file, which gcdcat will not replace")
+            }
             guard overwrite else {
                 throw GCDCatError(.outputExists, path: path, message: "already exists (use --force to replace it)")
             }
@@ -160,6 +167,27 @@ public final class OutputSink: Sendable {
         default:
             return .device
         }
+    }
+
+    /// True when `path` is, or links (through up to 8 links) to, `/proc/self/fd/N`,
+    /// `/proc/PID/fd/N`, `/proc/thread-self/fd/N` or `/dev/fd/N`: an alias of a descriptor.
+    static func namesOpenDescriptor(_ path: String) -> Bool {
+        func isDescriptorPath(_ text: String) -> Bool {
+            let parts = normalizedPath(text).split(separator: "/")
+            if parts.count == 3 && parts[0] == "dev" && parts[1] == "fd" { return true }
+            return parts.count == 4 && parts[0] == "proc" && parts[2] == "fd"
+                && (parts[1] == "self" || parts[1] == "thread-self" || parts[1].allSatisfy(\.isNumber))
+        }
+        var current = path
+        for _ in 0..<8 {
+            if isDescriptorPath(current) { return true }
+            var buffer = [CChar](repeating: 0, count: 4097)
+            let count = PathName.withPathCString(current) { readlink($0, &buffer, 4096) }
+            guard count > 0 else { return false }
+            let target = PathName.decode(buffer.prefix(count).map { UInt8(bitPattern: $0) })
+            current = target.hasPrefix("/") ? target : splitPath(current).directory + "/" + target
+        }
+        return false
     }
 
     /// Throws unless the folder that will hold `path` exists and may be written.
