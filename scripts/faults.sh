@@ -236,8 +236,8 @@ else
     bad "symlink to an input as output: exit $status, '$out'"
 fi
 if command -v strace >/dev/null; then
-    if strace -f -e trace=openat,linkat "$G" merge "$work/l/p.001" -o "$work/l/traced" -q 2>&1 \
-        | grep -A3 'O_RDWR|O_CLOEXEC|O_TMPFILE' | grep -q 'linkat(AT_FDCWD, "/proc/self/fd/'; then
+    strace -f -e trace=openat,linkat "$G" merge "$work/l/p.001" -o "$work/l/traced" -q 2>"$work/trace"
+    if grep -q 'O_TMPFILE' "$work/trace" && grep -q "linkat(AT_FDCWD, \"/proc/self/fd/[0-9]*\", AT_FDCWD, \"$work/l/traced\"" "$work/trace"; then
         ok "the output is created unnamed (O_TMPFILE) and linked into place"
     else
         bad "the output is not created with O_TMPFILE and linkat"
