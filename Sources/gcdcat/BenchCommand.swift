@@ -26,7 +26,7 @@ extension GCDCat {
         @Option(help: ArgumentHelp("Total data size.", valueName: "size"), transform: parsePositiveSize)
         var size: Int = 1 << 30
 
-        @Option(help: "Number of parts.")
+        @Option(parsing: .unconditional, help: "Number of parts, 1 to 10000.")
         var parts: Int = 4
 
         @Option(help: ArgumentHelp("Strategies to run, comma-separated (default: all).", valueName: "list"))
@@ -37,7 +37,7 @@ extension GCDCat {
             help: ArgumentHelp("Chunk sizes to try, comma-separated.", valueName: "list"))
         var highWaters: String = "64K,1M,2M,8M"
 
-        @Option(help: "Runs per cell.")
+        @Option(parsing: .unconditional, help: "Runs per cell, 1 to 1000.")
         var `repeat`: Int = 5
 
         @Flag(help: "Drop the page cache before each run (needs root; says so when it cannot).")
@@ -61,8 +61,12 @@ extension GCDCat {
         var mergeOnly = false
 
         func validate() throws {
-            guard parts >= 1 else { throw ValidationError("--parts must be at least 1") }
-            guard `repeat` >= 1 else { throw ValidationError("--repeat must be at least 1") }
+            guard (1...10_000).contains(parts) else {
+                throw ValidationError("--parts must be from 1 to 10000 (got \(parts))")
+            }
+            guard (1...1000).contains(`repeat`) else {
+                throw ValidationError("--repeat must be from 1 to 1000 (got \(`repeat`))")
+            }
             _ = try strategyList()
             _ = try highWaterList()
         }
@@ -82,7 +86,11 @@ extension GCDCat {
         func highWaterList() throws -> [Int] {
             try highWaters.split(separator: ",").map {
                 do {
-                    return try parsePositiveSize(String($0))
+                    let size = try parsePositiveSize(String($0))
+                    guard ChunkLimits.allowedHighWater.contains(size) else {
+                        throw ValidationError("must be from 4K to 1G")
+                    }
+                    return size
                 } catch let error as ValidationError {
                     throw ValidationError("--high-water: '\($0)': \(error.message)")
                 }

@@ -56,6 +56,9 @@ import Testing
         (["merge", "in.001", "--high-water", "2G"], "--high-water must be at most 1G"),
         (["checksum", "--jobs", "4611686018427387904", "in"], "--jobs must be at most 1024"),
         (["verify", "--jobs", "0", "x.sfv"], "--jobs must be positive"),
+        (["bench", "--parts", "9223372036854775807"], "--parts must be from 1 to 10000"),
+        (["bench", "--repeat", "-1"], "--repeat must be from 1 to 1000"),
+        (["bench", "--high-water", "64K,1"], "--high-water: '1': must be from 4K to 1G"),
     ])
     func hostileNumbersAreUsageErrorsNamingTheFlag(arguments: [String], message: String) throws {
         let scratch = try Scratch()
