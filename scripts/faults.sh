@@ -336,6 +336,22 @@ for command in "checksum p.001" "merge p.001 -o /dev/null --json -q --force" "sp
     fi
 done
 
+echo "== robust: a stdin line split onto a nearly full disk"
+mkdir -p "$r/tiny"
+if mount -t tmpfs -o size=256k tmpfs "$r/tiny" 2>"$work/mount.err"; then
+    { echo "id,name,value"; for i in $(seq 1 40000); do echo "$i,row$i,$((i * 7))"; done; } > "$r/rows.csv"
+    out=$("$G" split - --size 20K --line-boundary --header-lines 1 --prefix "$r/tiny/x." -q < "$r/rows.csv" 2>&1)
+    status=$?
+    if [ $status = 1 ] && [[ "$out" == *"No space left on device"* ]] && [ -z "$(ls -A "$r/tiny")" ]; then
+        ok "stdin split with a header onto a full tmpfs: '$out', nothing left"
+    else
+        bad "stdin split with a header onto a full tmpfs: exit $status, '$out', left: $(ls -A "$r/tiny" | head -c 200)"
+    fi
+    umount "$r/tiny"
+else
+    skip "full-disk stdin split: cannot mount a tmpfs here ($(cat "$work/mount.err"))"
+fi
+
 echo
 echo "faults: $passed passed, $failed failed"
 [ "$failed" = 0 ]
