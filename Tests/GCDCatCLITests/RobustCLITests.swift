@@ -211,6 +211,14 @@ import Testing
         #expect(result.status == 1)
         #expect(result.stderr.contains("gcdcat: m.001: the manifest would be part m.001"), "\(result.stderr)")
         #expect(scratch.listing() == ["c.001"])
+        // Alphabetic parts of width 3 keep the default manifest: only a real clash is refused.
+        let alpha = try gcdcat(
+            ["split", "c.001", "--size", "1000", "--suffix", "alpha", "--suffix-length", "3", "-q"], in: scratch.path)
+        #expect(alpha.status == 0, "\(alpha.stderr)")
+        #expect(scratch.listing() == ["c.001", "c.001.aaa", "c.001.aab", "c.001.aac", "c.001.sfv"])
+        for name in ["c.001.aaa", "c.001.aab", "c.001.aac", "c.001.sfv"] {
+            try FileManager.default.removeItem(atPath: scratch.file(name))
+        }
         let stream = try shell(
             "\(g) split - --size 1000 --prefix m. --manifest ./m.002 --force < c.001", in: scratch.path)
         #expect(stream.status == 1)
@@ -249,16 +257,17 @@ import Testing
         try FileManager.default.createSymbolicLink(atPath: scratch.file("in.003"), withDestinationPath: "nowhere")
         let result = try gcdcat(["split", "in", "--parts", "3", "--no-manifest"], in: scratch.path)
         #expect(result.status == 1)
-        #expect(result.stderr.contains("in.003: is a dangling symbolic link"), "\(result.stderr)")
+        #expect(result.stderr.contains("in.003: already exists, a symlink to nothing"), "\(result.stderr)")
         #expect(scratch.listing() == ["in", "in.002", "in.003"])
         #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: scratch.file("in.002"))) == "/dev/null")
     }
 
     /// A bad output fails before any part is read for verification.
     @Test(arguments: [
-        ("dangling", "dangling: is a dangling symbolic link"), ("", "'': an empty name cannot be an output"),
+        ("dangling", "dangling: already exists, a symlink to nothing (use --force to replace it)"),
+        ("", "the output name is empty"),
         ("nodir/out", "nodir/out: open: No such file or directory"),
-        ("file/out", "file/out: lstat: Not a directory"),
+        ("file/out", "file/out: stat: Not a directory"),
     ])
     func aBadOutputFailsBeforeReadingTheParts(output: String, message: String) throws {
         let scratch = try Scratch()

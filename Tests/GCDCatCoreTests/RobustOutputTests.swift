@@ -100,7 +100,10 @@ import Testing
         #expect(!numeric.isPartName("out/m.01"))
         let alpha = PartNaming(prefix: "x", style: .alpha)
         #expect(alpha.isPartName("xab"))
+        #expect(alpha.isPartName("xzaab"))
         #expect(!alpha.isPartName("x.sfv"))
+        #expect(!PartNaming(prefix: "orig.", style: .alpha).isPartName("orig.sfv"))
+        #expect(PartNaming(prefix: "orig.", style: .alpha, width: 3).isPartName("orig.sfv"))
     }
 
     @Test func aSplitRefusesTooManyPartsBeforePlanningThem() throws {

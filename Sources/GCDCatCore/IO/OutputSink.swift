@@ -116,8 +116,9 @@ public final class OutputSink: Sendable {
     ///
     /// ## Errors
     /// - `.invalidInput` when `path` is empty, is one of `inputs` (same device and inode, so
-    ///   links count), is a directory, or is a dangling symbolic link;
-    /// - `.outputExists` when a regular file is there and `overwrite` is false;
+    ///   links count), is a directory, or links to another descriptor's file;
+    /// - `.outputExists` when a regular file or a dangling symlink is there and `overwrite` is
+    ///   false;
     /// - `.io` when its folder is missing or cannot be written.
     @discardableResult
     public static func check(_ path: String, inputs: [PartFile], overwrite: Bool) throws -> stat? {
@@ -132,10 +133,11 @@ public final class OutputSink: Sendable {
         let link = try Syscall.statIfExists(path, followLinks: false)
         let isLink = link.map { $0.st_mode & S_IFMT == S_IFLNK } ?? false
         guard let info = try Syscall.statIfExists(path) else {
-            if isLink {
+            // A dangling symlink is an existing name like any other: replaced only with `overwrite`.
+            if isLink && !overwrite {
                 throw GCDCatError(
-                    .invalidInput, path: path,
-                    message: "is a dangling symbolic link; remove it or name another output")
+                    .outputExists, path: path,
+                    message: "already exists, a symlink to nothing (use --force to replace it)")
             }
             try requireWritableFolder(of: path)
             return .newFile

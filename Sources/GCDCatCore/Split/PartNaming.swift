@@ -56,7 +56,13 @@ public struct PartNaming: Sendable, Equatable {
         switch style {
         case .numeric:
             return (width != nil || suffix.count >= 3) && suffix.allSatisfy { $0.isASCII && $0.isNumber }
-        case .alpha: return (width != nil || suffix.count >= 2) && suffix.allSatisfy { Self.letters.contains($0) }
+        case .alpha:
+            guard suffix.allSatisfy({ Self.letters.contains($0) }) else { return false }
+            if width != nil { return true }
+            // Widening names are `z`×j then j+2 letters, the first of them not `z`: aa, zaaa, zzaaaa.
+            guard suffix.count % 2 == 0 else { return false }
+            let level = suffix.count / 2 - 1
+            return suffix.prefix(level).allSatisfy { $0 == "z" } && suffix.dropFirst(level).first != "z"
         }
     }
 

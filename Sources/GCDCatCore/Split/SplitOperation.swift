@@ -198,7 +198,9 @@ public struct SplitOperation: Sendable {
                     .invalidInput, path: manifestPath,
                     message: "the manifest would be part \(clash.displayPath); name another manifest")
             }
-            if naming.isPartName(manifestPath) {
+            // A stream split does not know its names yet: refuse a chosen manifest that is a
+            // name of the series (each part is checked again as it starts).
+            if input == "-", case .path = manifest, naming.isPartName(manifestPath) {
                 throw GCDCatError(
                     .invalidInput, path: manifestPath,
                     message: "the manifest would take the name of a part; name another manifest")

@@ -85,6 +85,11 @@ struct StreamSplitter {
         func startPart() throws -> OpenPart {
             try SplitLimits.requirePartCount(Int64(names.count + 1), path: path)
             let name = try operation.naming.name(at: names.count)
+            if let manifestPath = operation.manifestPath, samePath(name, manifestPath) {
+                throw GCDCatError(
+                    .invalidInput, path: manifestPath,
+                    message: "the manifest would be part \(name.displayPath); name another manifest")
+            }
             try OutputSink.check(name, inputs: inputs, overwrite: operation.overwrite)
             var part = OpenPart(
                 sink: try OutputSink.open(
