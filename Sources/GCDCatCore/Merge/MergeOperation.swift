@@ -259,13 +259,10 @@ public struct MergeOperation: Sendable {
         guard let output else {
             throw GCDCatError(.invalidInput, message: "no output named")
         }
-        let sink = try OutputSink.open(output, inputs: request.parts + otherInputs, overwrite: overwrite)
-        do {
-            // Reserving the blocks up front reports a full disk before any data is written,
-            // and made every strategy faster here (ext4 allocates once instead of per write).
-            if sink.allowsPositionalWrites && request.totalBytes > 0 {
-                try preallocate(sink, bytes: request.totalBytes)
-            }
+        let (sink, result) = try OutputSink.produce(
+            output, inputs: request.parts + otherInputs, overwrite: overwrite, bytes: request.totalBytes,
+            fsync: fsync
+        ) { sink in
             let result = try strategy.strategy.merge(request, into: sink, counter: counter)
             if let expectedCRC, let actual = result.crc32, actual != expectedCRC {
                 throw GCDCatError(
@@ -274,12 +271,10 @@ public struct MergeOperation: Sendable {
                         "the merged bytes have crc32 \(hex8(actual)), but the verified parts combine to \(hex8(expectedCRC)): a part changed during the merge"
                 )
             }
-            try sink.commit(fsync: fsync)
             return result
-        } catch {
-            sink.discard()
-            throw error
         }
+        try sink.publish(fsync: fsync)
+        return result
     }
 }
 
