@@ -262,7 +262,9 @@ out=$("$G" merge "$work/l/p.001" "$work/l/p.001" -o "$work/l/twice" 2>&1); statu
 "$G" merge "$work/l/p.001" "$work/l/p.001" -o "$work/l/twice" --allow-duplicates -q && [ "$(stat -c %s "$work/l/twice")" = 2000 ] \
     && ok "a part given twice with --allow-duplicates" || bad "--allow-duplicates"
 mkdir -p /dev/shm/gcdcat-other.$$
-if "$G" merge "$work/l/p.002" -o /dev/shm/gcdcat-other.$$/out -q && cmp -s "$work/l/p.002" /dev/shm/gcdcat-other.$$/out \
+# A lone file, not a numbered part: a lone p.002 is now refused as "not the first part".
+cp "$work/l/p.002" "$work/l/single"
+if "$G" merge "$work/l/single" -o /dev/shm/gcdcat-other.$$/out -q && cmp -s "$work/l/single" /dev/shm/gcdcat-other.$$/out \
     && [ -z "$(temps "$work/l")" ] && [ -z "$(temps /dev/shm/gcdcat-other.$$)" ]; then
     ok "an output on another filesystem (tmpfs) than the parts: renamed within its own folder"
 else
