@@ -25,6 +25,6 @@ swiftc -O -sanitize=fuzzer,address -use-ld=lld -parse-as-library -module-name GC
 cp Fixtures/cksfv-set/*.sfv "$build/corpus/"
 # Seeds for the flag fuzzer: size, high-water, parts, suffix length, start, input size.
 printf '1M 64K 3 4 1 1000000' > "$build/corpus/flags-plain"
-printf '1 1 100000 32 999999999999 1125899906842623' > "$build/corpus/flags-bounds"
+printf '1 1 50000 32 999999999999 1125899906842623' > "$build/corpus/flags-bounds"
 printf '9223372036854775807 1G -1 9223372036854775807 9223372036854775807 7' > "$build/corpus/flags-hostile"
 "$build/parser-fuzzer" -max_total_time="$seconds" -max_len=4096 -timeout=5 "$build/corpus"

@@ -28,7 +28,7 @@ extension GCDCat {
 
                 Nothing appears until every part is complete: parts are written unnamed and \
                 named together at the end; an error or a signal leaves none of them. A split \
-                makes at most 100000 parts.
+                makes at most 50000 parts.
 
                 Examples:
                   gcdcat split movie.zip --size 2G
@@ -48,7 +48,7 @@ extension GCDCat {
 
         @Option(
             name: [.customShort("n"), .long], parsing: .unconditional,
-            help: "Number of parts, 1 to 100000 (a file of known size only).")
+            help: "Number of parts, 1 to 50000 (a file of known size only).")
         var parts: Int?
 
         @Flag(help: "End every part at a newline (needs --size).")

@@ -112,7 +112,7 @@ import Testing
         let operation = SplitOperation(
             input: directory.file("in"), mode: .size(2), naming: PartNaming(prefix: directory.file("in.")))
         let error = expectGCDCatError { _ = try operation.run() }
-        #expect(error?.message == "would make 100001 parts; at most 100000 are allowed (choose larger parts)")
+        #expect(error?.message == "would make 100001 parts; at most 50000 are allowed (choose larger parts)")
         #expect(directory.listing() == ["in"])
     }
 }
