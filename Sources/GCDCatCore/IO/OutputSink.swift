@@ -128,7 +128,7 @@ public final class OutputSink: Sendable {
 
     static func destination(_ path: String, inputs: [PartFile], overwrite: Bool) throws -> Destination {
         guard !path.isEmpty else {
-            throw GCDCatError(.invalidInput, path: "''", message: "an empty name cannot be an output")
+            throw GCDCatError(.invalidInput, message: "the output name is empty")
         }
         let link = try Syscall.statIfExists(path, followLinks: false)
         let isLink = link.map { $0.st_mode & S_IFMT == S_IFLNK } ?? false

@@ -167,7 +167,7 @@ public struct MergeOperation: Sendable {
         let inputs = parts + (manifestFile.map { [$0] } ?? [])
         // Refuse a bad output before spending time reading every part for their CRCs.
         if case .path(let path) = target {
-            try requireUsableOutputPath(path)
+            // An empty name, a missing or unwritable folder, a dangling symlink fail here.
             try OutputSink.check(path, inputs: inputs, overwrite: overwrite)
         }
         let verification = try MergeVerification.check(parts, manifest: manifestFile, jobs: jobs)
@@ -195,26 +195,6 @@ public struct MergeOperation: Sendable {
                 request, counter: counter, expectedCRC: verification.expectedCRC, otherInputs: inputs)
         }
         return Outcome(output: target, request: request, result: result, verification: verification)
-    }
-
-    /// Fails now what would fail only after every part was read: an empty name, a folder that
-    /// is missing or not writable, a dangling symlink without `overwrite`.
-    private func requireUsableOutputPath(_ path: String) throws {
-        guard !path.isEmpty else {
-            throw GCDCatError(.invalidInput, message: "the output name is empty")
-        }
-        let existing = try Syscall.statIfExists(path)
-        // A device or FIFO is written into, in place; anything else needs a temporary beside it.
-        if let existing, existing.st_mode & S_IFMT != S_IFREG && existing.st_mode & S_IFMT != S_IFDIR { return }
-        let folder = splitPath(path).directory
-        if PathName.withPathCString(folder, { access($0, W_OK | X_OK) }) != 0 {
-            // Said as the open of the output would say it, later.
-            throw GCDCatError.syscall("open", path: path, errno: errno)
-        }
-        if !overwrite, existing == nil, try Syscall.statIfExists(path, followLinks: false) != nil {
-            throw GCDCatError(
-                .outputExists, path: path, message: "already exists, a symlink to nothing (use --force to replace it)")
-        }
     }
 
     /// An output that names a folder (`-o out/`, or an existing folder) receives the derived
