@@ -130,7 +130,7 @@ public struct Manifest: Sendable, Equatable {
         name.split(separator: "/").filter { $0 != "." }.joined(separator: "/")
     }
 
-    private static func parseWhole(_ line: String) -> Whole? {
+    static func parseWhole(_ line: String) -> Whole? {
         guard let range = line.firstRange(of: wholeTag) else { return nil }
         let fields = line[range.upperBound...].trimmingSpaces.split(separator: " ", maxSplits: 2)
         guard fields.count == 3, let size = Int64(fields[0]), fields[1].count == 8,

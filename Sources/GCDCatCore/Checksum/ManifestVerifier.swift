@@ -1,5 +1,3 @@
-import Dispatch
-
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -34,53 +32,27 @@ public enum ManifestVerifier {
 
     /// The path an entry names, relative to the manifest's folder.
     public static func resolve(_ entry: Manifest.Entry, manifestPath: String) -> String {
-        let folder = splitPath(manifestPath).directory
-        return folder == "." && !manifestPath.hasPrefix("./") ? entry.name : "\(folder)/\(entry.name)"
+        ChecksumListVerifier.resolve(entry.name, listPath: manifestPath)
     }
 
-    /// Checks every entry; at most `jobs` files are read at once (a DispatchSemaphore bounds
-    /// them), and each is checksummed on its share of the threads.
-    ///
-    /// A name that resolves outside the manifest's folder through a symlink (`root -> /`, then
-    /// `root/etc/shadow`) is REJECTED and not opened, unless `followLinksOutside`.
+    /// Checks every entry through ``ChecksumListVerifier``: at most `jobs` files are read at
+    /// once, and a name that a symlink leads outside the manifest's folder is REJECTED and not
+    /// opened, unless `followLinksOutside`.
     public static func verify(
         _ manifest: Manifest, manifestPath: String, jobs: Int, followLinksOutside: Bool = false
     ) -> [Outcome] {
-        let entries =
-            followLinksOutside
-            ? manifest.entries : manifest.entries.map { confined($0, manifestPath: manifestPath) }
-        let results = ResultSlots<Outcome>(count: entries.count)
-        let inFlight = DispatchSemaphore(value: max(1, jobs))
-        let group = DispatchGroup()
-        let perFile = max(1, jobs / max(1, min(jobs, entries.count)))
-        for (index, entry) in entries.enumerated() {
-            if let rejection = entry.rejection {
-                results[index] = Outcome(entry: entry, status: .rejected(rejection))
-                continue
-            }
-            inFlight.wait()
-            DispatchQueue.global().async(group: group) {
-                defer { inFlight.signal() }
-                let path = resolve(entry, manifestPath: manifestPath)
-                results[index] = Outcome(entry: entry, status: check(path, expected: entry.crc32, jobs: perFile))
+        let outcomes = ChecksumListVerifier.verify(
+            ChecksumList(manifest), listPath: manifestPath, jobs: jobs, followLinksOutside: followLinksOutside)
+        return zip(manifest.entries, outcomes).map { entry, outcome in
+            switch outcome.status {
+            case .ok: return Outcome(entry: entry, status: .ok)
+            case .failed(let actual):
+                return Outcome(entry: entry, status: .failed(actual: UInt32(actual, radix: 16) ?? 0))
+            case .missing: return Outcome(entry: entry, status: .missing)
+            case .unreadable(let error): return Outcome(entry: entry, status: .unreadable(error))
+            case .rejected(let why): return Outcome(entry: entry, status: .rejected(why))
             }
         }
-        group.wait()
-        return results.values.compactMap { $0 }
-    }
-
-    /// `entry`, marked rejected when it exists and its real path lies outside the manifest's
-    /// real folder: a symlink on the way leads out.
-    static func confined(_ entry: Manifest.Entry, manifestPath: String) -> Manifest.Entry {
-        guard entry.rejection == nil,
-            let target = realPath(resolve(entry, manifestPath: manifestPath)),
-            let folder = realPath(splitPath(manifestPath).directory)
-        else { return entry }
-        let inside = folder == "/" ? target.hasPrefix("/") : target.hasPrefix(folder + "/")
-        guard !inside else { return entry }
-        var rejected = entry
-        rejected.rejection = "a symlink leads outside the manifest's folder, to \(target.displayPath)"
-        return rejected
     }
 
     /// `realpath(3)`, or nil when the path does not resolve.
@@ -88,19 +60,6 @@ public enum ManifestVerifier {
         guard let resolved = PathName.withPathCString(path, { realpath($0, nil) }) else { return nil }
         defer { free(resolved) }
         return PathName.decode(cString: resolved)
-    }
-
-    static func check(_ path: String, expected: UInt32, jobs: Int) -> Status {
-        do {
-            let actual = try FileChecksum.of(path, algorithm: .crc32, jobs: jobs).value
-            return actual == expected ? .ok : .failed(actual: actual)
-        } catch let error as GCDCatError where error.code == .missingPart {
-            return .missing
-        } catch let error as GCDCatError {
-            return .unreadable(error)
-        } catch {
-            return .unreadable(GCDCatError(.io, path: path, message: "\(error)"))
-        }
     }
 
     /// 0 when every file is OK; 1 when any is missing, unreadable or rejected (the check could

@@ -1,0 +1,168 @@
+/// A checksum list as people download it: SFV, GNU (`sha256sum`) or BSD (`sha256sum --tag`,
+/// `rhash --bsd`) lines, told apart line by line, so one list may mix them.
+///
+/// Each entry's algorithm comes from its tag (BSD), else from its digest's length (32 hex
+/// digits md5, 40 sha1, 64 sha256, 128 sha512, 8 crc32), unless the caller forces one. Names
+/// are relative to the list's folder; an absolute name or a `..` component is marked
+/// ``Entry/rejection`` and must never be opened (see ``Manifest/rejection(for:)``).
+public struct ChecksumList: Sendable, Equatable {
+    public struct Entry: Sendable, Equatable {
+        public var name: String
+        public var algorithm: HashAlgorithm
+        /// The expected value, lowercase hex.
+        public var expected: String
+        /// 1-based line number in the list.
+        public var line: Int
+        public var format: ChecksumLineFormat
+        /// Why the name must not be opened, if it must not.
+        public var rejection: String?
+
+        public init(
+            name: String, algorithm: HashAlgorithm, expected: String, line: Int = 0, format: ChecksumLineFormat
+        ) {
+            self.name = name
+            self.algorithm = algorithm
+            self.expected = expected.lowercased()
+            self.line = line
+            self.format = format
+            self.rejection = Manifest.rejection(for: name)
+        }
+    }
+
+    public var entries: [Entry]
+
+    public init(entries: [Entry]) { self.entries = entries }
+
+    /// The entries of an SFV ``Manifest``, as crc32 entries.
+    public init(_ manifest: Manifest) {
+        entries = manifest.entries.map {
+            var entry = Entry(name: $0.name, algorithm: .crc32, expected: hex8($0.crc32), line: $0.line, format: .sfv)
+            entry.rejection = $0.rejection
+            return entry
+        }
+    }
+
+    /// Parses list bytes; `path` names the list in errors. `forced` is the algorithm of every
+    /// untagged line (and must match every tagged one). Names are decoded losslessly with
+    /// ``PathName/decode(_:)``; a UTF-8 byte-order mark at the head is skipped.
+    ///
+    /// ## Errors
+    /// `.malformedManifest` naming the line: a line of no known shape, a tag gcdcat does not know,
+    /// a digest whose length does not fit its algorithm, a NUL, a name listed twice for one
+    /// algorithm (`a.txt` and `./a.txt` are one name); or a list with no entries.
+    public static func parse(bytes: [UInt8], path: String, forced: HashAlgorithm? = nil) throws -> ChecksumList {
+        var entries: [Entry] = []
+        var seen: [String: Int] = [:]
+        var emptyWhole = false
+        var lineNumber = 0
+        let body =
+            bytes.starts(with: Manifest.byteOrderMark) ? bytes.dropFirst(Manifest.byteOrderMark.count) : bytes[...]
+        // Split on LF only: a name may hold any other character, and CR is stripped as CRLF's.
+        for rawLine in body.split(separator: 0x0A, omittingEmptySubsequences: false) {
+            lineNumber += 1
+            let lineBytes = rawLine.last == 0x0D ? rawLine.dropLast() : rawLine
+            func malformed(_ why: String) -> GCDCatError {
+                GCDCatError(.malformedManifest, path: path, message: "line \(lineNumber): \(why)")
+            }
+            guard !lineBytes.contains(0) else { throw malformed("contains a NUL byte") }
+            let decoded = PathName.decode(lineBytes)
+            if decoded.trimmingSpaces.isEmpty { continue }
+            if decoded.trimmingSpaces.hasPrefix(";") {
+                if let whole = Manifest.parseWhole(decoded.trimmingSpaces), whole.size == 0 { emptyWhole = true }
+                continue
+            }
+            let entry = try parseLine(decoded, number: lineNumber, forced: forced, malformed: malformed)
+            let key = "\(entry.algorithm.rawValue):\(Manifest.normalized(entry.name))"
+            if let earlier = seen[key] {
+                throw malformed("'\(entry.name.displayPath)' is listed twice (first on line \(earlier))")
+            }
+            seen[key] = lineNumber
+            entries.append(entry)
+        }
+        // An empty input splits into no parts; its manifest records just the empty whole.
+        guard !entries.isEmpty || emptyWhole else {
+            throw GCDCatError(.malformedManifest, path: path, message: "no entries: nothing to verify")
+        }
+        return ChecksumList(entries: entries)
+    }
+
+    /// Reads and parses the list at `path`; `-` reads standard input.
+    ///
+    /// ## Errors
+    /// `.io` when it cannot be read, `.invalidInput` when it is not a regular file (a directory),
+    /// and the errors of ``parse(bytes:path:forced:)``.
+    public static func load(_ path: String, forced: HashAlgorithm? = nil) throws -> ChecksumList {
+        if path == "-" {
+            return try parse(
+                bytes: Syscall.readToEnd(0, path: "standard input"), path: "standard input", forced: forced)
+        }
+        let part = try PartFile.validate(path)
+        guard part.size <= 64 << 20 else {
+            throw GCDCatError(.malformedManifest, path: path, message: "too large for a checksum list (over 64 MiB)")
+        }
+        return try parse(bytes: try readWholeFile(path), path: path, forced: forced)
+    }
+
+    static func parseLine(
+        _ decoded: String, number: Int, forced: HashAlgorithm?, malformed: (String) -> GCDCatError
+    ) throws -> Entry {
+        let sfv = sfvFields(decoded)
+        if let parsed = TaggedOrGNULine(decoded, sfvShaped: sfv != nil) {
+            let algorithm: HashAlgorithm
+            let format: ChecksumLineFormat
+            switch parsed.shape {
+            case .gnu:
+                format = .gnu
+                guard let inferred = forced ?? HashAlgorithm(hexLength: parsed.hex.count) else {
+                    throw malformed("no algorithm has a \(parsed.hex.count)-digit value")
+                }
+                algorithm = inferred
+            case .bsd(let tag, let tagged):
+                format = .bsd
+                guard let tagged else {
+                    let known = HashAlgorithm.allCases.map(\.tag).joined(separator: ", ")
+                    throw malformed("\(tag.displayPath) is not an algorithm gcdcat knows (\(known))")
+                }
+                if let forced, forced != tagged {
+                    throw malformed("tagged \(tagged.tag), not the \(forced.rawValue) asked for")
+                }
+                algorithm = tagged
+            }
+            guard parsed.hex.count == algorithm.hexLength else {
+                throw malformed(
+                    "'\(parsed.hex.prefix(40))' is not a \(algorithm.rawValue) value (\(algorithm.hexLength) hex digits)"
+                )
+            }
+            return Entry(name: parsed.name, algorithm: algorithm, expected: parsed.hex, line: number, format: format)
+        }
+        guard let (name, hex) = try sfvEntry(decoded, malformed: malformed) else {
+            throw malformed("expected 'NAME CRC32', found no CRC")
+        }
+        let algorithm = forced ?? .crc32
+        guard algorithm.hexLength == 8 else {
+            throw malformed("an 8-digit value cannot be \(algorithm.rawValue) (\(algorithm.hexLength) hex digits)")
+        }
+        return Entry(name: name, algorithm: algorithm, expected: hex, line: number, format: .sfv)
+    }
+
+    /// The name and 8-digit value of an SFV line, when it is one.
+    static func sfvFields(_ decoded: String) -> (name: String, hex: String)? {
+        try? sfvEntry(decoded) { GCDCatError(.malformedManifest, message: $0) }
+    }
+
+    /// An SFV line's name and value; nil when it has no blank at all; the SFV errors otherwise.
+    private static func sfvEntry(
+        _ decoded: String, malformed: (String) -> GCDCatError
+    ) throws -> (name: String, hex: String)? {
+        let escaped = decoded.hasPrefix("\\") ? EscapedLine(decoded) : nil
+        let line = escaped?.text ?? decoded.trimmingSpaces
+        guard let split = line.lastIndex(where: { $0 == " " || $0 == "\t" }) else { return nil }
+        let hex = line[line.index(after: split)...]
+        guard hex.count == 8, UInt32(hex, radix: 16) != nil, hex.allSatisfy(\.isHexDigit) else {
+            throw malformed("'\(String(hex.prefix(40)).displayPath)' is not a CRC32 of 8 hex digits")
+        }
+        let name = escaped?.name ?? line[..<split].trimmingSpaces
+        guard !name.isEmpty else { throw malformed("no file name before the CRC") }
+        return (name, hex.lowercased())
+    }
+}

@@ -1,0 +1,61 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Any ``HashAlgorithm`` of a whole file or of a stream, as lowercase hex.
+///
+/// ## Implementation details
+/// crc32 and adler32 go through ``ParallelChecksum``, which splits one large file across
+/// threads; md5/sha cannot be split, so they read the file once, in order, with a `pread` loop
+/// into one 1 MiB buffer.
+public enum FileHash {
+    static let bufferSize = 1 << 20
+
+    /// The hash of the regular file at `path`; `jobs` threads for crc32/adler32.
+    ///
+    /// ## Errors
+    /// `.missingPart` when it does not exist, `.invalidInput` when it is not a regular file,
+    /// `.io` for read errors, `.inputChanged` when it changes while being read.
+    public static func of(
+        _ path: String, algorithm: HashAlgorithm, jobs: Int, counter: TransferCounter? = nil
+    ) throws -> String {
+        if let checksum = algorithm.checksum {
+            return try FileChecksum.of(path, algorithm: checksum, jobs: jobs, counter: counter).hex
+        }
+        let part = try PartFile.validate(path)
+        let fd = try part.open()
+        defer { close(fd) }
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: bufferSize, alignment: 4096)
+        defer { buffer.deallocate() }
+        var digester = Digester(algorithm.digest!)
+        var position: Int64 = 0
+        while position < part.size {
+            let want = Int(min(Int64(bufferSize), part.size - position))
+            let got = try Syscall.pread(fd, into: buffer, count: want, offset: position, path: path)
+            guard got > 0 else {
+                throw GCDCatError(
+                    .inputChanged, path: path, message: "ended at byte \(position), before the expected \(part.size)")
+            }
+            digester.update(UnsafeRawBufferPointer(start: buffer, count: got))
+            counter?.add(bytes: Int64(got))
+            position += Int64(got)
+        }
+        try part.requireUnchanged(fd: fd)
+        return digester.finalize()
+    }
+
+    /// The hash of everything readable from `fd` (a pipe or terminal), read in order.
+    public static func ofStream(_ fd: Int32, path: String, algorithm: HashAlgorithm) throws -> String {
+        if let checksum = algorithm.checksum {
+            return try FileChecksum.ofStream(fd, path: path, algorithm: checksum).hex
+        }
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: bufferSize, alignment: 4096)
+        defer { buffer.deallocate() }
+        var digester = Digester(algorithm.digest!)
+        while true {
+            let count = try Syscall.read(fd, into: buffer, count: bufferSize, path: path)
+            if count == 0 { return digester.finalize() }
+            digester.update(UnsafeRawBufferPointer(start: buffer, count: count))
+        }
+    }
+}

@@ -1,0 +1,243 @@
+import ArgumentParser
+import Foundation
+import GCDCatCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+extension GCDCat {
+    struct Verify: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check the files that checksum lists (SFV, sha256sum, md5sum, BSD) name.",
+            discussion: """
+                Each line's format is detected: SFV (NAME CRC32), GNU (HEX  NAME or HEX *NAME, \
+                as sha256sum, md5sum, sha1sum and sha512sum write), and BSD (SHA256 (NAME) = HEX, \
+                as 'sha256sum --tag' and 'rhash --bsd' write); one list may mix them. The \
+                algorithm comes from the tag, else from the digest's length (32 hex digits md5, \
+                40 sha1, 64 sha256, 128 sha512, 8 crc32); --algorithm forces it (adler32 needs it).
+
+                Names are relative to the list's folder ('-' reads a list from standard input; \
+                its names are relative to the current folder). Comments (;), CRLF, tabs, \
+                lowercase hex, a UTF-8 BOM and non-UTF-8 (Latin-1) names are accepted; a line \
+                starting with \\ has an escaped name (\\\\, \\n, \\r), as sha256sum writes. \
+                A name that is absolute or contains '..', or that a symlink leads outside the \
+                list's folder (unless --follow-links-outside), is reported as REJECTED and \
+                never opened. A name listed twice (a.txt and ./a.txt too) is an error. A \
+                malformed line is an error naming its line number.
+
+                Prints one line per file (OK, FAILED, MISSING, UNREADABLE, REJECTED) and a \
+                summary per list on standard error. Exit status: 0 all OK; 2 a checksum \
+                differs; 1 a file is missing, unreadable or rejected (this wins over 2: the \
+                check is incomplete), a list is unusable, or --ignore-missing left nothing \
+                verified. UNLISTED files do not change it.
+                """)
+
+        @Argument(help: "Checksum lists; - reads one from standard input.")
+        var manifests: [String]
+
+        @Option(help: "Read every untagged line as this algorithm (crc32, adler32, md5, sha1, sha256, sha512).")
+        var algorithm: HashAlgorithm?
+
+        @Flag(help: "Skip listed files that do not exist; a list with no file left is an error.")
+        var ignoreMissing = false
+
+        @Flag(help: "Print only the files that are not OK.")
+        var quiet = false
+
+        @Flag(help: "Print nothing; the exit status tells.")
+        var status = false
+
+        @Flag(help: "Print one JSON document: an object per file, and a summary.")
+        var json = false
+
+        @Option(help: ArgumentHelp("Also list the files in this folder that no list names.", valueName: "dir"))
+        var unlisted: String?
+
+        @Option(name: [.short, .long], help: "Files checked at once.")
+        var jobs: Int = defaultJobs
+
+        @Flag(help: "Check a listed file even when a symlink leads outside the list's folder.")
+        var followLinksOutside = false
+
+        func validate() throws {
+            guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
+            guard manifests.filter({ $0 == "-" }).count <= 1 else {
+                throw ValidationError("standard input (-) can be read only once")
+            }
+            if status && (json || quiet) { throw ValidationError("--status prints nothing; drop --json and --quiet") }
+        }
+
+        func run() throws {
+            var report = VerifyReport()
+            for manifest in manifests {
+                let shown = manifest == "-" ? "standard input" : manifest
+                let list: ChecksumList
+                do {
+                    list = try ChecksumList.load(manifest, forced: algorithm)
+                } catch let error as GCDCatError {
+                    writeToStandardError("gcdcat: \(error)\n")
+                    report.failList(shown, error: error.description)
+                    continue
+                }
+                // Progress over this list's bytes; finished before its listing is printed.
+                let counter = TransferCounter()
+                let progress =
+                    quiet || status || json ? nil : ProgressMeter(label: shown.displayPath, total: 0, counter: counter)
+                var outcomes = ChecksumListVerifier.verify(
+                    list, listPath: manifest, jobs: jobs, followLinksOutside: followLinksOutside, counter: counter)
+                progress?.finish()
+                let ignored = ignoreMissing ? outcomes.filter { $0.status == .missing }.count : 0
+                if ignoreMissing { outcomes.removeAll { $0.status == .missing } }
+                try printListing(outcomes)
+                let summary = report.add(list: shown, outcomes: outcomes, ignoredMissing: ignored)
+                if ignoreMissing && outcomes.isEmpty {
+                    if !json { writeToStandardError("gcdcat: \(shown.displayPath): no file was verified\n") }
+                    report.failList(shown, error: "\(shown.displayPath): no file was verified")
+                } else if !status && !json && (!quiet || summary.exitStatus != 0) {
+                    writeToStandardError("gcdcat: \(shown.displayPath): \(summary.text)\n")
+                }
+            }
+            if let unlisted {
+                let found = try reportingFailures {
+                    try UnlistedFiles.find(
+                        in: unlisted, listed: report.files.map(\.path), lists: manifests.filter { $0 != "-" })
+                }
+                report.unlisted = found.map(\.displayPath)
+                if !status && !json {
+                    for path in found { try write("\(path.displayPath): UNLISTED\n") }
+                }
+            }
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+                try write(String(decoding: try encoder.encode(report), as: UTF8.self) + "\n")
+            }
+            if report.exitStatus != 0 { throw ExitCode(report.exitStatus) }
+        }
+
+        private func printListing(_ outcomes: [ChecksumListVerifier.Outcome]) throws {
+            guard !status && !json else { return }
+            var text = ""
+            for outcome in outcomes where !quiet || outcome.status != .ok { text += outcome.line + "\n" }
+            try write(text)
+        }
+
+        private func write(_ text: String) throws {
+            try reportingFailures { try StandardOutput.write(text) }
+        }
+    }
+}
+
+/// What `verify` found, over every list: the JSON document, and the exit status.
+struct VerifyReport: Encodable {
+    struct File: Encodable {
+        var list: String?
+        var line: Int
+        var name: String
+        var path: String
+        var algorithm: HashAlgorithm
+        var format: ChecksumLineFormat
+        var expected: String
+        var actual: String?
+        var status: String
+        var error: String?
+    }
+
+    /// One list's counts.
+    struct Summary: Encodable {
+        var list: String?
+        var files = 0
+        var ok = 0
+        var failed = 0
+        var missing = 0
+        var unreadable = 0
+        var rejected = 0
+        var ignoredMissing = 0
+        var error: String?
+        var exitStatus: Int32 = 0
+
+        var text: String {
+            "\(files) files: \(ok) OK, \(failed) FAILED, \(missing) MISSING"
+                + (unreadable + rejected > 0 ? ", \(unreadable + rejected) UNREADABLE or REJECTED" : "")
+                + (ignoredMissing > 0 ? " (\(ignoredMissing) missing ignored)" : "")
+        }
+    }
+
+    var files: [File] = []
+    var lists: [Summary] = []
+    var unlisted: [String]?
+    var exitStatus: Int32 = 0
+
+    /// Records a list's outcomes and returns its summary.
+    mutating func add(list: String, outcomes: [ChecksumListVerifier.Outcome], ignoredMissing: Int) -> Summary {
+        var summary = Summary(list: list.displayPath, ignoredMissing: ignoredMissing)
+        for outcome in outcomes {
+            var file = File(
+                list: list.displayPath, line: outcome.entry.line, name: outcome.entry.name.displayPath,
+                path: outcome.path.displayPath, algorithm: outcome.entry.algorithm, format: outcome.entry.format,
+                expected: outcome.entry.expected, status: outcome.status.word)
+            summary.files += 1
+            switch outcome.status {
+            case .ok: summary.ok += 1
+            case .failed(let actual):
+                summary.failed += 1
+                file.actual = actual
+            case .missing: summary.missing += 1
+            case .unreadable(let error):
+                summary.unreadable += 1
+                file.error = error.description
+            case .rejected(let why):
+                summary.rejected += 1
+                file.error = why
+            }
+            files.append(file)
+        }
+        summary.exitStatus = ChecksumListVerifier.exitStatus(outcomes)
+        lists.append(summary)
+        exitStatus = Self.worse(exitStatus, summary.exitStatus)
+        return summary
+    }
+
+    /// Records a list that could not be used (or verified nothing): exit status 1.
+    mutating func failList(_ list: String, error: String) {
+        if let index = lists.lastIndex(where: { $0.list == list.displayPath }), lists[index].files == 0 {
+            lists[index].error = error
+            lists[index].exitStatus = 1
+        } else {
+            lists.append(Summary(list: list.displayPath, error: error, exitStatus: 1))
+        }
+        exitStatus = Self.worse(exitStatus, 1)
+    }
+
+    /// 1 (incomplete) beats 2 (mismatch) beats 0.
+    static func worse(_ a: Int32, _ b: Int32) -> Int32 {
+        a == 1 || b == 1 ? 1 : max(a, b)
+    }
+
+    /// Every list's counts added up.
+    var summary: Summary {
+        lists.reduce(into: Summary(list: nil)) { total, list in
+            total.files += list.files
+            total.ok += list.ok
+            total.failed += list.failed
+            total.missing += list.missing
+            total.unreadable += list.unreadable
+            total.rejected += list.rejected
+            total.ignoredMissing += list.ignoredMissing
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(files, forKey: .files)
+        try container.encode(lists, forKey: .lists)
+        try container.encodeIfPresent(unlisted, forKey: .unlisted)
+        try container.encode(exitStatus, forKey: .exitStatus)
+        var total = summary
+        total.exitStatus = exitStatus
+        try container.encode(total, forKey: .summary)
+    }
+
+    enum CodingKeys: String, CodingKey { case files, lists, unlisted, exitStatus, summary }
+}
