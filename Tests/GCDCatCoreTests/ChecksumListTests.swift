@@ -1,0 +1,161 @@
+import Foundation
+import GCDCatCore
+import Testing
+
+@Suite struct ChecksumListTests {
+    let md5 = "900150983cd24fb0d6963f7d28e17f72"
+    let sha1 = "a9993e364706816aba3e25717850c26c9cd0d89d"
+    let sha256 = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+
+    func parse(_ text: String, forced: HashAlgorithm? = nil) throws -> [ChecksumList.Entry] {
+        try ChecksumList.parse(bytes: Array(text.utf8), path: "list", forced: forced).entries
+    }
+
+    func entry(_ name: String, _ algorithm: HashAlgorithm, _ hex: String, _ line: Int, _ format: ChecksumLineFormat)
+        -> ChecksumList.Entry
+    {
+        ChecksumList.Entry(name: name, algorithm: algorithm, expected: hex, line: line, format: format)
+    }
+
+    // Issue 12: each line's shape and algorithm are detected, in one mixed list.
+    @Test func detectsEveryShapeLineByLine() throws {
+        let text = """
+            ; an SFV comment
+            sfv name.bin CBF43926
+            \(md5)  gnu text
+            \(sha1) *gnu binary
+            \\\(sha256)  back\\\\slash\\nnewline
+            SHA256 (bsd (1)) = \(sha256.uppercased())
+            MD5   (rhash padded) = \(md5)
+            \\SHA1 (esc\\\\aped) = \(sha1)
+            CRC32 (gcdcat bsd) = cbf43926
+            cbf43926  gcdcat simple
+            \(md5) md5 -r
+            trailing space \r
+
+            """.replacingOccurrences(of: "trailing space \r\n", with: "crlf.bin cbf43926\r\n")
+        let entries = try parse(text)
+        #expect(
+            entries == [
+                entry("sfv name.bin", .crc32, "cbf43926", 2, .sfv),
+                entry("gnu text", .md5, md5, 3, .gnu),
+                entry("gnu binary", .sha1, sha1, 4, .gnu),
+                entry("back\\slash\nnewline", .sha256, sha256, 5, .gnu),
+                entry("bsd (1)", .sha256, sha256, 6, .bsd),
+                entry("rhash padded", .md5, md5, 7, .bsd),
+                entry("esc\\aped", .sha1, sha1, 8, .bsd),
+                entry("gcdcat bsd", .crc32, "cbf43926", 9, .bsd),
+                entry("gcdcat simple", .crc32, "cbf43926", 10, .gnu),
+                entry("md5 -r", .md5, md5, 11, .gnu),
+                entry("crlf.bin", .crc32, "cbf43926", 12, .sfv),
+            ])
+    }
+
+    @Test func anSFVLineWhoseNameLooksLikeADigestStaysSFV() throws {
+        #expect(try parse("cafebabe  CBF43926\n") == [entry("cafebabe", .crc32, "cbf43926", 1, .sfv)])
+        #expect(try parse("\(md5) CBF43926\n") == [entry(md5, .crc32, "cbf43926", 1, .sfv)])
+    }
+
+    @Test func aForcedAlgorithmRulesUntaggedLinesAndMustFitTheValues() throws {
+        #expect(try parse("11e60398  wiki\n", forced: .adler32) == [entry("wiki", .adler32, "11e60398", 1, .gnu)])
+        #expect(try parse("wiki 11E60398\n", forced: .adler32) == [entry("wiki", .adler32, "11e60398", 1, .sfv)])
+        let cases: [(String, HashAlgorithm, String)] = [
+            ("\(md5)  a\n", .sha256, "list: line 1: '\(md5)' is not a sha256 value (64 hex digits)"),
+            ("MD5 (a) = \(md5)\n", .sha256, "list: line 1: tagged MD5, not the sha256 asked for"),
+            ("a CBF43926\n", .sha1, "list: line 1: an 8-digit value cannot be sha1 (40 hex digits)"),
+        ]
+        for (text, forced, message) in cases {
+            let error = expectGCDCatError { _ = try parse(text, forced: forced) }
+            #expect(error?.description == message)
+        }
+    }
+
+    @Test(arguments: [
+        (
+            "SHA224 (a) = \(String(repeating: "0", count: 56))\n",
+            "list: line 1: SHA224 is not an algorithm gcdcat knows (CRC32, ADLER32, MD5, SHA1, SHA256, SHA512)"
+        ),
+        (
+            "SHA256 (a) = \(String(repeating: "0", count: 40))\n",
+            "list: line 1: '\(String(repeating: "0", count: 40))' is not a sha256 value (64 hex digits)"
+        ),
+        (
+            "\(String(repeating: "a", count: 32))  x\n\(String(repeating: "b", count: 32))  ./x\n",
+            "list: line 2: './x' is listed twice (first on line 1)"
+        ),
+        ("this line has no crc\n", "list: line 1: 'crc' is not a CRC32 of 8 hex digits"),
+        ("noblank\n", "list: line 1: expected 'NAME CRC32', found no CRC"),
+        ("; nothing\n", "list: no entries: nothing to verify"),
+    ])
+    func malformedListsNameTheLine(text: String, message: String) {
+        let error = expectGCDCatError { _ = try parse(text) }
+        #expect(error?.description == message)
+    }
+
+    @Test func oneNameUnderTwoAlgorithmsIsNotADuplicate() throws {
+        let entries = try parse("MD5 (x) = \(md5)\nSHA1 (x) = \(sha1)\n")
+        #expect(entries.map(\.algorithm) == [.md5, .sha1])
+    }
+
+    @Test func renderingIsWhatCoreutilsPrints() {
+        let name = "a\\b\nc"
+        #expect(ChecksumLineFormat.gnu.render(name: name, algorithm: .sha256, hex: sha256) == "\\\(sha256)  a\\\\b\\nc")
+        #expect(
+            ChecksumLineFormat.bsd.render(name: name, algorithm: .sha256, hex: sha256)
+                == "\\SHA256 (a\\\\b\\nc) = \(sha256)")
+        #expect(ChecksumLineFormat.gnu.render(name: "sp ace", algorithm: .md5, hex: md5) == "\(md5)  sp ace")
+        #expect(ChecksumLineFormat.sfv.render(name: "x", algorithm: .crc32, hex: "cbf43926") == "x CBF43926")
+        // What is rendered parses back to the same entry.
+        for format in [ChecksumLineFormat.gnu, .bsd] {
+            let line = format.render(name: name, algorithm: .sha256, hex: sha256)
+            #expect((try? parse(line + "\n")) == [entry(name, .sha256, sha256, 1, format)])
+        }
+    }
+}
+
+@Suite struct FileHashTests {
+    // Known answers from the standards: FIPS 180-4's "abc" vectors, RFC 1321's md5 test suite.
+    @Test(arguments: [
+        (HashAlgorithm.md5, "", "d41d8cd98f00b204e9800998ecf8427e"),
+        (.md5, "message digest", "f96b697d7cb7938d525a2f31aaf161d0"),
+        (
+            .md5, "12345678901234567890123456789012345678901234567890123456789012345678901234567890",
+            "57edf4a22be3c955ac49da2e2107b67a"
+        ),
+        (.sha1, "abc", "a9993e364706816aba3e25717850c26c9cd0d89d"),
+        (.sha256, "abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+        (
+            .sha256, "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
+        ),
+        (
+            .sha512, "abc",
+            "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f"
+        ),
+        (.crc32, "123456789", "cbf43926"),
+        (.adler32, "Wikipedia", "11e60398"),
+    ])
+    func knownAnswersFromAFile(algorithm: HashAlgorithm, text: String, expected: String) throws {
+        let directory = TemporaryDirectory()
+        writeFile(directory.file("f"), Array(text.utf8))
+        #expect(try FileHash.of(directory.file("f"), algorithm: algorithm, jobs: 2) == expected)
+        #expect(HashAlgorithm(hexLength: expected.count) == (algorithm == .adler32 ? .crc32 : algorithm))
+    }
+
+    /// A file larger than the 1 MiB buffer, against coreutils.
+    @Test(arguments: [HashAlgorithm.md5, .sha1, .sha256, .sha512])
+    func aMultiBufferFileMatchesCoreutils(algorithm: HashAlgorithm) throws {
+        let directory = TemporaryDirectory()
+        writeFile(directory.file("f"), seededBytes(3 << 20 + 17, seed: 12))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/\(algorithm.rawValue)sum")
+        process.arguments = [directory.file("f")]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let expected = String(output.prefix(algorithm.hexLength))
+        #expect(try FileHash.of(directory.file("f"), algorithm: algorithm, jobs: 1) == expected)
+    }
+}
