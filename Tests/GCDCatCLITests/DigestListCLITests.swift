@@ -1,0 +1,199 @@
+import Foundation
+import GCDCatCore
+import Testing
+
+/// Issue 12: checksum lists as people download them, in both directions against the real tools.
+@Suite struct DigestListCLITests {
+    static let names = ["plain.iso", "sp ace", "back\\slash", "new\nline", "cr\rname"]
+    static let shown = ["plain.iso", "sp ace", "back\\slash", "new\\nline", "cr\\x0dname"]
+
+    /// A folder holding a small file under each awkward name.
+    func files() throws -> Scratch {
+        let scratch = try Scratch()
+        for (index, name) in Self.names.enumerated() {
+            try scratch.write(name, randomData(1000 + 70_001 * index, seed: UInt64(40 + index)))
+        }
+        return scratch
+    }
+
+    func okListing(_ names: [String] = shown) -> String { names.map { "\($0): OK\n" }.joined() }
+
+    @Test(arguments: ["md5", "sha1", "sha256", "sha512"])
+    func listsWrittenByCoreutilsPlainAndTaggedAreVerified(tool: String) throws {
+        let scratch = try files()
+        for tag in [false, true] {
+            let made = try runTool("\(tool)sum", (tag ? ["--tag"] : []) + Self.names, in: scratch.path)
+            #expect(made.status == 0)
+            try scratch.write("LIST", made.stdout)
+            let result = try gcdcat(["verify", "LIST"], in: scratch.path)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdoutText == okListing())
+            #expect(result.stderr == "gcdcat: LIST: 5 files: 5 OK, 0 FAILED, 0 MISSING\n")
+            // And gcdcat writes those very bytes.
+            let ours = try gcdcat(
+                ["checksum", "--algorithm", tool, "--format", tag ? "bsd" : "gnu"] + Self.names, in: scratch.path)
+            #expect(ours.status == 0)
+            #expect(ours.stdout == made.stdout)
+        }
+    }
+
+    @Test(arguments: ["md5", "sha1", "sha256", "sha512"])
+    func coreutilsChecksGcdcatsLists(tool: String) throws {
+        let scratch = try files()
+        for format in ["gnu", "bsd"] {
+            let ours = try gcdcat(["checksum", "--algorithm", tool, "--format", format] + Self.names, in: scratch.path)
+            try scratch.write("OURS", ours.stdout)
+            let checked = try runTool("\(tool)sum", ["-c", "--strict", "OURS"], in: scratch.path)
+            #expect(checked.status == 0, "\(format): \(checked.stdoutText) \(checked.stderr)")
+            #expect(checked.stdoutText.components(separatedBy: ": OK\n").count == 6)
+        }
+    }
+
+    @Test func rhashListsBothWaysAndCksfv() throws {
+        #expect(toolExists("rhash"), "rhash is not installed (apt-get install rhash)")
+        // rhash reads a backslash as a folder separator, so its names here are the plain ones.
+        let scratch = try files()
+        let names = ["plain.iso", "sp ace"]
+        for (option, algorithm) in [("--sha256", "sha256"), ("--md5", "md5"), ("--sha1", "sha1"), ("--crc32", "crc32")]
+        {
+            let made = try runTool("rhash", ["--bsd", option] + names, in: scratch.path)
+            try scratch.write("RH", made.stdout)
+            let result = try gcdcat(["verify", "RH"], in: scratch.path)
+            #expect(result.status == 0, "\(option): \(result.stderr)")
+            #expect(result.stdoutText == okListing(names))
+            let ours = try gcdcat(["checksum", "--algorithm", algorithm, "--format", "bsd"] + names, in: scratch.path)
+            try scratch.write("OURS", ours.stdout)
+            let checked = try runTool("rhash", ["-c", "OURS"], in: scratch.path)
+            #expect(checked.status == 0, "\(option): \(checked.stdoutText) \(checked.stderr)")
+        }
+        for (tool, arguments) in [("rhash", ["--sfv"]), ("cksfv", ["-b"])] {
+            let made = try runTool(tool, arguments + names, in: scratch.path)
+            try scratch.write("S.sfv", made.stdout)
+            let result = try gcdcat(["verify", "S.sfv"], in: scratch.path)
+            #expect(result.status == 0, "\(tool): \(result.stderr)")
+            #expect(result.stdoutText == okListing(names))
+        }
+    }
+
+    @Test func aCorruptFileAMissingOneAndCRLFLineEnds() throws {
+        let scratch = try files()
+        let made = try runTool("sha256sum", Self.names, in: scratch.path)
+        let crlf = made.stdoutText.replacingOccurrences(of: "\n", with: "\r\n")
+        try scratch.write("SUMS", Data(crlf.utf8))
+        #expect(try gcdcat(["verify", "SUMS"], in: scratch.path).status == 0)
+
+        var bytes = scratch.read("sp ace")!
+        bytes[3] ^= 1
+        try scratch.write("sp ace", bytes)
+        let corrupt = try gcdcat(["verify", "SUMS"], in: scratch.path)
+        #expect(corrupt.status == 2)
+        let actual = try gcdcat(["checksum", "--algorithm", "sha256", "sp ace"], in: scratch.path).stdoutText.prefix(64)
+        let expected = made.stdoutText.split(separator: "\n")[1].prefix(64)
+        #expect(corrupt.stdoutText.contains("sp ace: FAILED (expected sha256 \(expected), got \(actual))\n"))
+        try FileManager.default.removeItem(atPath: scratch.file("plain.iso"))
+        let missing = try gcdcat(["verify", "SUMS"], in: scratch.path)
+        #expect(missing.status == 1)
+        #expect(missing.stdoutText.hasPrefix("plain.iso: MISSING\nsp ace: FAILED"))
+        // --ignore-missing skips it, as sha256sum -c does; the corrupt file still counts.
+        let ignored = try gcdcat(["verify", "--ignore-missing", "SUMS"], in: scratch.path)
+        #expect(ignored.status == 2)
+        #expect(!ignored.stdoutText.contains("plain.iso"))
+        #expect(ignored.stderr == "gcdcat: SUMS: 4 files: 3 OK, 1 FAILED, 0 MISSING (1 missing ignored)\n")
+        #expect(try runTool("sha256sum", ["-c", "--ignore-missing", "SUMS"], in: scratch.path).status == 1)
+    }
+
+    @Test func ignoreMissingWithNothingVerifiedIsAnError() throws {
+        let scratch = try Scratch()
+        try scratch.write("SUMS", Data("\(String(repeating: "0", count: 64))  renamed.iso\n".utf8))
+        let result = try gcdcat(["verify", "--ignore-missing", "SUMS"], in: scratch.path)
+        #expect(result.status == 1)
+        #expect(result.stdoutText == "")
+        #expect(result.stderr == "gcdcat: SUMS: no file was verified\n")
+        let gnu = try runTool("sha256sum", ["-c", "--ignore-missing", "SUMS"], in: scratch.path)
+        #expect(gnu.status == 1)
+        #expect(gnu.stderr.contains("no file was verified"))
+    }
+
+    @Test func quietStatusStdinAndSeveralLists() throws {
+        let scratch = try files()
+        try scratch.write("MD5", try runTool("md5sum", Array(Self.names.prefix(2)), in: scratch.path).stdout)
+        try scratch.write("SHA", try runTool("sha256sum", Array(Self.names.suffix(3)), in: scratch.path).stdout)
+        let both = try gcdcat(["verify", "MD5", "SHA"], in: scratch.path)
+        #expect(both.status == 0)
+        #expect(both.stdoutText == okListing())
+        #expect(
+            both.stderr
+                == "gcdcat: MD5: 2 files: 2 OK, 0 FAILED, 0 MISSING\ngcdcat: SHA: 3 files: 3 OK, 0 FAILED, 0 MISSING\n")
+        let quiet = try gcdcat(["verify", "--quiet", "MD5", "SHA"], in: scratch.path)
+        #expect(quiet.status == 0)
+        #expect(quiet.stdoutText == "" && quiet.stderr == "")
+        try scratch.write("back\\slash", Data("changed".utf8))
+        let quietFailure = try gcdcat(["verify", "--quiet", "MD5", "SHA"], in: scratch.path)
+        #expect(quietFailure.status == 2)
+        #expect(quietFailure.stdoutText.hasPrefix("back\\slash: FAILED (expected sha256 "))
+        #expect(quietFailure.stderr == "gcdcat: SHA: 3 files: 2 OK, 1 FAILED, 0 MISSING\n")
+        let status = try gcdcat(["verify", "--status", "MD5", "SHA"], in: scratch.path)
+        #expect(status.status == 2)
+        #expect(status.stdout.isEmpty && status.stderr.isEmpty)
+        // A list on standard input names files relative to the current folder.
+        let piped = try runTool("sh", ["-c", "\"$0\" verify - < MD5", gcdcatPath], in: scratch.path)
+        #expect(piped.status == 0, "\(piped.stderr)")
+        #expect(piped.stdoutText == "plain.iso: OK\nsp ace: OK\n")
+        #expect(piped.stderr == "gcdcat: standard input: 2 files: 2 OK, 0 FAILED, 0 MISSING\n")
+        #expect(try gcdcat(["verify", "-", "-"], in: scratch.path).status == 64)
+    }
+
+    @Test func adler32NeedsTheAlgorithmForced() throws {
+        let scratch = try Scratch()
+        try scratch.write("wiki", Data("Wikipedia".utf8))
+        try scratch.write("L", try gcdcat(["checksum", "--algorithm", "adler32", "wiki"], in: scratch.path).stdout)
+        #expect(try gcdcat(["verify", "L"], in: scratch.path).status == 2)  // read as crc32
+        let forced = try gcdcat(["verify", "--algorithm", "adler32", "L"], in: scratch.path)
+        #expect(forced.status == 0)
+        #expect(forced.stdoutText == "wiki: OK\n")
+    }
+
+    @Test func jsonHasOneObjectPerFileAndASummary() throws {
+        let scratch = try files()
+        try scratch.write("SUMS", try runTool("sha256sum", ["plain.iso", "sp ace", "gone"], in: scratch.path).stdout)
+        try scratch.write(
+            "SUMS",
+            scratch.read("SUMS")! + Data("\(String(repeating: "0", count: 64))  gone\n".utf8))
+        let result = try gcdcat(["verify", "--json", "SUMS"], in: scratch.path)
+        #expect(result.status == 1)
+        let document = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any])
+        let files = try #require(document["files"] as? [[String: Any]])
+        #expect(files.map { $0["name"] as? String } == ["plain.iso", "sp ace", "gone"])
+        #expect(files.map { $0["status"] as? String } == ["OK", "OK", "MISSING"])
+        #expect(files.map { $0["algorithm"] as? String } == ["sha256", "sha256", "sha256"])
+        let summary = try #require(document["summary"] as? [String: Any])
+        #expect(summary["files"] as? Int == 3 && summary["ok"] as? Int == 2 && summary["missing"] as? Int == 1)
+        #expect(document["exitStatus"] as? Int == 1)
+        #expect(result.stderr == "")
+    }
+
+    @Test func unlistedFilesAreListed() throws {
+        let scratch = try files()
+        try scratch.write("SUMS", try runTool("sha1sum", ["plain.iso", "sp ace"], in: scratch.path).stdout)
+        let result = try gcdcat(["verify", "SUMS", "--unlisted", "."], in: scratch.path)
+        #expect(result.status == 0)
+        #expect(
+            result.stdoutText
+                == okListing(["plain.iso", "sp ace"])
+                + "./back\\slash: UNLISTED\n./cr\\x0dname: UNLISTED\n./new\\nline: UNLISTED\n")
+    }
+
+    @Test func checksumReadsStandardInputWithNoFilesAndPrintsJSON() throws {
+        let scratch = try Scratch()
+        try scratch.write("abc", Data("abc".utf8))
+        let piped = try runTool("sh", ["-c", "\"$0\" checksum --algorithm sha256 < abc", gcdcatPath], in: scratch.path)
+        #expect(piped.stdoutText == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad  -\n")
+        let json = try gcdcat(["checksum", "--algorithm", "md5", "--json", "abc", "gone"], in: scratch.path)
+        #expect(json.status == 1)
+        let document = try #require(try JSONSerialization.jsonObject(with: json.stdout) as? [String: Any])
+        #expect(document["algorithm"] as? String == "md5")
+        let files = try #require(document["files"] as? [[String: Any]])
+        #expect(files.first?["checksum"] as? String == "900150983cd24fb0d6963f7d28e17f72")
+        #expect(files.last?["error"] as? String == "gone: open: No such file or directory")
+    }
+}
