@@ -197,3 +197,65 @@ import Testing
         #expect(files.last?["error"] as? String == "gone: open: No such file or directory")
     }
 }
+
+/// Issue 12: merge checks NAME.sha256 or NAME.md5 beside a set when there is no NAME.sfv.
+@Suite struct MergeDigestListCLITests {
+    func set() throws -> (Scratch, Data) {
+        let scratch = try Scratch()
+        let whole = randomData(2500, seed: 77)
+        try scratch.write("movie.zip", whole)
+        #expect(
+            try gcdcat(["split", "movie.zip", "--size", "1000", "--no-manifest", "-q"], in: scratch.path).status == 0)
+        return (scratch, whole)
+    }
+
+    @Test func aSha256OfTheWholeFileIsCheckedBeforeWriting() throws {
+        let (scratch, whole) = try set()
+        try scratch.write("movie.zip.sha256", try runTool("sha256sum", ["movie.zip"], in: scratch.path).stdout)
+        try FileManager.default.removeItem(atPath: scratch.file("movie.zip"))
+        let merged = try gcdcat(["movie.zip.001"], in: scratch.path)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(merged.stderr == "gcdcat: 3 parts verified against movie.zip.sha256\n")
+        #expect(scratch.read("movie.zip") == whole)
+        // A corrupt part: nothing is written, exit 2, the list is named.
+        try FileManager.default.removeItem(atPath: scratch.file("movie.zip"))
+        var part = scratch.read("movie.zip.002")!
+        part[0] ^= 1
+        try scratch.write("movie.zip.002", part)
+        let corrupt = try gcdcat(["movie.zip.001"], in: scratch.path)
+        #expect(corrupt.status == 2)
+        #expect(corrupt.stderr.hasPrefix("gcdcat: movie.zip.sha256: line 1 gives movie.zip sha256 "))
+        #expect(scratch.read("movie.zip") == nil)
+    }
+
+    @Test func anMd5ListOfThePartsIsCheckedPartByPart() throws {
+        let (scratch, whole) = try set()
+        let parts = ["movie.zip.001", "movie.zip.002", "movie.zip.003"]
+        try scratch.write("movie.zip.md5", try runTool("md5sum", parts, in: scratch.path).stdout)
+        try FileManager.default.removeItem(atPath: scratch.file("movie.zip"))
+        let merged = try gcdcat(["movie.zip.001"], in: scratch.path)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(merged.stderr == "gcdcat: 3 parts verified against movie.zip.md5\n")
+        #expect(scratch.read("movie.zip") == whole)
+        try FileManager.default.removeItem(atPath: scratch.file("movie.zip"))
+        try scratch.write("movie.zip.003", Data("changed".utf8))
+        let corrupt = try gcdcat(["movie.zip.001"], in: scratch.path)
+        #expect(corrupt.status == 2)
+        #expect(corrupt.stderr.hasPrefix("gcdcat: movie.zip.003: md5 is "))
+        #expect(
+            corrupt.stderr.hasSuffix(
+                ", but movie.zip.md5 line 3 says \(try md5(whole.suffix(500))): the part is corrupt\n"))
+        // An SFV beside the set is preferred, and said so.
+        try scratch.write("movie.zip.003", whole.suffix(500))
+        try scratch.write("movie.zip.sfv", try gcdcat(["checksum"] + parts, in: scratch.path).stdout)
+        let sfv = try gcdcat(["movie.zip.001"], in: scratch.path)
+        #expect(sfv.status == 0)
+        #expect(sfv.stderr == "gcdcat: 3 parts verified against movie.zip.sfv\n")
+    }
+
+    func md5(_ data: Data) throws -> String {
+        let scratch = try Scratch()
+        try scratch.write("d", data)
+        return String(try runTool("md5sum", ["d"], in: scratch.path).stdoutText.prefix(32))
+    }
+}

@@ -22,26 +22,38 @@ public enum FileHash {
         if let checksum = algorithm.checksum {
             return try FileChecksum.of(path, algorithm: checksum, jobs: jobs, counter: counter).hex
         }
-        let part = try PartFile.validate(path)
+        var digester = Digester(algorithm.digest!)
+        try digest(try PartFile.validate(path), into: &digester, counter: counter)
+        return digester.finalize()
+    }
+
+    /// The md5/sha digest of `parts` joined in order, as the file they rejoin to would have it.
+    public static func ofJoined(_ parts: [PartFile], algorithm: DigestAlgorithm) throws -> String {
+        var digester = Digester(algorithm)
+        for part in parts { try digest(part, into: &digester, counter: nil) }
+        return digester.finalize()
+    }
+
+    /// Feeds every byte of `part` to `digester`, reading it once with `pread`.
+    static func digest(_ part: PartFile, into digester: inout Digester, counter: TransferCounter?) throws {
         let fd = try part.open()
         defer { close(fd) }
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: bufferSize, alignment: 4096)
         defer { buffer.deallocate() }
-        var digester = Digester(algorithm.digest!)
         var position: Int64 = 0
         while position < part.size {
             let want = Int(min(Int64(bufferSize), part.size - position))
-            let got = try Syscall.pread(fd, into: buffer, count: want, offset: position, path: path)
+            let got = try Syscall.pread(fd, into: buffer, count: want, offset: position, path: part.path)
             guard got > 0 else {
                 throw GCDCatError(
-                    .inputChanged, path: path, message: "ended at byte \(position), before the expected \(part.size)")
+                    .inputChanged, path: part.path,
+                    message: "ended at byte \(position), before the expected \(part.size)")
             }
             digester.update(UnsafeRawBufferPointer(start: buffer, count: got))
             counter?.add(bytes: Int64(got))
             position += Int64(got)
         }
         try part.requireUnchanged(fd: fd)
-        return digester.finalize()
     }
 
     /// The hash of everything readable from `fd` (a pipe or terminal), read in order.

@@ -81,7 +81,13 @@ public struct MergeVerification: Sendable, Equatable {
             return MergeVerification(manifestPath: nil, expectedCRC: nil, warnings: [], manifestFile: nil)
         }
         let path = file.path
-        let manifest = try Manifest.load(path)
+        let manifest: Manifest
+        do {
+            manifest = try Manifest.load(path)
+        } catch let error as GCDCatError where error.code == .malformedManifest {
+            // Not SFV: a sha256sum/md5sum or BSD list (NAME.sha256, NAME.md5), or truly malformed.
+            return try checkDigests(parts, list: try ChecksumList.load(path), manifest: file)
+        }
         try matchEntries(manifest, manifestPath: path, to: parts)
         let checksums = try FileChecksum.of(parts, jobs: jobs)
         for (index, checksum) in checksums.enumerated() where checksum.value != manifest.entries[index].crc32 {
@@ -102,9 +108,71 @@ public struct MergeVerification: Sendable, Equatable {
         return MergeVerification(manifestPath: path, expectedCRC: combined.value, warnings: [], manifestFile: file)
     }
 
+    /// Checks `parts` against an md5/sha (or mixed) list before a byte is written. A list of one
+    /// entry that is not a part (`movie.zip.sha256` naming `movie.zip`) holds the digest of the
+    /// whole file: the parts are read once, joined, to compute it. Otherwise each entry is the part
+    /// at its position, checked with its own algorithm. The output then has no crc32 to meet:
+    /// the parts it is written from were verified.
+    ///
+    /// ## Errors
+    /// Those of ``check(_:manifest:jobs:)``; `.checksumMismatch` names the part, or the list for
+    /// the whole file.
+    static func checkDigests(_ parts: [PartFile], list: ChecksumList, manifest file: PartFile) throws
+        -> MergeVerification
+    {
+        let path = file.path
+        let names = list.entries.map { (name: $0.name, line: $0.line, rejection: $0.rejection) }
+        let verified = MergeVerification(manifestPath: path, expectedCRC: nil, warnings: [], manifestFile: file)
+        if list.entries.count == 1, let entry = list.entries.first, let digest = entry.algorithm.digest,
+            try !isPart(ChecksumListVerifier.resolve(entry.name, listPath: path), of: parts)
+        {
+            if let rejection = entry.rejection {
+                throw GCDCatError(
+                    .invalidInput, path: path,
+                    message: "line \(entry.line): '\(entry.name.displayPath)' rejected (\(rejection))")
+            }
+            let actual = try FileHash.ofJoined(parts, algorithm: digest)
+            guard actual == entry.expected else {
+                throw GCDCatError(
+                    .checksumMismatch, path: path,
+                    message:
+                        "line \(entry.line) gives \(entry.name.displayPath) \(digest.rawValue) \(entry.expected), but the \(parts.count) parts join to \(actual): a part is corrupt or missing"
+                )
+            }
+            return verified
+        }
+        try matchEntries(names, manifestPath: path, to: parts)
+        for (index, entry) in list.entries.enumerated() {
+            let actual = try FileHash.of(parts[index].path, algorithm: entry.algorithm, jobs: 1)
+            guard actual == entry.expected else {
+                throw GCDCatError(
+                    .checksumMismatch, path: parts[index].path,
+                    message:
+                        "\(entry.algorithm.rawValue) is \(actual), but \(path.displayPath) line \(entry.line) says \(entry.expected): the part is corrupt"
+                )
+            }
+        }
+        return verified
+    }
+
+    /// Whether `path` exists and is one of `parts` (same device and inode).
+    static func isPart(_ path: String, of parts: [PartFile]) throws -> Bool {
+        guard let info = try Syscall.statIfExists(path) else { return false }
+        return parts.contains { $0.device == UInt64(info.st_dev) && $0.inode == UInt64(info.st_ino) }
+    }
+
     /// Each manifest entry must be the part at the same position (same device and inode).
     static func matchEntries(_ manifest: Manifest, manifestPath: String, to parts: [PartFile]) throws {
-        for entry in manifest.entries {
+        try matchEntries(
+            manifest.entries.map { (name: $0.name, line: $0.line, rejection: $0.rejection) },
+            manifestPath: manifestPath, to: parts)
+    }
+
+    /// Each listed name must be the part at the same position (same device and inode).
+    static func matchEntries(
+        _ entries: [(name: String, line: Int, rejection: String?)], manifestPath: String, to parts: [PartFile]
+    ) throws {
+        for entry in entries {
             if let rejection = entry.rejection {
                 throw GCDCatError(
                     .invalidInput, path: manifestPath,
@@ -112,8 +180,8 @@ public struct MergeVerification: Sendable, Equatable {
                         "line \(entry.line): '\(entry.name.displayPath)' rejected (\(rejection)); it was not opened")
             }
         }
-        for (index, entry) in manifest.entries.enumerated() {
-            let resolved = ManifestVerifier.resolve(entry, manifestPath: manifestPath)
+        for (index, entry) in entries.enumerated() {
+            let resolved = ChecksumListVerifier.resolve(entry.name, listPath: manifestPath)
             guard let info = try Syscall.statIfExists(resolved) else {
                 throw GCDCatError(
                     .missingPart, path: resolved,
@@ -136,10 +204,10 @@ public struct MergeVerification: Sendable, Equatable {
                 )
             }
         }
-        if parts.count > manifest.entries.count {
+        if parts.count > entries.count {
             throw GCDCatError(
-                .invalidInput, path: parts[manifest.entries.count].path,
-                message: "is not listed in \(manifestPath.displayPath), which lists \(manifest.entries.count) parts")
+                .invalidInput, path: parts[entries.count].path,
+                message: "is not listed in \(manifestPath.displayPath), which lists \(entries.count) parts")
         }
     }
 

@@ -182,11 +182,13 @@ public struct NumberedName: Equatable, Sendable {
     }
 
     /// Where a manifest for this set may be: split's rule first (``PartNaming/defaultManifestPath``),
-    /// then the whole file's name plus `.sfv`.
+    /// then the whole file's name plus `.sfv`, then the same two names with `.sha256` and `.md5`
+    /// (the lists download sites publish); the first that exists is used.
     public var manifestCandidates: [String] {
-        var candidates = [PartNaming(prefix: stem).defaultManifestPath]
-        if let wholeName, !candidates.contains(wholeName + ".sfv") { candidates.append(wholeName + ".sfv") }
-        return candidates
+        let sfv = PartNaming(prefix: stem).defaultManifestPath
+        var stems = [String(sfv.dropLast(4))]
+        if let wholeName, !stems.contains(wholeName) { stems.append(wholeName) }
+        return [".sfv", ".sha256", ".md5"].flatMap { ext in stems.map { $0 + ext } }
     }
 
     private func trimSeparators(_ text: inout String) {
