@@ -8,6 +8,7 @@ import GCDCatCore
 
 extension HashAlgorithm: ExpressibleByArgument {}
 extension ChecksumLineFormat: ExpressibleByArgument {}
+extension DigestAlgorithm: ExpressibleByArgument {}
 
 extension GCDCat {
     struct ChecksumFiles: ParsableCommand {

@@ -80,6 +80,12 @@ extension GCDCat {
         @Flag(help: "Write no manifest.")
         var noManifest = false
 
+        @Option(
+            help: ArgumentHelp(
+                "Also write a sha256sum-style list of the parts: NAME.md5, .sha1, .sha256 or .sha512 beside the SFV (instead of it with --no-manifest).",
+                valueName: "digest"))
+        var checksum: DigestAlgorithm?
+
         @Option(help: "How to move the bytes: auto, stream, offsets or dispatchdata.")
         var strategy: MergeStrategyKind = .auto
 
@@ -148,11 +154,12 @@ extension GCDCat {
                 let naming = PartNaming(
                     prefix: prefix ?? (input == "-" ? "x." : input + "."), style: suffix, width: suffixLength,
                     start: start)
-                let operation = SplitOperation(
+                var operation = SplitOperation(
                     input: input, mode: mode, naming: naming,
                     manifest: noManifest ? .none : manifest.map { .path($0) } ?? .beside,
                     strategy: input == "-" ? .stream : strategy, limits: try transfer.limits(),
                     jobs: transfer.jobs, overwrite: force, fsync: fsync)
+                operation.digest = checksum
                 let total = input == "-" ? 0 : (try? PartFile.validate(input).size) ?? 0
                 let (result, time, memory) = try measured(label: input, total: total, quiet: reporting.quiet) {
                     try operation.run(counter: $0)
@@ -164,7 +171,8 @@ extension GCDCat {
                         : result.partPaths.joined(separator: ", ")
                     writeToStandardError(
                         "gcdcat: \(result.partPaths.count) parts\(result.partPaths.isEmpty ? "" : ": \(listed)")"
-                            + (result.manifestPath.map { "; manifest \($0)" } ?? "") + "\n")
+                            + (result.manifestPath.map { "; manifest \($0)" } ?? "")
+                            + (operation.digestListPath.map { "; \(checksum!.rawValue) list \($0)" } ?? "") + "\n")
                 }
                 let report = RunReport(
                     operation: "split", strategy: operation.strategy.rawValue, parts: result.partPaths.count,

@@ -259,3 +259,40 @@ import Testing
         return String(try runTool("md5sum", ["d"], in: scratch.path).stdoutText.prefix(32))
     }
 }
+
+/// Issue 12: split --checksum writes a sha256sum-style list of the parts.
+@Suite struct SplitDigestListCLITests {
+    @Test func besideTheSFVAndReadBySha256sum() throws {
+        let scratch = try Scratch()
+        let whole = randomData(2500, seed: 91)
+        try scratch.write("my file", whole)
+        let split = try gcdcat(["split", "my file", "--size", "1000", "--checksum", "sha256"], in: scratch.path)
+        #expect(split.status == 0, "\(split.stderr)")
+        #expect(
+            scratch.listing() == [
+                "my file", "my file.001", "my file.002", "my file.003", "my file.sfv", "my file.sha256",
+            ])
+        let names = ["my file.001", "my file.002", "my file.003"]
+        #expect(scratch.read("my file.sha256") == (try runTool("sha256sum", names, in: scratch.path)).stdout)
+        #expect(try runTool("sha256sum", ["-c", "--strict", "my file.sha256"], in: scratch.path).status == 0)
+    }
+
+    @Test func insteadOfTheSFVWithEscapedNamesFromStandardInput() throws {
+        let scratch = try Scratch()
+        let whole = randomData(2500, seed: 92)
+        try scratch.write("w", whole)
+        let split = try runTool(
+            "sh",
+            ["-c", "\"$0\" split - --size 1000 --checksum md5 --no-manifest -q --prefix 'x\\y.' < w", gcdcatPath],
+            in: scratch.path)
+        #expect(split.status == 0, "\(split.stderr)")
+        #expect(scratch.listing() == ["w", "x\\y.001", "x\\y.002", "x\\y.003", "x\\y.md5"])
+        let names = ["x\\y.001", "x\\y.002", "x\\y.003"]
+        #expect(scratch.read("x\\y.md5") == (try runTool("md5sum", names, in: scratch.path)).stdout)
+        // merge finds the list beside the set and checks the parts against it.
+        let merged = try gcdcat(["x\\y.001", "-o", "out"], in: scratch.path)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(merged.stderr == "gcdcat: 3 parts verified against x\\y.md5\n")
+        #expect(scratch.read("out") == whole)
+    }
+}

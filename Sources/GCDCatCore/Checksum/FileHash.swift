@@ -38,22 +38,36 @@ public enum FileHash {
     static func digest(_ part: PartFile, into digester: inout Digester, counter: TransferCounter?) throws {
         let fd = try part.open()
         defer { close(fd) }
+        try digest(fd: fd, path: part.path, length: part.size, into: &digester, counter: counter)
+        try part.requireUnchanged(fd: fd)
+    }
+
+    /// The md5/sha digest of the whole open regular file `fd`, named `path` in errors.
+    public static func of(fd: Int32, path: String, algorithm: DigestAlgorithm) throws -> String {
+        var digester = Digester(algorithm)
+        let size = Int64(try Syscall.fstat(fd, path: path).st_size)
+        try digest(fd: fd, path: path, length: size, into: &digester, counter: nil)
+        return digester.finalize()
+    }
+
+    /// Feeds bytes `0..<length` of `fd` to `digester` with `pread`.
+    private static func digest(
+        fd: Int32, path: String, length: Int64, into digester: inout Digester, counter: TransferCounter?
+    ) throws {
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: bufferSize, alignment: 4096)
         defer { buffer.deallocate() }
         var position: Int64 = 0
-        while position < part.size {
-            let want = Int(min(Int64(bufferSize), part.size - position))
-            let got = try Syscall.pread(fd, into: buffer, count: want, offset: position, path: part.path)
+        while position < length {
+            let want = Int(min(Int64(bufferSize), length - position))
+            let got = try Syscall.pread(fd, into: buffer, count: want, offset: position, path: path)
             guard got > 0 else {
                 throw GCDCatError(
-                    .inputChanged, path: part.path,
-                    message: "ended at byte \(position), before the expected \(part.size)")
+                    .inputChanged, path: path, message: "ended at byte \(position), before the expected \(length)")
             }
             digester.update(UnsafeRawBufferPointer(start: buffer, count: got))
             counter?.add(bytes: Int64(got))
             position += Int64(got)
         }
-        try part.requireUnchanged(fd: fd)
     }
 
     /// The hash of everything readable from `fd` (a pipe or terminal), read in order.

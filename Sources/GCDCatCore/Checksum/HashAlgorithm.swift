@@ -16,6 +16,8 @@ public enum HashAlgorithm: String, CaseIterable, Sendable, Codable {
 
     public init(_ checksum: ChecksumAlgorithm) { self = HashAlgorithm(rawValue: checksum.rawValue)! }
 
+    public init(_ digest: DigestAlgorithm) { self = HashAlgorithm(rawValue: digest.rawValue)! }
+
     /// Hex digits in a value: 8 for crc32 and adler32.
     public var hexLength: Int { digest.map { $0.byteCount * 2 } ?? 8 }
 
@@ -36,7 +38,7 @@ public enum HashAlgorithm: String, CaseIterable, Sendable, Codable {
         if hexLength == 8 {
             self = .crc32
         } else if let digest = DigestAlgorithm(hexLength: hexLength) {
-            self = HashAlgorithm(rawValue: digest.rawValue)!
+            self = HashAlgorithm(digest)
         } else {
             return nil
         }

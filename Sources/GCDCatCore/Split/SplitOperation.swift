@@ -55,6 +55,8 @@ public struct SplitOperation: Sendable {
     public var jobs: Int
     public var overwrite: Bool
     public var fsync: Bool
+    /// A digest to list too, in a GNU (`sha256sum`) list beside the parts: `NAME.sha256`.
+    public var digest: DigestAlgorithm?
 
     public init(
         input: String, mode: SplitMode, naming: PartNaming, manifest: ManifestDestination = .beside,
@@ -70,6 +72,11 @@ public struct SplitOperation: Sendable {
         self.jobs = max(1, jobs)
         self.overwrite = overwrite
         self.fsync = fsync
+    }
+
+    /// The GNU list's path (the SFV's name with the digest's extension), if one is written.
+    public var digestListPath: String? {
+        digest.map { String(naming.defaultManifestPath.dropLast(4)) + "." + $0.rawValue }
     }
 
     /// The manifest's path, if one is written.
@@ -169,7 +176,8 @@ public struct SplitOperation: Sendable {
                         : nil)
                 manifestSink = try writeManifest(manifest, to: manifestPath, inputs: [file])
             }
-            try publishAll(finished.map(\.sink) + (manifestSink.map { [$0] } ?? []))
+            let listSink = try writeDigestList(names: names, parts: finished.map(\.sink), inputs: [file])
+            try publishAll(finished.map(\.sink) + (manifestSink.map { [$0] } ?? []) + (listSink.map { [$0] } ?? []))
             return SplitResult(
                 partPaths: names, partCRCs: crcs, manifestPath: manifestPath, bytesRead: file.size,
                 bytesWritten: finished.reduce(0) { $0 + $1.value.bytes },
@@ -206,7 +214,7 @@ public struct SplitOperation: Sendable {
                     message: "the manifest would take the name of a part; name another manifest")
             }
         }
-        for path in names + (manifestPath.map { [$0] } ?? []) {
+        for path in names + (manifestPath.map { [$0] } ?? []) + (digestListPath.map { [$0] } ?? []) {
             try OutputSink.check(path, inputs: inputs, overwrite: overwrite)
         }
     }
@@ -218,6 +226,29 @@ public struct SplitOperation: Sendable {
         ) { sink in
             try text.withUnsafeBytes {
                 try Syscall.writeAll(sink.fd, from: $0.baseAddress!, count: $0.count, path: path)
+            }
+        }.sink
+    }
+
+    /// Writes the GNU list of ``digest`` over the finished (not yet published) parts, read back
+    /// while hot in the page cache; nil when no digest was asked for. `names` are the parts' final
+    /// names, in the order of `parts`.
+    func writeDigestList(names: [String], parts: [OutputSink], inputs: [PartFile]) throws -> OutputSink? {
+        guard let digest, let listPath = digestListPath else { return nil }
+        let entryNames = try SplitOperation.manifestNames(names, manifestPath: listPath)
+        var text = ""
+        for (name, sink) in zip(entryNames, parts) {
+            let fd = try sink.openForReading()
+            defer { close(fd) }
+            let hex = try FileHash.of(fd: fd, path: sink.path, algorithm: digest)
+            text += ChecksumLineFormat.gnu.render(name: name, algorithm: HashAlgorithm(digest), hex: hex) + "\n"
+        }
+        let bytes = PathName.bytes(of: text)
+        return try OutputSink.produce(
+            .path(listPath), inputs: inputs, overwrite: overwrite, bytes: Int64(bytes.count), fsync: fsync
+        ) { sink in
+            try bytes.withUnsafeBytes {
+                try Syscall.writeAll(sink.fd, from: $0.baseAddress!, count: $0.count, path: listPath)
             }
         }.sink
     }

@@ -228,6 +228,7 @@ struct StreamSplitter {
                 whole: whole.map { Manifest.Whole(name: path, size: $0.length, crc32: $0.value) })
             sinks.append(try operation.writeManifest(manifest, to: manifestPath, inputs: []))
         }
+        if let list = try operation.writeDigestList(names: names, parts: finished, inputs: []) { sinks.append(list) }
         try operation.publishAll(sinks)
         return SplitResult(
             partPaths: names, partCRCs: crcs, manifestPath: operation.manifestPath, bytesRead: whole?.length ?? total,
