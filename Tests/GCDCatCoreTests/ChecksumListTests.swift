@@ -92,6 +92,26 @@ import Testing
         #expect(error?.description == message)
     }
 
+    // A signed list as Fedora publishes it (CHECKSUM): armor, `Hash:` and `#` lines are not entries.
+    @Test func aClearSignedListWithCommentsReadsItsEntries() throws {
+        let text = """
+            -----BEGIN PGP SIGNED MESSAGE-----
+            Hash: SHA256
+
+            # Fedora-Workstation-Live-x86_64-39-1.5.iso: 2295853056 bytes
+            SHA256 (Fedora-Workstation-Live-x86_64-39-1.5.iso) = \(sha256)
+            -----BEGIN PGP SIGNATURE-----
+
+            iQIzBAEBCAAdFiEE6PI9N3zVYJOcKUkEkwtVYBLaNcMFAmVBHjwACgkQkwtVYBLa
+            =AbCd
+            -----END PGP SIGNATURE-----
+
+            """
+        #expect(try parse(text) == [entry("Fedora-Workstation-Live-x86_64-39-1.5.iso", .sha256, sha256, 5, .bsd)])
+        // An SFV name that starts with # is still an entry.
+        #expect(try parse("#1.bin CBF43926\n") == [entry("#1.bin", .crc32, "cbf43926", 1, .sfv)])
+    }
+
     @Test func oneNameUnderTwoAlgorithmsIsNotADuplicate() throws {
         let entries = try parse("MD5 (x) = \(md5)\nSHA1 (x) = \(sha1)\n")
         #expect(entries.map(\.algorithm) == [.md5, .sha1])

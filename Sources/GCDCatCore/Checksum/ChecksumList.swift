@@ -54,6 +54,7 @@ public struct ChecksumList: Sendable, Equatable {
         var entries: [Entry] = []
         var seen: [String: Int] = [:]
         var emptyWhole = false
+        var armor = SignatureArmor()
         var lineNumber = 0
         let body =
             bytes.starts(with: Manifest.byteOrderMark) ? bytes.dropFirst(Manifest.byteOrderMark.count) : bytes[...]
@@ -71,6 +72,9 @@ public struct ChecksumList: Sendable, Equatable {
                 if let whole = Manifest.parseWhole(decoded.trimmingSpaces), whole.size == 0 { emptyWhole = true }
                 continue
             }
+            if armor.skips(decoded.trimmingSpaces) { continue }
+            // `#` comments, as in Fedora's CHECKSUM files; an SFV line of a `#name` stays a line.
+            if decoded.trimmingSpaces.hasPrefix("#") && sfvFields(decoded) == nil { continue }
             let entry = try parseLine(decoded, number: lineNumber, forced: forced, malformed: malformed)
             let key = "\(entry.algorithm.rawValue):\(Manifest.normalized(entry.name))"
             if let earlier = seen[key] {
@@ -164,5 +168,31 @@ public struct ChecksumList: Sendable, Equatable {
         let name = escaped?.name ?? line[..<split].trimmingSpaces
         guard !name.isEmpty else { throw malformed("no file name before the CRC") }
         return (name, hex.lowercased())
+    }
+}
+
+/// The OpenPGP clear-signature wrapping of a signed list (Fedora's `CHECKSUM`, many
+/// `SHA256SUMS.asc`): its header, its `Hash:` lines and its signature block are not entries.
+/// gcdcat does not check the signature; `gpg --verify` does.
+struct SignatureArmor {
+    private var inHeader = false
+    private var inSignature = false
+
+    /// Whether `line` (trimmed) belongs to the wrapping rather than the list.
+    mutating func skips(_ line: String) -> Bool {
+        if line == "-----BEGIN PGP SIGNED MESSAGE-----" {
+            inHeader = true
+            return true
+        }
+        if inHeader {
+            if line.isEmpty || !line.hasPrefix("Hash:") { inHeader = false }
+            return line.hasPrefix("Hash:")
+        }
+        if line == "-----BEGIN PGP SIGNATURE-----" { inSignature = true }
+        if inSignature {
+            if line == "-----END PGP SIGNATURE-----" { inSignature = false }
+            return true
+        }
+        return false
     }
 }
