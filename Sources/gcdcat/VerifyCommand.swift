@@ -69,6 +69,8 @@ extension GCDCat {
         }
 
         func run() throws {
+            // A folder that cannot be listed fails now, not after every file was read.
+            if let unlisted { _ = try reportingFailures { try directoryEntries(unlisted) } }
             var report = VerifyReport()
             for manifest in manifests {
                 let shown = manifest == "-" ? "standard input" : manifest

@@ -296,3 +296,35 @@ import Testing
         #expect(scratch.read("out") == whole)
     }
 }
+
+/// Issue 12, attacked from the outside: odd lines and wrong flags.
+@Suite struct DigestListEdgeCLITests {
+    @Test func oddNamesDirectoriesAndAbsoluteNames() throws {
+        let scratch = try Scratch()
+        try scratch.write("a) = b", Data("abc".utf8))
+        try FileManager.default.createDirectory(atPath: scratch.file("d"), withIntermediateDirectories: false)
+        let empty = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        let tagged = try runTool("sha256sum", ["--tag", "a) = b"], in: scratch.path).stdout
+        try scratch.write("L", tagged + Data("\(empty)  d\n\(empty)  /etc/passwd\n".utf8))
+        let result = try gcdcat(["verify", "L"], in: scratch.path)
+        #expect(result.status == 1)
+        #expect(
+            result.stdoutText
+                == "a) = b: OK\nd: UNREADABLE (d: Is a directory)\n/etc/passwd: REJECTED (absolute path; not opened)\n")
+        let nowhere = try gcdcat(["verify", "L", "--unlisted", "nowhere"], in: scratch.path)
+        #expect(nowhere.status == 1)
+        #expect(nowhere.stdoutText == "")
+        #expect(nowhere.stderr == "gcdcat: nowhere: opendir: No such file or directory\n")
+    }
+
+    @Test func contradictoryFlagsAreUsageErrors() throws {
+        let scratch = try Scratch()
+        for arguments in [
+            ["checksum", "--algorithm", "sha256", "--format", "sfv", "x"],
+            ["checksum", "--json", "--format", "gnu", "x"],
+            ["verify"], ["verify", "--status", "--json", "L"], ["verify", "--algorithm", "sha3", "L"],
+        ] {
+            #expect(try gcdcat(arguments, in: scratch.path).status == 64, "\(arguments)")
+        }
+    }
+}
