@@ -32,7 +32,7 @@ extension GCDCat {
         @Argument(help: "Files to checksum; - (or none) for standard input.")
         var files: [String] = []
 
-        @Option(help: "crc32, adler32, md5, sha1, sha256 or sha512.")
+        @Option(help: "The algorithm.")
         var algorithm: HashAlgorithm = .crc32
 
         @Option(help: "sfv (crc32 only), gnu, bsd or simple (default: sfv for crc32, gnu otherwise).")

@@ -19,7 +19,8 @@ extension GCDCat {
 
                 Names are relative to the list's folder ('-' reads a list from standard input; \
                 its names are relative to the current folder). Comments (;), CRLF, tabs, \
-                lowercase hex, a UTF-8 BOM and non-UTF-8 (Latin-1) names are accepted; a line \
+                lowercase hex, a UTF-8 BOM, non-UTF-8 (Latin-1) names, # comments and a PGP \
+                clear-signature's armor (Fedora's CHECKSUM) are accepted; a line \
                 starting with \\ has an escaped name (\\\\, \\n, \\r), as sha256sum writes. \
                 A name that is absolute or contains '..', or that a symlink leads outside the \
                 list's folder (unless --follow-links-outside), is reported as REJECTED and \
@@ -34,9 +35,9 @@ extension GCDCat {
                 """)
 
         @Argument(help: "Checksum lists; - reads one from standard input.")
-        var manifests: [String]
+        var lists: [String]
 
-        @Option(help: "Read every untagged line as this algorithm (crc32, adler32, md5, sha1, sha256, sha512).")
+        @Option(help: "Read every untagged line as this algorithm.")
         var algorithm: HashAlgorithm?
 
         @Flag(help: "Skip listed files that do not exist; a list with no file left is an error.")
@@ -62,7 +63,7 @@ extension GCDCat {
 
         func validate() throws {
             guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
-            guard manifests.filter({ $0 == "-" }).count <= 1 else {
+            guard lists.filter({ $0 == "-" }).count <= 1 else {
                 throw ValidationError("standard input (-) can be read only once")
             }
             if status && (json || quiet) { throw ValidationError("--status prints nothing; drop --json and --quiet") }
@@ -72,7 +73,7 @@ extension GCDCat {
             // A folder that cannot be listed fails now, not after every file was read.
             if let unlisted { _ = try reportingFailures { try directoryEntries(unlisted) } }
             var report = VerifyReport()
-            for manifest in manifests {
+            for manifest in lists {
                 let shown = manifest == "-" ? "standard input" : manifest
                 let list: ChecksumList
                 do {
@@ -103,7 +104,7 @@ extension GCDCat {
             if let unlisted {
                 let found = try reportingFailures {
                     try UnlistedFiles.find(
-                        in: unlisted, listed: report.files.map(\.path), lists: manifests.filter { $0 != "-" })
+                        in: unlisted, listed: report.files.map(\.path), lists: lists.filter { $0 != "-" })
                 }
                 report.unlisted = found.map(\.displayPath)
                 if !status && !json {
