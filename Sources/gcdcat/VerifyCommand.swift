@@ -86,7 +86,11 @@ extension GCDCat {
                 // Progress over this list's bytes; finished before its listing is printed.
                 let counter = TransferCounter()
                 let progress =
-                    quiet || status || json ? nil : ProgressMeter(label: shown.displayPath, total: 0, counter: counter)
+                    quiet || status || json
+                    ? nil
+                    : ProgressMeter(
+                        label: shown.displayPath, total: ChecksumListVerifier.totalBytes(list, listPath: manifest),
+                        counter: counter)
                 var outcomes = ChecksumListVerifier.verify(
                     list, listPath: manifest, jobs: jobs, followLinksOutside: followLinksOutside, counter: counter)
                 progress?.finish()

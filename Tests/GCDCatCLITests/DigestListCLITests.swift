@@ -151,6 +151,13 @@ import Testing
         let forced = try gcdcat(["verify", "--algorithm", "adler32", "L"], in: scratch.path)
         #expect(forced.status == 0)
         #expect(forced.stdoutText == "wiki: OK\n")
+        // gcdcat's own BSD output names the algorithm in its tag.
+        let tagged = try gcdcat(["checksum", "--algorithm", "adler32", "--format", "bsd", "wiki"], in: scratch.path)
+        #expect(tagged.stdoutText == "ADLER32 (wiki) = 11e60398\n")
+        try scratch.write("T", tagged.stdout)
+        let verified = try gcdcat(["verify", "T"], in: scratch.path)
+        #expect(verified.status == 0)
+        #expect(verified.stdoutText == "wiki: OK\n")
     }
 
     @Test func jsonHasOneObjectPerFileAndASummary() throws {

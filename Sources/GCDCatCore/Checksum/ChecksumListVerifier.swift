@@ -54,6 +54,18 @@ public enum ChecksumListVerifier {
         return folder == "." && !listPath.hasPrefix("./") ? name : "\(folder)/\(name)"
     }
 
+    /// The bytes verifying `list` will read: the sizes of the listed files that exist (for a
+    /// progress bar's total; a file that changes meanwhile only makes the bar less exact).
+    public static func totalBytes(_ list: ChecksumList, listPath: String) -> Int64 {
+        list.entries.reduce(0) { total, entry in
+            guard entry.rejection == nil,
+                let info = try? Syscall.statIfExists(resolve(entry.name, listPath: listPath)),
+                (info.st_mode & S_IFMT) == S_IFREG
+            else { return total }
+            return total + Int64(info.st_size)
+        }
+    }
+
     /// Checks every entry; at most `jobs` files are read at once (a DispatchSemaphore bounds
     /// them), and a crc32/adler32 file is split across its share of the threads.
     ///
