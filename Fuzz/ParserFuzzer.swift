@@ -1,5 +1,6 @@
-// A libFuzzer target for the parsers that read untrusted text: SFV manifests, size flags, and the
-// numeric flags of split (counts, suffix lengths, first numbers) with the arithmetic behind them.
+// A libFuzzer target for the parsers that read untrusted text: SFV manifests, checksum lists
+// (SFV, GNU, BSD), size flags, and the numeric flags of split (counts, suffix lengths, first
+// numbers) with the arithmetic behind them.
 // Built by scripts/fuzz.sh together with GCDCatCore's sources (swiftc -sanitize=fuzzer).
 // Any crash, hang or sanitizer report is a bug; thrown errors are the expected outcome.
 
@@ -11,6 +12,12 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             precondition(entry.rejection != nil, "an absolute name was not rejected")
         }
         _ = manifest.render(generator: "fuzz")
+    }
+    if let list = try? ChecksumList.parse(bytes: Array(UnsafeBufferPointer(start: data, count: size)), path: "fuzz") {
+        for entry in list.entries {
+            precondition(entry.rejection != nil || !entry.name.hasPrefix("/"), "an absolute name was not rejected")
+            precondition(entry.expected.count == entry.algorithm.hexLength, "a value of the wrong length")
+        }
     }
     if let parsed = try? ByteSize(parsing: text) {
         precondition(parsed.bytes >= 0, "a size parsed negative")

@@ -138,6 +138,40 @@ import Testing
         }
     }
 
+    /// Pieces of GNU and BSD lines, mixed with the SFV pieces.
+    static let listPieces =
+        pieces + [
+            "900150983cd24fb0d6963f7d28e17f72", "a9993e364706816aba3e25717850c26c9cd0d89d", "  ", " *", "SHA256", "MD5",
+            "SHA-256", "(", ")", ") = ", " = ", "-----BEGIN PGP SIGNED MESSAGE-----", "Hash: SHA256",
+            "-----BEGIN PGP SIGNATURE-----", "#", "\\n", "\\r",
+        ]
+
+    @Test func checksumListParserOnlyEverThrowsGCDCatErrors() {
+        var generator = SplitMix64(seed: 0x5A256)
+        for _ in 0..<Self.iterations {
+            let text = (0..<Int.random(in: 0...6, using: &generator)).map { _ in
+                var line = ""
+                for _ in 0..<Int.random(in: 0...10, using: &generator) {
+                    line += Self.listPieces[Int.random(in: 0..<Self.listPieces.count, using: &generator)]
+                }
+                return line
+            }.joined(separator: "\n")
+            do {
+                let list = try ChecksumList.parse(bytes: PathName.bytes(of: text), path: "fuzz.sums")
+                for entry in list.entries {
+                    #expect(!entry.name.isEmpty)
+                    #expect(entry.expected.count == entry.algorithm.hexLength)
+                    if entry.name.hasPrefix("/") { #expect(entry.rejection != nil) }
+                }
+            } catch let error as GCDCatError {
+                #expect(error.code == .malformedManifest)
+                #expect(error.description.hasPrefix("fuzz.sums: "))
+            } catch {
+                Issue.record("unexpected error \(error) for \(text.debugDescription)")
+            }
+        }
+    }
+
     @Test func aVeryLongLineIsHandled() throws {
         let long = String(repeating: "n", count: 2_000_000) + " CBF43926\r\n"
         let manifest = try Manifest.parse(long, path: "long.sfv")
