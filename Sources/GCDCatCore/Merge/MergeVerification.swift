@@ -86,7 +86,7 @@ public struct MergeVerification: Sendable, Equatable {
             manifest = try Manifest.load(path)
         } catch let error as GCDCatError where error.code == .malformedManifest {
             // Not SFV: a sha256sum/md5sum or BSD list (NAME.sha256, NAME.md5), or truly malformed.
-            return try checkDigests(parts, list: try ChecksumList.load(path), manifest: file)
+            return try checkDigests(parts, list: try ChecksumList.load(path), manifest: file, jobs: jobs)
         }
         try matchEntries(manifest, manifestPath: path, to: parts)
         let checksums = try FileChecksum.of(parts, jobs: jobs)
@@ -117,20 +117,16 @@ public struct MergeVerification: Sendable, Equatable {
     /// ## Errors
     /// Those of ``check(_:manifest:jobs:)``; `.checksumMismatch` names the part, or the list for
     /// the whole file.
-    static func checkDigests(_ parts: [PartFile], list: ChecksumList, manifest file: PartFile) throws
+    static func checkDigests(_ parts: [PartFile], list: ChecksumList, manifest file: PartFile, jobs: Int) throws
         -> MergeVerification
     {
         let path = file.path
         let names = list.entries.map { (name: $0.name, line: $0.line, rejection: $0.rejection) }
         let verified = MergeVerification(manifestPath: path, expectedCRC: nil, warnings: [], manifestFile: file)
-        if list.entries.count == 1, let entry = list.entries.first, let digest = entry.algorithm.digest,
+        if list.entries.count == 1, let entry = list.entries.first, entry.rejection == nil,
+            let digest = entry.algorithm.digest,
             try !isPart(ChecksumListVerifier.resolve(entry.name, listPath: path), of: parts)
         {
-            if let rejection = entry.rejection {
-                throw GCDCatError(
-                    .invalidInput, path: path,
-                    message: "line \(entry.line): '\(entry.name.displayPath)' rejected (\(rejection))")
-            }
             let actual = try FileHash.ofJoined(parts, algorithm: digest)
             guard actual == entry.expected else {
                 throw GCDCatError(
@@ -143,7 +139,7 @@ public struct MergeVerification: Sendable, Equatable {
         }
         try matchEntries(names, manifestPath: path, to: parts)
         for (index, entry) in list.entries.enumerated() {
-            let actual = try FileHash.of(parts[index].path, algorithm: entry.algorithm, jobs: 1)
+            let actual = try FileHash.of(parts[index].path, algorithm: entry.algorithm, jobs: jobs)
             guard actual == entry.expected else {
                 throw GCDCatError(
                     .checksumMismatch, path: parts[index].path,
