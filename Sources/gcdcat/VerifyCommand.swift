@@ -73,6 +73,7 @@ extension GCDCat {
             // A folder that cannot be listed fails now, not after every file was read.
             if let unlisted { _ = try reportingFailures { try directoryEntries(unlisted) } }
             var report = VerifyReport()
+            var checkedPaths: [String] = []  // as opened, not as printed: --unlisted compares them
             for manifest in lists {
                 let shown = manifest == "-" ? "standard input" : manifest
                 let list: ChecksumList
@@ -97,6 +98,7 @@ extension GCDCat {
                 let ignored = ignoreMissing ? outcomes.filter { $0.status == .missing }.count : 0
                 if ignoreMissing { outcomes.removeAll { $0.status == .missing } }
                 try printListing(outcomes)
+                checkedPaths += outcomes.map(\.path)
                 let summary = report.add(list: shown, outcomes: outcomes, ignoredMissing: ignored)
                 if ignoreMissing && outcomes.isEmpty {
                     if !json { writeToStandardError("gcdcat: \(shown.displayPath): no file was verified\n") }
@@ -108,7 +110,7 @@ extension GCDCat {
             if let unlisted {
                 let found = try reportingFailures {
                     try UnlistedFiles.find(
-                        in: unlisted, listed: report.files.map(\.path), lists: lists.filter { $0 != "-" })
+                        in: unlisted, listed: checkedPaths, lists: lists.filter { $0 != "-" })
                 }
                 report.unlisted = found.map(\.displayPath)
                 if !status && !json {
