@@ -179,3 +179,32 @@ import Testing
         #expect(try FileHash.of(directory.file("f"), algorithm: algorithm, jobs: 1) == expected)
     }
 }
+
+@Suite struct ChecksumListVerifierTests {
+    // Files start largest first (the large crc32 file gets the free threads); the outcomes keep
+    // the list's order.
+    @Test(arguments: [1, 2, 4])
+    func outcomesKeepTheListsOrderWhateverRunsFirst(jobs: Int) throws {
+        let directory = TemporaryDirectory()
+        var lines = ""
+        var expected: [String] = []
+        for (index, size) in [10, 40_000_017, 0, 3000, 25_000_000].enumerated() {
+            let bytes = seededBytes(size, seed: UInt64(index))
+            writeFile(directory.file("f\(index)"), bytes)
+            var checksum = Checksum(.crc32)
+            checksum.update(bytes)
+            let value = index == 4 ? checksum.value ^ 1 : checksum.value
+            lines += "f\(index) \(hex8(value))\n"
+            expected.append(
+                index == 4 ? "f4: FAILED (expected \(hex8(value)), got \(checksum.hex))" : "f\(index): OK")
+        }
+        lines += "gone 00000000\n"
+        expected.append("gone: MISSING")
+        writeFile(directory.file("list.sfv"), Array(lines.utf8))
+        let list = try ChecksumList.load(directory.file("list.sfv"))
+        let outcomes = ChecksumListVerifier.verify(list, listPath: directory.file("list.sfv"), jobs: jobs)
+        #expect(outcomes.map(\.line) == expected)
+        #expect(ChecksumListVerifier.exitStatus(outcomes) == 1)
+        #expect(ChecksumListVerifier.totalBytes(list, listPath: directory.file("list.sfv")) == 65_003_027)
+    }
+}

@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -58,16 +59,14 @@ public enum ChecksumListVerifier {
     /// progress bar's total; a file that changes meanwhile only makes the bar less exact).
     public static func totalBytes(_ list: ChecksumList, listPath: String) -> Int64 {
         list.entries.reduce(0) { total, entry in
-            guard entry.rejection == nil,
-                let info = try? Syscall.statIfExists(resolve(entry.name, listPath: listPath)),
-                (info.st_mode & S_IFMT) == S_IFREG
-            else { return total }
-            return total + Int64(info.st_size)
+            guard entry.rejection == nil else { return total }
+            return total + (regularFileSize(resolve(entry.name, listPath: listPath)) ?? 0)
         }
     }
 
     /// Checks every entry; at most `jobs` files are read at once (a DispatchSemaphore bounds
-    /// them), and a crc32/adler32 file is split across its share of the threads.
+    /// them). Files start largest first, and a crc32/adler32 file is split across the threads
+    /// that no other file holds when it starts: one large file among small ones still gets them.
     ///
     /// A name that resolves outside the list's folder through a symlink (`root -> /`, then
     /// `root/etc/shadow`) is REJECTED and not opened, unless `followLinksOutside`.
@@ -76,27 +75,48 @@ public enum ChecksumListVerifier {
         counter: TransferCounter? = nil
     ) -> [Outcome] {
         let entries = list.entries
+        let jobs = max(1, jobs)
         let results = ResultSlots<Outcome>(count: entries.count)
-        let inFlight = DispatchSemaphore(value: max(1, jobs))
+        let inFlight = DispatchSemaphore(value: jobs)
+        let active = Mutex(0)
         let group = DispatchGroup()
-        let perFile = max(1, jobs / max(1, min(jobs, entries.count)))
+        var pending: [(index: Int, path: String, size: Int64)] = []
         for (index, entry) in entries.enumerated() {
             let path = resolve(entry.name, listPath: listPath)
             let rejection =
                 entry.rejection ?? (followLinksOutside ? nil : outsideRejection(path, listPath: listPath))
             if let rejection {
                 results[index] = Outcome(entry: entry, path: path, status: .rejected(rejection))
-                continue
+            } else {
+                pending.append((index, path, regularFileSize(path) ?? 0))
             }
+        }
+        // Stable: equal sizes keep the list's order.
+        let order = pending.enumerated().sorted { ($0.element.size, $1.offset) > ($1.element.size, $0.offset) }
+        for (_, file) in order {
             inFlight.wait()
+            let threads = active.withLock { count in
+                count += 1
+                return max(1, jobs - (count - 1))
+            }
             DispatchQueue.global().async(group: group) {
-                defer { inFlight.signal() }
-                let status = check(path, entry: entry, jobs: perFile, counter: counter)
-                results[index] = Outcome(entry: entry, path: path, status: status)
+                defer {
+                    active.withLock { $0 -= 1 }
+                    inFlight.signal()
+                }
+                let entry = entries[file.index]
+                let status = check(file.path, entry: entry, jobs: threads, counter: counter)
+                results[file.index] = Outcome(entry: entry, path: file.path, status: status)
             }
         }
         group.wait()
         return results.values.compactMap { $0 }
+    }
+
+    /// The size of the regular file at `path`, or nil.
+    static func regularFileSize(_ path: String) -> Int64? {
+        guard let info = try? Syscall.statIfExists(path), (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Int64(info.st_size)
     }
 
     /// Why `path` must not be opened: it exists and its real path lies outside the list's real
