@@ -41,7 +41,8 @@ extension GCDCat {
         @Flag(help: "Print one JSON document (algorithm, and each file's name and checksum) instead.")
         var json = false
 
-        @Option(name: [.short, .long], help: "Threads per file (crc32 and adler32).")
+        @Option(
+            name: [.short, .long], parsing: .unconditional, help: "Threads per file (crc32 and adler32), 1 to 1024.")
         var jobs: Int = defaultJobs
 
         func validate() throws {
@@ -49,7 +50,7 @@ extension GCDCat {
                 throw ValidationError("--format sfv holds crc32 only; use --format gnu or bsd for \(algorithm).")
             }
             if json && format != nil { throw ValidationError("--json and --format are alternatives; give one.") }
-            guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
+            try checkJobs(jobs)
         }
 
         struct JSONFile: Encodable {
@@ -95,7 +96,7 @@ extension GCDCat {
         }
 
         private func write(_ text: String) throws {
-            try reportingFailures { try StandardOutput.write(text) }
+            try reportingFailures { try StandardStreams.writeOutput(PathName.bytes(of: text)) }
         }
     }
 }

@@ -55,14 +55,14 @@ extension GCDCat {
         @Option(help: ArgumentHelp("Also list the files in this folder that no list names.", valueName: "dir"))
         var unlisted: String?
 
-        @Option(name: [.short, .long], help: "Files checked at once.")
+        @Option(name: [.short, .long], parsing: .unconditional, help: "Threads: files checked at once, 1 to 1024.")
         var jobs: Int = defaultJobs
 
         @Flag(help: "Check a listed file even when a symlink leads outside the list's folder.")
         var followLinksOutside = false
 
         func validate() throws {
-            guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
+            try checkJobs(jobs)
             guard lists.filter({ $0 == "-" }).count <= 1 else {
                 throw ValidationError("standard input (-) can be read only once")
             }
@@ -133,7 +133,7 @@ extension GCDCat {
         }
 
         private func write(_ text: String) throws {
-            try reportingFailures { try StandardOutput.write(text) }
+            try reportingFailures { try StandardStreams.writeOutput(PathName.bytes(of: text)) }
         }
     }
 }
