@@ -34,7 +34,9 @@ extension GCDCat {
                 verified. UNLISTED files do not change it.
                 """)
 
-        @Argument(help: "Checksum lists; - reads one from standard input.")
+        @Argument(
+            help: "Checksum lists; - reads one from standard input.",
+            completion: .file(extensions: manifestExtensions))
         var lists: [String]
 
         @Option(help: "Read every untagged line as this algorithm.")
