@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <malloc.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
@@ -116,4 +117,29 @@ int gcdcat_install_signal_pipe(const int *signals, int count) {
 
 int gcdcat_limit_malloc_arenas(int count) {
     return mallopt(M_ARENA_MAX, count);
+}
+
+void gcdcat_set_errno(int code) {
+    errno = code;
+}
+
+void *gcdcat_aligned_alloc(size_t alignment, size_t size) {
+    void *p = NULL;
+    int code = posix_memalign(&p, alignment, size == 0 ? 1 : size);
+    if (code != 0) {
+        errno = code;
+        return NULL;
+    }
+    return p;
+}
+
+int gcdcat_ftruncate(int fd, int64_t length) {
+    return ftruncate(fd, (off_t)length);
+}
+
+int gcdcat_probe_address_space(size_t length) {
+    void *p = mmap(NULL, length, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) return -1;
+    munmap(p, length);
+    return 0;
 }

@@ -26,6 +26,10 @@ int gcdcat_rename_noreplace(const char *from, const char *to);
 void *gcdcat_map_readonly(int fd, size_t length, int64_t offset, int populate);
 int gcdcat_unmap(void *address, size_t length);
 
+/// Maps and unmaps `length` bytes of inaccessible address space: 0 when an address-space limit
+/// (`ulimit -v`) leaves that much room, -1 with errno (ENOMEM) when not.
+int gcdcat_probe_address_space(size_t length);
+
 /// stat(2), which Swift cannot tell apart from `struct stat`.
 int gcdcat_stat(const char *path, struct stat *info);
 
@@ -58,5 +62,14 @@ int gcdcat_install_signal_pipe(const int *signals, int count);
 
 /// mallopt(M_ARENA_MAX, count): at most `count` malloc arenas. Returns 1 on success.
 int gcdcat_limit_malloc_arenas(int count);
+
+/// Sets the calling thread's errno (for injected faults).
+void gcdcat_set_errno(int code);
+
+/// posix_memalign(3) that returns NULL with errno set (ENOMEM) instead of trapping.
+void *gcdcat_aligned_alloc(size_t alignment, size_t size);
+
+/// ftruncate(2) with a 64-bit length.
+int gcdcat_ftruncate(int fd, int64_t length);
 
 #endif

@@ -40,8 +40,8 @@ public enum FileChecksum {
     /// The checksum of everything readable from `fd` (a pipe or terminal), read in order.
     public static func ofStream(_ fd: Int32, path: String, algorithm: ChecksumAlgorithm) throws -> Checksum {
         let size = 1 << 20
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 4096)
-        defer { buffer.deallocate() }
+        let buffer = try Syscall.allocate(byteCount: size, alignment: 4096, path: path)
+        defer { free(buffer) }
         var checksum = Checksum(algorithm)
         while true {
             let count = try Syscall.read(fd, into: buffer, count: size, path: path)

@@ -8,7 +8,7 @@ import Dispatch
 ///
 /// ## Implementation details
 /// The range is cut into `jobs × 4` segments of at least 8 MiB (more segments than threads
-/// evens out their speed); `concurrentPerform` checksums them with one buffer per worker, and
+/// evens out their speed); ``ParallelMap`` checksums them with one buffer per worker, and
 /// the results are combined in order. zlib's crc32 does about 1.9 GB/s on one core here, so two
 /// cores nearly double a warm file's speed.
 public enum ParallelChecksum {
@@ -21,44 +21,41 @@ public enum ParallelChecksum {
     ) throws -> Checksum {
         let segments = segmentRanges(offset: offset, length: length, jobs: jobs)
         guard segments.count > 1 else {
+            let buffer = try Syscall.allocate(byteCount: bufferSize, alignment: 4096, path: path)
+            defer { free(buffer) }
             return try checksumRange(
-                algorithm, fd: fd, path: path, range: offset..<offset + length, counter: counter)
+                algorithm, fd: fd, path: path, range: offset..<offset + length, buffer: buffer, counter: counter)
         }
-        let results = ResultSlots<Checksum>(count: segments.count)
-        let cursor = WorkCursor(count: segments.count)
-        let latch = FailureLatch()
-        DispatchQueue.concurrentPerform(iterations: min(max(jobs, 1), segments.count)) { _ in
-            while !latch.hasFailed, let index = cursor.claim() {
-                latch.capture {
-                    results[index] = try checksumRange(
-                        algorithm, fd: fd, path: path, range: segments[index], counter: counter)
-                }
-            }
+        let results = try ParallelMap.run(
+            count: segments.count, jobs: jobs,
+            makeState: { try Syscall.allocate(byteCount: bufferSize, alignment: 4096, path: path) },
+            finish: { free($0) }
+        ) { buffer, index in
+            try checksumRange(
+                algorithm, fd: fd, path: path, range: segments[index], buffer: buffer, counter: counter)
         }
-        try latch.check()
-        return Checksum.combine(algorithm, results.values.compactMap { $0 })
+        return Checksum.combine(algorithm, results)
     }
 
     /// Cuts `length` bytes into segments for `jobs` workers.
     static func segmentRanges(offset: Int64, length: Int64, jobs: Int) -> [Range<Int64>] {
         guard jobs > 1, length > minimumSegment else { return [offset..<offset + length] }
-        let wanted = Int64(jobs * 4)
+        // Clamped first: `jobs` may be anything up to Int.max, and `jobs * 4` would trap.
+        let wanted = Int64(ParallelMap.workerCount(jobs: jobs, items: ParallelMap.maximumWorkers)) * 4
         let size = max(minimumSegment, (length + wanted - 1) / wanted)
         return stride(from: offset, to: offset + length, by: Int(size)).map {
             $0..<min($0 + size, offset + length)
         }
     }
 
-    /// One thread's checksum of `range`.
+    /// One thread's checksum of `range`, read through `buffer` (``bufferSize`` bytes).
     ///
     /// ## Errors
     /// `.inputChanged` if the file ends before the range does.
     static func checksumRange(
         _ algorithm: ChecksumAlgorithm, fd: Int32, path: String, range: Range<Int64>,
-        counter: TransferCounter?
+        buffer: UnsafeMutableRawPointer, counter: TransferCounter?
     ) throws -> Checksum {
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: bufferSize, alignment: 4096)
-        defer { buffer.deallocate() }
         var checksum = Checksum(algorithm)
         var position = range.lowerBound
         while position < range.upperBound {

@@ -15,19 +15,32 @@ public final class BufferPool: Sendable {
     private let all: [UnsafeMutableRawPointerBox]
     private let free: Mutex<[Int]>
 
-    public init(count: Int, size: Int) {
+    /// Allocates `count` buffers of `size` bytes.
+    ///
+    /// ## Errors
+    /// `malloc` (ENOMEM) naming `path` when the memory cannot be had (under `ulimit -v`, say):
+    /// `size` comes from the user, so this fails cleanly rather than trapping.
+    public init(count: Int, size: Int, path: String) throws {
         precondition(count > 0 && size > 0, "a pool needs at least one non-empty buffer")
         bufferSize = size
         capacity = count
-        all = (0..<count).map { _ in
-            UnsafeMutableRawPointerBox(
-                UnsafeMutableRawPointer.allocate(byteCount: size, alignment: Int(getpagesize())))
+        var made: [UnsafeMutableRawPointerBox] = []
+        do {
+            for _ in 0..<count {
+                made.append(
+                    UnsafeMutableRawPointerBox(
+                        try Syscall.allocate(byteCount: size, alignment: Int(getpagesize()), path: path)))
+            }
+        } catch {
+            for box in made { Glibc.free(box.pointer) }
+            throw error
         }
+        all = made
         free = Mutex(Array((0..<count).reversed()))
     }
 
     deinit {
-        for box in all { box.pointer.deallocate() }
+        for box in all { Glibc.free(box.pointer) }
     }
 
     /// A free buffer, or nil when all are in use.

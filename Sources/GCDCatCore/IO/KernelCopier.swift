@@ -6,10 +6,20 @@ import CSystemShim
 
 /// Copies byte ranges between descriptors inside the kernel, falling back as the kernel demands.
 ///
-/// Order: `copy_file_range` (no user-space copy; fails with EXDEV across filesystems on older
-/// kernels, EINVAL for pipes and devices), then `sendfile` (any output, but only from a
-/// mappable input), then `pread`/`write` through one buffer. A method that refuses once is not
-/// tried again by this copier.
+/// Order: `copy_file_range` (no user-space copy; EXDEV across filesystem types, EINVAL for
+/// pipes and devices), then, only for an output written at its own position (a pipe, standard
+/// output: one writer), `sendfile`, then `pread` and `pwrite`/`write` through one buffer.
+///
+/// ## Implementation details
+/// - A positional copy never touches the output's file offset: several workers write one
+///   descriptor, and `lseek` + `sendfile` there raced (parts landed at another worker's
+///   offset). `sendfile` cannot take an output offset, so positional copies skip it.
+/// - Both offsets are tracked here, so a method that refuses (moving nothing) can hand over at
+///   any byte: the next method resumes exactly where the refused call would have started. A
+///   method that refuses is not tried again by this copier.
+/// - A short count is continued. A kernel copy that returns 0 before `count` bytes is not
+///   trusted as end of file (some filesystems report 0 for "cannot"): read/write finishes the
+///   range, and only its `pread` of 0 means the input shrank.
 public struct KernelCopier {
     public enum Method: String, Sendable, Comparable {
         case copyFileRange = "copy_file_range"
@@ -39,7 +49,7 @@ public struct KernelCopier {
 
     /// Frees the fallback buffer, if one was needed.
     public mutating func release() {
-        buffer?.deallocate()
+        free(buffer)
         buffer = nil
     }
 
@@ -49,80 +59,84 @@ public struct KernelCopier {
             || code == ESPIPE
     }
 
+    /// The method after `method` for this kind of output.
+    private static func fallback(after method: Method, positional: Bool) -> Method {
+        method == .copyFileRange && !positional ? .sendfile : .readWrite
+    }
+
     /// Copies exactly `count` bytes from `input` at `inputOffset` to `output`, at `outputOffset`
-    /// or, when nil, at its current position. Returns the number of syscalls made.
+    /// or, when nil, at its current position (then this must be the descriptor's only writer).
+    /// Returns the number of syscalls made.
     ///
     /// ## Errors
-    /// `.inputChanged` when the input ends early; `.io` naming the path and syscall otherwise.
+    /// `.inputChanged` when the input ends early; `.io` naming the path and syscall otherwise;
+    /// `malloc` (ENOMEM) naming the output when the fallback buffer cannot be had.
     public mutating func copy(
         from input: Int32, inputPath: String, inputOffset: Int64, count: Int64,
         to output: Int32, outputPath: String, outputOffset: Int64?,
         counter: TransferCounter? = nil
     ) throws -> Int64 {
+        let positional = outputOffset != nil
+        let paths = (inputPath, outputPath)
         var inOffset = inputOffset
-        var outOffset = outputOffset
+        var outOffset = outputOffset ?? 0
         var remaining = count
         var calls: Int64 = 0
         while remaining > 0 {
             let slice = Int(min(remaining, Int64(sliceSize)))
-            let moved: Int
+            var moved: Int
             switch method {
-            case .copyFileRange:
-                let result = withOptionalPointer(&outOffset) { outPointer in
-                    gcdcat_copy_file_range(input, &inOffset, output, outPointer, slice)
+            case .copyFileRange, .sendfile:
+                let syscall = method == .copyFileRange ? "copy_file_range" : "sendfile"
+                if method == .copyFileRange {
+                    moved =
+                        positional
+                        ? Syscall.copyFileRange(
+                            from: input, at: &inOffset, to: output, at: &outOffset, count: slice, paths: paths)
+                        : Syscall.copyFileRange(
+                            from: input, at: &inOffset, to: output, at: nil, count: slice, paths: paths)
+                } else {
+                    precondition(!positional, "sendfile writes at the shared file offset")
+                    moved = Syscall.sendfile(from: input, at: &inOffset, to: output, count: slice, paths: paths)
                 }
-                if result < 0 {
+                if moved < 0 {
                     let code = gcdcat_errno()
                     if code == EINTR { continue }
-                    // Only a first refusal means "unsupported": mid-copy, the error is real.
-                    if Self.isUnsupported(code) && calls == 0 {
-                        method = .sendfile
+                    // Nothing moved and the offsets are exact: the next method resumes here.
+                    if Self.isUnsupported(code) {
+                        method = Self.fallback(after: method, positional: positional)
                         continue
                     }
-                    throw copyError(code, syscall: "copy_file_range", inputPath, outputPath)
+                    throw copyError(code, syscall: syscall, inputPath, outputPath)
                 }
-                moved = result
-            case .sendfile:
-                if let target = outOffset, lseek(output, off_t(target), SEEK_SET) < 0 {
-                    // A positional copy needs a seekable output; read/write handles the rest.
+                calls += 1
+                if moved == 0 {
+                    // Not trusted as end of file; read/write decides.
                     method = .readWrite
                     continue
                 }
-                let result = gcdcat_sendfile(output, input, &inOffset, slice)
-                if result < 0 {
-                    let code = gcdcat_errno()
-                    if code == EINTR { continue }
-                    if Self.isUnsupported(code) && calls == 0 {
-                        method = .readWrite
-                        continue
-                    }
-                    throw copyError(code, syscall: "sendfile", inputPath, outputPath)
-                }
-                moved = result
-                if outOffset != nil { outOffset! += Int64(result) }
             case .readWrite:
                 if buffer == nil {
-                    buffer = UnsafeMutableRawPointer.allocate(byteCount: sliceSize, alignment: 4096)
+                    buffer = try Syscall.allocate(byteCount: sliceSize, alignment: 4096, path: outputPath)
                 }
                 let read = try Syscall.pread(
                     input, into: buffer!, count: slice, offset: inOffset, path: inputPath)
                 if read > 0 {
-                    if let target = outOffset {
-                        try Syscall.pwriteAll(
-                            output, from: buffer!, count: read, offset: target, path: outputPath)
-                        outOffset = target + Int64(read)
+                    if positional {
+                        try Syscall.pwriteAll(output, from: buffer!, count: read, offset: outOffset, path: outputPath)
+                        outOffset += Int64(read)
                     } else {
                         try Syscall.writeAll(output, from: buffer!, count: read, path: outputPath)
                     }
                 }
                 inOffset += Int64(read)
                 moved = read
-            }
-            calls += 1
-            if moved == 0 {
-                throw GCDCatError(
-                    .inputChanged, path: inputPath,
-                    message: "ended after \(count - remaining) of \(count) bytes: it shrank while being copied")
+                calls += 1
+                if moved == 0 {
+                    throw GCDCatError(
+                        .inputChanged, path: inputPath,
+                        message: "ended after \(count - remaining) of \(count) bytes: it shrank while being copied")
+                }
             }
             remaining -= Int64(moved)
             counter?.add(bytes: Int64(moved))
@@ -137,12 +151,4 @@ private func copyError(_ code: Int32, syscall: String, _ inputPath: String, _ ou
 {
     let outputSide = [ENOSPC, EDQUOT, EFBIG, EPIPE, EROFS].contains(code)
     return GCDCatError.syscall(syscall, path: outputSide ? outputPath : inputPath, errno: code)
-}
-
-private func withOptionalPointer<R>(
-    _ value: inout Int64?, _ body: (UnsafeMutablePointer<Int64>?) -> R
-) -> R {
-    guard var unwrapped = value else { return body(nil) }
-    defer { value = unwrapped }
-    return body(&unwrapped)
 }

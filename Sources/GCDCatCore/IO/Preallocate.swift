@@ -6,7 +6,7 @@ import CSystemShim
 
 /// Reserves the output's blocks; filesystems without `fallocate` are simply written.
 func preallocate(_ output: OutputSink, bytes: Int64) throws {
-    while gcdcat_fallocate(output.fd, 0, bytes) != 0 {
+    while Syscall.fallocate(output.fd, length: bytes, path: output.path) != 0 {
         let code = gcdcat_errno()
         if code == EINTR { continue }
         if code == EOPNOTSUPP || code == ENOSYS || code == EINVAL { return }

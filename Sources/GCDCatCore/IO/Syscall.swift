@@ -69,6 +69,21 @@ enum Syscall {
         if result != 0 { throw GCDCatError.syscall("rename", path: to, errno: gcdcat_errno()) }
     }
 
+    /// Runs a counted syscall through the fault-injection seam: an injected failure sets errno
+    /// and returns -1 without calling; an injected short count lowers `count` first.
+    @inline(__always)
+    static func seam(
+        _ call: FaultInjection.Call, count: Int, paths: (String, String?), _ body: (Int) -> Int
+    ) -> Int {
+        switch FaultInjection.intercept(call, paths: paths) {
+        case nil: return body(count)
+        case .fail(let code):
+            gcdcat_set_errno(code)
+            return -1
+        case .short(let limit): return body(max(0, min(count, limit)))
+        }
+    }
+
     /// Reads up to `count` bytes at `offset`; returns fewer only at end of file.
     static func pread(
         _ fd: Int32, into buffer: UnsafeMutableRawPointer, count: Int, offset: Int64, path: String
@@ -76,7 +91,9 @@ enum Syscall {
         var done = 0
         while done < count {
             let n = try retrying("read", path: path) {
-                Glibc.pread(fd, buffer + done, count - done, off_t(offset) + off_t(done))
+                seam(.pread, count: count - done, paths: (path, nil)) {
+                    Glibc.pread(fd, buffer + done, $0, off_t(offset) + off_t(done))
+                }
             }
             if n == 0 { break }
             done += n
@@ -90,7 +107,9 @@ enum Syscall {
     ) throws(GCDCatError) -> Int {
         var done = 0
         while done < count {
-            let n = try retrying("read", path: path) { Glibc.read(fd, buffer + done, count - done) }
+            let n = try retrying("read", path: path) {
+                seam(.read, count: count - done, paths: (path, nil)) { Glibc.read(fd, buffer + done, $0) }
+            }
             if n == 0 { break }
             done += n
         }
@@ -104,7 +123,9 @@ enum Syscall {
         var done = 0
         while done < count {
             let n = try retrying("write", path: path) {
-                Glibc.pwrite(fd, buffer + done, count - done, off_t(offset) + off_t(done))
+                seam(.pwrite, count: count - done, paths: (path, nil)) {
+                    Glibc.pwrite(fd, buffer + done, $0, off_t(offset) + off_t(done))
+                }
             }
             done += n
         }
@@ -116,9 +137,83 @@ enum Syscall {
     ) throws(GCDCatError) {
         var done = 0
         while done < count {
-            let n = try retrying("write", path: path) { Glibc.write(fd, buffer + done, count - done) }
+            let n = try retrying("write", path: path) {
+                seam(.write, count: count - done, paths: (path, nil)) { Glibc.write(fd, buffer + done, $0) }
+            }
             done += n
         }
+    }
+
+    /// One `copy_file_range` call, through the seam; -1 with errno on failure (the copier
+    /// decides what a failure means).
+    static func copyFileRange(
+        from input: Int32, at inputOffset: inout Int64, to output: Int32,
+        at outputOffset: UnsafeMutablePointer<Int64>?, count: Int, paths: (String, String)
+    ) -> Int {
+        seam(.copyFileRange, count: count, paths: (paths.0, paths.1)) {
+            gcdcat_copy_file_range(input, &inputOffset, output, outputOffset, $0)
+        }
+    }
+
+    /// One `sendfile` call from `inputOffset` to the output's own position, through the seam.
+    static func sendfile(
+        from input: Int32, at inputOffset: inout Int64, to output: Int32, count: Int, paths: (String, String)
+    ) -> Int {
+        seam(.sendfile, count: count, paths: (paths.0, paths.1)) {
+            gcdcat_sendfile(output, input, &inputOffset, $0)
+        }
+    }
+
+    /// `fallocate` (mode 0) through the seam; -1 with errno on failure.
+    static func fallocate(_ fd: Int32, length: Int64, path: String) -> Int32 {
+        Int32(seam(.fallocate, count: 0, paths: (path, nil)) { _ in Int(gcdcat_fallocate(fd, 0, length)) })
+    }
+
+    static func ftruncate(_ fd: Int32, length: Int64, path: String) throws(GCDCatError) {
+        _ = try retrying("ftruncate", path: path) {
+            seam(.ftruncate, count: 0, paths: (path, nil)) { _ in Int(gcdcat_ftruncate(fd, length)) }
+        }
+    }
+
+    /// A read-only mapping of `length` bytes at page-aligned `offset` (MAP_POPULATE).
+    ///
+    /// ## Errors
+    /// `mmap` naming `path`, ENOMEM under an address-space limit.
+    static func mapReadOnly(_ fd: Int32, length: Int, offset: Int64, path: String) throws(GCDCatError)
+        -> UnsafeMutableRawPointer
+    {
+        var pointer: UnsafeMutableRawPointer?
+        let result = seam(.mmap, count: length, paths: (path, nil)) {
+            pointer = gcdcat_map_readonly(fd, $0, offset, 1)
+            return pointer == nil ? -1 : 0
+        }
+        guard result == 0, let pointer else {
+            throw GCDCatError.syscall("mmap", path: path, errno: gcdcat_errno())
+        }
+        return pointer
+    }
+
+    /// Checks that `length` more bytes of address space can be mapped, naming `path` and `mmap`
+    /// (ENOMEM) when a limit such as `ulimit -v` leaves less.
+    static func requireAddressSpace(_ length: Int, path: String) throws(GCDCatError) {
+        let result = seam(.mmap, count: length, paths: (path, nil)) { Int(gcdcat_probe_address_space($0)) }
+        if result != 0 { throw GCDCatError.syscall("mmap", path: path, errno: gcdcat_errno()) }
+    }
+
+    /// `byteCount` bytes aligned to `alignment`, or an error naming `path` and `malloc` (ENOMEM)
+    /// where `UnsafeMutableRawPointer.allocate` would trap. Free it with `free`.
+    static func allocate(byteCount: Int, alignment: Int, path: String) throws(GCDCatError)
+        -> UnsafeMutableRawPointer
+    {
+        var pointer: UnsafeMutableRawPointer?
+        let result = seam(.malloc, count: byteCount, paths: (path, nil)) {
+            pointer = gcdcat_aligned_alloc(alignment, $0)
+            return pointer == nil ? -1 : 0
+        }
+        guard result == 0, let pointer else {
+            throw GCDCatError.syscall("malloc", path: path, errno: gcdcat_errno())
+        }
+        return pointer
     }
 
     /// Reads everything left in `fd` (a file, a pipe).
@@ -135,7 +230,9 @@ enum Syscall {
     }
 
     static func fsync(_ fd: Int32, path: String) throws(GCDCatError) {
-        _ = try retrying("fsync", path: path) { Glibc.fsync(fd) }
+        _ = try retrying("fsync", path: path) {
+            seam(.fsync, count: 0, paths: (path, nil)) { _ in Int(Glibc.fsync(fd)) }
+        }
     }
 
     /// Closes `fd`. EINTR is not retried: on Linux the descriptor is gone either way.

@@ -24,13 +24,23 @@ import Synchronization
 ///   input. A requested crc32 is computed by reading the written output back, never from the
 ///   mappings, except when the output is a pipe: only then would a part truncated meanwhile
 ///   raise SIGBUS.
+/// - Under an address-space limit (`ulimit -v`) a part that cannot be mapped, or mappings that
+///   leave less than ``headroom`` free, are an `mmap` ENOMEM error before anything is written.
 public struct DispatchDataMerge: MergeStrategy {
+    /// Address space left free after mapping the parts: stacks for a few libdispatch threads
+    /// (8 MiB each by default) and its write buffers.
+    static let headroom = 96 << 20
+
     public init() {}
 
     public func merge(_ request: MergeRequest, into output: OutputSink, counter: TransferCounter)
         throws -> MergeResult
     {
         let mappings = try request.sources.map { try MappedRange(mapping: $0) }
+        // Under an address-space limit the mappings can take the room libdispatch needs for
+        // its threads' stacks and buffers; it then never calls back, and the merge hung. Fail
+        // here instead, while nothing is written.
+        try Syscall.requireAddressSpace(Self.headroom, path: output.path)
         var whole = DispatchData.empty
         for mapping in mappings {
             if let data = mapping.dispatchData() { whole.append(data) }
@@ -83,7 +93,7 @@ public struct DispatchDataMerge: MergeStrategy {
             if done { channel.close() }
         }
         if total == 0 { channel.close() }
-        closed.wait()
+        try waitForClose(closed, progress: { reported.withLock { $0 } }, output: output)
         let (chunks, error) = outcome.withLock { $0 }
         if error == EFAULT {
             throw GCDCatError(
@@ -94,18 +104,32 @@ public struct DispatchDataMerge: MergeStrategy {
         return chunks
     }
 
+    /// Waits for the channel's cleanup handler. Under an address-space limit libdispatch may be
+    /// unable to start the thread that performs the write; it then retries for ever
+    /// (`_dispatch_temporary_resource_shortage`) and the handler never runs. So a write that
+    /// makes no progress while the address space is exhausted is an `mmap` ENOMEM error.
+    static func waitForClose(
+        _ closed: DispatchSemaphore, progress: () -> Int, output: OutputSink
+    ) throws {
+        var seen = progress()
+        while closed.wait(timeout: .now() + .seconds(2)) == .timedOut {
+            let now = progress()
+            if now == seen {
+                // On failure the channel still holds the mappings; the caller exits after this.
+                try Syscall.requireAddressSpace(headroom, path: output.path)
+            }
+            seen = now
+        }
+    }
+
     /// The crc32 of the mapped parts in order, checksummed in parallel and combined.
     static func crc32(of mappings: [MappedRange], jobs: Int) -> UInt32 {
-        let pieces = ResultSlots<Checksum>(count: mappings.count)
-        let cursor = WorkCursor(count: mappings.count)
-        DispatchQueue.concurrentPerform(iterations: max(1, min(jobs, mappings.count))) { _ in
-            while let index = cursor.claim() {
-                var checksum = Checksum(.crc32)
-                mappings[index].withBytes { checksum.update($0) }
-                pieces[index] = checksum
-            }
+        let pieces = try? ParallelMap.map(count: mappings.count, jobs: jobs) { index in
+            var checksum = Checksum(.crc32)
+            mappings[index].withBytes { checksum.update($0) }
+            return checksum
         }
-        return Checksum.combine(.crc32, pieces.values.compactMap { $0 }).value
+        return Checksum.combine(.crc32, pieces ?? []).value
     }
 }
 
@@ -131,9 +155,7 @@ final class MappedRange: Sendable {
         }
         let fd = try source.file.open()
         defer { close(fd) }
-        guard let pointer = gcdcat_map_readonly(fd, mappedLength, alignedOffset, 1) else {
-            throw GCDCatError.syscall("mmap", path: source.file.path, errno: gcdcat_errno())
-        }
+        let pointer = try Syscall.mapReadOnly(fd, length: mappedLength, offset: alignedOffset, path: source.file.path)
         _ = madvise(pointer, mappedLength, MADV_SEQUENTIAL)
         mapping = MappedAddress(pointer: pointer)
     }

@@ -9,8 +9,9 @@ import Synchronization
 /// `auto`: the kernel copies the bytes; GCD orchestrates the parts.
 ///
 /// ## Implementation details
-/// Into a regular file, `jobs` workers on `concurrentPerform` each claim the next part and
-/// `copy_file_range` it to its precomputed offset, so page-cache copies run on every core and
+/// Into a regular file, `jobs` workers (``ParallelMap``) each claim the next part and
+/// `copy_file_range` it to its precomputed offset (or `pread`/`pwrite` it there, across
+/// filesystems: never `sendfile`, which writes at the offset every worker shares), so page-cache copies run on every core and
 /// cold reads of different parts overlap. Into a pipe or device the parts go one after another
 /// at the current position. Either way the part after the ones in flight is prefetched with
 /// `posix_fadvise(WILLNEED)` on a utility queue, so the disk reads ahead while the copy runs.
@@ -37,40 +38,37 @@ public struct KernelCopyMerge: MergeStrategy {
         }
         let sources = request.sources
         let offsets = request.outputOffsets
-        let workers = output.allowsPositionalWrites ? min(request.jobs, max(sources.count, 1)) : 1
+        let positional = output.allowsPositionalWrites
+        // Only a positional output takes several writers; a pipe gets one, in order.
+        let jobs = positional ? request.jobs : 1
+        let workers = ParallelMap.workerCount(jobs: jobs, items: sources.count)
         let slice = max(request.limits.highWater, Self.minimumSlice)
-        let cursor = WorkCursor(count: sources.count)
-        let latch = FailureLatch()
-        let calls = Atomic<Int64>(0)
         let slowestMethod = Mutex(KernelCopier.Method.copyFileRange)
         let prefetcher = Prefetcher(sources: sources)
         prefetcher.prefetch(upTo: workers)
 
-        DispatchQueue.concurrentPerform(iterations: workers) { _ in
-            var copier = KernelCopier(sliceSize: slice)
-            defer { copier.release() }
-            while !latch.hasFailed, let index = cursor.claim() {
-                prefetcher.prefetch(upTo: index + workers + 1)
-                latch.capture {
-                    let source = sources[index]
-                    guard source.length > 0 else { return }
-                    let part = source.file
-                    let fd = try part.open()
-                    defer { _ = close(fd) }
-                    let made = try copier.copy(
-                        from: fd, inputPath: part.path, inputOffset: source.offset, count: source.length,
-                        to: output.fd, outputPath: output.path,
-                        outputOffset: output.allowsPositionalWrites ? offsets[index] : nil,
-                        counter: counter)
-                    if source.reachesEnd { try part.requireUnchanged(fd: fd) }
-                    calls.add(made, ordering: .relaxed)
-                }
+        let calls = try ParallelMap.run(
+            count: sources.count, jobs: jobs, makeState: { KernelCopier(sliceSize: slice) },
+            finish: { copier in
+                slowestMethod.withLock { [method = copier.method] in $0 = max($0, method) }
+                copier.release()
             }
-            slowestMethod.withLock { $0 = max($0, copier.method) }
+        ) { copier, index -> Int64 in
+            prefetcher.prefetch(upTo: index + workers + 1)
+            let source = sources[index]
+            guard source.length > 0 else { return 0 }
+            let part = source.file
+            let fd = try part.open()
+            defer { _ = close(fd) }
+            let made = try copier.copy(
+                from: fd, inputPath: part.path, inputOffset: source.offset, count: source.length,
+                to: output.fd, outputPath: output.path, outputOffset: positional ? offsets[index] : nil,
+                counter: counter)
+            if source.reachesEnd { try part.requireUnchanged(fd: fd) }
+            return made
         }
-        try latch.check()
         return MergeResult(
-            bytes: request.totalBytes, chunks: calls.load(ordering: .relaxed),
+            bytes: request.totalBytes, chunks: calls.reduce(0, +),
             method: slowestMethod.withLock { $0.rawValue })
     }
 }
@@ -93,8 +91,8 @@ final class Prefetcher: Sendable {
         for index in range {
             let source = sources[index]
             queue.async {
-                let fd = open(source.file.path, O_RDONLY | O_CLOEXEC)
-                guard fd >= 0 else { return }  // The copy itself will report the error.
+                // The copy itself will report any error.
+                guard let fd = try? Syscall.open(source.file.path, O_RDONLY | O_NONBLOCK) else { return }
                 _ = gcdcat_fadvise_willneed(fd, source.offset, source.length)
                 close(fd)
             }

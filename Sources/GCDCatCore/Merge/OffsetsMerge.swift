@@ -5,20 +5,21 @@ import Dispatch
     import Glibc
 #endif
 
-/// `offsets`: several serial queues each copy segments of the parts to their precomputed
+/// `offsets`: several workers each copy segments of the parts to their precomputed
 /// offsets in the output, in parallel (the tutorial's example 9.2, without its bug).
 ///
 /// ## Implementation details
 /// The tutorial opens the output in append mode, and on Linux a positional write to an
 /// append-mode descriptor ignores its offset, so its parts land in completion order. The output
-/// here is opened without append mode. A DispatchIO `.random` channel would not help either: every regular file
-/// on one device shares one libdispatch disk queue, which issues one syscall at a time. So each
-/// of `jobs` queues runs a loop of `pread` from a part and `pwrite` at the output offset,
-/// through its own `highWater` buffer. Parts are cut into segments of at least 32 MiB so that
+/// here is opened without append mode. A DispatchIO `.random` channel would not help either:
+/// every regular file on one device shares one libdispatch disk queue, which issues one syscall
+/// at a time. So each of `jobs` workers (``ParallelMap``) runs a loop of `pread` from a part and
+/// `pwrite` at the output offset, through its own `highWater` buffer (allocated failably: a
+/// memory limit is an error naming the output, not a trap). Parts are cut into segments of at least 32 MiB so that
 /// one huge part still spreads across queues.
 ///
 /// An output that is not gcdcat's own new file (a pipe, standard output) takes no positional
-/// writes, so there one queue writes the segments in order.
+/// writes, so there one worker writes the segments in order.
 public struct OffsetsMerge: MergeStrategy {
     static let minimumSegment: Int64 = 32 << 20
 
@@ -56,48 +57,36 @@ public struct OffsetsMerge: MergeStrategy {
         let positional = output.allowsPositionalWrites
         let total = request.totalBytes
         let segments = Self.segments(for: request)
-        let jobs = positional ? max(1, min(request.jobs, segments.count)) : 1
-        let cursor = WorkCursor(count: segments.count)
-        let latch = FailureLatch()
-        let checksums = ResultSlots<Checksum>(count: request.computeCRC ? segments.count : 0)
-        let chunkCounts = ResultSlots<Int64>(count: jobs)
-        let pool = BufferPool(count: jobs, size: request.limits.highWater)
-        let group = DispatchGroup()
-
-        for worker in 0..<jobs {
-            let queue = DispatchQueue(label: "gcdcat.offsets.\(worker)")
-            queue.async(group: group) {
-                guard let buffer = pool.take() else { return }
-                defer { pool.give(buffer) }
-                var reader = PartReader()
-                defer { reader.closeCurrent() }
-                var chunks: Int64 = 0
-                while !latch.hasFailed, let index = cursor.claim() {
-                    latch.capture {
-                        let segment = segments[index]
-                        var checksum = request.computeCRC ? Checksum(.crc32) : nil
-                        chunks += try copySegment(
-                            segment, request: request, reader: &reader, buffer: buffer,
-                            output: output, positional: positional, checksum: &checksum,
-                            counter: counter)
-                        if let checksum { checksums[index] = checksum }
-                    }
-                }
-                chunkCounts[worker] = chunks
+        // Only gcdcat's own file takes several writers; a pipe gets one, writing in order.
+        let jobs = positional ? request.jobs : 1
+        let bufferSize = request.limits.highWater
+        let results = try ParallelMap.run(
+            count: segments.count, jobs: jobs,
+            makeState: {
+                (
+                    buffer: try Syscall.allocate(byteCount: bufferSize, alignment: 4096, path: output.path),
+                    reader: PartReader()
+                )
+            },
+            finish: { worker in
+                free(worker.buffer)
+                worker.reader.closeCurrent()
             }
+        ) { worker, index -> (chunks: Int64, checksum: Checksum?) in
+            var checksum = request.computeCRC ? Checksum(.crc32) : nil
+            let chunks = try copySegment(
+                segments[index], request: request, reader: &worker.reader, buffer: worker.buffer,
+                bufferSize: bufferSize, output: output, positional: positional, checksum: &checksum,
+                counter: counter)
+            return (chunks, checksum)
         }
-        group.wait()
-        try latch.check()
-        let crc =
-            request.computeCRC
-            ? Checksum.combine(.crc32, checksums.values.compactMap { $0 }).value : nil
-        return MergeResult(
-            bytes: total, chunks: chunkCounts.values.reduce(0) { $0 + ($1 ?? 0) }, crc32: crc)
+        let crc = request.computeCRC ? Checksum.combine(.crc32, results.compactMap(\.checksum)).value : nil
+        return MergeResult(bytes: total, chunks: results.reduce(0) { $0 + $1.chunks }, crc32: crc)
     }
 
     private func copySegment(
         _ segment: Segment, request: MergeRequest, reader: inout PartReader,
-        buffer: BufferPool.Buffer, output: OutputSink, positional: Bool,
+        buffer: UnsafeMutableRawPointer, bufferSize: Int, output: OutputSink, positional: Bool,
         checksum: inout Checksum?, counter: TransferCounter
     ) throws -> Int64 {
         let source = request.sources[segment.source]
@@ -105,15 +94,15 @@ public struct OffsetsMerge: MergeStrategy {
         var done: Int64 = 0
         var chunks: Int64 = 0
         while done < segment.length {
-            let want = Int(min(Int64(buffer.size), segment.length - done))
-            try readExactly(fd, into: buffer.pointer, count: want, at: segment.fileOffset + done, of: source.file)
-            checksum?.update(UnsafeRawBufferPointer(start: buffer.pointer, count: want))
+            let want = Int(min(Int64(bufferSize), segment.length - done))
+            try readExactly(fd, into: buffer, count: want, at: segment.fileOffset + done, of: source.file)
+            checksum?.update(UnsafeRawBufferPointer(start: buffer, count: want))
             if positional {
                 try Syscall.pwriteAll(
-                    output.fd, from: buffer.pointer, count: want,
+                    output.fd, from: buffer, count: want,
                     offset: segment.outputOffset + done, path: output.path)
             } else {
-                try Syscall.writeAll(output.fd, from: buffer.pointer, count: want, path: output.path)
+                try Syscall.writeAll(output.fd, from: buffer, count: want, path: output.path)
             }
             done += Int64(want)
             chunks += 1

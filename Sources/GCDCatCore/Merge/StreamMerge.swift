@@ -14,7 +14,9 @@ import Dispatch
 /// each filled buffer is wrapped without copying as `DispatchData(bytesNoCopy:)` whose custom
 /// deallocator returns it to the pool and reads the next chunk. Four buffers go to DispatchIO
 /// as one write. The pool bounds the bytes in flight (and the anonymous memory) to
-/// `8 × highWater`; nothing ever blocks a thread.
+/// `8 × highWater`; nothing ever blocks a thread. The pool is allocated up front and failably:
+/// under a memory limit the merge stops with `malloc` ENOMEM naming the output, before a byte
+/// is written.
 public struct StreamMerge: MergeStrategy {
     /// Two batches: one being written while the next is read.
     static let bufferCount = 8
@@ -25,7 +27,7 @@ public struct StreamMerge: MergeStrategy {
     public func merge(_ request: MergeRequest, into output: OutputSink, counter: TransferCounter)
         throws -> MergeResult
     {
-        let pump = StreamPump(request: request, output: output, counter: counter)
+        let pump = try StreamPump(request: request, output: output, counter: counter)
         return try pump.run()
     }
 }
@@ -54,11 +56,11 @@ private final class StreamPump: @unchecked Sendable {
     var chunks: Int64 = 0
     var crc: Checksum?
 
-    init(request: MergeRequest, output: OutputSink, counter: TransferCounter) {
+    init(request: MergeRequest, output: OutputSink, counter: TransferCounter) throws {
         self.request = request
         self.output = output
         self.counter = counter
-        self.pool = BufferPool(count: StreamMerge.bufferCount, size: request.limits.highWater)
+        self.pool = try BufferPool(count: StreamMerge.bufferCount, size: request.limits.highWater, path: output.path)
         self.crc = request.computeCRC ? Checksum(.crc32) : nil
         self.reader = PartReader()
     }

@@ -137,30 +137,30 @@ public struct SplitOperation: Sendable {
         try checkOutputs(parts: names, inputs: [file])
         let unnamedParts = SplitLimits.unnamedPartBudget(jobs: jobs)
 
-        let results = ResultSlots<(sink: OutputSink, value: MergeResult)>(count: pieces.count)
-        let latch = FailureLatch()
-        let cursor = WorkCursor(count: pieces.count)
         let parallelParts = strategy == .auto || strategy == .offsets
-        let workers = parallelParts ? min(jobs, max(1, pieces.count)) : 1
         let perPartJobs = parallelParts ? 1 : jobs
         let computeCRC = manifestPath != nil
-        DispatchQueue.concurrentPerform(iterations: workers) { _ in
-            while !latch.hasFailed, let index = cursor.claim() {
-                latch.capture {
-                    let request = MergeRequest(
-                        sources: pieces[index], limits: limits, jobs: perPartJobs, computeCRC: computeCRC)
-                    results[index] = try OutputSink.produce(
-                        .path(names[index]), inputs: [file], overwrite: overwrite, bytes: request.totalBytes,
-                        fsync: fsync, unnamed: index < unnamedParts
-                    ) { sink in
-                        try strategy.strategy.merge(request, into: sink, counter: counter)
-                    }
-                }
-            }
-        }
-        let finished = results.values.compactMap { $0 }
+        // Parts finished so far, to discard if another part fails.
+        let written = Mutex<[OutputSink]>([])
+        let finished: [(sink: OutputSink, value: MergeResult)]
         do {
-            try latch.check()
+            finished = try ParallelMap.map(count: pieces.count, jobs: parallelParts ? jobs : 1) { index in
+                let request = MergeRequest(
+                    sources: pieces[index], limits: limits, jobs: perPartJobs, computeCRC: computeCRC)
+                let part = try OutputSink.produce(
+                    .path(names[index]), inputs: [file], overwrite: overwrite, bytes: request.totalBytes,
+                    fsync: fsync, unnamed: index < unnamedParts
+                ) { sink in
+                    try strategy.strategy.merge(request, into: sink, counter: counter)
+                }
+                written.withLock { $0.append(part.sink) }
+                return part
+            }
+        } catch {
+            for sink in written.withLock({ $0 }) { sink.discard() }
+            throw error
+        }
+        do {
             let crcs = finished.map { $0.value.crc32 ?? 0 }
             var manifestSink: OutputSink?
             var inputCRC: UInt32?

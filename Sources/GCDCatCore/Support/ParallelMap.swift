@@ -1,0 +1,67 @@
+import Dispatch
+import Synchronization
+
+/// The one way gcdcat runs work items on several threads.
+///
+/// `count` items are claimed in order by `min(jobs, count, maximumWorkers)` workers on
+/// `concurrentPerform`; each worker makes its own state once (a buffer, an open part) and
+/// hands it to every item it runs. Results come back in item order.
+///
+/// ## Cancellation
+/// The first error wins and later ones are dropped. After it, no worker starts a new item;
+/// items already running finish (they poll nothing), then the error is rethrown.
+enum ParallelMap {
+    /// A bound on threads however large `jobs` is: more than this only adds contention here.
+    static let maximumWorkers = 64
+
+    /// The number of workers for `items` items at `jobs` (at least 1, never more than the items
+    /// or ``maximumWorkers``); safe for any `jobs`, `Int.max` included.
+    static func workerCount(jobs: Int, items: Int) -> Int {
+        max(1, min(jobs, items, maximumWorkers))
+    }
+
+    /// `body(&state, index)` for every index in `0..<count`, with one `makeState()` per worker
+    /// and `finish(&state)` when the worker stops.
+    static func run<State, Result: Sendable>(
+        count: Int, jobs: Int, makeState: @Sendable () throws -> State,
+        finish: @Sendable (inout State) -> Void = { _ in },
+        _ body: @Sendable (inout State, Int) throws -> Result
+    ) throws -> [Result] {
+        let next = Atomic<Int>(0)
+        let aborted = Atomic<Bool>(false)
+        let firstError = Mutex<(any Error)?>(nil)
+        let results = Mutex<[Result?]>(Array(repeating: nil, count: count))
+        let record: @Sendable (any Error) -> Void = { error in
+            firstError.withLock { if $0 == nil { $0 = error } }
+            aborted.store(true, ordering: .releasing)
+        }
+        DispatchQueue.concurrentPerform(iterations: workerCount(jobs: jobs, items: count)) { _ in
+            guard !aborted.load(ordering: .acquiring) else { return }
+            var state: State
+            do { state = try makeState() } catch {
+                record(error)
+                return
+            }
+            defer { finish(&state) }
+            while !aborted.load(ordering: .acquiring) {
+                let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
+                guard index < count else { return }
+                do {
+                    let result = try body(&state, index)
+                    results.withLock { $0[index] = result }
+                } catch {
+                    record(error)
+                }
+            }
+        }
+        if let error = firstError.withLock({ $0 }) { throw error }
+        return results.withLock { $0.map { $0! } }
+    }
+
+    /// `body(index)` for every index in `0..<count`, without per-worker state.
+    static func map<Result: Sendable>(
+        count: Int, jobs: Int, _ body: @Sendable (Int) throws -> Result
+    ) throws -> [Result] {
+        try run(count: count, jobs: jobs, makeState: { () }) { _, index in try body(index) }
+    }
+}
