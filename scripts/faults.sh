@@ -354,6 +354,40 @@ else
     skip "full-disk stdin split: cannot mount a tmpfs here ($(cat "$work/mount.err"))"
 fi
 
+echo "== under a memory limit (ulimit -v): a clean error or a correct output, never a trap or a hang"
+mkdir -p "$work/mem"
+head -c 300000000 /dev/urandom >"$work/mem/whole"
+(cd "$work/mem" && split -b 100000000 -d -a 3 --numeric-suffixes=1 whole w.)
+# memlimit LABEL KB MUST_FAIL ARGS...: runs a merge of w.001.. into out under ulimit -v KB.
+memlimit() {
+    local label=$1 kb=$2 must_fail=$3 status out
+    shift 3
+    rm -f "$work/mem/out"
+    out=$( (ulimit -v "$kb" && cd "$work/mem" && exec timeout 60 "$G" merge w.001 -o out -q "$@") 2>&1)
+    status=$?
+    out=$(printf '%s\n' "$out" | grep -v 'warning:')
+    if [ -n "$(temps "$work/mem")" ]; then
+        bad "$label: a temporary file was left: $(temps "$work/mem")"
+    elif [ $status = 1 ] && [[ "$out" =~ ^gcdcat:\ [^\ ]+:\ (mmap|malloc):\ Cannot\ allocate\ memory$ ]] \
+        && [ ! -e "$work/mem/out" ]; then
+        ok "$label: exit 1, '$out'"
+    elif [ $status = 0 ] && [ "$must_fail" = no ] && cmp -s "$work/mem/whole" "$work/mem/out"; then
+        ok "$label: fits, output identical"
+    else
+        bad "$label: exit $status (124 is a hang, 134 a trap), '$out'"
+    fi
+}
+memlimit "stream --high-water 64M under ulimit -v 400000" 400000 yes --strategy stream --high-water 64M
+memlimit "offsets --high-water 64M --jobs 8 under ulimit -v 400000" 400000 no --strategy offsets --high-water 64M --jobs 8
+for kb in 450000 520000 560000 800000; do
+    memlimit "dispatchdata, 300 MB under ulimit -v $kb" "$kb" no --strategy dispatchdata
+done
+for strategy in auto stream offsets; do
+    memlimit "$strategy, 300 MB under ulimit -v 800000" 800000 no --strategy $strategy
+done
+rm -rf "$work/mem"
+
 echo
 echo "faults: $passed passed, $failed failed"
+GCDCAT="$G" scripts/fs-matrix.sh || failed=$((failed + 1))
 [ "$failed" = 0 ]
