@@ -27,9 +27,10 @@ import Synchronization
 /// - Under an address-space limit (`ulimit -v`) a part that cannot be mapped, or mappings that
 ///   leave less than ``headroom`` free, are an `mmap` ENOMEM error before anything is written.
 public struct DispatchDataMerge: MergeStrategy {
-    /// Address space left free after mapping the parts: stacks for a few libdispatch threads
-    /// (8 MiB each by default) and its write buffers.
-    static let headroom = 96 << 20
+    /// Address space left free after mapping the parts, for a libdispatch thread: its stack
+    /// (8 MiB by default) and its glibc malloc arena, which reserves 64 MiB aligned to 64 MiB
+    /// (so up to 128 MiB transiently). 96 MiB still hung under `ulimit -v 800000`.
+    static let headroom = 192 << 20
 
     public init() {}
 
