@@ -30,9 +30,10 @@ extension GCDCat {
                 large as the others draws a warning: the set may be truncated.
 
                 Strategies:
-                  auto          kernel copies (copy_file_range, falling back to
-                                sendfile, then read/write), parts in parallel,
-                                the next parts prefetched. The fastest here.
+                  auto          kernel copies (copy_file_range at each part's
+                                offset, falling back to pread/pwrite; into a
+                                pipe, to sendfile, then read/write), parts in
+                                parallel, the next ones prefetched. The fastest.
                   stream        one serial queue; pooled buffers written in order
                                 through a DispatchIO .stream channel.
                   offsets       --jobs queues; each part's bytes pwrite'd at

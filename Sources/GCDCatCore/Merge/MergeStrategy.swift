@@ -1,6 +1,7 @@
 /// The merge strategies, by the names the CLI takes.
 public enum MergeStrategyKind: String, CaseIterable, Sendable, Codable {
-    /// Kernel copies (`copy_file_range`, then `sendfile`, then read/write), parts prefetched.
+    /// Kernel copies (`copy_file_range` at each part's offset, falling back to `pread`/`pwrite`;
+    /// into a pipe, `sendfile` then `read`/`write`), parts prefetched.
     case auto
     /// One serial queue, a DispatchIO `.stream` channel, pooled buffers written in order.
     case stream
