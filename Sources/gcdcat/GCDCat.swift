@@ -24,10 +24,16 @@ struct GCDCat: ParsableCommand {
         defaultSubcommand: Merge.self
     )
 
-    /// Parses the raw, losslessly decoded argv rather than `CommandLine.arguments`.
+    /// Parses the raw, losslessly decoded argv rather than `CommandLine.arguments`, reporting
+    /// an unknown option before a failed validation (see ``UsageCheck``).
     static func main() {
         MallocArenas.limit(to: 2)
-        main(rawArguments)
+        do {
+            var command = try UsageCheck.parse(expandingOptionalValues(rawArguments))
+            try command.run()
+        } catch {
+            exit(withError: error)
+        }
     }
 }
 

@@ -8,18 +8,26 @@ extension GCDCat {
         static let configuration = CommandConfiguration(
             abstract: "Cut a file (or standard input) into parts, with an SFV manifest.",
             discussion: """
-                Cut by --size (parts of exactly SIZE, the last shorter) or by --parts (N parts \
-                differing by at most one byte). With --line-boundary every part holds at most \
-                SIZE bytes and ends at a newline (except the last, when the input does not end \
-                in one); a single line longer than SIZE is cut at SIZE. --header-lines K repeats \
-                the input's first K lines atop every part (CSV headers); SIZE counts them.
+                Cut by --size (parts of exactly SIZE, the last shorter), by --parts (N parts \
+                differing by at most one byte) or by --lines (N lines each). With \
+                --line-boundary every part holds at most SIZE bytes and ends at a newline \
+                (except the last, when the input does not end in one); a single line longer \
+                than SIZE is cut at SIZE. --header-lines K repeats the input's first K lines \
+                atop every part (CSV headers); SIZE counts them.
 
                 Parts are named PREFIX + suffix. The default PREFIX is FILE. (x. for standard \
                 input) and the default suffix 001, 002, … (7-Zip/HJSplit style, widening to \
                 1000 past 999), so 'gcdcat merge FILE.001', '7z e -tsplit FILE.001' and \
-                'cat FILE.0*' all rejoin them. --suffix alpha gives GNU-style aa, ab, …; \
-                --suffix-length fixes the width, and running out of names is an error before \
-                anything is written.
+                'cat FILE.[0-9]*' (up to 999 parts) all rejoin them. --suffix alpha gives \
+                GNU-style aa, ab, …; --suffix-length fixes the width, and running out of \
+                names is an error before anything is written.
+
+                GNU split's habits work too: a second argument is the PREFIX (digits follow \
+                it directly: 'split -b 100K f out_' makes out_001); -b/--bytes is --size; \
+                -C/--line-bytes SIZE is --size SIZE --line-boundary; -l/--lines N; -a; \
+                -d/--numeric-suffixes[=FROM] names parts 00, 01, … (from FROM), widening as \
+                GNU does (89, 9000); --verbose. gcdcat's defaults stay: \
+                the FILE. prefix, 001 numbering and the manifest.
 
                 An SFV manifest of the parts' crc32 (cksfv and rhash -c read it) goes beside \
                 them, named after the prefix: movie.zip.sfv for movie.zip.001. A comment in it \
@@ -35,16 +43,32 @@ extension GCDCat {
                   gcdcat split big.csv --size 100M --line-boundary --header-lines 1
                   gcdcat split disk.img --parts 4 --suffix alpha --prefix out/disk_
                   tar c dir | gcdcat split - --size 1G --prefix backup.tar.
+                  gcdcat split -l 1000 -d big.csv part_
                 """)
 
         @Argument(help: "The file to split, or - for standard input.")
         var input: String
 
+        @Argument(help: ArgumentHelp("Name parts PREFIX + suffix, as --prefix does.", valueName: "prefix"))
+        var prefixArgument: String?
+
         @Option(
-            name: [.customShort("b"), .long], parsing: .unconditional,
+            name: [.customShort("b"), .long, .customLong("bytes")], parsing: .unconditional,
             help: ArgumentHelp("Bytes per part.", valueName: "size"),
             transform: parseSize)
         var size: ByteSize?
+
+        @Option(
+            name: [.customShort("l"), .long], parsing: .unconditional,
+            help: ArgumentHelp("Lines per part.", valueName: "n"))
+        var lines: Int?
+
+        @Option(
+            name: [.customShort("C"), .customLong("line-bytes")], parsing: .unconditional,
+            help: ArgumentHelp(
+                "At most SIZE bytes of whole lines per part (--size SIZE --line-boundary).", valueName: "size"),
+            transform: parseSize)
+        var lineBytes: ByteSize?
 
         @Option(
             name: [.customShort("n"), .long], parsing: .unconditional,
@@ -59,16 +83,24 @@ extension GCDCat {
             help: ArgumentHelp("Repeat the first K lines atop every part (needs --line-boundary).", valueName: "K"))
         var headerLines: Int = 0
 
-        @Option(help: "numeric (.001) or alpha (aa).")
+        @Option(help: "numeric (.001), alpha (aa) or gnu-numeric (00).")
         var suffix: PartNaming.Style = .numeric
 
-        @Option(parsing: .unconditional, help: ArgumentHelp("A fixed suffix width, 1 to 32.", valueName: "N"))
+        @Flag(
+            name: [.customShort("d"), .customLong("numeric-suffixes")],
+            help: "GNU digit suffixes 00, 01, … (--suffix gnu-numeric); --numeric-suffixes=FROM starts at FROM.")
+        var numericSuffixes = false
+
+        @Option(
+            name: [.customShort("a"), .long], parsing: .unconditional,
+            help: ArgumentHelp("A fixed suffix width, 1 to 32.", valueName: "N"))
         var suffixLength: Int?
 
         @Option(
             parsing: .unconditional,
             help: ArgumentHelp(
-                "The first suffix's number, up to 999999999999 (default 1 for numeric, 0 for alpha).", valueName: "N"))
+                "The first suffix's number, up to 999999999999 (default 1 for numeric, 0 for alpha and gnu-numeric).",
+                valueName: "N"))
         var start: Int?
 
         @Option(help: ArgumentHelp("Name parts PREFIX + suffix; may include a folder.", valueName: "prefix"))
@@ -86,6 +118,9 @@ extension GCDCat {
                 valueName: "digest"))
         var checksum: DigestAlgorithm?
 
+        @Flag(help: "Print \"creating file 'NAME'\" for each part on standard output, like GNU split.")
+        var verbose = false
+
         @Option(help: "How to move the bytes: auto, stream, offsets or dispatchdata.")
         var strategy: MergeStrategyKind = .auto
 
@@ -97,10 +132,35 @@ extension GCDCat {
 
         @OptionGroup var transfer: TransferOptions
         @OptionGroup var reporting: ReportOptions
+        /// --size, or the size that --line-bytes gives.
+        var partSize: ByteSize? { size ?? lineBytes }
 
         func validate() throws {
+            guard UsageCheck.validates else { return }
+            let modes = [size != nil, parts != nil, lines != nil, lineBytes != nil].filter { $0 }.count
+            if modes > 1 { throw ValidationError("Give one of --size, --parts, --lines or --line-bytes.") }
+            if let lines, lines <= 0 { throw ValidationError("--lines must be positive (got \(lines)).") }
+            if let lineBytes, lineBytes.bytes <= 0 { throw ValidationError("--line-bytes must be positive.") }
+            if lines != nil || lineBytes != nil {
+                if lineBoundary { throw ValidationError("--line-boundary goes with --size only.") }
+            } else {
+                try validateSizeOrParts()
+            }
+            if prefixArgument != nil && prefix != nil {
+                throw ValidationError("Give the prefix once: as the second argument or as --prefix.")
+            }
+            if numericSuffixes && suffix != .numeric {
+                throw ValidationError("--numeric-suffixes and --suffix \(suffix) contradict each other.")
+            }
+            if verbose && reporting.json {
+                throw ValidationError("--verbose and --json both write to standard output; choose one.")
+            }
+            try validateRest(lineBoundary: lineBoundary || lineBytes != nil)
+        }
+
+        func validateSizeOrParts() throws {
             switch (size, parts) {
-            case (nil, nil): throw ValidationError("Give --size or --parts.")
+            case (nil, nil): throw ValidationError("Give --size, --parts, --lines or --line-bytes.")
             case (.some, .some): throw ValidationError("Give --size or --parts, not both.")
             case (let size?, nil) where size.bytes <= 0: throw ValidationError("--size must be positive.")
             case (nil, let parts?) where parts <= 0: throw ValidationError("--parts must be positive (got \(parts)).")
@@ -109,8 +169,13 @@ extension GCDCat {
             default: break
             }
             if lineBoundary && size == nil { throw ValidationError("--line-boundary needs --size.") }
+        }
+
+        func validateRest(lineBoundary: Bool) throws {
             if headerLines < 0 { throw ValidationError("--header-lines must not be negative.") }
-            if headerLines > 0 && !lineBoundary { throw ValidationError("--header-lines needs --line-boundary.") }
+            if headerLines > 0 && !lineBoundary {
+                throw ValidationError("--header-lines needs --line-boundary (or --line-bytes).")
+            }
             if let suffixLength, !(1...SplitLimits.maximumSuffixLength).contains(suffixLength) {
                 throw ValidationError(
                     "--suffix-length must be from 1 to \(SplitLimits.maximumSuffixLength) (got \(suffixLength)).")
@@ -135,7 +200,9 @@ extension GCDCat {
         /// before anything is planned. (Standard input's length is unknown: its splitter stops
         /// at the bound instead.)
         func checkPartCount() throws {
-            guard input != "-", let size, size.bytes > 0, let info = try? PartFile.validate(input) else { return }
+            guard input != "-", let size = partSize, size.bytes > 0, let info = try? PartFile.validate(input) else {
+                return
+            }
             let count = SplitLimits.partCount(total: info.size, size: size.bytes)
             guard count <= Int64(SplitLimits.maximumParts) else {
                 throw ValidationError(
@@ -148,12 +215,14 @@ extension GCDCat {
             InterruptHandler.install()
             try reportingFailures {
                 let mode: SplitMode =
-                    if let parts { .parts(parts) } else if lineBoundary {
+                    if let parts { .parts(parts) } else if let lines { .lineCount(lines) } else if let lineBytes {
+                        .lines(limit: lineBytes.bytes, headerLines: headerLines)
+                    } else if lineBoundary {
                         .lines(limit: size!.bytes, headerLines: headerLines)
                     } else { .size(size!.bytes) }
                 let naming = PartNaming(
-                    prefix: prefix ?? (input == "-" ? "x." : input + "."), style: suffix, width: suffixLength,
-                    start: start)
+                    prefix: prefix ?? prefixArgument ?? (input == "-" ? "x." : input + "."),
+                    style: numericSuffixes ? .gnuNumeric : suffix, width: suffixLength, start: start)
                 var operation = SplitOperation(
                     input: input, mode: mode, naming: naming,
                     manifest: noManifest ? .none : manifest.map { .path($0) } ?? .beside,
@@ -163,6 +232,10 @@ extension GCDCat {
                 let total = input == "-" ? 0 : (try? PartFile.validate(input).size) ?? 0
                 let (result, time, memory) = try measured(label: input, total: total, quiet: reporting.quiet) {
                     try operation.run(counter: $0)
+                }
+                if verbose {
+                    try StandardStreams.writeOutput(
+                        Array(result.partPaths.map { "creating file '\($0.displayPath)'\n" }.joined().utf8))
                 }
                 if !reporting.quiet && !reporting.json {
                     let listed =

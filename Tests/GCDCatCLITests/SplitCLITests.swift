@@ -62,8 +62,8 @@ import Testing
     @Test(arguments: [
         (["--size", "0"], "--size"),
         (["--parts", "0"], "--parts"),
-        (["--size", "1M", "--parts", "2"], "--size or --parts, not both"),
-        ([], "--size or --parts"),
+        (["--size", "1M", "--parts", "2"], "one of --size, --parts, --lines or --line-bytes"),
+        ([], "--size, --parts, --lines or --line-bytes"),
         (["--size", "1X"], "--size"),
         (["--parts", "2", "--line-boundary"], "--line-boundary needs --size"),
     ])

@@ -4,12 +4,15 @@
 ///   digits and widening past `.999` to `.1000`, as `gcdcat merge` and `7z e -tsplit` read it.
 /// - Alphabetic is GNU split style: `aa`, `ab`, …, `yz`, then `zaaa` … `zyzz`, then `zzaaaa`:
 ///   names keep sorting in order as they widen, so `cat x*` still joins them.
+/// - GNU numeric (`split -d`) is `00`, `01`, …, `89`, then `9000` … `9899`, then `990000`: the
+///   same widening over digits, starting at 0.
 /// - A fixed ``width`` never widens: running out of names is an error, raised before any part
 ///   is written.
 public struct PartNaming: Sendable, Equatable {
     public enum Style: String, Sendable, CaseIterable {
         case numeric
         case alpha
+        case gnuNumeric = "gnu-numeric"
     }
 
     public var prefix: String
@@ -33,17 +36,18 @@ public struct PartNaming: Sendable, Equatable {
     public func name(at index: Int) throws -> String {
         let number = start + index
         switch style {
-        case .numeric:
-            if let width, String(number).count > width { throw exhausted(index) }
-            return prefix + zeroPadded(number, width: width ?? 3)
-        case .alpha:
+        case .numeric where width == nil:
+            return prefix + zeroPadded(number, width: 3)
+        case .numeric, .gnuNumeric, .alpha:
             if let width {
-                guard let suffix = Self.fixedAlpha(number, width: width) else { throw exhausted(index) }
+                guard let suffix = alphabet.fixed(number, width: width) else { throw exhausted(index) }
                 return prefix + suffix
             }
-            return prefix + Self.widening(number)
+            return prefix + alphabet.widening(number)
         }
     }
+
+    private var alphabet: SuffixAlphabet { style == .alpha ? .letters : .digits }
 
     /// True when `path` is a name of this series (the prefix and a suffix of its style), so
     /// some split with this naming could write a part there.
@@ -56,13 +60,15 @@ public struct PartNaming: Sendable, Equatable {
         switch style {
         case .numeric:
             return (width != nil || suffix.count >= 3) && suffix.allSatisfy { $0.isASCII && $0.isNumber }
-        case .alpha:
-            guard suffix.allSatisfy({ Self.letters.contains($0) }) else { return false }
+        case .alpha, .gnuNumeric:
+            guard suffix.allSatisfy({ alphabet.contains($0) }) else { return false }
             if width != nil { return true }
-            // Widening names are `z`×j then j+2 letters, the first of them not `z`: aa, zaaa, zzaaaa.
+            // Widening names are `z`×j then j+2 letters, the first of them not `z`: aa, zaaa, zzaaaa
+            // (over digits: 00, 9000, 990000).
             guard suffix.count % 2 == 0 else { return false }
             let level = suffix.count / 2 - 1
-            return suffix.prefix(level).allSatisfy { $0 == "z" } && suffix.dropFirst(level).first != "z"
+            return suffix.prefix(level).allSatisfy { $0 == alphabet.top }
+                && suffix.dropFirst(level).first != alphabet.top
         }
     }
 
@@ -83,35 +89,8 @@ public struct PartNaming: Sendable, Equatable {
         GCDCatError(
             .invalidInput, path: prefix,
             message:
-                "suffixes exhausted: \(index + 1) parts need more than \(width ?? 0) \(style == .numeric ? "digits" : "letters") (raise --suffix-length)"
+                "suffixes exhausted: \(index + 1) parts need more than \(width ?? 0) \(style == .alpha ? "letters" : "digits") (raise --suffix-length)"
         )
-    }
-
-    static let letters = Array("abcdefghijklmnopqrstuvwxyz")
-
-    /// `number` in base 26 over `width` letters, or nil when it does not fit.
-    static func fixedAlpha(_ number: Int, width: Int) -> String? {
-        var rest = number
-        var characters = [Character](repeating: "a", count: width)
-        for position in stride(from: width - 1, through: 0, by: -1) {
-            characters[position] = letters[rest % 26]
-            rest /= 26
-        }
-        return rest == 0 ? String(characters) : nil
-    }
-
-    /// GNU split's widening suffixes: level j is `z`×j then j+2 letters whose first is a–y.
-    static func widening(_ number: Int) -> String {
-        var rest = number
-        var level = 0
-        var levelSize = 25 * 26
-        while rest >= levelSize {
-            rest -= levelSize
-            level += 1
-            levelSize *= 26
-        }
-        let tail = fixedAlpha(rest, width: level + 2) ?? ""
-        return String(repeating: "z", count: level) + tail
     }
 }
 

@@ -13,6 +13,8 @@ public enum SplitMode: Sendable, Equatable {
     case parts(Int)
     /// Parts of at most `limit` bytes ending at newlines, with `headerLines` repeated atop each.
     case lines(limit: Int64, headerLines: Int)
+    /// Parts of this many lines each (GNU `split -l`), the last fewer.
+    case lineCount(Int)
 }
 
 /// Where the SFV manifest goes.
@@ -110,6 +112,12 @@ public struct SplitOperation: Sendable {
             wholeIsInput = !plan.pieces.contains { $0.repeatsHeader }
             pieces = plan.pieces.map { piece in
                 (piece.repeatsHeader ? [range(plan.header, of: file)] : []) + [range(piece.range, of: file)]
+            }
+        case .lineCount(let lines):
+            let fd = try file.open()
+            defer { close(fd) }
+            pieces = try LineCountPlanner.plan(fd: fd, path: file.path, size: file.size, lines: lines).map {
+                [range($0, of: file)]
             }
         }
         return (file, pieces, wholeIsInput)

@@ -22,8 +22,14 @@ struct StreamSplitter {
         switch operation.mode {
         case .size(let size): return size
         case .lines(let limit, _): return limit
-        case .parts: return Int64.max
+        case .parts, .lineCount: return Int64.max
         }
+    }
+
+    /// Newlines per part, for ``SplitMode/lineCount(_:)``.
+    private var linesPerPart: Int? {
+        if case .lineCount(let lines) = operation.mode { return lines }
+        return nil
     }
 
     private var headerLines: Int {
@@ -44,6 +50,8 @@ struct StreamSplitter {
         var bodyStart: Int64 = 0
         /// Just after the last newline in the part's body, if it has one.
         var afterLastNewline: Int64?
+        /// Newlines written, for ``SplitMode/lineCount(_:)``.
+        var lines = 0
     }
 
     func run() throws -> SplitResult {
@@ -136,7 +144,7 @@ struct StreamSplitter {
             }
             while offset < got {
                 if current == nil { current = try startPart() }
-                if current!.length == limit {
+                if current!.length == limit || current!.lines == linesPerPart {
                     // Each open file is always in `current` or `finished`, so a failure discards it.
                     var full = current!
                     finished.append(full.sink)
@@ -144,7 +152,12 @@ struct StreamSplitter {
                     try cut(&full, into: &current!)
                     continue
                 }
-                let take = min(Int(limit - current!.length), got - offset)
+                var take = min(Int(limit - current!.length), got - offset)
+                if let linesPerPart {
+                    let (length, found) = Self.prefix(of: bytes[offset...], endingAfter: linesPerPart - current!.lines)
+                    take = length
+                    current!.lines += found
+                }
                 let slice = UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + take])
                 try write(slice, to: &current!)
                 offset += take
@@ -157,6 +170,22 @@ struct StreamSplitter {
         }
         return try conclude(
             finished: finished, names: names, whole: headerLines > 0 && names.count > 1 ? nil : whole, chunks: chunks)
+    }
+
+    /// The shortest prefix of `bytes` holding `newlines` newlines (or all of it): its length and
+    /// how many newlines it holds.
+    private static func prefix(of bytes: UnsafeRawBufferPointer.SubSequence, endingAfter newlines: Int) -> (
+        length: Int, newlines: Int
+    ) {
+        let base = bytes.base.baseAddress!
+        var found = 0
+        var index = bytes.startIndex
+        while index < bytes.endIndex, let hit = memchr(base + index, 0x0A, bytes.endIndex - index) {
+            index = base.distance(to: hit) + 1
+            found += 1
+            if found == newlines { return (index - bytes.startIndex, found) }
+        }
+        return (bytes.count, found)
     }
 
     /// Takes header lines from the front of `bytes`; returns how many bytes belong to the header.
