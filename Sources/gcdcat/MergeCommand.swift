@@ -29,6 +29,10 @@ extension GCDCat {
                 exits 1, a corrupt one exits 2. Without a manifest, a last part exactly as \
                 large as the others draws a warning: the set may be truncated.
 
+                --remove-parts deletes the parts only after the output is named, matched the \
+                manifest-verified parts' crc32 and is fsynced; it needs a manifest, and any \
+                failure keeps every part. The manifest itself is kept.
+
                 Strategies:
                   auto          kernel copies (copy_file_range at each part's
                                 offset, falling back to pread/pwrite; into a
@@ -46,6 +50,7 @@ extension GCDCat {
                   gcdcat merge movie.zip.001
                   gcdcat merge a b c -o all --strategy stream --high-water 2M --report
                   gcdcat merge part.001 -o - | tar x
+                  gcdcat merge movie.zip.001 --remove-parts
                 """)
 
         @Argument(help: "The first part (NAME.001), or every part in order.", completion: .file())
@@ -83,6 +88,9 @@ extension GCDCat {
         @Flag(help: "Merge the listed parts in the order given, even out of numeric order or with gaps.")
         var asGiven = false
 
+        @Flag(help: "Delete the parts (not the manifest) after a verified, fsynced merge; needs a manifest.")
+        var removeParts = false
+
         @OptionGroup var transfer: TransferOptions
         @OptionGroup var reporting: ReportOptions
 
@@ -100,6 +108,12 @@ extension GCDCat {
             if noVerify && manifest != nil {
                 throw ValidationError("--no-verify and --manifest contradict each other.")
             }
+            if removeParts && output == "-" {
+                throw ValidationError("--remove-parts needs an output file, not standard output.")
+            }
+            if removeParts && noVerify {
+                throw ValidationError("--remove-parts needs the manifest check that --no-verify skips.")
+            }
             if reporting.json && output == "-" {
                 throw ValidationError("--json and '-o -' both want standard output; use --report instead.")
             }
@@ -110,9 +124,10 @@ extension GCDCat {
             try reportingFailures {
                 let operation = MergeOperation(
                     arguments: parts, output: output.map { $0 == "-" ? .standardOutput : .path($0) },
-                    manifest: manifest, manifestPolicy: verify ? .required : noVerify ? .disabled : .automatic,
+                    manifest: manifest,
+                    manifestPolicy: verify || removeParts ? .required : noVerify ? .disabled : .automatic,
                     asGiven: asGiven, strategy: strategy, limits: try transfer.limits(), jobs: transfer.jobs,
-                    overwrite: force, fsync: fsync, allowDuplicates: allowDuplicates)
+                    overwrite: force, fsync: fsync || removeParts, allowDuplicates: allowDuplicates)
                 var measurement: (time: (wall: Double, user: Double, system: Double), memory: MemorySample)?
                 let outcome = try operation.merge(notice: announce) { target, total, body in
                     let (result, time, memory) = try measured(
@@ -121,6 +136,12 @@ extension GCDCat {
                     return result
                 }
                 guard let measurement else { return }
+                if removeParts {
+                    // Only now: the output is named, matched the verified parts' crc32, and is durable.
+                    for warning in try PartRemoval.remove(outcome.request.parts) {
+                        writeToStandardError("gcdcat: warning: \(warning)\n")
+                    }
+                }
                 let report = RunReport(
                     operation: "merge", strategy: strategy.rawValue, parts: outcome.request.parts.count,
                     bytes: outcome.result.bytes, limits: operation.limits, chunks: outcome.result.chunks,
