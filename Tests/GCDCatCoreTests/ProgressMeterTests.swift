@@ -6,7 +6,7 @@ import Testing
     @Test func aKnownTotalShowsPercentRateAndETA() {
         let line = ProgressMeter.line(
             label: "movie.zip", done: 1 << 30, total: 2 << 30, bytesPerSecond: 1.25e9, columns: 80)
-        #expect(line == "movie.zip  1.00 GiB / 2.00 GiB  50%  1.25 GB/s  ETA 1s")
+        #expect(line == "movie.zip  1.00 GiB / 2.00 GiB  [#######.......]  50%  1.25 GB/s  ETA 0:00:01")
     }
 
     @Test func anUnknownTotalShowsNoPercentNorETA() {
@@ -55,7 +55,15 @@ import Testing
         #expect(rate > 5_000_000, "rate \(rate)")
     }
 
-    @Test(arguments: [(0.2, "1s"), (59, "59s"), (61, "1m01s"), (3725, "1h02m"), (.infinity, "--")])
+    @Test func aWideTerminalGetsABarOfAtMostThirtyColumns() {
+        let line = ProgressMeter.line(label: "m", done: 3 << 20, total: 10 << 20, bytesPerSecond: 1e6, columns: 200)
+        #expect(line == "m  3.00 MiB / 10.00 MiB  [########....................]  30%  0.00 GB/s  ETA 0:00:08")
+    }
+
+    @Test(arguments: [
+        (0.2, "0:00:01"), (59, "0:00:59"), (61, "0:01:01"), (3725, "1:02:05"), (.infinity, "--:--:--"),
+        (-18, "--:--:--"),
+    ])
     func durationsReadLikeClocks(seconds: Double, text: String) {
         #expect(formatDuration(seconds) == text)
     }

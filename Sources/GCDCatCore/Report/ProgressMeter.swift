@@ -5,7 +5,8 @@ import Synchronization
     import Glibc
 #endif
 
-/// A progress line on standard error, redrawn five times a second: bytes, %, rate and ETA.
+/// A progress line on standard error, redrawn five times a second and on every resize
+/// (SIGWINCH): bytes, a bar, %, rate and an h:mm:ss ETA.
 ///
 /// Draws only when standard error is a terminal; call ``finish()`` to clear the line. The rate
 /// is measured over the last few seconds (``RateWindow``), so the ETA follows a slowing disk
@@ -13,7 +14,9 @@ import Synchronization
 /// redraw: a line that wraps cannot be redrawn in place, and would fill the screen with stale
 /// copies.
 public final class ProgressMeter {
-    private let timer: (any DispatchSourceTimer)?
+    private let queue = DispatchQueue(label: "gcdcat.progress")
+    private let timer: any DispatchSourceTimer
+    private let resize: any DispatchSourceSignal
 
     /// A meter over `counter` toward `total` bytes (0 or less when the total is unknown, as
     /// for standard input), or nil when stderr is not a terminal.
@@ -21,32 +24,45 @@ public final class ProgressMeter {
         guard isatty(STDERR_FILENO) == 1 else { return nil }
         let clock = ProcessClock()
         let window = RateWindow()
-        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "gcdcat.progress"))
-        timer.schedule(deadline: .now() + .milliseconds(200), repeating: .milliseconds(200))
-        timer.setEventHandler {
+        // Both sources run on `queue`, so draws never interleave; the last rate is kept for a
+        // resize, which must not add a sample of its own.
+        let lastRate = Mutex<Double>(0)
+        let draw: @Sendable (Bool) -> Void = { sample in
             let done = counter.bytes
-            let rate = window.record(bytes: done, at: clock.elapsed().wall)
+            let rate =
+                sample
+                ? lastRate.withLock {
+                    $0 = window.record(bytes: done, at: clock.elapsed().wall)
+                    return $0
+                } : lastRate.withLock { $0 }
             let line = Self.line(
                 label: label, done: done, total: total > 0 ? total : nil, bytesPerSecond: rate,
                 columns: terminalColumns())
             writeToStandardError("\r\u{1B}[K" + line)
         }
-        self.timer = timer
+        timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + .milliseconds(200), repeating: .milliseconds(200))
+        timer.setEventHandler { draw(true) }
+        // SIGWINCH's default action is to ignore it, so the source sees it without a handler.
+        resize = DispatchSource.makeSignalSource(signal: SIGWINCH, queue: queue)
+        resize.setEventHandler { draw(false) }
         timer.resume()
+        resize.resume()
     }
 
-    /// `movie.zip  1.00 GiB / 2.00 GiB  50%  1.23 GB/s  ETA 1s`, or without a known total
-    /// `-  2.62 GiB  0.15 GB/s`, cut to fit in `columns - 1` characters (the last column is left
-    /// free: writing into it makes some terminals wrap).
+    /// `movie.zip  1.00 GiB / 2.00 GiB  [#####.....]  50%  1.23 GB/s  ETA 0:00:01`, or
+    /// without a known total `-  2.62 GiB  0.15 GB/s`, cut to fit in `columns - 1` characters
+    /// (the last column is left free: writing into it makes some terminals wrap).
     public static func line(
         label: String, done: Int64, total: Int64?, bytesPerSecond rate: Double, columns: Int = 80
     ) -> String {
         var fields = [ByteSize.humanReadable(done)]
         // A total that the data outgrew (a part grew) is no longer a total.
         let known = total.flatMap { $0 >= done ? $0 : nil }
-        if let known {
+        let fraction = known.map { $0 > 0 ? Double(done) / Double($0) : 1 }
+        if let known, let fraction {
             fields[0] += " / " + ByteSize.humanReadable(known)
-            fields.append("\(known > 0 ? Int(Double(done) * 100 / Double(known)) : 100)%")
+            fields.append("\(Int(fraction * 100))%")
         }
         fields.append("\(formatFixed(rate / 1e9, decimals: 2)) GB/s")
         if let known, rate > 0 {
@@ -59,6 +75,11 @@ public final class ProgressMeter {
             if needed <= width { break }
             fields.removeLast()
         }
+        // The bar takes what room is left, up to 30 columns; under 5 it is left out.
+        if let fraction {
+            let free = width - fields.joined(separator: "  ").count - 2 - min(label.count, 12) - 4
+            if free >= 5 { fields.insert(progressBar(fraction, width: min(free, 30)), at: 1) }
+        }
         let rest = fields.joined(separator: "  ")
         let room = width - rest.count - 2
         guard room > 0 else { return String(rest.prefix(width)) }
@@ -66,7 +87,10 @@ public final class ProgressMeter {
     }
 
     public func finish() {
-        timer?.cancel()
+        queue.sync {
+            timer.cancel()
+            resize.cancel()
+        }
         writeToStandardError("\r\u{1B}[K")
     }
 }
@@ -99,13 +123,18 @@ func elided(_ text: String, to width: Int) -> String {
     return String(text.prefix(head)) + "…" + String(text.suffix(tail))
 }
 
-/// `42s`, `3m05s`, `2h10m`.
+/// `[#####.....]`: `fraction` of `width - 2` columns filled.
+func progressBar(_ fraction: Double, width: Int) -> String {
+    let inside = max(width - 2, 1)
+    let filled = min(inside, max(0, Int(fraction * Double(inside))))
+    return "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: inside - filled) + "]"
+}
+
+/// `h:mm:ss`, like a clock: `0:00:42`, `1:02:05`; `--:--:--` when unknown or 100 hours or more.
 func formatDuration(_ seconds: Double) -> String {
-    guard seconds.isFinite, seconds < 360_000 else { return "--" }
+    guard seconds.isFinite, seconds >= 0, seconds < 360_000 else { return "--:--:--" }
     let whole = Int(seconds.rounded(.up))
-    if whole < 60 { return "\(whole)s" }
-    if whole < 3600 { return "\(whole / 60)m\(zeroPadded(whole % 60, width: 2))s" }
-    return "\(whole / 3600)h\(zeroPadded(whole % 3600 / 60, width: 2))m"
+    return "\(whole / 3600):\(zeroPadded(whole % 3600 / 60, width: 2)):\(zeroPadded(whole % 60, width: 2))"
 }
 
 /// The width of the terminal on standard error, or 80 when it cannot be told.

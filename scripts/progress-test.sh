@@ -1,0 +1,88 @@
+#!/bin/bash
+# Watches gcdcat's progress line in a real terminal (tmux), as a user would see it:
+#  - a 2 GiB merge in a 50-column pane never wraps, and leaves one progress line, not a
+#    screenful of stale ones;
+#  - after the pane shrinks to 40 columns (SIGWINCH) the line is redrawn to fit;
+#  - a standard-input split shows no "/ 0 B" and no negative ETA.
+# Prints ok/FAILED lines; exits 1 if any check failed. Needs tmux (apt-get install tmux).
+# Usage: scripts/progress-test.sh [path/to/gcdcat]   (default .build/debug/gcdcat)
+set -u
+GCDCAT=$(realpath "${1:-.build/debug/gcdcat}")
+command -v tmux >/dev/null || { echo "skipped: tmux is not installed"; exit 0; }
+SCRATCH=$(mktemp -d)
+SESSION="gcdcat-progress-$$"
+runs=0
+# One session per run, all killed at the end: killing the last session stops the server, and
+# a session started at that moment can die with it.
+trap 'for n in $(seq 1 $runs); do tmux kill-session -t "$SESSION-$n" 2>/dev/null; done
+      [ -n "${KEEP:-}" ] || rm -rf "$SCRATCH"' EXIT
+failures=0
+check() { if [ "$1" = 0 ]; then echo "ok: $2"; else echo "FAILED: $2"; failures=$((failures + 1)); fi; }
+
+# 4 x 512 MiB of random-looking data (not sparse: holes copy too fast to watch).
+head -c $((64 << 20)) /dev/urandom >"$SCRATCH/block"
+for i in 1 2 3 4; do
+    for _ in 1 2 3 4 5 6 7 8; do cat "$SCRATCH/block"; done >"$SCRATCH/big.00$i"
+done
+
+# Runs $1 in a fresh pane of $2 columns, capturing the screen every 0.1 s into $3 until it
+# prints DONE; $4, when given, is a width to shrink the pane to after 1 s.
+watch_pane() {
+    local command=$1 columns=$2 captures=$3 shrink=${4:-}
+    runs=$((runs + 1))
+    local session="$SESSION-$runs"
+    tmux new-session -d -s "$session" -x "$columns" -y 20 -c "$SCRATCH" || return 1
+    tmux send-keys -t "$session" "clear; $command; echo DONE" Enter
+    : >"$captures"
+    local started=$SECONDS
+    while [ $((SECONDS - started)) -lt 120 ]; do
+        sleep 0.1
+        if [ -n "$shrink" ] && [ $((SECONDS - started)) -ge 1 ]; then
+            tmux resize-window -t "$session" -x "$shrink"
+            columns=$shrink
+            shrink=""
+            sleep 0.5
+            echo "=== resized" >>"$captures"
+        fi
+        local screen
+        screen=$(tmux capture-pane -p -t "$session")
+        printf '=== %s\n%s\n' "$columns" "$screen" >>"$captures"
+        grep -q '^DONE$' <<<"$screen" && return 0
+    done
+    return 1
+}
+
+# Every capture: at most one row with a progress line, and no row as wide as the pane.
+clean_captures() {
+    awk '
+        /^=== resized/ { next }
+        /^=== / { if (rows > 1) bad = 1; rows = 0; width = $2; next }
+        /GiB|MiB|GB\/s/ { rows++; if (length($0) >= width) bad = 1 }
+        END { if (rows > 1) bad = 1; exit bad }
+    ' "$1"
+}
+
+watch_pane "'$GCDCAT' merge big.001 -o joined --strategy stream -f" 50 "$SCRATCH/merge.txt"
+check $? "a 2 GiB merge in a 50-column pane finishes"
+grep -q 'GB/s' "$SCRATCH/merge.txt"
+check $? "the merge showed a progress line"
+clean_captures "$SCRATCH/merge.txt"
+check $? "the 50-column pane stayed clean: one progress row, never wrapped"
+
+watch_pane "'$GCDCAT' merge big.001 -o joined --strategy stream -f" 80 "$SCRATCH/resize.txt" 40
+check $? "a merge whose pane shrinks from 80 to 40 columns finishes"
+sed -n '/^=== resized/,$p' "$SCRATCH/resize.txt" | sed 1d >"$SCRATCH/after.txt"
+grep -q 'GiB' "$SCRATCH/after.txt" && clean_captures "$SCRATCH/after.txt"
+check $? "after SIGWINCH the line was redrawn to fit 40 columns"
+
+watch_pane "cat big.00[1-4] | '$GCDCAT' split - -b 256M --prefix s. -f --no-manifest" 50 "$SCRATCH/stdin.txt"
+check $? "a standard-input split finishes"
+grep -q 'GiB\|MiB' "$SCRATCH/stdin.txt"
+check $? "the standard-input split showed progress"
+! grep -q '/ 0 B\|ETA -' "$SCRATCH/stdin.txt"
+check $? "the standard-input split showed no '/ 0 B' and no negative ETA"
+clean_captures "$SCRATCH/stdin.txt"
+check $? "the standard-input split's pane stayed clean"
+
+[ "$failures" = 0 ] || { echo "$failures check(s) FAILED"; exit 1; }
+echo "all progress checks ok"
