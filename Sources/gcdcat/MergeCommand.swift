@@ -122,12 +122,13 @@ extension GCDCat {
         func run() throws {
             InterruptHandler.install()
             try reportingFailures {
-                let operation = MergeOperation(
+                var operation = MergeOperation(
                     arguments: parts, output: output.map { $0 == "-" ? .standardOutput : .path($0) },
                     manifest: manifest,
                     manifestPolicy: verify || removeParts ? .required : noVerify ? .disabled : .automatic,
                     asGiven: asGiven, strategy: strategy, limits: try transfer.limits(), jobs: transfer.jobs,
                     overwrite: force, fsync: fsync || removeParts, allowDuplicates: allowDuplicates)
+                operation.showsCheckProgress = !reporting.quiet
                 var measurement: (time: (wall: Double, user: Double, system: Double), memory: MemorySample)?
                 let outcome = try operation.merge(notice: announce) { target, total, body in
                     let (result, time, memory) = try measured(

@@ -25,6 +25,8 @@ public struct MergeOperation: Sendable {
     public var fsync: Bool
     public var allowDuplicates: Bool
     public var computeCRC: Bool
+    /// Show a progress line (on a terminal) while the manifest check reads every part.
+    public var showsCheckProgress = false
 
     public init(
         partPaths: [String], output: OutputTarget, strategy: MergeStrategyKind = .auto,
@@ -170,7 +172,19 @@ public struct MergeOperation: Sendable {
             // An empty name, a missing or unwritable folder, a dangling symlink fail here.
             try OutputSink.check(path, inputs: inputs, overwrite: overwrite)
         }
-        let verification = try MergeVerification.check(parts, manifest: manifestFile, jobs: jobs)
+        let verification: MergeVerification
+        do {
+            // The check reads every part in full before the merge starts: a long wait to show.
+            let counter = TransferCounter()
+            let meter = manifestFile.flatMap { manifest in
+                showsCheckProgress
+                    ? ProgressMeter(
+                        label: "checking " + manifest.path, total: parts.reduce(0) { $0 + $1.size },
+                        counter: counter) : nil
+            }
+            defer { meter?.finish() }
+            verification = try MergeVerification.check(parts, manifest: manifestFile, jobs: jobs, counter: counter)
+        }
         if let path = verification.manifestPath {
             notice(.verified(parts: parts.count, manifest: path))
         } else {

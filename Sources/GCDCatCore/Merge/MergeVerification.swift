@@ -76,7 +76,9 @@ public struct MergeVerification: Sendable, Equatable {
     ///   numbering alone cannot see), exit 1;
     /// - `.invalidInput` when the parts and the manifest's list differ, or a name is rejected;
     /// - `.checksumMismatch` naming a part whose crc32 differs, exit 2.
-    public static func check(_ parts: [PartFile], manifest file: PartFile?, jobs: Int) throws -> MergeVerification {
+    public static func check(
+        _ parts: [PartFile], manifest file: PartFile?, jobs: Int, counter: TransferCounter? = nil
+    ) throws -> MergeVerification {
         guard let file else {
             return MergeVerification(manifestPath: nil, expectedCRC: nil, warnings: [], manifestFile: nil)
         }
@@ -89,7 +91,7 @@ public struct MergeVerification: Sendable, Equatable {
             return try checkDigests(parts, list: try ChecksumList.load(path), manifest: file, jobs: jobs)
         }
         try matchEntries(manifest, manifestPath: path, to: parts)
-        let checksums = try FileChecksum.of(parts, jobs: jobs)
+        let checksums = try FileChecksum.of(parts, jobs: jobs, counter: counter)
         for (index, checksum) in checksums.enumerated() where checksum.value != manifest.entries[index].crc32 {
             throw GCDCatError(
                 .checksumMismatch, path: parts[index].path,
