@@ -6,6 +6,7 @@ extension GCDCat {
     struct Bench: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Measure every merge strategy × chunk size against cat, split and rhash.",
+            usage: "gcdcat bench [<options>]",
             discussion: """
                 Generates seeded random data once, then runs each contender as its own \
                 'gcdcat … --json' child process, interleaved with the baseline (cat for merge, \

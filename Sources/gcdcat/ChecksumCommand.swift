@@ -15,6 +15,7 @@ extension GCDCat {
         static let configuration = CommandConfiguration(
             commandName: "checksum",
             abstract: "Print crc32, adler32, md5, sha1, sha256 or sha512 checksums as SFV, GNU or BSD lines.",
+            usage: "gcdcat checksum [<options>] [<files> ...]",
             discussion: """
                 --format gnu prints exactly what sha256sum (md5sum, …) prints, names with a \
                 backslash or a newline escaped as they escape them, so 'sha256sum -c' reads it; \
@@ -29,7 +30,7 @@ extension GCDCat {
                   gcdcat checksum --algorithm adler32 --format bsd big.iso
                 """)
 
-        @Argument(help: "Files to checksum; - (or none) for standard input.")
+        @Argument(help: "Files to checksum; - (or none) for standard input.", completion: .file())
         var files: [String] = []
 
         @Option(help: "The algorithm.")

@@ -10,8 +10,8 @@ struct TransferOptions: ParsableArguments {
     @Option(
         name: .customLong("high-water"),
         help: ArgumentHelp(
-            "Largest chunk per read or write, and the size of each buffer (4096, 64K, 1M, 2MiB, 1MB).",
-            discussion: "K/M/G are powers of 1024, KB/MB/GB of 1000. libdispatch caps each syscall at 1 MiB on Linux.",
+            "Largest chunk per read or write, and the size of each buffer: 4096, 64K, 1M, 2MiB, 1MB "
+                + "(K/M/G are powers of 1024, KB/MB/GB of 1000). libdispatch caps each syscall at 1 MiB on Linux.",
             valueName: "size"),
         transform: parsePositiveSize)
     var highWater: Int = ChunkLimits.defaultHighWater
@@ -24,10 +24,13 @@ struct TransferOptions: ParsableArguments {
         transform: parsePositiveSize)
     var lowWater: Int?
 
+    // Optional, so that help prints "the number of cores" once, not also this machine's count.
     @Option(
-        name: [.short, .long], parsing: .unconditional,
-        help: "Queues that work at once, 1 to 1024 (default: the number of cores).")
-    var jobs: Int = defaultJobs
+        name: [.customShort("j"), .customLong("jobs")], parsing: .unconditional,
+        help: ArgumentHelp("Queues that work at once, 1 to 1024 (default: the number of cores).", valueName: "jobs"))
+    var requestedJobs: Int?
+
+    var jobs: Int { requestedJobs ?? defaultJobs }
 
     func limits() throws -> ChunkLimits {
         do {

@@ -46,7 +46,7 @@ extension GCDCat {
                   gcdcat split -l 1000 -d big.csv part_
                 """)
 
-        @Argument(help: "The file to split, or - for standard input.")
+        @Argument(help: "The file to split, or - for standard input.", completion: .file())
         var input: String
 
         @Argument(help: ArgumentHelp("Name parts PREFIX + suffix, as --prefix does.", valueName: "prefix"))

@@ -32,6 +32,11 @@ extension GCDCat {
                 differs; 1 a file is missing, unreadable or rejected (this wins over 2: the \
                 check is incomplete), a list is unusable, or --ignore-missing left nothing \
                 verified. UNLISTED files do not change it.
+
+                Examples:
+                  gcdcat verify movie.zip.sfv
+                  gcdcat verify SHA256SUMS --ignore-missing
+                  gcdcat verify parts/*.sfv --jobs 4
                 """)
 
         @Argument(

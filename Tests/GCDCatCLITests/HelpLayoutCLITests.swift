@@ -1,0 +1,46 @@
+import Foundation
+import Testing
+
+/// Every subcommand's `--help`, as a terminal of 80 or 100 columns renders it.
+@Suite struct HelpLayoutCLITests {
+    static let commands = ["merge", "split", "checksum", "verify", "bench"]
+
+    func help(_ command: String, columns: Int) throws -> String {
+        let result = try run(
+            executable: "/bin/sh", ["-c", "COLUMNS=\(columns) \"$0\" \(command) --help", gcdcatPath])
+        #expect(result.status == 0, "\(result.stderr)")
+        return String(decoding: result.stdout, as: UTF8.self)
+    }
+
+    @Test(arguments: commands, [80, 100])
+    func noLineIsWiderThanTheTerminal(command: String, columns: Int) throws {
+        let text = try help(command, columns: columns)
+        let wide = text.split(separator: "\n").filter { $0.count > columns }
+        #expect(wide.isEmpty, "\(command) at \(columns) columns: \(wide)")
+        #expect(text.count > 500)
+    }
+
+    @Test(arguments: commands)
+    func everySubcommandHasExamples(command: String) throws {
+        let text = try help(command, columns: 80)
+        #expect(text.contains("\nExamples:\n  gcdcat \(command) "), "\(command) has no examples")
+    }
+
+    @Test(arguments: ["merge", "split"])
+    func sharedOptionsReadOnce(command: String) throws {
+        let text = try help(command, columns: 80)
+        // --jobs said "(default: the number of cores). (default: 2)"; --high-water's note was
+        // printed as a stray paragraph indented under the options.
+        #expect(text.contains("-j, --jobs <jobs>       Queues that work at once, 1 to 1024 (default: the\n"))
+        #expect(!text.contains("(default: \(ProcessInfo.processInfo.activeProcessorCount))"))
+        #expect(!text.contains("\n        K/M/G"))
+        #expect(text.contains("(K/M/G are powers of\n"))
+    }
+
+    @Test func splitHelpNamesAGlobThatKeepsItsOrder() throws {
+        let text = try help("split", columns: 100)
+        // FILE.0* stops at .099; FILE.[0-9]* takes .100 to .999 too.
+        #expect(!text.contains("FILE.0*"))
+        #expect(text.contains("'cat FILE.[0-9]*'"))
+    }
+}
