@@ -47,10 +47,12 @@ for page in "${pages[@]}"; do
     [ -z "$lint" ] && ok "$(basename "$page") lints clean" || bad "$(basename "$page"): $lint"
     LC_ALL=C grep -qP '[^\x00-\x7F]' "$page" && bad "$(basename "$page") has raw non-ASCII bytes"
 done
-groff -man -Tutf8 "$prefix/share/man/man1/gcdcat-merge.1" 2>/dev/null | col -bx | grep -q 'copy_file_range *→ *sendfile' \
-    && ok "gcdcat-merge(1) renders → (non-ASCII kept)" || bad "gcdcat-merge(1) lost its non-ASCII characters"
+# merge's help has had no non-ASCII since its strategy list lost the arrows; split's keeps "…".
+groff -man -Tutf8 "$prefix/share/man/man1/gcdcat-split.1" 2>/dev/null | col -bx | grep -q '001, *002, *…' \
+    && ok "gcdcat-split(1) renders … (non-ASCII kept)" || bad "gcdcat-split(1) lost its non-ASCII characters"
 
-# Completions: bash offers file names for merge's parts and -o, and manifests for verify.
+# Completions: bash offers file names for merge's parts and -o, split's and checksum's inputs,
+# and manifests for verify.
 mkdir -p "$work/set" && touch "$work/set/movie.zip.001" "$work/set/movie.zip.002" "$work/set/movie.zip.sfv"
 complete_bash() { # complete_bash WORDS... : prints COMPREPLY for the last word
     (
@@ -73,6 +75,11 @@ echo "$out" | grep -q 'movie.zip' && ok "bash completes the -o file name" || bad
 out=$(complete_bash gcdcat verify mov)
 [ "$(echo "$out" | head -1)" = movie.zip.sfv ] && ok "bash offers the manifest first for verify" \
     || bad "verify completion did not offer movie.zip.sfv first: $(echo "$out" | tr '\n' ' ')"
+for command in split checksum; do
+    out=$(complete_bash gcdcat $command movie)
+    echo "$out" | grep -q 'movie.zip.001' && ok "bash completes file names after 'gcdcat $command'" \
+        || bad "bash offered no file names after 'gcdcat $command': $out"
+done
 grep -q '_files' "$prefix/share/zsh/site-functions/_gcdcat" && ok "zsh completion uses _files" \
     || bad "zsh completion never completes files"
 grep -q '__fish_complete_path\|-F\|--force-files' "$prefix/share/fish/vendor_completions.d/gcdcat.fish" \
