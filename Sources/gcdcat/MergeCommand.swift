@@ -138,6 +138,14 @@ extension GCDCat {
                 }
                 guard let measurement else { return }
                 if removeParts {
+                    // An md5/sha list verifies the parts but leaves the output no crc32 to meet.
+                    guard outcome.verification.expectedCRC != nil else {
+                        throw GCDCatError(
+                            .invalidInput, path: outcome.verification.manifestPath ?? parts[0],
+                            message:
+                                "the merge is done, but the parts were kept: --remove-parts needs an SFV manifest, "
+                                + "whose crc32 the output is checked against")
+                    }
                     // Only now: the output is named, matched the verified parts' crc32, and is durable.
                     for warning in try PartRemoval.remove(outcome.request.parts) {
                         writeToStandardError("gcdcat: warning: \(warning)\n")

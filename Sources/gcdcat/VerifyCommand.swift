@@ -10,6 +10,7 @@ extension GCDCat {
     struct Verify: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Check the files that checksum lists (SFV, sha256sum, md5sum, BSD) name.",
+            usage: "gcdcat verify [<options>] <lists> ...",
             discussion: """
                 Each line's format is detected: SFV (NAME CRC32), GNU (HEX  NAME or HEX *NAME, \
                 as sha256sum, md5sum, sha1sum and sha512sum write), and BSD (SHA256 (NAME) = HEX, \

@@ -15,7 +15,7 @@ import Testing
     @Test(arguments: commands, [80, 100])
     func noLineIsWiderThanTheTerminal(command: String, columns: Int) throws {
         let text = try help(command, columns: columns)
-        let wide = text.split(separator: "\n").filter { $0.count > columns }
+        let wide = text.split(separator: "\n").filter { $0.count > columns }.map(String.init)
         #expect(wide.isEmpty, "\(command) at \(columns) columns: \(wide)")
         #expect(text.count > 500)
     }
