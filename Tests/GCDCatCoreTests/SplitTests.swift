@@ -1,3 +1,4 @@
+import Foundation
 import GCDCatCore
 import Testing
 
@@ -34,6 +35,32 @@ import Testing
         let many = try (0..<20_000).map { try naming.name(at: $0) }
         #expect(many == many.sorted())
         #expect(try PartNaming(prefix: "x", style: .alpha, width: 3, start: 27).name(at: 0) == "xabb")
+    }
+
+    @Test func gnuNumericWidensAsSplitDDoes() throws {
+        let naming = PartNaming(prefix: "x", style: .gnuNumeric)
+        let names = try [0, 1, 89, 90, 989, 990].map { try naming.name(at: $0) }
+        #expect(names == ["x00", "x01", "x89", "x9000", "x9899", "x990000"])
+        let many = try (0..<2_000).map { try naming.name(at: $0) }
+        #expect(many == many.sorted())
+        #expect(many.allSatisfy { naming.isPartName($0) })
+        #expect(!naming.isPartName("x90") && !naming.isPartName("x001") && !naming.isPartName("xaa"))
+        #expect(try PartNaming(prefix: "g", style: .gnuNumeric, width: 3, start: 3).name(at: 0) == "g003")
+        #expect(throws: GCDCatError.self) {
+            try PartNaming(prefix: "x", style: .gnuNumeric, width: 2).requireCapacity(101)
+        }
+    }
+
+    @Test func lineCountPlannerCutsAfterEveryNthNewline() throws {
+        let directory = TemporaryDirectory()
+        let text = Data("a\nbb\n\nccc\nd".utf8)
+        try text.write(to: URL(fileURLWithPath: directory.file("t")))
+        let fd = open(directory.file("t"), O_RDONLY)
+        defer { close(fd) }
+        let ranges = try LineCountPlanner.plan(fd: fd, path: "t", size: Int64(text.count), lines: 2)
+        #expect(ranges == [0..<5, 5..<10, 10..<11])
+        #expect(try LineCountPlanner.plan(fd: fd, path: "t", size: Int64(text.count), lines: 4) == [0..<10, 10..<11])
+        #expect(try LineCountPlanner.plan(fd: fd, path: "t", size: 0, lines: 1) == [])
     }
 
     @Test func manifestNamesAreRelativeToTheManifestsFolder() throws {
