@@ -13,7 +13,9 @@ struct GCDCat: ParsableCommand {
 
             Output is written to an unnamed file in the destination's folder and named only \
             when complete. An error, or SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT or SIGALRM, \
-            leaves nothing behind; so does SIGKILL.
+            leaves nothing behind; so does SIGKILL, except where the filesystem cannot make \
+            unnamed files (or a split runs out of descriptors for them): then a temporary \
+            .NAME.gcdcat-XXXXXX may remain, named so it says what it is.
 
             Exit status: 0 success, 1 an operation failed (I/O error, missing part), \
             2 checksum mismatch, 64 bad usage, 128+N interrupted by signal N (130 SIGINT, \

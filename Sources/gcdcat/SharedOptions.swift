@@ -8,7 +8,7 @@ import GCDCatCore
 /// `--high-water`, `--low-water` and `--jobs`, shared by every command that moves bytes.
 struct TransferOptions: ParsableArguments {
     @Option(
-        name: .customLong("high-water"),
+        name: .customLong("high-water"), parsing: .unconditional,
         help: ArgumentHelp(
             "Largest chunk per read or write, and the size of each buffer: 4096, 64K, 1M, 2MiB, 1MB "
                 + "(K/M/G are powers of 1024, KB/MB/GB of 1000). libdispatch caps each syscall at 1 MiB on Linux.",
@@ -17,7 +17,7 @@ struct TransferOptions: ParsableArguments {
     var highWater: Int = ChunkLimits.defaultHighWater
 
     @Option(
-        name: .customLong("low-water"),
+        name: .customLong("low-water"), parsing: .unconditional,
         help: ArgumentHelp(
             "Smallest chunk DispatchIO delivers before calling back (default: libdispatch's own).",
             valueName: "size"),

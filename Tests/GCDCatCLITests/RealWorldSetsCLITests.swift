@@ -252,7 +252,7 @@ import Testing
         #expect(verified.status == 0, "\(verified.stderr)")
         let merged = try gcdcat([name + ".001"], in: scratch.path)
         #expect(merged.status == 0, "\(merged.stderr)")
-        #expect(merged.stderr == "gcdcat: 3 parts verified against \(name.displayName).sfv\n")
+        #expect(merged.stderr == "gcdcat: 3 parts verified against \(name.messageName).sfv\n")
         #expect(scratch.read(name) == whole)
     }
 
@@ -268,7 +268,7 @@ import Testing
         #expect(try sh(script, in: scratch).status == 0)
         let verified = try sh("\(gcdcatPath) verify p.sfv", in: scratch)
         #expect(verified.status == 0, "\(verified.stderr)")
-        #expect(verified.stdoutText == "p\\xe9.001: OK\np\\xe9.002: OK\n")
+        #expect(verified.stdoutText == "\\p\\xe9.001: OK\n\\p\\xe9.002: OK\n")
         let merged = try sh("\(gcdcatPath) \"$(printf 'p\\351.001')\" -o out", in: scratch)
         #expect(merged.status == 0, "\(merged.stderr)")
         #expect(merged.stderr == "gcdcat: 2 parts verified against p\\xe9.sfv\n")
@@ -310,15 +310,32 @@ import Testing
 }
 
 extension String {
-    /// How gcdcat prints this name: control characters escaped.
-    fileprivate var displayName: String {
-        var out = ""
+    /// How a message names this file: control characters escaped, and backslashes doubled only
+    /// when something else was.
+    fileprivate var messageName: String {
         let escapes = unicodeScalars.contains { $0.value < 0x20 }
+        var out = ""
         for scalar in unicodeScalars {
             switch scalar {
             case "\n": out += "\\n"
-            case "\r": out += "\\x0d"
+            case "\r": out += "\\r"
             case "\\" where escapes: out += "\\\\"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    /// How verify lists this name, as `sha256sum -c` does: a name holding a backslash or a
+    /// control character gets a leading backslash, with backslashes doubled and controls escaped.
+    fileprivate var displayName: String {
+        guard unicodeScalars.contains(where: { $0.value < 0x20 || $0 == "\\" }) else { return self }
+        var out = "\\"
+        for scalar in unicodeScalars {
+            switch scalar {
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\\": out += "\\\\"
             default: out.unicodeScalars.append(scalar)
             }
         }

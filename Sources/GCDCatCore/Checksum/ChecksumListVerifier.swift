@@ -34,7 +34,7 @@ public enum ChecksumListVerifier {
 
         /// `name: OK`, `name: FAILED (expected …, got …)`, …, for the verify listing.
         public var line: String {
-            let name = entry.name.displayPath
+            let name = PathName.listing(entry.name)
             switch status {
             case .ok: return "\(name): OK"
             case .failed(let actual):
@@ -125,7 +125,8 @@ public enum ChecksumListVerifier {
         guard let target = ManifestVerifier.realPath(path),
             let folder = ManifestVerifier.realPath(listPath == "-" ? "." : splitPath(listPath).directory)
         else { return nil }
-        let inside = folder == "/" ? target.hasPrefix("/") : target.hasPrefix(folder + "/")
+        // The folder itself (a listed `.`) is inside: opening it fails as a folder, not as an escape.
+        let inside = target == folder || (folder == "/" ? target.hasPrefix("/") : target.hasPrefix(folder + "/"))
         return inside ? nil : "a symlink leads outside the manifest's folder, to \(target.displayPath)"
     }
 

@@ -54,8 +54,8 @@ public enum FileHash {
     private static func digest(
         fd: Int32, path: String, length: Int64, into digester: inout Digester, counter: TransferCounter?
     ) throws {
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: bufferSize, alignment: 4096)
-        defer { buffer.deallocate() }
+        let buffer = try Syscall.allocate(byteCount: bufferSize, alignment: 4096, path: path)
+        defer { free(buffer) }
         var position: Int64 = 0
         while position < length {
             let want = Int(min(Int64(bufferSize), length - position))
@@ -75,8 +75,8 @@ public enum FileHash {
         if let checksum = algorithm.checksum {
             return try FileChecksum.ofStream(fd, path: path, algorithm: checksum).hex
         }
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: bufferSize, alignment: 4096)
-        defer { buffer.deallocate() }
+        let buffer = try Syscall.allocate(byteCount: bufferSize, alignment: 4096, path: path)
+        defer { free(buffer) }
         var digester = Digester(algorithm.digest!)
         while true {
             let count = try Syscall.read(fd, into: buffer, count: bufferSize, path: path)

@@ -82,7 +82,7 @@ public enum PathName {
     }
 
     /// `name` made safe to print: escape scalars as `\xNN`, control characters (an escape
-    /// sequence, a newline) as `\n`, `\t` or `\xNN`, and a backslash as `\\` only when something
+    /// sequence, a newline) as `\n`, `\r`, `\t` or `\xNN`, and a backslash as `\\` only when something
     /// else was escaped, so ordinary names print as they are.
     public static func display(_ name: String) -> String {
         guard name.unicodeScalars.contains(where: needsEscape) else { return name }
@@ -90,6 +90,7 @@ public enum PathName {
         for scalar in name.unicodeScalars {
             switch scalar {
             case "\n": out += "\\n"
+            case "\r": out += "\\r"
             case "\t": out += "\\t"
             case "\\": out += "\\\\"
             case _ where escapeRange.contains(scalar.value):
@@ -100,6 +101,16 @@ public enum PathName {
             }
         }
         return out
+    }
+
+    /// `name` for a listing line, as `sha256sum -c` prints it: a name holding a backslash or
+    /// anything ``display(_:)`` escapes gets a leading `\` and every backslash doubled, so a
+    /// newline (`\n`) and a literal backslash-n (`\\n`) never print alike.
+    public static func listing(_ name: String) -> String {
+        guard name.unicodeScalars.contains(where: { needsEscape($0) || $0 == "\\" }) else { return name }
+        let escaped = display(name)
+        // display doubles backslashes only when something else was escaped; here always.
+        return "\\" + (escaped == name ? name.replacing("\\", with: "\\\\") : escaped)
     }
 
     /// Control characters (C0, DEL, C1) would move the cursor or recolour the terminal.

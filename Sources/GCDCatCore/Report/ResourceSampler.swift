@@ -1,3 +1,4 @@
+import CSystemShim
 import Dispatch
 import Synchronization
 
@@ -49,21 +50,34 @@ public struct MemorySample: Sendable, Equatable {
 ///
 /// The kernel keeps a peak for total RSS (VmHWM) but not for its anonymous and file-backed
 /// parts, so those are sampled every `interval` and once more at ``stop()``.
+///
+/// Under a tight address-space limit (`ulimit -v`) the timer is not started: libdispatch would
+/// retry the thread it cannot create for ever, and the run would hang before its first byte.
+/// The report then holds the peaks read at ``stop()`` (VmHWM is the kernel's own peak).
 public final class ResourceSampler {
     private let peaks = PeakMemory()
-    private let timer: any DispatchSourceTimer
+    private let interval: DispatchTimeInterval
+    private var timer: (any DispatchSourceTimer)?
+
+    /// Address space the sampler's thread needs (its stack and libdispatch's manager).
+    static let addressSpaceNeeded = 64 << 20
 
     public init(interval: DispatchTimeInterval = .milliseconds(10)) {
-        timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "gcdcat.sampler"))
-        timer.schedule(deadline: .now(), repeating: interval, leeway: .milliseconds(2))
-        timer.setEventHandler { [peaks] in peaks.fold(MemorySample.current()) }
+        self.interval = interval
     }
 
-    public func start() { timer.resume() }
+    public func start() {
+        guard timer == nil, gcdcat_probe_address_space(Self.addressSpaceNeeded) == 0 else { return }
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "gcdcat.sampler"))
+        timer.schedule(deadline: .now(), repeating: interval, leeway: .milliseconds(2))
+        timer.setEventHandler { [peaks] in peaks.fold(MemorySample.current()) }
+        timer.resume()
+        self.timer = timer
+    }
 
     /// Stops sampling and returns the peaks seen.
     public func stop() -> MemorySample {
-        timer.cancel()
+        timer?.cancel()
         peaks.fold(MemorySample.current())
         return peaks.value
     }

@@ -29,8 +29,8 @@ public struct LineBoundaryPlanner {
     /// ## Errors
     /// `.invalidInput` when the header lines alone fill `limit`; `.io` for read errors.
     public static func plan(fd: Int32, path: String, size: Int64, limit: Int64, headerLines: Int) throws -> Plan {
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: window, alignment: 4096)
-        defer { buffer.deallocate() }
+        let buffer = try Syscall.allocate(byteCount: window, alignment: 4096, path: path)
+        defer { free(buffer) }
         var headerEnd: Int64 = 0
         if headerLines > 0 {
             var found = 0

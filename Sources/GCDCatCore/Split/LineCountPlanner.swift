@@ -15,8 +15,8 @@ public enum LineCountPlanner {
     /// `.invalidInput` past ``SplitLimits/maximumParts``; `.io` for read errors.
     public static func plan(fd: Int32, path: String, size: Int64, lines: Int) throws -> [Range<Int64>] {
         precondition(lines > 0, "a part holds at least one line")
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: window, alignment: 4096)
-        defer { buffer.deallocate() }
+        let buffer = try Syscall.allocate(byteCount: window, alignment: 4096, path: path)
+        defer { free(buffer) }
         var ranges: [Range<Int64>] = []
         var partStart: Int64 = 0
         var seen = 0

@@ -82,8 +82,8 @@ struct StreamSplitter {
         let inputs = self.inputs
         let unnamedParts = SplitLimits.unnamedPartBudget(jobs: operation.jobs)
         let bufferSize = operation.limits.highWater
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: bufferSize, alignment: 4096)
-        defer { buffer.deallocate() }
+        let buffer = try Syscall.allocate(byteCount: bufferSize, alignment: 4096, path: path)
+        defer { free(buffer) }
         var header: [UInt8] = []
         var headerDone = headerLines == 0
         var whole = Checksum(.crc32)

@@ -33,7 +33,11 @@ public struct ByteSize: Sendable, Hashable, Comparable, CustomStringConvertible 
     public init(parsing text: String) throws(ParseError) {
         let trimmed = text.trimmingSpaces
         guard !trimmed.isEmpty else { throw .empty }
-        if trimmed.hasPrefix("-") { throw .negative(text) }
+        if trimmed.hasPrefix("-") {
+            // `--size -q`: the value was forgotten and the next option taken for it.
+            guard trimmed.dropFirst().first?.isNumber == true else { throw .notANumber(text) }
+            throw .negative(text)
+        }
         let digits = trimmed.prefix { $0.isASCII && $0.isNumber }
         guard !digits.isEmpty, let number = Int64(digits) else {
             throw digits.isEmpty ? .notANumber(text) : .tooLarge(text)

@@ -1,3 +1,4 @@
+import CSystemShim
 import Dispatch
 import Synchronization
 
@@ -6,6 +7,11 @@ import Synchronization
 /// `count` items are claimed in order by `min(jobs, count, maximumWorkers)` workers on
 /// `concurrentPerform`; each worker makes its own state once (a buffer, an open part) and
 /// hands it to every item it runs. Results come back in item order.
+///
+/// One worker runs on the calling thread, without libdispatch. Under an address-space limit
+/// (`ulimit -v`) the workers are reduced to what fits: libdispatch retries a thread it cannot
+/// create for ever (`_dispatch_temporary_resource_shortage`), so a split under a tight limit
+/// used to hang in `concurrentPerform` instead of failing or finishing.
 ///
 /// ## Cancellation
 /// The first error wins and later ones are dropped. After it, no worker starts a new item;
@@ -18,6 +24,19 @@ enum ParallelMap {
     /// or ``maximumWorkers``); safe for any `jobs`, `Int.max` included.
     static func workerCount(jobs: Int, items: Int) -> Int {
         max(1, min(jobs, items, maximumWorkers))
+    }
+
+    /// Address space one more worker thread needs: its 8 MiB stack, and room for what it
+    /// allocates (its buffer, malloc's bookkeeping).
+    static let addressSpacePerWorker = 24 << 20
+
+    /// `workers`, halved until the extra threads' address space can be had.
+    static func affordable(_ workers: Int) -> Int {
+        var workers = workers
+        while workers > 1, gcdcat_probe_address_space((workers - 1) * addressSpacePerWorker) != 0 {
+            workers /= 2
+        }
+        return workers
     }
 
     /// `body(&state, index)` for every index in `0..<count`, with one `makeState()` per worker
@@ -35,7 +54,7 @@ enum ParallelMap {
             firstError.withLock { if $0 == nil { $0 = error } }
             aborted.store(true, ordering: .releasing)
         }
-        DispatchQueue.concurrentPerform(iterations: workerCount(jobs: jobs, items: count)) { _ in
+        @Sendable func worker(_: Int) {
             guard !aborted.load(ordering: .acquiring) else { return }
             var state: State
             do { state = try makeState() } catch {
@@ -53,6 +72,12 @@ enum ParallelMap {
                     record(error)
                 }
             }
+        }
+        let workers = affordable(workerCount(jobs: jobs, items: count))
+        if workers == 1 {
+            worker(0)
+        } else {
+            DispatchQueue.concurrentPerform(iterations: workers, execute: worker)
         }
         if let error = firstError.withLock({ $0 }) { throw error }
         return results.withLock { $0.map { $0! } }

@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+
+/// Cases an outside tester found with only the README and the binary.
+@Suite struct OutsiderFindingsCLITests {
+    /// A split under a tight `ulimit -v` trapped ("failed to allocate") or hung in libdispatch,
+    /// which retries a thread it cannot create for ever. Each limit must now give a complete
+    /// split or a clean allocation error, with nothing left behind.
+    @Test func aSplitUnderAnAddressSpaceLimitFinishesOrFailsCleanly() throws {
+        let scratch = try Scratch()
+        let data = randomData(1_000_000, seed: 5)
+        try scratch.write("small", data)
+        for limit in stride(from: 85_000, through: 130_000, by: 5_000) {
+            let result = try shell(
+                "ulimit -v \(limit); exec timeout -s KILL 60 \(gcdcatPath) split -q small --parts 2", in: scratch.path)
+            let listing = scratch.listing()
+            #expect(!listing.contains { $0.contains(".gcdcat-") }, "ulimit -v \(limit): left \(listing)")
+            switch result.status {
+            case 0:
+                let joined = (scratch.read("small.001") ?? Data()) + (scratch.read("small.002") ?? Data())
+                #expect(joined == data, "ulimit -v \(limit): wrong bytes")
+            case 1:
+                #expect(result.stderr.contains("Cannot allocate memory"), "ulimit -v \(limit): \(result.stderr)")
+                #expect(listing == ["small"], "ulimit -v \(limit): a failed split left \(listing)")
+            case 127:
+                // The dynamic loader itself could not map the runtime: gcdcat never ran.
+                #expect(result.stderr.contains("error while loading shared libraries"))
+            default:
+                Issue.record("ulimit -v \(limit): exit \(result.status) (trap or hang): \(result.stderr.prefix(300))")
+            }
+            for name in ["small.001", "small.002", "small.sfv"] {
+                try? FileManager.default.removeItem(atPath: scratch.file(name))
+            }
+        }
+    }
+
+    @Test func aListedDotIsTheManifestsOwnFolderNotAnEscape() throws {
+        let scratch = try Scratch()
+        try scratch.write("t.sfv", Data(". 00000000\n".utf8))
+        let result = try gcdcat(["verify", "t.sfv"], in: scratch.path)
+        #expect(result.status == 1)
+        #expect(result.stdoutText == ".: UNREADABLE (.: Is a directory)\n")
+    }
+
+    @Test(
+        arguments: [
+            (["split", "x", "--size", "-q"], "'-q' is not a size"),
+            (["split", "x", "--size", "1K", "--high-water", "-1"], "'-1' is negative; a size must be positive"),
+            (["merge", "x", "--low-water", "-5"], "'-5' is negative; a size must be positive"),
+        ])
+    func aDashValueIsReadAsTheValueAndNamed(arguments: [String], message: String) throws {
+        let scratch = try Scratch()
+        let result = try gcdcat(arguments, in: scratch.path)
+        #expect(result.status == 64)
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+        #expect(scratch.listing().isEmpty)
+    }
+
+    /// `new<newline>line` and a literal `new\nline` printed alike; now as `sha256sum -c` does.
+    @Test func escapedNamesInAVerifyListingAreUnambiguous() throws {
+        let scratch = try Scratch()
+        try scratch.write("new\nline", Data("a".utf8))
+        try scratch.write("new\\nline", Data("b".utf8))
+        try scratch.write("plain", Data("c".utf8))
+        let made = try gcdcat(["checksum", "new\nline", "new\\nline", "plain"], in: scratch.path)
+        #expect(made.status == 0)
+        try scratch.write("l.sfv", made.stdout)
+        let result = try gcdcat(["verify", "l.sfv"], in: scratch.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdoutText == "\\new\\nline: OK\n\\new\\\\nline: OK\nplain: OK\n")
+    }
+}
