@@ -21,8 +21,12 @@ func measured<T>(
     let sampler = ResourceSampler()
     let counter = TransferCounter()
     let progress = quiet ? nil : ProgressMeter(label: label, total: total, counter: counter)
+    let watchdog = StallWatchdog(counter: counter, outputName: label)
     sampler.start()
-    defer { progress?.finish() }
+    defer {
+        watchdog.stop()
+        progress?.finish()
+    }
     do {
         let value = try body(counter)
         let memory = sampler.stop()

@@ -27,10 +27,11 @@ import Synchronization
 /// - Under an address-space limit (`ulimit -v`) a part that cannot be mapped, or mappings that
 ///   leave less than ``headroom`` free, are an `mmap` ENOMEM error before anything is written.
 public struct DispatchDataMerge: MergeStrategy {
-    /// Address space left free after mapping the parts, for a libdispatch thread: its stack
-    /// (8 MiB by default) and its glibc malloc arena, which reserves 64 MiB aligned to 64 MiB
-    /// (so up to 128 MiB transiently). 96 MiB still hung under `ulimit -v 800000`.
-    static let headroom = 192 << 20
+    /// Address space left free after mapping the parts, for libdispatch's threads: each takes
+    /// an 8 MiB stack, and a DispatchIO write was seen to start 37 of them, besides glibc's two
+    /// malloc arenas (64 MiB each, aligned to 64 MiB). 96 MiB hung under `ulimit -v 800000`
+    /// with 300 MB of parts every time, 192 MiB in 1 run of 8; 512 MiB leaves room for them all.
+    static let headroom = 512 << 20
 
     public init() {}
 
