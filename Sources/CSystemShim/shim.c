@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
@@ -17,6 +19,12 @@
 
 ssize_t gcdcat_copy_file_range(int fd_in, int64_t *off_in, int fd_out, int64_t *off_out, size_t len) {
     return copy_file_range(fd_in, (loff_t *)off_in, fd_out, (loff_t *)off_out, len, 0);
+}
+
+int gcdcat_clone_range(int fd_in, int64_t off_in, int fd_out, int64_t off_out, int64_t len) {
+    struct file_clone_range range = {
+        .src_fd = fd_in, .src_offset = (uint64_t)off_in, .src_length = (uint64_t)len, .dest_offset = (uint64_t)off_out};
+    return ioctl(fd_out, FICLONERANGE, &range);
 }
 
 ssize_t gcdcat_sendfile(int out_fd, int in_fd, int64_t *offset, size_t count) {

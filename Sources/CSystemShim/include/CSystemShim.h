@@ -8,6 +8,11 @@
 /// copy_file_range(2) with optional offsets (pass NULL to use and advance the file position).
 ssize_t gcdcat_copy_file_range(int fd_in, int64_t *off_in, int fd_out, int64_t *off_out, size_t len);
 
+/// ioctl(FICLONERANGE): makes `len` bytes of `fd_out` at `off_out` share the blocks of `fd_in`
+/// at `off_in` (a reflink; XFS, btrfs). Offsets and `len` must be block-aligned, except a `len`
+/// that reaches the end of `fd_in`. -1 with errno (EOPNOTSUPP, EXDEV, EINVAL, ENOTTY) when not.
+int gcdcat_clone_range(int fd_in, int64_t off_in, int fd_out, int64_t off_out, int64_t len);
+
 /// sendfile(2); `offset` may be NULL.
 ssize_t gcdcat_sendfile(int out_fd, int in_fd, int64_t *offset, size_t count);
 

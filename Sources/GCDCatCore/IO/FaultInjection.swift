@@ -16,6 +16,7 @@ enum FaultInjection {
     /// The syscalls that can be made to fail.
     enum Call: String, Sendable, CaseIterable {
         case copyFileRange = "copy_file_range"
+        case cloneRange = "ficlonerange"
         case sendfile, pread, pwrite, read, write, fallocate, ftruncate, fsync, mmap, malloc
     }
 

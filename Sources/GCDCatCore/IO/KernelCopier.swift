@@ -6,7 +6,17 @@ import CSystemShim
 
 /// Copies byte ranges between descriptors inside the kernel, falling back as the kernel demands.
 ///
-/// Order: `copy_file_range` (no user-space copy; EXDEV across filesystem types, EINVAL for
+/// Order, for a positional copy: a clone (`ioctl(FICLONERANGE)`: the output shares the input's
+/// blocks, nothing is read or written) when the range is block-aligned; then `copy_file_range`
+/// (which may itself clone, or copy in the kernel; no user-space copy; EXDEV across filesystem types, EINVAL for
+/// pipes and devices), then, only for an output written at its own position (a pipe, standard
+/// output: one writer), `sendfile`, then `pread` and `pwrite`/`write` through one buffer.
+///
+/// Cloning is detected by trying: EOPNOTSUPP, EXDEV, ENOTTY (ext4, tmpfs, two filesystems) stop
+/// this copier from trying again; EINVAL (a range the filesystem will not share) falls back for
+/// that range only.
+///
+/// Without a clone: `copy_file_range` (no user-space copy; EXDEV across filesystem types, EINVAL for
 /// pipes and devices), then, only for an output written at its own position (a pipe, standard
 /// output: one writer), `sendfile`, then `pread` and `pwrite`/`write` through one buffer.
 ///
@@ -22,6 +32,7 @@ import CSystemShim
 ///   range, and only its `pread` of 0 means the input shrank.
 public struct KernelCopier {
     public enum Method: String, Sendable, Comparable {
+        case clone
         case copyFileRange = "copy_file_range"
         case sendfile
         case readWrite = "read/write"
@@ -31,20 +42,75 @@ public struct KernelCopier {
         }
         private var order: Int {
             switch self {
-            case .copyFileRange: return 0
-            case .sendfile: return 1
-            case .readWrite: return 2
+            case .clone: return 0
+            case .copyFileRange: return 1
+            case .sendfile: return 2
+            case .readWrite: return 3
             }
         }
     }
 
     public private(set) var method: Method = .copyFileRange
+    /// Whether positional copies try a clone first; false once the filesystem said it cannot.
+    public private(set) var cloning: Bool
+    /// Bytes shared by clones, and bytes moved by any other method.
+    public private(set) var clonedBytes: Int64 = 0
+    public private(set) var copiedBytes: Int64 = 0
+    /// Positional ranges that could not be cloned because they are not block-aligned.
+    public private(set) var unalignedRanges = 0
+    /// Whether a clone was asked of the kernel at all (an unaligned range is not asked).
+    public private(set) var triedClone = false
+    /// The output's block size and size, for the alignment check (read once).
+    private var outputGeometry: (block: Int64, size: Int64)?
     /// Bytes per syscall.
     public let sliceSize: Int
     private var buffer: UnsafeMutableRawPointer?
 
-    public init(sliceSize: Int) {
+    public init(sliceSize: Int, cloning: Bool = true) {
         self.sliceSize = max(sliceSize, 4096)
+        self.cloning = cloning
+    }
+
+    /// The slowest method this copier used: `clone` only when every byte was cloned.
+    public var slowestMethod: Method {
+        copiedBytes == 0 && clonedBytes > 0 ? .clone : method
+    }
+
+    /// What a clone attempt did.
+    private enum CloneOutcome { case cloned, unaligned, unsupported }
+
+    /// Tries to clone the whole range. A range is cloneable when both offsets are multiples of
+    /// the output's block size and so is `count`, unless the range ends both the input and
+    /// the output (a clone shares whole blocks: an unaligned tail elsewhere would overwrite the
+    /// next part's first bytes).
+    private mutating func clone(
+        from input: Int32, at inputOffset: Int64, count: Int64, to output: Int32, at outputOffset: Int64,
+        paths: (String, String)
+    ) -> CloneOutcome {
+        if outputGeometry == nil {
+            guard let info = try? Syscall.fstat(output, path: paths.1) else { return .unsupported }
+            outputGeometry = (max(Int64(info.st_blksize), 512), Int64(info.st_size))
+        }
+        guard let (block, outputSize) = outputGeometry else { return .unsupported }
+        var aligned = inputOffset % block == 0 && outputOffset % block == 0
+        if aligned && count % block != 0 {
+            let inputSize = (try? Syscall.fstat(input, path: paths.0).st_size).map(Int64.init) ?? -1
+            aligned = inputOffset + count == inputSize && outputOffset + count >= outputSize
+        }
+        guard aligned else { return .unaligned }
+        triedClone = true
+        while true {
+            if Syscall.cloneRange(
+                from: input, at: inputOffset, to: output, at: outputOffset, count: count, paths: paths)
+                == 0
+            {
+                return .cloned
+            }
+            let code = gcdcat_errno()
+            if code == EINTR { continue }
+            // EINVAL: this range, not the filesystem (say, a tail the kernel will not share).
+            return code == EINVAL ? .unaligned : .unsupported
+        }
     }
 
     /// Frees the fallback buffer, if one was needed.
@@ -78,6 +144,16 @@ public struct KernelCopier {
     ) throws -> Int64 {
         let positional = outputOffset != nil
         let paths = (inputPath, outputPath)
+        if let outputOffset, cloning, count > 0 {
+            switch clone(from: input, at: inputOffset, count: count, to: output, at: outputOffset, paths: paths) {
+            case .cloned:
+                clonedBytes += count
+                counter?.add(bytes: count)
+                return 1
+            case .unaligned: unalignedRanges += 1
+            case .unsupported: cloning = false
+            }
+        }
         var inOffset = inputOffset
         var outOffset = outputOffset ?? 0
         var remaining = count
@@ -86,9 +162,10 @@ public struct KernelCopier {
             let slice = Int(min(remaining, Int64(sliceSize)))
             var moved: Int
             switch method {
-            case .copyFileRange, .sendfile:
-                let syscall = method == .copyFileRange ? "copy_file_range" : "sendfile"
-                if method == .copyFileRange {
+            case .clone, .copyFileRange, .sendfile:
+                // `method` is never `.clone` here: clones are whole ranges, tried before this loop.
+                let syscall = method != .sendfile ? "copy_file_range" : "sendfile"
+                if method != .sendfile {
                     moved =
                         positional
                         ? Syscall.copyFileRange(
@@ -141,6 +218,7 @@ public struct KernelCopier {
             remaining -= Int64(moved)
             counter?.add(bytes: Int64(moved))
         }
+        copiedBytes += count
         return calls
     }
 }

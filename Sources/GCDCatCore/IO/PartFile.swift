@@ -15,12 +15,46 @@ public struct PartFile: Sendable, Hashable {
     public let size: Int64
     public let device: UInt64
     public let inode: UInt64
+    /// Modification and status-change times at validation, in nanoseconds since the epoch (0
+    /// when made without a stat): with the rest, they tell whether the part changed since.
+    public let modifiedNanoseconds: Int64
+    public let changedNanoseconds: Int64
 
-    public init(path: String, size: Int64, device: UInt64, inode: UInt64) {
+    public init(
+        path: String, size: Int64, device: UInt64, inode: UInt64, modifiedNanoseconds: Int64 = 0,
+        changedNanoseconds: Int64 = 0
+    ) {
         self.path = path
         self.size = size
         self.device = device
         self.inode = inode
+        self.modifiedNanoseconds = modifiedNanoseconds
+        self.changedNanoseconds = changedNanoseconds
+    }
+
+    init(path: String, info: stat) {
+        self.init(
+            path: path, size: Int64(info.st_size), device: UInt64(info.st_dev), inode: UInt64(info.st_ino),
+            modifiedNanoseconds: nanoseconds(info.st_mtim), changedNanoseconds: nanoseconds(info.st_ctim))
+    }
+
+    /// Throws `.inputChanged` unless the file at `path` is still the one validated, with the
+    /// same size, modification and status-change times: no write, truncation, rename over it
+    /// or `touch` happened since. (See docs/notes/cow.md for what timestamps can and cannot see.)
+    public func requireUnchangedSinceValidation() throws {
+        guard let info = try Syscall.statIfExists(path) else {
+            throw GCDCatError(.inputChanged, path: path, message: "removed while gcdcat was using it")
+        }
+        let now = PartFile(path: path, info: info)
+        guard now.device == device, now.inode == inode else {
+            throw GCDCatError(.inputChanged, path: path, message: "replaced by another file since it was checked")
+        }
+        try requireUnchangedSize(now.size)
+        guard now.modifiedNanoseconds == modifiedNanoseconds, now.changedNanoseconds == changedNanoseconds else {
+            throw GCDCatError(
+                .inputChanged, path: path,
+                message: "modified while gcdcat was using it (its mtime or ctime changed); nothing was written")
+        }
     }
 
     /// Opens, `fstat`s and closes `path`: it must exist, be readable and be a regular file.
@@ -41,9 +75,7 @@ public struct PartFile: Sendable, Hashable {
         let info = try Syscall.fstat(fd, path: path)
         try requireRegularFile(info, path: path)
         try requireRealFile(fd, path: path)
-        return PartFile(
-            path: path, size: Int64(info.st_size), device: UInt64(info.st_dev),
-            inode: UInt64(info.st_ino))
+        return PartFile(path: path, info: info)
     }
 
     /// Opens the part for reading and checks it is still the file that was validated.
@@ -82,6 +114,11 @@ public struct PartFile: Sendable, Hashable {
     func requireUnchanged(fd: Int32) throws {
         try requireUnchangedSize(Int64(try Syscall.fstat(fd, path: path).st_size))
     }
+}
+
+/// A `timespec` in nanoseconds since the epoch.
+func nanoseconds(_ time: timespec) -> Int64 {
+    Int64(time.tv_sec) &* 1_000_000_000 &+ Int64(time.tv_nsec)
 }
 
 /// Throws `.invalidInput` for a file on a pseudo-filesystem (/proc, /sys), which claims to be

@@ -155,6 +155,17 @@ enum Syscall {
         }
     }
 
+    /// One `ioctl(FICLONERANGE)` of `count` bytes, through the seam; -1 with errno on failure.
+    static func cloneRange(
+        from input: Int32, at inputOffset: Int64, to output: Int32, at outputOffset: Int64, count: Int64,
+        paths: (String, String)
+    ) -> Int32 {
+        Int32(
+            seam(.cloneRange, count: 0, paths: (paths.0, paths.1)) { _ in
+                Int(gcdcat_clone_range(input, inputOffset, output, outputOffset, count))
+            })
+    }
+
     /// One `sendfile` call from `inputOffset` to the output's own position, through the seam.
     static func sendfile(
         from input: Int32, at inputOffset: inout Int64, to output: Int32, count: Int, paths: (String, String)

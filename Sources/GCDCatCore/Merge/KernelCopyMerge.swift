@@ -33,7 +33,8 @@ public struct KernelCopyMerge: MergeStrategy {
     {
         if request.computeCRC {
             var result = try OffsetsMerge().merge(request, into: output, counter: counter)
-            result.method = "pread/pwrite, to checksum the bytes as they pass"
+            result.method = KernelCopier.Method.readWrite.rawValue
+            result.notes.append("pread/pwrite, to checksum the bytes as they pass")
             return result
         }
         let sources = request.sources
@@ -43,14 +44,14 @@ public struct KernelCopyMerge: MergeStrategy {
         let jobs = positional ? request.jobs : 1
         let workers = ParallelMap.workerCount(jobs: jobs, items: sources.count)
         let slice = max(request.limits.highWater, Self.minimumSlice)
-        let slowestMethod = Mutex(KernelCopier.Method.copyFileRange)
+        let tally = Mutex(CopyTally())
         let prefetcher = Prefetcher(sources: sources)
         prefetcher.prefetch(upTo: workers)
 
         let calls = try ParallelMap.run(
             count: sources.count, jobs: jobs, makeState: { KernelCopier(sliceSize: slice) },
             finish: { copier in
-                slowestMethod.withLock { [method = copier.method] in $0 = max($0, method) }
+                tally.withLock { [copier] in $0.add(copier) }
                 copier.release()
             }
         ) { copier, index -> Int64 in
@@ -67,9 +68,42 @@ public struct KernelCopyMerge: MergeStrategy {
             if source.reachesEnd { try part.requireUnchanged(fd: fd) }
             return made
         }
+        let totals = tally.withLock { $0 }
+        var notes: [String] = []
+        if totals.unalignedRanges > 0 && totals.cloneable {
+            let count = "\(totals.unalignedRanges) of \(sources.count) parts"
+            notes.append(
+                totals.triedClone
+                    ? "\(count) not cloned: their offsets or sizes are not multiples of the filesystem block; copied instead"
+                    : "\(count) not block-aligned (offset or size), so no clone was tried; copied instead")
+        }
         return MergeResult(
-            bytes: request.totalBytes, chunks: calls.reduce(0, +),
-            method: slowestMethod.withLock { $0.rawValue })
+            bytes: request.totalBytes, chunks: calls.reduce(0, +), method: totals.method.rawValue,
+            clonedBytes: totals.clonedBytes, copiedBytes: totals.copiedBytes, notes: notes)
+    }
+}
+
+/// What every worker's ``KernelCopier`` did, added up.
+struct CopyTally {
+    var method = KernelCopier.Method.copyFileRange
+    var clonedBytes: Int64 = 0
+    var copiedBytes: Int64 = 0
+    var unalignedRanges = 0
+    /// False once any copier found that the filesystem cannot clone at all.
+    var cloneable = true
+    var triedClone = false
+    private var used = false
+
+    mutating func add(_ copier: KernelCopier) {
+        if copier.clonedBytes + copier.copiedBytes > 0 {
+            method = used ? max(method, copier.slowestMethod) : copier.slowestMethod
+            used = true
+        }
+        clonedBytes += copier.clonedBytes
+        copiedBytes += copier.copiedBytes
+        unalignedRanges += copier.unalignedRanges
+        cloneable = cloneable && copier.cloning
+        triedClone = triedClone || copier.triedClone
     }
 }
 

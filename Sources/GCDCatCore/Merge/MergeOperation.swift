@@ -172,8 +172,18 @@ public struct MergeOperation: Sendable {
             // An empty name, a missing or unwritable folder, a dangling symlink fail here.
             try OutputSink.check(path, inputs: inputs, overwrite: overwrite)
         }
-        let verification: MergeVerification
-        do {
+        // auto with an SFV manifest checks the parts while it copies them (OverlappedVerification).
+        var overlapped: (check: PartCRCCheck, parts: [PartFile])?
+        if strategy == .auto, let check = try MergeVerification.prepareCRCCheck(parts, manifest: manifestFile),
+            let settled = try Self.settledParts(parts)
+        {
+            overlapped = (check, settled)
+        }
+        var verification: MergeVerification
+        if overlapped != nil {
+            verification = MergeVerification(
+                manifestPath: manifestFile?.path, expectedCRC: nil, warnings: [], manifestFile: manifestFile)
+        } else {
             // The check reads every part in full before the merge starts: a long wait to show.
             let counter = TransferCounter()
             let meter = manifestFile.flatMap { manifest in
@@ -186,7 +196,7 @@ public struct MergeOperation: Sendable {
             verification = try MergeVerification.check(parts, manifest: manifestFile, jobs: jobs, counter: counter)
         }
         if let path = verification.manifestPath {
-            notice(.verified(parts: parts.count, manifest: path))
+            if overlapped == nil { notice(.verified(parts: parts.count, manifest: path)) }
         } else {
             // Without a manifest to say where the set starts, a missing first part would go unseen.
             if let usual = resolved.usualFirst, let first = resolved.parts.first {
@@ -201,12 +211,24 @@ public struct MergeOperation: Sendable {
             }
         }
         let request = MergeRequest(
-            parts: parts, limits: limits, jobs: jobs, computeCRC: verification.expectedCRC != nil)
+            parts: overlapped?.parts ?? parts, limits: limits, jobs: jobs,
+            computeCRC: overlapped == nil && verification.expectedCRC != nil)
         var operation = self
         operation.output = target
+        let expectedCRC = verification.expectedCRC
+        var checked: MergeVerification?
         let result = try measure(target, request.totalBytes) { counter in
-            try operation.run(
-                request, counter: counter, expectedCRC: verification.expectedCRC, otherInputs: inputs)
+            if let overlapped {
+                let (result, verified) = try operation.runOverlapped(
+                    request, check: overlapped.check, counter: counter, otherInputs: inputs)
+                checked = verified
+                return result
+            }
+            return try operation.run(request, counter: counter, expectedCRC: expectedCRC, otherInputs: inputs)
+        }
+        if let checked {
+            verification = checked
+            notice(.verified(parts: parts.count, manifest: checked.manifestPath ?? ""))
         }
         return Outcome(output: target, request: request, result: result, verification: verification)
     }
@@ -258,13 +280,7 @@ public struct MergeOperation: Sendable {
             fsync: fsync
         ) { sink in
             let result = try strategy.strategy.merge(request, into: sink, counter: counter)
-            if let expectedCRC, let actual = result.crc32, actual != expectedCRC {
-                throw GCDCatError(
-                    .checksumMismatch, path: sink.path,
-                    message:
-                        "the merged bytes have crc32 \(hex8(actual)), but the verified parts combine to \(hex8(expectedCRC)): a part changed during the merge"
-                )
-            }
+            try Self.requireCRC(result.crc32, expected: expectedCRC, output: sink.path)
             return result
         }
         try sink.publish(fsync: fsync)

@@ -91,12 +91,23 @@ public struct MergeResult: Sendable, Equatable {
     public var crc32: UInt32?
     /// How the kernel copy ended up moving bytes, for `auto`.
     public var method: String?
+    /// For `auto`: bytes shared with the inputs by clones, and bytes copied by any other method.
+    public var clonedBytes: Int64?
+    public var copiedBytes: Int64?
+    /// Things about how the bytes moved that a person should know (ranges not cloned, and why).
+    public var notes: [String]
 
-    public init(bytes: Int64, chunks: Int64, crc32: UInt32? = nil, method: String? = nil) {
+    public init(
+        bytes: Int64, chunks: Int64, crc32: UInt32? = nil, method: String? = nil, clonedBytes: Int64? = nil,
+        copiedBytes: Int64? = nil, notes: [String] = []
+    ) {
         self.bytes = bytes
         self.chunks = chunks
         self.crc32 = crc32
         self.method = method
+        self.clonedBytes = clonedBytes
+        self.copiedBytes = copiedBytes
+        self.notes = notes
     }
 }
 

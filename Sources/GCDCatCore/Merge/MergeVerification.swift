@@ -91,23 +91,26 @@ public struct MergeVerification: Sendable, Equatable {
             return try checkDigests(parts, list: try ChecksumList.load(path), manifest: file, jobs: jobs)
         }
         try matchEntries(manifest, manifestPath: path, to: parts)
-        let checksums = try FileChecksum.of(parts, jobs: jobs, counter: counter)
-        for (index, checksum) in checksums.enumerated() where checksum.value != manifest.entries[index].crc32 {
-            throw GCDCatError(
-                .checksumMismatch, path: parts[index].path,
-                message:
-                    "crc32 is \(checksum.hex), but \(path.displayPath) line \(manifest.entries[index].line) says \(hex8(manifest.entries[index].crc32)): the part is corrupt"
-            )
+        return try PartCRCCheck(parts: parts, manifest: manifest, file: file).run(jobs: jobs, counter: counter)
+    }
+
+    /// The stat-level half of ``check(_:manifest:jobs:)`` for an SFV manifest: the manifest is
+    /// read and every entry matched to its part (missing, extra, swapped parts are refused
+    /// here); the returned check reads the parts. Nil without a manifest or for another kind of
+    /// list, which ``check(_:manifest:jobs:)`` handles whole.
+    ///
+    /// ## Errors
+    /// Those of ``check(_:manifest:jobs:)`` that need no part read.
+    public static func prepareCRCCheck(_ parts: [PartFile], manifest file: PartFile?) throws -> PartCRCCheck? {
+        guard let file else { return nil }
+        let manifest: Manifest
+        do {
+            manifest = try Manifest.load(file.path)
+        } catch let error as GCDCatError where error.code == .malformedManifest {
+            return nil
         }
-        let combined = Checksum.combine(.crc32, checksums)
-        if let whole = manifest.whole, whole.size != combined.length || whole.crc32 != combined.value {
-            throw GCDCatError(
-                .checksumMismatch, path: path,
-                message:
-                    "the parts join to \(combined.length) bytes with crc32 \(combined.hex), but the manifest records \(whole.size) bytes with \(hex8(whole.crc32)) for \(whole.name.displayPath)"
-            )
-        }
-        return MergeVerification(manifestPath: path, expectedCRC: combined.value, warnings: [], manifestFile: file)
+        try matchEntries(manifest, manifestPath: file.path, to: parts)
+        return PartCRCCheck(parts: parts, manifest: manifest, file: file)
     }
 
     /// Checks `parts` against an md5/sha (or mixed) list before a byte is written. A list of one
@@ -218,5 +221,40 @@ public struct MergeVerification: Sendable, Equatable {
             "the last part, \(last.path), is exactly as large as the others: if the set had more parts, "
                 + "they are missing and the output is short. A manifest (NAME.sfv, see 'gcdcat split') would tell."
         ]
+    }
+}
+
+/// The reading half of an SFV verification: each part's crc32 against its manifest line, and
+/// the whole file's size and crc32 when the manifest records them. The entries were already
+/// matched to the parts (``MergeVerification/prepareCRCCheck(_:manifest:)``).
+public struct PartCRCCheck: Sendable {
+    let parts: [PartFile]
+    let manifest: Manifest
+    let file: PartFile
+
+    /// Reads every part (`jobs` threads a part) and compares.
+    ///
+    /// ## Errors
+    /// `.checksumMismatch` naming the first corrupt part (or the manifest, for the whole file);
+    /// read errors naming the part.
+    public func run(jobs: Int, counter: TransferCounter? = nil) throws -> MergeVerification {
+        let path = file.path
+        let checksums = try FileChecksum.of(parts, jobs: jobs, counter: counter)
+        for (index, checksum) in checksums.enumerated() where checksum.value != manifest.entries[index].crc32 {
+            throw GCDCatError(
+                .checksumMismatch, path: parts[index].path,
+                message:
+                    "crc32 is \(checksum.hex), but \(path.displayPath) line \(manifest.entries[index].line) says \(hex8(manifest.entries[index].crc32)): the part is corrupt"
+            )
+        }
+        let combined = Checksum.combine(.crc32, checksums)
+        if let whole = manifest.whole, whole.size != combined.length || whole.crc32 != combined.value {
+            throw GCDCatError(
+                .checksumMismatch, path: path,
+                message:
+                    "the parts join to \(combined.length) bytes with crc32 \(combined.hex), but the manifest records \(whole.size) bytes with \(hex8(whole.crc32)) for \(whole.name.displayPath)"
+            )
+        }
+        return MergeVerification(manifestPath: path, expectedCRC: combined.value, warnings: [], manifestFile: file)
     }
 }

@@ -33,6 +33,11 @@ public struct RunReport: Codable, Sendable, Equatable {
     public var throughputBytesPerSecond: Double
     /// How bytes moved where a strategy chooses at run time (`copy_file_range`, `sendfile`…).
     public var copyMethod: String?
+    /// Bytes the output shares with its inputs (clones), and bytes copied; null where not known.
+    public var clonedBytes: Int64?
+    public var copiedBytes: Int64?
+    /// How the bytes moved, where a person should know (parts not cloned, and why).
+    public var notes: [String]
     /// The output's (or input's) crc32, as 8 hex digits, when it was computed.
     public var crc32: String?
     public var jobs: Int
@@ -41,8 +46,12 @@ public struct RunReport: Codable, Sendable, Equatable {
         operation: String, strategy: String, parts: Int, bytes: Int64, limits: ChunkLimits,
         chunks: Int64, jobs: Int, time: (wall: Double, user: Double, system: Double),
         memory: MemorySample, copyMethod: String? = nil, crc32: UInt32? = nil,
-        inputs: [String] = [], output: String? = nil
+        inputs: [String] = [], output: String? = nil, clonedBytes: Int64? = nil, copiedBytes: Int64? = nil,
+        notes: [String] = []
     ) {
+        self.clonedBytes = clonedBytes
+        self.copiedBytes = copiedBytes
+        self.notes = notes
         self.schemaVersion = Self.currentSchemaVersion
         self.operation = operation
         self.inputs = inputs
@@ -81,7 +90,11 @@ public struct RunReport: Codable, Sendable, Equatable {
             "throughput     \(formatFixed(throughputBytesPerSecond / 1e9, decimals: 2)) GB/s",
             "peak memory    RSS \(mib(peakRSSBytes)), RssAnon \(mib(peakRSSAnonBytes)), RssFile \(mib(peakRSSFileBytes))",
         ]
+        if let clonedBytes, let copiedBytes {
+            lines.append("moved          \(mib(clonedBytes)) cloned, \(mib(copiedBytes)) copied")
+        }
         if let crc32 { lines.append("crc32          \(crc32)") }
+        lines += notes.map { "note           \($0)" }
         return lines.joined(separator: "\n")
     }
 
@@ -109,6 +122,9 @@ public struct RunReport: Codable, Sendable, Equatable {
         try container.encode(throughputBytesPerSecond, forKey: .throughputBytesPerSecond)
         try container.encode(copyMethod, forKey: .copyMethod)
         try container.encode(crc32, forKey: .crc32)
+        try container.encode(clonedBytes, forKey: .clonedBytes)
+        try container.encode(copiedBytes, forKey: .copiedBytes)
+        try container.encode(notes, forKey: .notes)
         try container.encode(jobs, forKey: .jobs)
     }
 }

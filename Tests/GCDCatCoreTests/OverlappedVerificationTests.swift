@@ -1,0 +1,122 @@
+import Testing
+
+@testable import GCDCatCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A verified `auto` merge checks the parts while it copies them: the output is byte-identical,
+/// a corrupt part still fails with nothing left, and a part changed after validation is caught.
+@Suite(.serialized) struct OverlappedVerificationTests {
+    /// Parts named `data.001`… in `folder` with `data.sfv` beside them.
+    static func verifiedSet(in folder: String, sizes: [Int]) throws -> (paths: [String], whole: [UInt8]) {
+        let whole = seededBytes(sizes.reduce(0, +), seed: 11)
+        var paths: [String] = []
+        var entries: [Manifest.Entry] = []
+        var offset = 0
+        for (index, size) in sizes.enumerated() {
+            let name = "data.\(zeroPadded(index + 1, width: 3))"
+            let bytes = Array(whole[offset..<offset + size])
+            writeFile("\(folder)/\(name)", bytes)
+            var checksum = Checksum(.crc32)
+            checksum.update(bytes)
+            entries.append(.init(name: name, crc32: checksum.value))
+            paths.append("\(folder)/\(name)")
+            offset += size
+        }
+        writeFile("\(folder)/data.sfv", Manifest(entries: entries).encoded(generator: "t"))
+        return (paths, whole)
+    }
+
+    static func mergeSet(_ first: String, jobs: Int = 2) throws -> (MergeOperation.Outcome, [MergeOperation.Notice]) {
+        var notices: [MergeOperation.Notice] = []
+        let operation = MergeOperation(arguments: [first], output: nil, jobs: jobs)
+        let outcome = try operation.merge(notice: { notices.append($0) }) { _, _, body in
+            try body(TransferCounter())
+        }
+        return (outcome, notices)
+    }
+
+    static let sizes = [65536, 1 << 20, 5000, 0, 4096, 300_001]
+
+    @Test(arguments: [1, 2, 4])
+    func verifiedAutoMergeIsByteIdentical(jobs: Int) throws {
+        let directory = TemporaryDirectory()
+        let (paths, whole) = try Self.verifiedSet(in: directory.path, sizes: Self.sizes)
+        let (outcome, notices) = try Self.mergeSet(paths[0], jobs: jobs)
+        #expect(readFile(directory.file("data")) == whole)
+        var expected = Checksum(.crc32)
+        expected.update(whole)
+        #expect(outcome.result.crc32 == expected.value)
+        #expect(outcome.verification.expectedCRC == expected.value)
+        #expect(notices == [.verified(parts: Self.sizes.count, manifest: directory.file("data.sfv"))])
+        #expect(outcome.result.copiedBytes == Int64(whole.count))
+    }
+
+    @Test func verifiedAutoMergeClonesOnXFS() throws {
+        guard let xfs = XFSImage() else { return }
+        let (paths, whole) = try Self.verifiedSet(in: xfs.mountPoint, sizes: [65536, 1 << 20, 4096, 12345])
+        let (outcome, notices) = try Self.mergeSet(paths[0])
+        #expect(readFile("\(xfs.mountPoint)/data") == whole)
+        #expect(outcome.result.method == "clone")
+        #expect(outcome.result.clonedBytes == Int64(whole.count))
+        #expect(notices.count == 1)
+    }
+
+    @Test(arguments: [0, 2, 5])
+    func aCorruptPartExitsTwoWithNothingLeft(corrupt: Int) throws {
+        let directory = TemporaryDirectory()
+        let (paths, _) = try Self.verifiedSet(in: directory.path, sizes: Self.sizes)
+        var bytes = readFile(paths[corrupt]) ?? []
+        bytes[bytes.count / 2] ^= 0x40
+        writeFile(paths[corrupt], bytes)
+        let before = directory.listing()
+        let error = expectGCDCatError { _ = try Self.mergeSet(paths[0]) }
+        #expect(error?.code == .checksumMismatch)
+        #expect(error?.exitStatus == 2)
+        #expect(error?.path == paths[corrupt])
+        #expect(directory.listing() == before)
+    }
+
+    /// Same bytes written again after validation: the crc32s still match the manifest, but
+    /// the part was written while gcdcat used it, and its ctime says so.
+    @Test(arguments: [false, true])
+    func aPartRewrittenAfterValidationIsCaught(sameBytes: Bool) throws {
+        let directory = TemporaryDirectory()
+        let (paths, _) = try Self.verifiedSet(in: directory.path, sizes: Self.sizes)
+        let operation = MergeOperation(
+            partPaths: paths, output: .path(directory.file("data")), strategy: .auto)
+        let validated = try #require(try MergeOperation.settledParts(try operation.validatedParts()))
+        let manifest = try PartFile.validate(directory.file("data.sfv"))
+        let check = try #require(try MergeVerification.prepareCRCCheck(validated, manifest: manifest))
+        var bytes = readFile(paths[1]) ?? []
+        if !sameBytes { bytes[7] ^= 1 }
+        writeFile(paths[1], bytes)
+        let before = directory.listing()
+        let error = expectGCDCatError {
+            _ = try operation.runOverlapped(
+                MergeRequest(parts: validated), check: check, counter: TransferCounter(), otherInputs: [manifest])
+        }
+        #expect(error?.code == (sameBytes ? .inputChanged : .checksumMismatch))
+        #expect(error?.path == paths[1])
+        #expect(directory.listing() == before)
+    }
+
+    /// The explicit strategies keep checksumming the output as it passes.
+    @Test(arguments: [MergeStrategyKind.stream, .offsets, .dispatchdata])
+    func explicitStrategiesStillChecksumTheOutput(strategy: MergeStrategyKind) throws {
+        let directory = TemporaryDirectory()
+        let (paths, whole) = try Self.verifiedSet(in: directory.path, sizes: Self.sizes)
+        var notices: [MergeOperation.Notice] = []
+        let operation = MergeOperation(arguments: [paths[0]], output: nil, strategy: strategy)
+        let outcome = try operation.merge(notice: { notices.append($0) }) { _, _, body in
+            try body(TransferCounter())
+        }
+        #expect(readFile(directory.file("data")) == whole)
+        var expected = Checksum(.crc32)
+        expected.update(whole)
+        #expect(outcome.result.crc32 == expected.value)
+        #expect(outcome.result.clonedBytes == nil)
+    }
+}
