@@ -148,13 +148,18 @@ public struct SplitOperation: Sendable {
         let parallelParts = strategy == .auto || strategy == .offsets
         let perPartJobs = parallelParts ? 1 : jobs
         let computeCRC = manifestPath != nil
+        // auto reads the input once for the crc32s while the kernel clones or copies the parts;
+        // the other strategies checksum the bytes as they pass.
+        let settled = computeCRC && strategy == .auto ? try MergeOperation.settledParts([file])?.first : nil
+        let pieceCRCs = settled.map { PieceChecksums(pieces: pieces, input: $0, jobs: jobs) }
         // Parts finished so far, to discard if another part fails.
         let written = Mutex<[OutputSink]>([])
         let finished: [(sink: OutputSink, value: MergeResult)]
         do {
             finished = try ParallelMap.map(count: pieces.count, jobs: parallelParts ? jobs : 1) { index in
                 let request = MergeRequest(
-                    sources: pieces[index], limits: limits, jobs: perPartJobs, computeCRC: computeCRC)
+                    sources: pieces[index], limits: limits, jobs: perPartJobs,
+                    computeCRC: computeCRC && pieceCRCs == nil)
                 let part = try OutputSink.produce(
                     .path(names[index]), inputs: [file], overwrite: overwrite, bytes: request.totalBytes,
                     fsync: fsync, unnamed: index < unnamedParts
@@ -165,11 +170,14 @@ public struct SplitOperation: Sendable {
                 return part
             }
         } catch {
+            // The reader holds the input open: let it finish before reporting.
+            _ = try? pieceCRCs?.wait()
             for sink in written.withLock({ $0 }) { sink.discard() }
             throw error
         }
         do {
-            let crcs = finished.map { $0.value.crc32 ?? 0 }
+            let crcs = try pieceCRCs?.wait() ?? finished.map { $0.value.crc32 ?? 0 }
+            try settled?.requireUnchangedSinceValidation()
             var manifestSink: OutputSink?
             var inputCRC: UInt32?
             if let manifestPath, let entryNames {
