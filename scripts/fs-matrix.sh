@@ -3,7 +3,9 @@
 # copy_file_range fails with EXDEV and every fallback runs, for every strategy at --jobs 1, 2
 # and 4, and byte-compares each output with the original (cmp).
 #   (a) tmpfs (/dev/shm) -> the disk   (b) the disk -> tmpfs
-#   (c) an XFS loop image (reflink=1) -> the disk, and within XFS (root and xfsprogs needed)
+#   (c) an XFS loop image (reflink=1) -> the disk, and within XFS (root and xfsprogs needed);
+#       there also a split with a manifest and a verified merge, which must clone (no extra disk)
+#       where the parts are block-aligned and copy, saying why, where they are not
 # Each runs a set of 3000 x 16 KiB parts (three times at --jobs 2 and 4) and 4 x 48 MiB parts.
 # Prints one line per case, "ok", "FAILED" or "skipped <reason>", and exits non-zero on failure.
 #
@@ -74,6 +76,47 @@ merge_case() {
     rm -f "$target/out"
 }
 
+# verified_case DIR: split with a manifest, then a verified merge, inside DIR (a reflink XFS),
+# at --jobs 1, 2 and 4: cksfv and cmp check the bytes; df (after sync) the disk used.
+verified_case() {
+    local dir=$1 jobs before after report
+    mkdir -p "$dir/v"
+    head -c $((96 << 20)) /dev/urandom >"$dir/v/whole"
+    for jobs in 1 2 4; do
+        rm -f "$dir"/v/w.* "$dir/v/out"
+        sync
+        before=$(df --output=used "$dir" | tail -1)
+        if ! "$G" split --size 8M --jobs $jobs "$dir/v/whole" --prefix "$dir/v/w." -q 2>"$disk/stderr"; then
+            bad "xfs split --jobs $jobs: $(head -c 300 "$disk/stderr")"
+            continue
+        fi
+        report=$("$G" merge "$dir/v/w.001" -o "$dir/v/out" --jobs $jobs -q --report 2>&1)
+        sync
+        after=$(df --output=used "$dir" | tail -1)
+        if ! (cd "$dir/v" && cksfv -q -f w.sfv) >/dev/null 2>&1 && command -v cksfv >/dev/null; then
+            bad "xfs split --jobs $jobs: cksfv rejects the manifest"
+        elif ! cat "$dir"/v/w.0* | cmp -s - "$dir/v/whole" || ! cmp -s "$dir/v/whole" "$dir/v/out"; then
+            bad "xfs verified split+merge --jobs $jobs: bytes differ"
+        elif ! grep -q "96.00 MiB cloned, 0 B copied" <<<"$report"; then
+            bad "xfs verified merge --jobs $jobs: not cloned: $(grep -E 'strategy|moved' <<<"$report" | tr '\n' ' ')"
+        elif [ $((after - before)) -gt $(((96 << 10) / 100)) ]; then
+            bad "xfs verified split+merge --jobs $jobs: $((after - before)) KiB more disk used (1% is $(((96 << 10) / 100)))"
+        else
+            ok "xfs verified split+merge --jobs $jobs: cloned, $((after - before)) KiB more disk"
+        fi
+    done
+    # Parts of 1000000 bytes: not block-aligned, so copied, and the report says so.
+    rm -f "$dir"/v/w.* "$dir/v/out"
+    "$G" split --size 1000000 "$dir/v/whole" --prefix "$dir/v/w." -q
+    report=$("$G" merge "$dir/v/w.001" -o "$dir/v/out" -q --report 2>&1)
+    if cmp -s "$dir/v/whole" "$dir/v/out" && grep -qE "not cloned|not block-aligned" <<<"$report"; then
+        ok "xfs verified merge of unaligned parts: copied, and the report says why"
+    else
+        bad "xfs verified merge of unaligned parts: $(grep -E 'moved|note' <<<"$report" | tr '\n' ' ')"
+    fi
+    rm -rf "$dir/v"
+}
+
 make_sets "$disk/parts"
 mkdir -p "$disk/outputs"
 if shm=$(mktemp -d /dev/shm/gcdcat-fsm.XXXXXX 2>/dev/null); then
@@ -101,6 +144,8 @@ else
         make_sets "$xfs/mnt/parts"
         merge_case "xfs->disk" "$xfs/mnt/parts" "$disk/outputs"
         merge_case "xfs->xfs" "$xfs/mnt/parts" "$xfs/mnt"
+        rm -rf "$xfs/mnt/parts" "$xfs/mnt/out"
+        verified_case "$xfs/mnt"
     fi
 fi
 
