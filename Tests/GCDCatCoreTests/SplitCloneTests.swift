@@ -61,5 +61,20 @@ import Testing
         let bytes = seededBytes((4 << 20) + 123, seed: 5)
         let result = try splitAndCheck(xfs.mountPoint, bytes: bytes, mode: .size(1 << 20), strategy: .auto, jobs: jobs)
         #expect(result.partPaths.count == 5)
+        #expect(result.clonedBytes == Int64(bytes.count))
+        #expect(result.copiedBytes == 0)
+        #expect(result.notes.isEmpty)
+    }
+
+    @Test func unalignedPiecesAreCopiedAndTheResultSaysSo() throws {
+        guard let xfs = XFSImage() else { return }
+        let bytes = seededBytes(3_000_000, seed: 6)
+        let result = try splitAndCheck(xfs.mountPoint, bytes: bytes, mode: .size(1_000_000), strategy: .auto, jobs: 2)
+        #expect(result.clonedBytes == 0)
+        #expect(result.copiedBytes == Int64(bytes.count))
+        #expect(
+            result.notes == [
+                "3 of 3 parts not cloned: their ranges of the input are not block-aligned; copied instead"
+            ])
     }
 }

@@ -35,6 +35,11 @@ public struct SplitResult: Sendable, Equatable {
     public var chunks: Int64
     /// The whole input's crc32, when the parts join back to it (no repeated header).
     public var inputCRC: UInt32?
+    /// For `auto`: bytes the parts share with the input (clones), and bytes copied.
+    public var clonedBytes: Int64? = nil
+    public var copiedBytes: Int64? = nil
+    /// How the bytes moved, where a person should know (parts not cloned, and why).
+    public var notes: [String] = []
 }
 
 /// A whole split: validate, plan every part and name, refuse clobbering, write every part (and
@@ -45,8 +50,8 @@ public struct SplitResult: Sendable, Equatable {
 /// when header lines repeat. So each part is written by the chosen ``MergeStrategy``: `auto`
 /// and `offsets` run `jobs` parts at once (positional reads of the input, kernel copies for
 /// `auto`); `stream` and `dispatchdata` go part by part. Part CRCs come from the bytes as they
-/// pass, except for `auto`, whose bytes never reach user space: it reads each part back while
-/// it is hot in the page cache.
+/// pass, except for `auto`, whose bytes never reach user space: it reads the input once, on its
+/// own queue, beside the kernel copies (``PieceChecksums``).
 public struct SplitOperation: Sendable {
     public var input: String
     public var mode: SplitMode
@@ -197,11 +202,23 @@ public struct SplitOperation: Sendable {
             return SplitResult(
                 partPaths: names, partCRCs: crcs, manifestPath: manifestPath, bytesRead: file.size,
                 bytesWritten: finished.reduce(0) { $0 + $1.value.bytes },
-                chunks: finished.reduce(0) { $0 + $1.value.chunks }, inputCRC: inputCRC)
+                chunks: finished.reduce(0) { $0 + $1.value.chunks }, inputCRC: inputCRC,
+                clonedBytes: strategy == .auto ? finished.reduce(0) { $0 + ($1.value.clonedBytes ?? 0) } : nil,
+                copiedBytes: strategy == .auto ? finished.reduce(0) { $0 + ($1.value.copiedBytes ?? 0) } : nil,
+                notes: Self.cloneNotes(finished.map(\.value)))
         } catch {
             for entry in finished { entry.sink.discard() }
             throw error
         }
+    }
+
+    /// One note for the parts that were not cloned for want of alignment, if any.
+    static func cloneNotes(_ results: [MergeResult]) -> [String] {
+        let unaligned = results.filter { !$0.notes.isEmpty && $0.crc32 == nil }.count
+        guard unaligned > 0 else { return [] }
+        return [
+            "\(unaligned) of \(results.count) parts not cloned: their ranges of the input are not block-aligned; copied instead"
+        ]
     }
 
     /// Publishes every finished part and the manifest together (see ``OutputSink/publishAll(_:fsync:)``).
