@@ -64,6 +64,39 @@ import Testing
         #expect(notices.count == 1)
     }
 
+    /// Through the seam, on XFS: clone refused, then copy_file_range refused; the verified merge
+    /// still checks every part beside the read/write copy and the bytes are the same.
+    @Test func verifiedMergeFallsBackCloneToCopyFileRangeToReadWrite() throws {
+        guard let xfs = XFSImage() else { return }
+        let (paths, whole) = try Self.verifiedSet(in: xfs.mountPoint, sizes: [65536, 1 << 20, 4096, 12345])
+        let ((outcome, _), fired) = try FaultInjection.withFaults(
+            [
+                .init(.cloneRange, pathContains: xfs.mountPoint, times: .max, .fail(EOPNOTSUPP)),
+                .init(.copyFileRange, pathContains: xfs.mountPoint, times: .max, .fail(EXDEV)),
+            ]
+        ) { try Self.mergeSet(paths[0]) }
+        #expect(fired >= 2)
+        #expect(readFile("\(xfs.mountPoint)/data") == whole)
+        #expect(outcome.result.method == "read/write")
+        #expect(outcome.result.clonedBytes == 0)
+        var expected = Checksum(.crc32)
+        expected.update(whole)
+        #expect(outcome.result.crc32 == expected.value)
+    }
+
+    /// Parts written just now are stat'ed again once the coarse clock has passed their ctime,
+    /// so a later write in the same tick cannot keep the same ctime unseen.
+    @Test func freshlyWrittenPartsAreSettledPastTheCoarseClock() throws {
+        let directory = TemporaryDirectory()
+        let (paths, _) = try Self.verifiedSet(in: directory.path, sizes: [10, 20])
+        let settled = try #require(try MergeOperation.settledParts(paths.map { try PartFile.validate($0) }))
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME_COARSE, &now)
+        let coarse = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+        #expect(settled.allSatisfy { $0.changedNanoseconds < coarse })
+        #expect(settled.map(\.path) == paths)
+    }
+
     @Test(arguments: [0, 2, 5])
     func aCorruptPartExitsTwoWithNothingLeft(corrupt: Int) throws {
         let directory = TemporaryDirectory()
