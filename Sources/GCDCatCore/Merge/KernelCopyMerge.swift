@@ -9,18 +9,20 @@ import Synchronization
 /// `auto`: the kernel copies the bytes; GCD orchestrates the parts.
 ///
 /// ## Implementation details
-/// Into a regular file, `jobs` workers (``ParallelMap``) each claim the next part and
-/// `copy_file_range` it to its precomputed offset (or `pread`/`pwrite` it there, across
-/// filesystems: never `sendfile`, which writes at the offset every worker shares), so page-cache copies run on every core and
-/// cold reads of different parts overlap. Into a pipe or device the parts go one after another
-/// at the current position. Either way the part after the ones in flight is prefetched with
-/// `posix_fadvise(WILLNEED)` on a utility queue, so the disk reads ahead while the copy runs.
+/// Into a regular file, `jobs` workers (``ParallelMap``) each claim the next part and clone it
+/// (`FICLONERANGE`, when block-aligned and the filesystem shares blocks) or `copy_file_range`
+/// it to its precomputed offset (or `pread`/`pwrite` it there, across filesystems: never
+/// `sendfile`, which writes at the offset every worker shares), so page-cache copies run on
+/// every core and cold reads of different parts overlap. Into a pipe or device the parts go one
+/// after another at the current position. Either way the part after the ones in flight is
+/// prefetched with `posix_fadvise(WILLNEED)` on a utility queue.
 ///
-/// When a crc32 is requested (a verified merge, a split with a manifest), the bytes must pass
-/// through user space anyway, and reading them twice was slower: `auto` then runs the `offsets`
-/// engine, which checksums each chunk between its `pread` and `pwrite`. Measured here on a
-/// 1 GiB split into 64 MiB parts with a manifest: kernel copies plus a read-back took a median
-/// 0.454 s, `offsets` 0.318 s (GNU split: 0.585 s).
+/// A verified merge and a split with a manifest do not ask this strategy for a crc32: they
+/// read the inputs for it on another queue while this one copies (``MergeOperation``'s
+/// overlapped verification, ``PieceChecksums``; docs/notes/cow.md). When a crc32 is still
+/// requested (a verified merge into a pipe, or parts whose ctime is ahead of the clock), the
+/// bytes must pass through user space: `auto` then runs the `offsets` engine, which checksums
+/// each chunk between its `pread` and `pwrite`.
 public struct KernelCopyMerge: MergeStrategy {
     /// Bytes per `copy_file_range` call: large enough to amortise the syscall, small enough for
     /// prompt progress and cancellation.
