@@ -174,7 +174,8 @@ public struct MergeOperation: Sendable {
         }
         // auto with an SFV manifest checks the parts while it copies them (OverlappedVerification).
         var overlapped: (check: PartCRCCheck, parts: [PartFile])?
-        if strategy == .auto, let check = try MergeVerification.prepareCRCCheck(parts, manifest: manifestFile),
+        if strategy == .auto, Self.canAffordCheckThread,
+            let check = try MergeVerification.prepareCRCCheck(parts, manifest: manifestFile),
             let settled = try Self.settledParts(parts)
         {
             overlapped = (check, settled)

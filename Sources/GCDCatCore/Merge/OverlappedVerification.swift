@@ -72,6 +72,11 @@ extension MergeOperation {
         }
     }
 
+    /// Whether one more thread (the check's, or a split's reader) fits the address space. Under a
+    /// tight `ulimit -v`, libdispatch retries a thread it cannot create for ever; then the work
+    /// is not overlapped but done in order, as ``ParallelMap`` does with its workers.
+    static var canAffordCheckThread: Bool { ParallelMap.affordable(2) == 2 }
+
     /// The parts again, stat'ed once the clock has passed each one's ctime.
     ///
     /// Where timestamps are coarse (before Linux 6.13's multigrain timestamps, or on a

@@ -155,7 +155,9 @@ public struct SplitOperation: Sendable {
         let computeCRC = manifestPath != nil
         // auto reads the input once for the crc32s while the kernel clones or copies the parts;
         // the other strategies checksum the bytes as they pass.
-        let settled = computeCRC && strategy == .auto ? try MergeOperation.settledParts([file])?.first : nil
+        let settled =
+            computeCRC && strategy == .auto && MergeOperation.canAffordCheckThread
+            ? try MergeOperation.settledParts([file])?.first : nil
         let pieceCRCs = settled.map { PieceChecksums(pieces: pieces, input: $0, jobs: jobs) }
         // Parts finished so far, to discard if another part fails.
         let written = Mutex<[OutputSink]>([])
