@@ -15,7 +15,8 @@ failed=0
 ok() { echo "ok      $*"; passed=$((passed + 1)); }
 bad() { echo "FAILED  $*"; failed=$((failed + 1)); }
 
-touch "$prefix/unrelated"  # must survive the uninstall
+touch "$prefix/unrelated"  # must survive the uninstall, with the folders that existed before
+mkdir -p "$prefix/bin" "$prefix/share/man/man1"
 if ! scripts/install.sh --prefix "$prefix" >"$work/install.log" 2>&1; then
     cat "$work/install.log"
     bad "install.sh exited non-zero"
@@ -87,7 +88,8 @@ grep -q '__fish_complete_path\|-F\|--force-files' "$prefix/share/fish/vendor_com
 
 scripts/install.sh --prefix "$prefix" --uninstall >"$work/uninstall.log" 2>&1 || bad "uninstall exited non-zero"
 left=$(cd "$prefix" && find . -mindepth 1 | sort | tr '\n' ' ')
-[ "$left" = "./unrelated " ] && ok "--uninstall removed exactly what was installed" \
+[ "$left" = "./bin ./share ./share/man ./share/man/man1 ./unrelated " ] \
+    && ok "--uninstall removed exactly what was installed, and kept the folders that were there" \
     || bad "after --uninstall the prefix holds: $left"
 
 echo "$passed passed, $failed failed"

@@ -20,6 +20,7 @@ while [ $# -gt 0 ]; do
     esac
 done
 record="$prefix/share/gcdcat/installed-files"
+folders="$prefix/share/gcdcat/installed-folders"
 
 if [ $uninstall = yes ]; then
     [ -f "$record" ] || { echo "install.sh: $record not found: nothing installed under $prefix" >&2; exit 1; }
@@ -28,10 +29,14 @@ if [ $uninstall = yes ]; then
         echo "removed $file"
     done <"$record"
     rm -f -- "$record"
-    # Folders are removed only when the install left them empty.
-    rmdir -p --ignore-fail-on-non-empty "$prefix/share/gcdcat" "$prefix/share/man/man1" \
-        "$prefix/share/bash-completion/completions" "$prefix/share/zsh/site-functions" \
-        "$prefix/share/fish/vendor_completions.d" "$prefix/bin" 2>/dev/null || true
+    # Only folders the install created, deepest first, and only if nothing else is in them.
+    if [ -f "$folders" ]; then
+        mapfile -t created <"$folders"
+        rm -f -- "$folders"
+        for ((i = ${#created[@]} - 1; i >= 0; i--)); do
+            rmdir -- "${created[$i]}" 2>/dev/null && echo "removed ${created[$i]}/"
+        done
+    fi
     exit 0
 fi
 
@@ -50,7 +55,20 @@ scripts/make-man.py "$stage/gcdcat" "$stage/man" >/dev/null
 "$stage/gcdcat" --generate-completion-script fish >"$stage/gcdcat.fish"
 
 installed=()
+created=()
+# Records every folder above FILE, up to and including the prefix, that does not exist yet.
+note_folders() {
+    local dir missing=()
+    dir=$(dirname "$1")
+    while [ ! -d "$dir" ]; do
+        missing=("$dir" "${missing[@]}")
+        [ "$dir" = "$prefix" ] && break
+        dir=$(dirname "$dir")
+    done
+    created+=("${missing[@]}")
+}
 put() { # put SOURCE DEST MODE
+    note_folders "$2"
     install -D -m "$3" "$1" "$2"
     installed+=("$2")
     echo "installed $2"
@@ -60,6 +78,8 @@ for page in "$stage"/man/*.1; do put "$page" "$prefix/share/man/man1/$(basename 
 put "$stage/gcdcat.bash" "$prefix/share/bash-completion/completions/gcdcat" 644
 put "$stage/_gcdcat" "$prefix/share/zsh/site-functions/_gcdcat" 644
 put "$stage/gcdcat.fish" "$prefix/share/fish/vendor_completions.d/gcdcat.fish" 644
+note_folders "$record"
 mkdir -p "$(dirname "$record")"
 printf '%s\n' "${installed[@]}" >"$record"
+printf '%s\n' "${created[@]}" >"$folders"
 echo "install.sh: done; 'scripts/install.sh --prefix $prefix --uninstall' removes these ${#installed[@]} files" >&2

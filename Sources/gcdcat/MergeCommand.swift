@@ -129,6 +129,7 @@ extension GCDCat {
                     asGiven: asGiven, strategy: strategy, limits: try transfer.limits(), jobs: transfer.jobs,
                     overwrite: force, fsync: fsync || removeParts, allowDuplicates: allowDuplicates)
                 operation.showsCheckProgress = !reporting.quiet
+                operation.requiresCRCManifest = removeParts
                 var measurement: (time: (wall: Double, user: Double, system: Double), memory: MemorySample)?
                 let outcome = try operation.merge(notice: announce) { target, total, body in
                     let (result, time, memory) = try measured(

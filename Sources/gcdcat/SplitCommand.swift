@@ -238,14 +238,13 @@ extension GCDCat {
                         Array(result.partPaths.map { "creating file '\($0.displayPath)'\n" }.joined().utf8))
                 }
                 if !reporting.quiet && !reporting.json {
-                    let listed =
-                        result.partPaths.count > 4
-                        ? "\(result.partPaths.first!) … \(result.partPaths.last!)"
-                        : result.partPaths.joined(separator: ", ")
+                    let shown = result.partPaths.map(\.displayPath)
+                    let listed = shown.count > 4 ? "\(shown.first!) … \(shown.last!)" : shown.joined(separator: ", ")
                     writeToStandardError(
-                        "gcdcat: \(result.partPaths.count) parts\(result.partPaths.isEmpty ? "" : ": \(listed)")"
-                            + (result.manifestPath.map { "; manifest \($0)" } ?? "")
-                            + (operation.digestListPath.map { "; \(checksum!.rawValue) list \($0)" } ?? "") + "\n")
+                        "gcdcat: \(shown.count) part\(shown.count == 1 ? "" : "s")\(shown.isEmpty ? "" : ": \(listed)")"
+                            + (result.manifestPath.map { "; manifest \($0.displayPath)" } ?? "")
+                            + (operation.digestListPath.map { "; \(checksum!.rawValue) list \($0.displayPath)" } ?? "")
+                            + "\n")
                 }
                 let report = RunReport(
                     operation: "split", strategy: operation.strategy.rawValue, parts: result.partPaths.count,

@@ -69,4 +69,40 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdoutText == "\\new\\nline: OK\n\\new\\\\nline: OK\nplain: OK\n")
     }
+
+    /// A second outside pass: dispatchdata into a pipe whose reader quit hung in 5 runs of 8,
+    /// waiting in libdispatch for the pipe to become writable. It must end, 1 or 141.
+    @Test func dispatchdataIntoAPipeWhoseReaderQuitEnds() throws {
+        let scratch = try Scratch()
+        try scratch.write("f", randomData(3_000_000, seed: 8))
+        #expect(try gcdcat(["split", "f", "-b", "1M", "-q"], in: scratch.path).status == 0)
+        for _ in 0..<4 {
+            let result = try run(
+                executable: "/bin/bash",
+                [
+                    "-c",
+                    "timeout -s KILL 30 \(gcdcatPath) merge f.001 -o - --strategy dispatchdata -q | head -c 10 >/dev/null;"
+                        + " exit ${PIPESTATUS[0]}",
+                ], in: scratch.path)
+            #expect([1, 141].contains(result.status), "exit \(result.status): \(result.stderr)")
+        }
+    }
+
+    /// A stream merge under `ulimit -v 150000` hung every time in libdispatch's thread creation.
+    @Test func aStreamMergeUnderALowAddressSpaceLimitEnds() throws {
+        let scratch = try Scratch()
+        let data = randomData(40_000_000, seed: 9)
+        try scratch.write("w.001", data.prefix(20_000_000))
+        try scratch.write("w.002", data.dropFirst(20_000_000))
+        for limit in [150_000, 300_000] {
+            let result = try shell(
+                "ulimit -v \(limit); exec timeout -s KILL 40 \(gcdcatPath) merge w.001 -o out --strategy stream -q",
+                in: scratch.path)
+            #expect([0, 1].contains(result.status), "ulimit -v \(limit): exit \(result.status)")
+            if result.status == 0 { #expect(scratch.read("out") == data) }
+            if result.status == 1 { #expect(result.stderr.contains("Cannot allocate memory"), "\(result.stderr)") }
+            #expect(!scratch.listing().contains { $0.contains(".gcdcat-") })
+            try? FileManager.default.removeItem(atPath: scratch.file("out"))
+        }
+    }
 }

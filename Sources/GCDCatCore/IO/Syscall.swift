@@ -204,6 +204,12 @@ enum Syscall {
         return pointer
     }
 
+    /// True when `fd` is a pipe or socket whose reading end has closed (poll says POLLERR).
+    static func readerGone(_ fd: Int32) -> Bool {
+        var entry = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+        return poll(&entry, 1, 0) == 1 && entry.revents & Int16(POLLERR | POLLHUP) != 0
+    }
+
     /// Checks that `length` more bytes of address space can be mapped, naming `path` and `mmap`
     /// (ENOMEM) when a limit such as `ulimit -v` leaves less.
     static func requireAddressSpace(_ length: Int, path: String) throws(GCDCatError) {

@@ -33,6 +33,10 @@ public struct DispatchDataMerge: MergeStrategy {
     /// with 300 MB of parts every time, 192 MiB in 1 run of 8; 512 MiB leaves room for them all.
     static let headroom = 512 << 20
 
+    /// Address space a DispatchIO merge needs before it starts (stream's check; dispatchdata
+    /// asks for ``headroom`` after its mappings): a few threads' stacks and the malloc arenas.
+    static let headroomForThreads = 192 << 20
+
     public init() {}
 
     public func merge(_ request: MergeRequest, into output: OutputSink, counter: TransferCounter)
@@ -115,6 +119,11 @@ public struct DispatchDataMerge: MergeStrategy {
     ) throws {
         var seen = progress()
         while closed.wait(timeout: .now() + .seconds(2)) == .timedOut {
+            // A pipe whose reader has gone: libdispatch may wait for it to become writable for
+            // ever (its worker threads block SIGPIPE, and the error never reaches the handler).
+            if !output.isRegularFile && Syscall.readerGone(output.fd) {
+                throw GCDCatError.syscall("write", path: output.path, errno: EPIPE)
+            }
             let now = progress()
             if now == seen {
                 // On failure the channel still holds the mappings; the caller exits after this.

@@ -27,6 +27,9 @@ public struct MergeOperation: Sendable {
     public var computeCRC: Bool
     /// Show a progress line (on a terminal) while the manifest check reads every part.
     public var showsCheckProgress = false
+    /// Refuse, before anything is written, a manifest whose output check is not a crc32 (an
+    /// md5/sha list): the parts are to be removed afterwards, which needs the output checked.
+    public var requiresCRCManifest = false
 
     public init(
         partPaths: [String], output: OutputTarget, strategy: MergeStrategyKind = .auto,
@@ -166,6 +169,17 @@ public struct MergeOperation: Sendable {
         for warning in warnings { notice(.warning(warning)) }
         if manifestFile == nil && !resolved.discovered && !asGiven { try refuseListContents(parts) }
         if let manifestFile { try refuseManifestAmongParts(manifestFile, parts: parts) }
+        if requiresCRCManifest, let manifestFile {
+            do {
+                _ = try Manifest.load(manifestFile.path)
+            } catch let error as GCDCatError where error.code == .malformedManifest {
+                throw GCDCatError(
+                    .invalidInput, path: manifestFile.path,
+                    message:
+                        "not an SFV manifest, so the merged output could not be checked against a crc32 "
+                        + "before the parts are removed; nothing was written (give an SFV with --manifest)")
+            }
+        }
         let inputs = parts + (manifestFile.map { [$0] } ?? [])
         // Refuse a bad output before spending time reading every part for their CRCs.
         if case .path(let path) = target {

@@ -27,6 +27,9 @@ public struct StreamMerge: MergeStrategy {
     public func merge(_ request: MergeRequest, into output: OutputSink, counter: TransferCounter)
         throws -> MergeResult
     {
+        // DispatchIO needs threads of libdispatch's own; under an address-space limit that
+        // leaves no room for them it retries their creation for ever. Fail first, cleanly.
+        try Syscall.requireAddressSpace(DispatchDataMerge.headroomForThreads, path: output.path)
         let pump = try StreamPump(request: request, output: output, counter: counter)
         return try pump.run()
     }

@@ -11,14 +11,15 @@ import Synchronization
 /// and the hang can come anywhere (a DispatchIO write, the release of a DispatchData), so no
 /// check before the work can rule it out. This watchdog runs on a thread of its own, started
 /// before the work while its small stack can still be had. When the byte counter has not moved
-/// for `patience` seconds and not even `probe` bytes of address space can be mapped, it removes
+/// for `patience` seconds and not even `probe` bytes of address space (a thread's 8 MiB stack
+/// and a 64 MiB malloc arena, with slack) can be mapped, it removes
 /// every unfinished file (as a signal would) and exits 1 with
 /// `gcdcat: OUTPUT: mmap: Cannot allocate memory`.
 public final class StallWatchdog: Sendable {
     private let stopped = Atomic<Bool>(false)
 
     /// Starts watching `counter` for a run that writes `outputName`.
-    public init(counter: TransferCounter, outputName: String, patience: Double = 8, probe: Int = 32 << 20) {
+    public init(counter: TransferCounter, outputName: String, patience: Double = 8, probe: Int = 96 << 20) {
         let thread = Thread { [self] in
             var last = counter.bytes
             var still = 0.0
