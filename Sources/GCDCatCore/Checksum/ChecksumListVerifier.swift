@@ -146,13 +146,18 @@ public enum ChecksumListVerifier {
     /// 0 when every file is OK; 1 when any is missing, unreadable or rejected (the check could
     /// not be completed); otherwise 2 when any failed its checksum.
     public static func exitStatus(_ outcomes: [Outcome]) -> Int32 {
-        let incomplete = outcomes.contains {
-            switch $0.status {
+        exitStatus(outcomes.map(\.status))
+    }
+
+    /// The same rule over bare statuses.
+    static func exitStatus(_ statuses: [Status]) -> Int32 {
+        let incomplete = statuses.contains {
+            switch $0 {
             case .missing, .unreadable, .rejected: return true
             case .ok, .failed: return false
             }
         }
         if incomplete { return 1 }
-        return outcomes.allSatisfy { $0.status == .ok } ? 0 : 2
+        return statuses.allSatisfy { $0 == .ok } ? 0 : 2
     }
 }

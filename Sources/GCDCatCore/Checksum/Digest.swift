@@ -43,11 +43,18 @@ public struct Digester: ~Copyable {
     public let algorithm: DigestAlgorithm
     private let context: OpaquePointer
 
-    public init(_ algorithm: DigestAlgorithm) {
+    /// ## Errors
+    /// `.io` (ENOMEM) when OpenSSL cannot allocate or start the digest, as under a tight
+    /// `ulimit -v`.
+    public init(_ algorithm: DigestAlgorithm) throws(GCDCatError) {
         self.algorithm = algorithm
-        // Allocation failure of a few hundred bytes is not recoverable anywhere else either.
-        guard let context = EVP_MD_CTX_new(), EVP_DigestInit_ex(context, algorithm.evp, nil) == 1 else {
-            fatalError("OpenSSL could not start a \(algorithm) digest")
+        guard let context = EVP_MD_CTX_new() else {
+            throw GCDCatError(.io, syscall: "EVP_MD_CTX_new", errno: ENOMEM, message: describeErrno(ENOMEM))
+        }
+        guard EVP_DigestInit_ex(context, algorithm.evp, nil) == 1 else {
+            EVP_MD_CTX_free(context)
+            throw GCDCatError(
+                .io, syscall: "EVP_DigestInit_ex", message: "OpenSSL could not start a \(algorithm) digest")
         }
         self.context = context
     }
@@ -74,3 +81,7 @@ public struct Digester: ~Copyable {
         }.joined()
     }
 }
+
+#if canImport(Glibc)
+    import Glibc
+#endif

@@ -22,14 +22,14 @@ public enum FileHash {
         if let checksum = algorithm.checksum {
             return try FileChecksum.of(path, algorithm: checksum, jobs: jobs, counter: counter).hex
         }
-        var digester = Digester(algorithm.digest!)
+        var digester = try Digester(algorithm.digest!)
         try digest(try PartFile.validate(path), into: &digester, counter: counter)
         return digester.finalize()
     }
 
     /// The md5/sha digest of `parts` joined in order, as the file they rejoin to would have it.
     public static func ofJoined(_ parts: [PartFile], algorithm: DigestAlgorithm) throws -> String {
-        var digester = Digester(algorithm)
+        var digester = try Digester(algorithm)
         for part in parts { try digest(part, into: &digester, counter: nil) }
         return digester.finalize()
     }
@@ -44,7 +44,7 @@ public enum FileHash {
 
     /// The md5/sha digest of the whole open regular file `fd`, named `path` in errors.
     public static func of(fd: Int32, path: String, algorithm: DigestAlgorithm) throws -> String {
-        var digester = Digester(algorithm)
+        var digester = try Digester(algorithm)
         let size = Int64(try Syscall.fstat(fd, path: path).st_size)
         try digest(fd: fd, path: path, length: size, into: &digester, counter: nil)
         return digester.finalize()
@@ -77,7 +77,7 @@ public enum FileHash {
         }
         let buffer = try Syscall.allocate(byteCount: bufferSize, alignment: 4096, path: path)
         defer { free(buffer) }
-        var digester = Digester(algorithm.digest!)
+        var digester = try Digester(algorithm.digest!)
         while true {
             let count = try Syscall.read(fd, into: buffer, count: bufferSize, path: path)
             if count == 0 { return digester.finalize() }

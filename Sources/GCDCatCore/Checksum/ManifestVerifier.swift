@@ -63,15 +63,18 @@ public enum ManifestVerifier {
     }
 
     /// 0 when every file is OK; 1 when any is missing, unreadable or rejected (the check could
-    /// not be completed); otherwise 2 when any failed its CRC.
+    /// not be completed); otherwise 2 when any failed its CRC. The rule is
+    /// ``ChecksumListVerifier/exitStatus(_:)``'s.
     public static func exitStatus(_ outcomes: [Outcome]) -> Int32 {
-        let incomplete = outcomes.contains {
-            switch $0.status {
-            case .missing, .unreadable, .rejected: return true
-            case .ok, .failed: return false
-            }
-        }
-        if incomplete { return 1 }
-        return outcomes.allSatisfy { $0.status == .ok } ? 0 : 2
+        ChecksumListVerifier.exitStatus(
+            outcomes.map {
+                switch $0.status {
+                case .ok: return .ok
+                case .failed(let actual): return .failed(actual: hex8(actual))
+                case .missing: return .missing
+                case .unreadable(let error): return .unreadable(error)
+                case .rejected(let why): return .rejected(why)
+                }
+            })
     }
 }
