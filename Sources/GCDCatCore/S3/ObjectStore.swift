@@ -1,0 +1,89 @@
+/// Where an object lives in S3-compatible storage: `s3://BUCKET/KEY`.
+public struct ObjectLocation: Sendable, Hashable, CustomStringConvertible {
+    public var bucket: String
+    public var key: String
+
+    public init(bucket: String, key: String) {
+        self.bucket = bucket
+        self.key = key
+    }
+
+    /// The form the user types, and the one every message names.
+    public var description: String { "s3://\(bucket)/\(key)" }
+}
+
+/// What a HEAD or a listing tells about one object.
+public struct ObjectInfo: Sendable, Equatable {
+    public var location: ObjectLocation
+    public var size: UInt64
+    /// As the server sent it, quotes removed.
+    public var etag: String?
+    /// The object's CRC-32 when the server keeps one (`x-amz-checksum-crc32`); a multipart
+    /// object's composite value is not a CRC of the whole and is left nil.
+    public var crc32: UInt32?
+
+    public init(location: ObjectLocation, size: UInt64, etag: String? = nil, crc32: UInt32? = nil) {
+        self.location = location
+        self.size = size
+        self.etag = etag
+        self.crc32 = crc32
+    }
+}
+
+/// A multipart upload in progress: it must end in ``ObjectStore/completeMultipartUpload(_:parts:)``
+/// or ``ObjectStore/abortMultipartUpload(_:)``, never be left behind.
+public struct MultipartUpload: Sendable, Hashable {
+    public var location: ObjectLocation
+    public var uploadID: String
+
+    public init(location: ObjectLocation, uploadID: String) {
+        self.location = location
+        self.uploadID = uploadID
+    }
+}
+
+/// One uploaded or copied part, as CompleteMultipartUpload needs it.
+public struct UploadedPart: Sendable, Equatable {
+    public var partNumber: Int
+    public var etag: String
+
+    public init(partNumber: Int, etag: String) {
+        self.partNumber = partNumber
+        self.etag = etag
+    }
+}
+
+/// The operations gcdcat needs from S3-compatible storage, blocking, callable from any thread.
+///
+/// The engines (merge, split, checksum, verify) see only this protocol, so the tests can run
+/// them against an in-memory store and force every failure; ``S3Client`` is the real one.
+///
+/// ## Errors
+/// Every method throws a ``GCDCatError`` whose `path` is the `s3://` location, whose `syscall`
+/// is the S3 operation (`GetObject`, `UploadPartCopy`, …) and whose message carries S3's error
+/// code and the HTTP status (`AccessDenied (HTTP 403): …`). A failed `ifNoneMatch` condition is
+/// `.outputExists`. Secrets never appear in a message.
+public protocol ObjectStore: Sendable {
+    /// HEAD; nil when there is no such object (404).
+    func head(_ object: ObjectLocation) throws -> ObjectInfo?
+    /// ListObjectsV2 of every key under `prefix`, all pages, in the server's (byte) order.
+    func list(bucket: String, prefix: String) throws -> [ObjectInfo]
+    /// A ranged GET of exactly `range` into `buffer` (`buffer.count == range.count`); a short
+    /// body is an error.
+    func get(_ object: ObjectLocation, range: Range<UInt64>, into buffer: UnsafeMutableRawBufferPointer) throws
+    /// PutObject in one request. With `ifNoneMatch`, an existing object is not replaced.
+    func put(_ object: ObjectLocation, body: UnsafeRawBufferPointer, ifNoneMatch: Bool) throws
+    func createMultipartUpload(_ object: ObjectLocation) throws -> MultipartUpload
+    func uploadPart(_ upload: MultipartUpload, partNumber: Int, body: UnsafeRawBufferPointer) throws
+        -> UploadedPart
+    /// UploadPartCopy of `range` of `source` (at most 5 GiB) on the server.
+    func uploadPartCopy(
+        _ upload: MultipartUpload, partNumber: Int, source: ObjectLocation, range: Range<UInt64>
+    ) throws -> UploadedPart
+    /// CompleteMultipartUpload. With `ifNoneMatch`, an existing object is not replaced.
+    func completeMultipartUpload(_ upload: MultipartUpload, parts: [UploadedPart], ifNoneMatch: Bool) throws
+    func abortMultipartUpload(_ upload: MultipartUpload) throws
+    /// ListMultipartUploads under `prefix`: what an interrupted run would have left behind.
+    func listMultipartUploads(bucket: String, prefix: String) throws -> [MultipartUpload]
+    func delete(_ object: ObjectLocation) throws
+}
