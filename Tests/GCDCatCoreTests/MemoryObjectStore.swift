@@ -1,0 +1,200 @@
+import GCDCatCore
+import Synchronization
+
+/// An S3 stand-in held in memory, for engine tests that must run without a server and force
+/// failures: `failures[operation]` = n makes the n-th call (1-based) of that operation throw.
+///
+/// It keeps S3's rules that the engines depend on: a non-final multipart part under 5 MiB is
+/// refused at completion (EntityTooSmall), a copy range must lie inside its source
+/// (InvalidRange), and an aborted or completed upload is gone.
+final class MemoryObjectStore: ObjectStore {
+    static let minimumPartSize = 5 * 1024 * 1024
+
+    private struct Upload {
+        var location: ObjectLocation
+        var parts: [Int: [UInt8]] = [:]
+    }
+
+    private struct State {
+        var objects: [ObjectLocation: [UInt8]] = [:]
+        var uploads: [String: Upload] = [:]
+        var nextUploadID = 1
+        var calls: [String: Int] = [:]
+        var failures: [String: Int] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    init(objects: [ObjectLocation: [UInt8]] = [:]) {
+        state.withLock { $0.objects = objects }
+    }
+
+    /// Makes the `call`-th call (1-based, counted from now) of `operation` fail.
+    func failCall(_ operation: String, at call: Int) {
+        state.withLock {
+            $0.failures[operation] = ($0.calls[operation] ?? 0) + call
+        }
+    }
+
+    /// How many times `operation` was called.
+    func callCount(_ operation: String) -> Int { state.withLock { $0.calls[operation] ?? 0 } }
+
+    func bytes(_ object: ObjectLocation) -> [UInt8]? { state.withLock { $0.objects[object] } }
+
+    func store(_ object: ObjectLocation, _ bytes: [UInt8]) { state.withLock { $0.objects[object] = bytes } }
+
+    private func count(_ operation: String, _ location: ObjectLocation) throws {
+        let failing = state.withLock { state -> Bool in
+            let call = (state.calls[operation] ?? 0) + 1
+            state.calls[operation] = call
+            return state.failures[operation] == call
+        }
+        if failing {
+            throw GCDCatError(
+                .io, path: location.description, syscall: operation,
+                message: "InternalError (HTTP 500): injected failure")
+        }
+    }
+
+    private func s3Error(_ location: ObjectLocation, _ operation: String, _ code: String, _ status: Int)
+        -> GCDCatError
+    {
+        GCDCatError(.io, path: location.description, syscall: operation, message: "\(code) (HTTP \(status))")
+    }
+
+    func head(_ object: ObjectLocation) throws -> ObjectInfo? {
+        try count("HeadObject", object)
+        return state.withLock { state in
+            state.objects[object].map { ObjectInfo(location: object, size: UInt64($0.count)) }
+        }
+    }
+
+    func list(bucket: String, prefix: String) throws -> [ObjectInfo] {
+        try count("ListObjectsV2", ObjectLocation(bucket: bucket, key: prefix))
+        return state.withLock { state in
+            state.objects
+                .filter { $0.key.bucket == bucket && $0.key.key.utf8.starts(with: prefix.utf8) }
+                .map { ObjectInfo(location: $0.key, size: UInt64($0.value.count)) }
+                .sorted { $0.location.key.utf8.lexicographicallyPrecedes($1.location.key.utf8) }
+        }
+    }
+
+    func get(_ object: ObjectLocation, range: Range<UInt64>, into buffer: UnsafeMutableRawBufferPointer) throws {
+        try count("GetObject", object)
+        guard let bytes = state.withLock({ $0.objects[object] }) else {
+            throw s3Error(object, "GetObject", "NoSuchKey", 404)
+        }
+        guard range.upperBound <= UInt64(bytes.count), buffer.count == range.count else {
+            throw s3Error(object, "GetObject", "InvalidRange", 416)
+        }
+        bytes[Int(range.lowerBound)..<Int(range.upperBound)].withUnsafeBytes { buffer.copyMemory(from: $0) }
+    }
+
+    func put(_ object: ObjectLocation, body: UnsafeRawBufferPointer, ifNoneMatch: Bool) throws {
+        try count("PutObject", object)
+        let refused = state.withLock { state -> Bool in
+            if ifNoneMatch && state.objects[object] != nil { return true }
+            state.objects[object] = Array(body)
+            return false
+        }
+        if refused {
+            throw GCDCatError(
+                .outputExists, path: object.description, syscall: "PutObject",
+                message: "PreconditionFailed (HTTP 412)")
+        }
+    }
+
+    func createMultipartUpload(_ object: ObjectLocation) throws -> MultipartUpload {
+        try count("CreateMultipartUpload", object)
+        return state.withLock { state in
+            let id = "upload-\(state.nextUploadID)"
+            state.nextUploadID += 1
+            state.uploads[id] = Upload(location: object)
+            return MultipartUpload(location: object, uploadID: id)
+        }
+    }
+
+    func uploadPart(_ upload: MultipartUpload, partNumber: Int, body: UnsafeRawBufferPointer) throws
+        -> UploadedPart
+    {
+        try count("UploadPart", upload.location)
+        return try addPart(upload, partNumber, Array(body), "UploadPart")
+    }
+
+    func uploadPartCopy(
+        _ upload: MultipartUpload, partNumber: Int, source: ObjectLocation, range: Range<UInt64>
+    ) throws -> UploadedPart {
+        try count("UploadPartCopy", upload.location)
+        guard let bytes = state.withLock({ $0.objects[source] }) else {
+            throw s3Error(source, "UploadPartCopy", "NoSuchKey", 404)
+        }
+        guard range.upperBound <= UInt64(bytes.count), range.count <= 5 << 30 else {
+            throw s3Error(source, "UploadPartCopy", "InvalidRange", 416)
+        }
+        return try addPart(
+            upload, partNumber, Array(bytes[Int(range.lowerBound)..<Int(range.upperBound)]), "UploadPartCopy")
+    }
+
+    private func addPart(_ upload: MultipartUpload, _ number: Int, _ bytes: [UInt8], _ operation: String) throws
+        -> UploadedPart
+    {
+        guard (1...10_000).contains(number) else {
+            throw s3Error(upload.location, operation, "InvalidArgument", 400)
+        }
+        let found = state.withLock { state -> Bool in
+            guard state.uploads[upload.uploadID] != nil else { return false }
+            state.uploads[upload.uploadID]!.parts[number] = bytes
+            return true
+        }
+        guard found else { throw s3Error(upload.location, operation, "NoSuchUpload", 404) }
+        return UploadedPart(partNumber: number, etag: "etag-\(number)-\(bytes.count)")
+    }
+
+    func completeMultipartUpload(_ upload: MultipartUpload, parts: [UploadedPart], ifNoneMatch: Bool) throws {
+        try count("CompleteMultipartUpload", upload.location)
+        enum Outcome { case done, noUpload, tooSmall, invalidPart, exists }
+        let outcome = state.withLock { state -> Outcome in
+            guard let stored = state.uploads[upload.uploadID] else { return .noUpload }
+            if ifNoneMatch && state.objects[upload.location] != nil { return .exists }
+            var whole: [UInt8] = []
+            for (index, part) in parts.enumerated() {
+                guard let bytes = stored.parts[part.partNumber],
+                    index == 0 || part.partNumber > parts[index - 1].partNumber
+                else { return .invalidPart }
+                if index < parts.count - 1 && bytes.count < Self.minimumPartSize { return .tooSmall }
+                whole += bytes
+            }
+            state.objects[upload.location] = whole
+            state.uploads[upload.uploadID] = nil
+            return .done
+        }
+        switch outcome {
+        case .done: return
+        case .noUpload: throw s3Error(upload.location, "CompleteMultipartUpload", "NoSuchUpload", 404)
+        case .tooSmall: throw s3Error(upload.location, "CompleteMultipartUpload", "EntityTooSmall", 400)
+        case .invalidPart: throw s3Error(upload.location, "CompleteMultipartUpload", "InvalidPart", 400)
+        case .exists:
+            throw GCDCatError(
+                .outputExists, path: upload.location.description, syscall: "CompleteMultipartUpload",
+                message: "PreconditionFailed (HTTP 412)")
+        }
+    }
+
+    func abortMultipartUpload(_ upload: MultipartUpload) throws {
+        try count("AbortMultipartUpload", upload.location)
+        state.withLock { _ = $0.uploads.removeValue(forKey: upload.uploadID) }
+    }
+
+    func listMultipartUploads(bucket: String, prefix: String) throws -> [MultipartUpload] {
+        try count("ListMultipartUploads", ObjectLocation(bucket: bucket, key: prefix))
+        return state.withLock { state in
+            state.uploads.map { MultipartUpload(location: $0.value.location, uploadID: $0.key) }
+                .filter { $0.location.bucket == bucket && $0.location.key.utf8.starts(with: prefix.utf8) }
+        }
+    }
+
+    func delete(_ object: ObjectLocation) throws {
+        try count("DeleteObject", object)
+        state.withLock { _ = $0.objects.removeValue(forKey: object) }
+    }
+}
