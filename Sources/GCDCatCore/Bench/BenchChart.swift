@@ -4,7 +4,8 @@ public enum BenchChart {
     static let palette = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1"]
 
     public static func svg(_ report: BenchReport) -> String {
-        let merge = report.cells.filter { $0.group == "merge" && !$0.isBaseline }
+        // The chart compares strategies by high-water; rows without one (auto verified) are in the table.
+        let merge = report.cells.filter { $0.group == "merge" && !$0.isBaseline && $0.highWater != nil }
         let strategies = unique(merge.map(\.name))
         let highWaters = unique(merge.compactMap(\.highWater))
         let baseline = report.cells.first { $0.group == "merge" && $0.isBaseline }

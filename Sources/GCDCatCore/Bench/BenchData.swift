@@ -36,6 +36,9 @@ public struct BenchData: Sendable {
     public let totalBytes: Int64
     /// The crc32 of all parts joined: what every correct merge output must have.
     public let crc32: UInt32
+    /// `data.sfv` beside the parts, listing each part's crc32: what a verified merge and
+    /// `verify` check.
+    public let manifestPath: String
 
     /// Part sizes: equal, the remainder spread over the first parts.
     public static func partSizes(total: Int64, parts: Int) -> [Int64] {
@@ -55,6 +58,7 @@ public struct BenchData: Sendable {
         defer { buffer.deallocate() }
         var checksum = Checksum(.crc32)
         var paths: [String] = []
+        var manifest = ""
         for (index, size) in partSizes(total: total, parts: parts).enumerated() {
             let path = "\(directory)/data.\(zeroPadded(index + 1, width: 3))"
             paths.append(path)
@@ -62,16 +66,28 @@ public struct BenchData: Sendable {
             let reuse = existing.map { Int64($0.st_size) == size } ?? false
             let fd = reuse ? -1 : try Syscall.open(path, O_WRONLY | O_CREAT | O_TRUNC, mode: 0o644)
             defer { if fd >= 0 { close(fd) } }
+            var partChecksum = Checksum(.crc32)
             var left = size
             while left > 0 {
                 let count = Int(min(left, Int64(bufferSize)))
                 let slice = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count])
                 generator.fill(slice)
-                checksum.update(UnsafeRawBufferPointer(slice))
+                partChecksum.update(UnsafeRawBufferPointer(slice))
                 if fd >= 0 { try Syscall.writeAll(fd, from: slice.baseAddress!, count: count, path: path) }
                 left -= Int64(count)
             }
+            checksum = checksum.combined(with: partChecksum)
+            manifest += "data.\(zeroPadded(index + 1, width: 3)) \(partChecksum.hex.uppercased())\n"
         }
-        return BenchData(directory: directory, partPaths: paths, totalBytes: total, crc32: checksum.value)
+        let manifestPath = "\(directory)/data.sfv"
+        unlink(manifestPath)
+        let fd = try Syscall.open(manifestPath, O_WRONLY | O_CREAT | O_TRUNC, mode: 0o644)
+        defer { close(fd) }
+        try Array(manifest.utf8).withUnsafeBytes {
+            try Syscall.writeAll(fd, from: $0.baseAddress!, count: $0.count, path: manifestPath)
+        }
+        return BenchData(
+            directory: directory, partPaths: paths, totalBytes: total, crc32: checksum.value,
+            manifestPath: manifestPath)
     }
 }

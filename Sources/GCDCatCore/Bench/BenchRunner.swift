@@ -101,7 +101,9 @@ public struct BenchRunner {
                 _ = try MergeOperation(partPaths: data.partPaths, output: .path(whole)).run()
             }
             if settings.includeSplit { contenders += splitContenders(whole: whole, data: data) }
-            if settings.includeChecksum { contenders += checksumContenders(whole: whole, data: data) }
+            if settings.includeChecksum {
+                contenders += checksumContenders(whole: whole, data: data) + verifyContenders(data)
+            }
         }
         var coldNote: String?
         // Generated data is still being written back; let that finish before timing anything,
@@ -183,13 +185,34 @@ public struct BenchRunner {
                         command: { output in
                             [executable, "merge"] + data.partPaths + [
                                 "-o", output, "--strategy", strategy.rawValue, "--high-water", "\(highWater)",
-                                "--json", "--quiet",
+                                "--no-verify", "--json", "--quiet",
                             ]
                         },
                         check: { _, output in try expect(output) }, readsGcdcatReport: true))
             }
         }
+        // The default a user gets: auto, checking every part against data.sfv while copying.
+        contenders.append(
+            Contender(
+                cell: BenchCell(
+                    group: "merge", name: "auto verified", isBaseline: false, highWater: nil, bytes: data.totalBytes),
+                command: { output in [executable, "merge", data.partPaths[0], "-o", output, "--json", "--quiet"] },
+                check: { _, output in try expect(output) }, readsGcdcatReport: true))
         return contenders
+    }
+
+    /// `verify` of the set's list against cksfv's, both reading every part once.
+    private func verifyContenders(_ data: BenchData) -> [Contender] {
+        [
+            Contender(
+                cell: BenchCell(
+                    group: "verify", name: "cksfv -g", isBaseline: true, highWater: nil, bytes: data.totalBytes),
+                command: { _ in ["cksfv", "-q", "-g", data.manifestPath] }, check: { _, _ in }),
+            Contender(
+                cell: BenchCell(
+                    group: "verify", name: "gcdcat verify", isBaseline: false, highWater: nil, bytes: data.totalBytes),
+                command: { _ in [executable, "verify", data.manifestPath] }, check: { _, _ in }),
+        ]
     }
 
     private func splitContenders(whole: String, data: BenchData) -> [Contender] {
@@ -235,6 +258,10 @@ public struct BenchRunner {
                 cell: BenchCell(
                     group: "checksum", name: "rhash --crc32", isBaseline: true, highWater: nil, bytes: data.totalBytes),
                 command: { _ in ["rhash", "--crc32", whole] }, check: check),
+            Contender(
+                cell: BenchCell(
+                    group: "checksum", name: "cksfv", isBaseline: false, highWater: nil, bytes: data.totalBytes),
+                command: { _ in ["cksfv", "-b", whole] }, check: check),
             Contender(
                 cell: BenchCell(
                     group: "checksum", name: "gcdcat crc32", isBaseline: false, highWater: nil, bytes: data.totalBytes),
