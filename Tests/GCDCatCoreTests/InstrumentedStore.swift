@@ -1,0 +1,81 @@
+import GCDCatCore
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Passes every call to a ``MemoryObjectStore`` and records what the engines asked: the
+/// prefixes listed and the most GETs ever under way at once. With `reportsCRC32`, HEAD
+/// answers with the object's crc32 as a server that keeps `x-amz-checksum-crc32` does.
+final class InstrumentedStore: ObjectStore {
+    let inner: MemoryObjectStore
+    let getDelay: UInt32
+    let reportsCRC32: Bool
+    private let record = Mutex((current: 0, peak: 0, prefixes: [String]()))
+
+    init(_ inner: MemoryObjectStore, getDelay: UInt32 = 0, reportsCRC32: Bool = false) {
+        self.inner = inner
+        self.getDelay = getDelay
+        self.reportsCRC32 = reportsCRC32
+    }
+
+    var peak: Int { record.withLock { $0.peak } }
+    var listedPrefixes: [String] { record.withLock { $0.prefixes } }
+
+    func head(_ object: ObjectLocation) throws -> ObjectInfo? {
+        guard var info = try inner.head(object) else { return nil }
+        if reportsCRC32, let bytes = inner.bytes(object) {
+            var crc = Checksum(.crc32)
+            crc.update(bytes)
+            info.crc32 = crc.value
+        }
+        return info
+    }
+
+    func list(bucket: String, prefix: String) throws -> [ObjectInfo] {
+        record.withLock { $0.prefixes.append(prefix) }
+        return try inner.list(bucket: bucket, prefix: prefix)
+    }
+
+    func get(_ object: ObjectLocation, range: Range<UInt64>, into buffer: UnsafeMutableRawBufferPointer) throws {
+        record.withLock {
+            $0.current += 1
+            $0.peak = max($0.peak, $0.current)
+        }
+        defer { record.withLock { $0.current -= 1 } }
+        if getDelay > 0 { usleep(getDelay) }
+        try inner.get(object, range: range, into: buffer)
+    }
+
+    func put(_ object: ObjectLocation, body: UnsafeRawBufferPointer, ifNoneMatch: Bool) throws {
+        try inner.put(object, body: body, ifNoneMatch: ifNoneMatch)
+    }
+
+    func createMultipartUpload(_ object: ObjectLocation) throws -> MultipartUpload {
+        try inner.createMultipartUpload(object)
+    }
+
+    func uploadPart(_ upload: MultipartUpload, partNumber: Int, body: UnsafeRawBufferPointer) throws -> UploadedPart {
+        try inner.uploadPart(upload, partNumber: partNumber, body: body)
+    }
+
+    func uploadPartCopy(
+        _ upload: MultipartUpload, partNumber: Int, source: ObjectLocation, range: Range<UInt64>
+    ) throws -> UploadedPart {
+        try inner.uploadPartCopy(upload, partNumber: partNumber, source: source, range: range)
+    }
+
+    func completeMultipartUpload(_ upload: MultipartUpload, parts: [UploadedPart], ifNoneMatch: Bool) throws {
+        try inner.completeMultipartUpload(upload, parts: parts, ifNoneMatch: ifNoneMatch)
+    }
+
+    func abortMultipartUpload(_ upload: MultipartUpload) throws { try inner.abortMultipartUpload(upload) }
+
+    func listMultipartUploads(bucket: String, prefix: String) throws -> [MultipartUpload] {
+        try inner.listMultipartUploads(bucket: bucket, prefix: prefix)
+    }
+
+    func delete(_ object: ObjectLocation) throws { try inner.delete(object) }
+}
