@@ -11,12 +11,15 @@ public enum ArchiveVolumes {
 
     /// Why `path` must not be merged as a part, or nil.
     ///
-    /// `head` is the part's first bytes when they are known.
-    public static func refusal(for path: String, head: [UInt8]? = nil) -> GCDCatError? {
+    /// `head` is the part's first bytes when they are known; `names` is where neighbours are
+    /// looked up.
+    public static func refusal(
+        for path: String, head: [UInt8]? = nil, names: any SetNames = FileSystemNames()
+    ) -> GCDCatError? {
         let (folder, base) = splitPath(path)
         let prefix = path.hasPrefix(folder + "/") ? folder + "/" : ""
         let lower = base.lowercased()
-        func exists(_ name: String) -> Bool { (try? Syscall.statIfExists(prefix + name)) != nil }
+        func exists(_ name: String) -> Bool { names.exists(prefix + name) }
         func stem(dropping count: Int) -> String { String(base.dropLast(count)) }
 
         if let digits = trailingNumber(lower, after: ".z"), digits >= 2 {

@@ -36,9 +36,13 @@ public enum PartArguments {
     /// ## Errors
     /// Those of ``PartDiscovery/discover(from:)``; `.invalidInput` naming the first pair out of
     /// order, or `.missingPart` naming a number missing from an explicit list.
-    public static func resolve(_ arguments: [String], asGiven: Bool = false) throws -> Resolved {
+    ///
+    /// `names` is where names are looked up: the file system, or an object listing.
+    public static func resolve(
+        _ arguments: [String], asGiven: Bool = false, names: any SetNames = FileSystemNames()
+    ) throws -> Resolved {
         if arguments.count == 1 {
-            if let set = try PartDiscovery.discover(from: arguments[0]) {
+            if let set = try PartDiscovery.discover(from: arguments[0], names: names) {
                 return Resolved(
                     parts: set.parts, defaultOutput: set.naming.wholeName,
                     manifestCandidates: set.naming.manifestCandidates, discovered: true,
@@ -49,7 +53,7 @@ public enum PartArguments {
                 discovered: false, startsLate: false, notes: [])
         }
         for argument in arguments {
-            if let refusal = ArchiveVolumes.refusal(for: argument) { throw refusal }
+            if let refusal = ArchiveVolumes.refusal(for: argument, names: names) { throw refusal }
         }
         guard let (naming, numbers) = commonSet(arguments) else {
             return Resolved(
@@ -60,7 +64,7 @@ public enum PartArguments {
             parts: arguments, defaultOutput: naming.wholeName, manifestCandidates: naming.manifestCandidates,
             discovered: false, startsLate: false, notes: [])
         if !asGiven {
-            try order(&resolved, numbers: numbers, naming: naming)
+            try order(&resolved, numbers: numbers, naming: naming, names: names)
         }
         return resolved
     }
@@ -83,7 +87,9 @@ public enum PartArguments {
 
     /// Checks an explicit list of one set's parts is in numeric order with no gap; repairs the
     /// shell's glob order of a complete set.
-    static func order(_ resolved: inout Resolved, numbers: [Int], naming: NumberedName) throws {
+    static func order(
+        _ resolved: inout Resolved, numbers: [Int], naming: NumberedName, names: any SetNames
+    ) throws {
         // A number listed twice is the same file twice: the duplicate check reports it.
         let inOrder = zip(numbers, numbers.dropFirst()).allSatisfy { $1 == $0 || $1 == $0 + 1 }
         if inOrder { return }
@@ -114,7 +120,7 @@ public enum PartArguments {
             if next > this + 1 {
                 let missing = naming.with(number: this + 1)
                 throw GCDCatError(
-                    .missingPart, path: PartDiscovery.existing(missing) ?? missing.name,
+                    .missingPart, path: PartDiscovery.existing(missing, names) ?? missing.name,
                     message:
                         "missing from the list between \(arguments[index].displayPath) and "
                         + "\(arguments[index + 1].displayPath); give every part, or use --as-given to merge the list as it is"

@@ -31,9 +31,11 @@ public enum PartDiscovery {
     ///   clash, or when it is a spanned zip or RAR volume (naming the tool to use);
     /// - `.missingPart` naming the first missing number when a later one exists, or when `path`
     ///   itself does not exist.
-    public static func discover(from path: String) throws -> DiscoveredSet? {
-        if let refusal = ArchiveVolumes.refusal(for: path) { throw refusal }
-        guard exists(path) else {
+    ///
+    /// `names` is where names are looked up: the file system, or an object listing.
+    public static func discover(from path: String, names: any SetNames = FileSystemNames()) throws -> DiscoveredSet? {
+        if let refusal = ArchiveVolumes.refusal(for: path, names: names) { throw refusal }
+        guard names.exists(path) else {
             throw GCDCatError(
                 .missingPart, path: path, syscall: "open", errno: ENOENT, message: describeErrno(ENOENT))
         }
@@ -41,10 +43,10 @@ public enum PartDiscovery {
         // Digits are read without doubt; letters only when a neighbour confirms the reading.
         guard
             let naming = readings.first(where: { $0.alphabet == .digits })
-                ?? readings.first(where: { hasNeighbour($0) })
+                ?? readings.first(where: { hasNeighbour($0, names) })
         else { return nil }
         let given = naming.name
-        if naming.number > 0, let below = existing(naming.with(number: naming.number - 1)) {
+        if naming.number > 0, let below = existing(naming.with(number: naming.number - 1), names) {
             if naming.number == 1 && naming.alphabet == .digits {
                 throw GCDCatError(
                     .invalidInput, path: path,
@@ -53,18 +55,18 @@ public enum PartDiscovery {
                         + "to merge from it, or list the parts you mean")
             }
             var first = naming.with(number: naming.number - 1)
-            while first.number > 0, existing(first.with(number: first.number - 1)) != nil {
+            while first.number > 0, existing(first.with(number: first.number - 1), names) != nil {
                 first = first.with(number: first.number - 1)
             }
             throw GCDCatError(
                 .invalidInput, path: path,
                 message:
-                    "not the first part of its set, which starts at \(existing(first)?.displayPath ?? first.name.displayPath); "
+                    "not the first part of its set, which starts at \(existing(first, names)?.displayPath ?? first.name.displayPath); "
                     + "give the first part to merge the whole set")
         }
         var parts: [String] = []
         var number = naming.number
-        while let name = try existingUnique(naming.with(number: number)) {
+        while let name = try existingUnique(naming.with(number: number), names) {
             parts.append(name)
             number += 1
         }
@@ -74,18 +76,18 @@ public enum PartDiscovery {
         // or a `.partN`: then it is a set whose first parts are gone.
         let looksLikeAPart = naming.width >= 2 || naming.stem.lowercased().hasSuffix(".part")
         if startsLate && parts.count == 1 && !looksLikeAPart { return nil }
-        try checkStrays(naming, through: number - 1, given: given)
+        try checkStrays(naming, through: number - 1, given: given, names: names)
         return DiscoveredSet(parts: parts, naming: naming, startsLate: startsLate)
     }
 
     /// The name `reading`'s number has on disk, if any.
-    static func existing(_ reading: NumberedName) -> String? {
-        reading.spellings(of: reading.number).first(where: exists)
+    static func existing(_ reading: NumberedName, _ names: any SetNames) -> String? {
+        reading.spellings(of: reading.number).first(where: names.exists)
     }
 
     /// Like ``existing(_:)``, but two spellings of one number on disk are a clash.
-    static func existingUnique(_ reading: NumberedName) throws -> String? {
-        let found = reading.spellings(of: reading.number).filter(exists)
+    static func existingUnique(_ reading: NumberedName, _ names: any SetNames) throws -> String? {
+        let found = reading.spellings(of: reading.number).filter(names.exists)
         if found.count > 1 {
             throw GCDCatError(
                 .invalidInput, path: found[1],
@@ -96,21 +98,21 @@ public enum PartDiscovery {
         return found.first
     }
 
-    static func hasNeighbour(_ reading: NumberedName) -> Bool {
-        existing(reading.with(number: reading.number + 1)) != nil
-            || (reading.number > 0 && existing(reading.with(number: reading.number - 1)) != nil)
+    static func hasNeighbour(_ reading: NumberedName, _ names: any SetNames) -> Bool {
+        existing(reading.with(number: reading.number + 1), names) != nil
+            || (reading.number > 0 && existing(reading.with(number: reading.number - 1), names) != nil)
     }
 
     /// Files beside the set with its stem and alphabet: one that spells no number of the set
     /// is a width clash (digits); one numbered after `last` means a part is missing. Letters are
     /// common in names (`xml` beside `xaa`), so for them only the next 26 numbers count.
-    static func checkStrays(_ naming: NumberedName, through last: Int, given: String) throws {
+    static func checkStrays(_ naming: NumberedName, through last: Int, given: String, names: any SetNames) throws {
         // `stem + "x"` keeps a stem that ends in `/` (split's `--prefix dir/`) inside its folder.
         let (folder, stemBase) = splitPath(naming.stem + "x")
         let stem = String(stemBase.dropLast())
         let prefix = String(naming.stem.dropLast(stem.count))
         var firstLater: Int?
-        for entry in try directoryEntries(folder) where entry.hasPrefix(stem) {
+        for entry in try names.entries(inFolder: folder) where entry.hasPrefix(stem) {
             let suffix = entry.dropFirst(stem.count)
             guard !suffix.isEmpty, suffix.allSatisfy(naming.alphabet.contains) else { continue }
             guard let number = naming.number(ofSuffix: suffix) else {
@@ -132,12 +134,8 @@ public enum PartDiscovery {
             throw GCDCatError(
                 .missingPart, path: missing,
                 message:
-                    "missing part: the set has \(existing(naming.with(number: firstLater))?.displayPath ?? "") but not this one"
+                    "missing part: the set has \(existing(naming.with(number: firstLater), names)?.displayPath ?? "") but not this one"
             )
         }
-    }
-
-    static func exists(_ path: String) -> Bool {
-        (try? Syscall.statIfExists(path, followLinks: false)) != nil
     }
 }

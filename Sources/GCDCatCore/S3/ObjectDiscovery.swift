@@ -1,0 +1,148 @@
+/// Finds a set of part objects, and its manifest, with the local rules (``PartArguments``,
+/// ``PartDiscovery``) applied to a bucket's listing.
+///
+/// - One object (`s3://b/movie.zip.001`): one `ListObjectsV2` under the longest prefix every
+///   name of its set and every manifest candidate shares (`movie.zip.`), then the local rules
+///   over the listed keys: `.002`, `.003`, … in numeric order, `.000` and `xaa` starts,
+///   widening past `.999`; a part that is not the first, a clash, a gap (naming the missing
+///   object) are refused as on disk. A lone object is a set of one.
+/// - Several objects: an explicit list, checked for order and gaps like a local one; each is
+///   HEAD-ed (in parallel) for its size.
+///
+/// Names inside a manifest object are relative to its "folder": the key up to its last `/`
+/// (``ObjectLocation/sibling(_:)``).
+///
+/// ## Errors
+/// Those of ``PartArguments/resolve(_:asGiven:names:)``, with `s3://` names; `.missingPart`
+/// for an object that does not exist; `.invalidInput` for a checksum list among listed parts
+/// or parts in more than one bucket; the store's errors (`ListObjectsV2`, `HeadObject`).
+public enum ObjectDiscovery {
+    /// A set of part objects, resolved.
+    public struct ObjectSet: Sendable, Equatable {
+        /// The parts in order, with their sizes (and crc32s where a HEAD reported them).
+        public var parts: [ObjectInfo]
+        /// What the local rules made of the names (spelled `s3://BUCKET/KEY`): the default
+        /// output, notes, `startsLate`.
+        public var resolved: PartArguments.Resolved
+        /// The set's manifest object (`movie.zip.sfv`, `.sha256`, `.md5`), when one is listed
+        /// beside a discovered set or a listed set's parts.
+        public var manifest: ObjectInfo?
+
+        /// The whole object's location by the set's name (`s3://b/movie.zip`), if it has one.
+        public var defaultOutput: ObjectLocation? {
+            resolved.defaultOutput.flatMap { try? ObjectLocation(parsing: $0) }
+        }
+    }
+
+    /// Resolves merge-style part arguments that are objects.
+    public static func resolve(
+        _ arguments: [ObjectLocation], store: any ObjectStore, asGiven: Bool = false, jobs: Int = 8
+    ) throws -> ObjectSet {
+        precondition(!arguments.isEmpty, "no parts to resolve")
+        guard Set(arguments.map(\.bucket)).count == 1 else {
+            throw GCDCatError(
+                .invalidInput, path: arguments.first { $0.bucket != arguments[0].bucket }!.description,
+                message: "in another bucket than \(arguments[0].description); a set's parts share one bucket")
+        }
+        let bucket = arguments[0].bucket
+        if arguments.count == 1 { return try discover(arguments[0], store: store) }
+        for argument in arguments {
+            if let kind = ChecksumListDetector.kind(ofName: argument.key) {
+                throw GCDCatError(
+                    .invalidInput, path: argument.description,
+                    message: "a checksum list (\(kind)), not a part; give the first part alone and the list "
+                        + "beside it is used to verify the set")
+            }
+        }
+        let infos = try heads(arguments, store: store, jobs: jobs)
+        let names = ListedNames(arguments.map(\.description))
+        let resolved = try PartArguments.resolve(arguments.map(\.description), asGiven: asGiven, names: names)
+        let byName = Dictionary(infos.map { ($0.location.description, $0) }, uniquingKeysWith: { first, _ in first })
+        let parts = resolved.parts.map { byName[$0]! }
+        // A listed set's manifest is looked for beside it, as a local one is.
+        var manifest: ObjectInfo?
+        for candidate in resolved.manifestCandidates {
+            guard let location = try ObjectLocation(parsing: candidate), location.bucket == bucket else { continue }
+            if let info = try store.head(location) {
+                manifest = info
+                break
+            }
+        }
+        return ObjectSet(parts: parts, resolved: resolved, manifest: manifest)
+    }
+
+    /// The set `first` starts, from one listing.
+    static func discover(_ first: ObjectLocation, store: any ObjectStore) throws -> ObjectSet {
+        let listing = try store.list(bucket: first.bucket, prefix: listingPrefix(for: first.key))
+        let byName = Dictionary(
+            listing.map { ($0.location.description, $0) }, uniquingKeysWith: { first, _ in first })
+        guard byName[first.description] != nil else { throw missing(first) }
+        let names = ListedNames(byName.keys)
+        let resolved = try PartArguments.resolve([first.description], names: names)
+        let manifest = resolved.manifestCandidates.lazy.compactMap { byName[$0] }.first
+        return ObjectSet(parts: resolved.parts.map { byName[$0]! }, resolved: resolved, manifest: manifest)
+    }
+
+    /// The longest prefix of `key` that every name of its set and every manifest candidate
+    /// share: the shortest stem among its readings, cut back to what the manifest names keep.
+    /// A letters reading that takes the whole name as its number (`xaa` as part `xaa` of
+    /// nothing) is left out (digits are not: `split --prefix dir/` writes `dir/001`), or every lone name would list its whole folder; such sets are
+    /// found on disk but not in a bucket.
+    public static func listingPrefix(for key: String) -> String {
+        let readings = NumberedName.readings(of: key).filter {
+            $0.alphabet == .digits || !($0.stem.isEmpty || $0.stem.hasSuffix("/"))
+        }
+        guard !readings.isEmpty else { return key }
+        var names = readings.map(\.stem)
+        for reading in readings { names += reading.manifestCandidates }
+        return names.dropFirst().reduce(names[0]) { shared, name in
+            String(zip(shared, name).prefix { $0 == $1 }.map(\.0))
+        }
+    }
+
+    /// HEADs every object, `jobs` at a time; a missing one is an error naming it.
+    public static func heads(_ objects: [ObjectLocation], store: any ObjectStore, jobs: Int) throws -> [ObjectInfo] {
+        try ParallelMap.map(count: objects.count, jobs: jobs) { index in
+            guard let info = try store.head(objects[index]) else { throw missing(objects[index]) }
+            return info
+        }
+    }
+
+    /// The error for an object that is not there.
+    public static func missing(_ object: ObjectLocation) -> GCDCatError {
+        GCDCatError(.missingPart, path: object.description, message: "No such object")
+    }
+
+    /// Lists larger than this are refused: a checksum list is text, and this bounds the memory.
+    public static let maximumListSize: UInt64 = 64 << 20
+
+    /// The bytes of a list object (a manifest), fetched with one GET.
+    ///
+    /// ## Errors
+    /// `.missingPart` when it does not exist; `.malformedManifest` when it is over 64 MiB; the
+    /// store's errors.
+    public static func fetchList(_ object: ObjectLocation, store: any ObjectStore) throws -> [UInt8] {
+        guard let info = try store.head(object) else { throw missing(object) }
+        guard info.size <= maximumListSize else {
+            throw GCDCatError(
+                .malformedManifest, path: object.description, message: "too large for a checksum list (over 64 MiB)")
+        }
+        var bytes = [UInt8](repeating: 0, count: Int(info.size))
+        if info.size > 0 {
+            try bytes.withUnsafeMutableBytes { try store.get(object, range: 0..<info.size, into: $0) }
+        }
+        return bytes
+    }
+
+    /// A checksum list object (SFV, GNU or BSD lines), parsed as a local one is.
+    public static func loadList(
+        _ object: ObjectLocation, store: any ObjectStore, forced: HashAlgorithm? = nil
+    ) throws -> ChecksumList {
+        try ChecksumList.parse(bytes: fetchList(object, store: store), path: object.description, forced: forced)
+    }
+
+    /// An SFV manifest object, parsed as a local one is.
+    public static func loadManifest(_ object: ObjectLocation, store: any ObjectStore) throws -> Manifest {
+        try Manifest.parse(bytes: fetchList(object, store: store), path: object.description)
+    }
+}

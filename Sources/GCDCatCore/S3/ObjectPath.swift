@@ -1,0 +1,37 @@
+extension ObjectLocation {
+    /// The scheme that marks a path as an object: `s3://BUCKET/KEY`.
+    public static let scheme = "s3://"
+
+    /// Whether `path` is spelled as an object (`s3://…`) rather than a local path.
+    public static func isObjectPath(_ path: String) -> Bool { path.hasPrefix(scheme) }
+
+    /// `s3://BUCKET/KEY` read into its bucket and key; nil when `path` is not an `s3://` path
+    /// (a local file). The key is taken as it is: S3 keys are not paths, so `a//b` and `./a`
+    /// are keys of their own.
+    ///
+    /// ## Errors
+    /// `.invalidInput` naming `path` when it has no bucket or no key.
+    public init?(parsing path: String) throws {
+        guard Self.isObjectPath(path) else { return nil }
+        let rest = path.dropFirst(Self.scheme.count)
+        guard let slash = rest.firstIndex(of: "/"), slash != rest.startIndex else {
+            throw GCDCatError(
+                .invalidInput, path: path, message: "no bucket and key: an object is named s3://BUCKET/KEY")
+        }
+        let key = rest[rest.index(after: slash)...]
+        guard !key.isEmpty else {
+            throw GCDCatError(.invalidInput, path: path, message: "no key after the bucket: s3://BUCKET/KEY")
+        }
+        self.init(bucket: String(rest[..<slash]), key: String(key))
+    }
+
+    /// The object `name` stands for when a list in this object names it: relative to this
+    /// key's "folder" (the key up to its last `/`), with `.` components and repeated `/` dropped,
+    /// as a local list's names are read.
+    public func sibling(_ name: String) -> ObjectLocation {
+        let folder = key.lastIndex(of: "/").map { String(key[...$0]) } ?? ""
+        let clean = name.split(separator: "/", omittingEmptySubsequences: true).filter { $0 != "." }
+            .joined(separator: "/")
+        return ObjectLocation(bucket: bucket, key: folder + clean)
+    }
+}

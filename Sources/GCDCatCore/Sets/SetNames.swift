@@ -1,0 +1,46 @@
+/// Where set discovery looks names up: the file system, or the keys an object listing gave.
+///
+/// ``PartDiscovery``, ``PartArguments`` and ``ArchiveVolumes`` decide from names alone, so one
+/// set of rules serves a folder on disk and a bucket (``ObjectDiscovery``).
+public protocol SetNames: Sendable {
+    /// Whether `path` names something: a file of any type (a dangling symlink too), or an object.
+    func exists(_ path: String) -> Bool
+    /// The names in `folder` (a path's part before its last `/`, as `splitPath` gives it),
+    /// without the folder, in no particular order.
+    func entries(inFolder folder: String) throws -> [String]
+}
+
+/// Names on disk: `lstat` for one name, `readdir` for a folder.
+public struct FileSystemNames: SetNames {
+    public init() {}
+
+    public func exists(_ path: String) -> Bool {
+        (try? Syscall.statIfExists(path, followLinks: false)) != nil
+    }
+
+    public func entries(inFolder folder: String) throws -> [String] {
+        try directoryEntries(folder)
+    }
+}
+
+/// A fixed list of full paths, such as every key a listing returned, each spelled
+/// `s3://BUCKET/KEY`. A folder's entries are the paths directly inside it.
+public struct ListedNames: SetNames {
+    private let paths: Set<String>
+    private let folders: [String: [String]]
+
+    public init(_ paths: some Sequence<String>) {
+        var all = Set<String>()
+        var folders: [String: [String]] = [:]
+        for path in paths where all.insert(path).inserted {
+            let (folder, name) = splitPath(path)
+            folders[folder, default: []].append(name)
+        }
+        self.paths = all
+        self.folders = folders
+    }
+
+    public func exists(_ path: String) -> Bool { paths.contains(path) }
+
+    public func entries(inFolder folder: String) throws -> [String] { folders[folder] ?? [] }
+}
