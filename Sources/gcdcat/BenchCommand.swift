@@ -20,7 +20,8 @@ extension GCDCat {
 
                 Examples:
                   gcdcat bench --quick
-                  gcdcat bench --size 2G --repeat 5 --json bench.json --svg bench.svg
+                  gcdcat bench --size 2G --repeat 5 --json-file bench.json --svg bench.svg
+                  gcdcat bench --quick --json > bench.json
                   gcdcat bench --strategies auto,stream --high-water 1M --cold
                 """)
 
@@ -49,8 +50,14 @@ extension GCDCat {
                 "Where the data goes (default: a temporary folder, removed afterwards).", valueName: "dir"))
         var dir: String?
 
+        @Flag(
+            help:
+                "Print the results as JSON on standard output instead of the table (--json FILE still means --json-file)."
+        )
+        var json = false
+
         @Option(help: ArgumentHelp("Write the results as JSON to this file.", valueName: "file"))
-        var json: String?
+        var jsonFile: String?
 
         @Option(help: ArgumentHelp("Write a chart as SVG to this file.", valueName: "file"))
         var svg: String?
@@ -113,12 +120,16 @@ extension GCDCat {
                 var runner = BenchRunner(
                     settings: settings, executable: currentExecutablePath(), version: gcdcatVersion)
                 runner.log = { writeToStandardError($0 + "\n") }
+                let clock = ProcessClock()
                 let report = try runner.run()
-                try StandardStreams.printLine(report.table)
-                if let json {
-                    let encoder = JSONEncoder()
-                    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-                    try encoder.encode(BenchJSON(report)).write(to: URL(fileURLWithPath: json))
+                let document = BenchJSON(report, wallSeconds: clock.elapsed().wall)
+                if json {
+                    try StandardStreams.writeOutput(JSONDocument.encode(document))
+                } else {
+                    try StandardStreams.printLine(report.table)
+                }
+                if let jsonFile {
+                    try writeFile(JSONDocument.encode(document), to: jsonFile)
                 }
                 if let svg {
                     try BenchChart.svg(report).write(toFile: svg, atomically: true, encoding: .utf8)
@@ -131,8 +142,12 @@ extension GCDCat {
     }
 }
 
-/// The JSON form: the report plus each cell's derived figures.
+/// The JSON form: the report plus each cell's derived figures, times to the microsecond.
 struct BenchJSON: Encodable {
+    var schemaVersion = JSONDocument.schemaVersion
+    var command = "bench"
+    /// The whole benchmark's wall time.
+    var wallSeconds: Double
     struct Cell: Encodable {
         var cell: BenchCell
         var medianSeconds: Double
@@ -148,15 +163,32 @@ struct BenchJSON: Encodable {
     var report: BenchReport
     var results: [Cell]
 
-    init(_ report: BenchReport) {
-        self.report = report
-        results = report.cells.map {
+    init(_ report: BenchReport, wallSeconds: Double) {
+        self.wallSeconds = roundedToMicroseconds(wallSeconds)
+        var rounded = report
+        for index in rounded.cells.indices {
+            rounded.cells[index].wallSeconds = rounded.cells[index].wallSeconds.map(roundedToMicroseconds)
+        }
+        self.report = rounded
+        results = rounded.cells.map {
             Cell(
-                cell: $0, medianSeconds: $0.medianSeconds, minSeconds: $0.minSeconds, maxSeconds: $0.maxSeconds,
-                throughputBytesPerSecond: $0.throughputBytesPerSecond, ratioToBaseline: report.ratioToBaseline($0),
+                cell: $0, medianSeconds: roundedToMicroseconds($0.medianSeconds),
+                minSeconds: roundedToMicroseconds($0.minSeconds),
+                maxSeconds: roundedToMicroseconds($0.maxSeconds),
+                throughputBytesPerSecond: $0.throughputBytesPerSecond.rounded(),
+                ratioToBaseline: rounded.ratioToBaseline($0).map { ($0 * 1e6).rounded() / 1e6 },
                 medianPeakRSSBytes: $0.medianPeakRSSBytes, medianPeakRSSAnonBytes: $0.medianPeakRSSAnonBytes,
                 medianPeakRSSFileBytes: $0.medianPeakRSSFileBytes)
         }
+    }
+}
+
+/// Writes `bytes` to the file at `path` (created or replaced), naming the path on failure.
+private func writeFile(_ bytes: [UInt8], to path: String) throws {
+    do {
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+    } catch {
+        throw GCDCatError(.io, path: path, syscall: "write", message: "cannot write the JSON file")
     }
 }
 

@@ -2,12 +2,14 @@ import ArgumentParser
 import Foundation
 import GCDCatCore
 
-/// Runs a command's work, turning a ``GCDCatError`` into `gcdcat: message` and its exit status.
+/// Runs a command's work, turning a ``GCDCatError`` into `gcdcat: message` and its exit status
+/// (and, under `--json`, the JSON error object on standard output).
 func reportingFailures<T>(_ body: () throws -> T) throws -> T {
     do {
         return try body()
     } catch let error as GCDCatError {
         writeToStandardError("gcdcat: \(error)\n")
+        JSONErrors.write(ErrorReport(command: JSONErrors.command, error: error))
         throw ExitCode(error.exitStatus)
     }
 }
@@ -43,9 +45,6 @@ func emit(_ report: RunReport, options: ReportOptions) throws {
         writeToStandardError(report.text + "\n")
     }
     if options.json {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        let data = try encoder.encode(report)
-        try StandardStreams.writeOutput(Array(data) + [0x0A])
+        try StandardStreams.writeOutput(JSONDocument.encode(report))
     }
 }

@@ -31,9 +31,11 @@ struct GCDCat: ParsableCommand {
     static func main() {
         MallocArenas.limit(to: 2)
         do {
-            var command = try UsageCheck.parse(expandingOptionalValues(rawArguments))
+            var command = try UsageCheck.parse(JSONErrors.arguments)
+            JSONErrors.reportInterruptions()
             try command.run()
         } catch {
+            JSONErrors.writeUnreported(error)
             exit(withError: error)
         }
     }

@@ -158,7 +158,8 @@ extension GCDCat {
                     jobs: operation.jobs, time: measurement.time, memory: measurement.memory,
                     copyMethod: outcome.result.method, crc32: outcome.result.crc32,
                     inputs: outcome.request.parts.map(\.path),
-                    output: outcome.output == .standardOutput ? nil : outcome.output.displayName,
+                    output: outcome.output.path,
+                    manifest: outcome.verification.manifestPath,
                     clonedBytes: outcome.result.clonedBytes, copiedBytes: outcome.result.copiedBytes,
                     notes: outcome.result.notes)
                 try emit(report, options: reporting)

@@ -10,8 +10,9 @@ let rawArguments: [String] = (1..<Int(CommandLine.argc)).map { index in
 
 /// GNU split's `--numeric-suffixes=FROM`, whose value is optional (ArgumentParser's options
 /// always take one), spelled as the flag plus `--start FROM`. Only in split's arguments, and
-/// only before a `--` that ends the options.
+/// only before a `--` that ends the options. Also bench's first spelling, `--json FILE`.
 func expandingOptionalValues(_ arguments: [String]) -> [String] {
+    if arguments.first == "bench" { return expandingBenchJSONFile(arguments) }
     guard arguments.first == "split" else { return arguments }
     var result: [String] = []
     var optionsEnded = false
@@ -22,6 +23,27 @@ func expandingOptionalValues(_ arguments: [String]) -> [String] {
             if argument == "--" { optionsEnded = true }
             result.append(argument)
         }
+    }
+    return result
+}
+
+/// bench's `--json FILE` (and `--json=FILE`), from before `--json` became a flag, as
+/// `--json-file FILE`. bench takes no arguments, so a word after `--json` that is not an
+/// option can only be the file.
+func expandingBenchJSONFile(_ arguments: [String]) -> [String] {
+    var result: [String] = []
+    var index = 0
+    while index < arguments.count {
+        let argument = arguments[index]
+        if argument.hasPrefix("--json=") {
+            result += ["--json-file", String(argument.dropFirst("--json=".count))]
+        } else if argument == "--json", index + 1 < arguments.count, !arguments[index + 1].hasPrefix("-") {
+            result += ["--json-file", arguments[index + 1]]
+            index += 1
+        } else {
+            result.append(argument)
+        }
+        index += 1
     }
     return result
 }

@@ -249,7 +249,8 @@ extension GCDCat {
                 let report = RunReport(
                     operation: "split", strategy: operation.strategy.rawValue, parts: result.partPaths.count,
                     bytes: result.bytesWritten, limits: operation.limits, chunks: result.chunks, jobs: operation.jobs,
-                    time: time, memory: memory, crc32: result.inputCRC, clonedBytes: result.clonedBytes,
+                    time: time, memory: memory, crc32: result.inputCRC, inputs: [input], outputs: result.partPaths,
+                    manifest: result.manifestPath, clonedBytes: result.clonedBytes,
                     copiedBytes: result.copiedBytes, notes: result.notes)
                 try emit(report, options: reporting)
             }

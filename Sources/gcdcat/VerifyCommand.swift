@@ -63,8 +63,14 @@ extension GCDCat {
         @Option(help: ArgumentHelp("Also list the files in this folder that no list names.", valueName: "dir"))
         var unlisted: String?
 
-        @Option(name: [.short, .long], parsing: .unconditional, help: "Threads: files checked at once, 1 to 1024.")
-        var jobs: Int = defaultJobs
+        // Optional, so that help prints "the number of cores" once, not also this machine's count.
+        @Option(
+            name: [.short, .long], parsing: .unconditional,
+            help: ArgumentHelp(
+                "Threads: files checked at once, 1 to 1024 (default: the number of cores).", valueName: "jobs"))
+        var requestedJobs: Int?
+
+        var jobs: Int { requestedJobs ?? defaultJobs }
 
         @Flag(help: "Check a listed file even when a symlink leads outside the list's folder.")
         var followLinksOutside = false
@@ -80,6 +86,7 @@ extension GCDCat {
         func run() throws {
             // A folder that cannot be listed fails now, not after every file was read.
             if let unlisted { _ = try reportingFailures { try directoryEntries(unlisted) } }
+            let clock = ProcessClock()
             var report = VerifyReport()
             var checkedPaths: [String] = []  // as opened, not as printed: --unlisted compares them
             for manifest in lists {
@@ -120,15 +127,15 @@ extension GCDCat {
                     try UnlistedFiles.find(
                         in: unlisted, listed: checkedPaths, lists: lists.filter { $0 != "-" })
                 }
-                report.unlisted = found.map(\.displayPath)
+                report.unlisted = found
                 if !status && !json {
                     for path in found { try write("\(path.displayPath): UNLISTED\n") }
                 }
             }
             if json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                try write(String(decoding: try encoder.encode(report), as: UTF8.self) + "\n")
+                report.inputs = lists
+                report.wallSeconds = roundedToMicroseconds(clock.elapsed().wall)
+                try reportingFailures { try StandardStreams.writeOutput(JSONDocument.encode(report)) }
             }
             if report.exitStatus != 0 { throw ExitCode(report.exitStatus) }
         }
@@ -146,7 +153,8 @@ extension GCDCat {
     }
 }
 
-/// What `verify` found, over every list: the JSON document, and the exit status.
+/// What `verify` found, over every list: the JSON document (docs/json-schema/verify.json,
+/// paths in ``PathName``'s lossless form), and the exit status.
 struct VerifyReport: Encodable {
     struct File: Encodable {
         var list: String?
@@ -185,14 +193,17 @@ struct VerifyReport: Encodable {
     var lists: [Summary] = []
     var unlisted: [String]?
     var exitStatus: Int32 = 0
+    /// The lists, as given.
+    var inputs: [String] = []
+    var wallSeconds: Double = 0
 
     /// Records a list's outcomes and returns its summary.
     mutating func add(list: String, outcomes: [ChecksumListVerifier.Outcome], ignoredMissing: Int) -> Summary {
-        var summary = Summary(list: list.displayPath, ignoredMissing: ignoredMissing)
+        var summary = Summary(list: list, ignoredMissing: ignoredMissing)
         for outcome in outcomes {
             var file = File(
-                list: list.displayPath, line: outcome.entry.line, name: outcome.entry.name.displayPath,
-                path: outcome.path.displayPath, algorithm: outcome.entry.algorithm, format: outcome.entry.format,
+                list: list, line: outcome.entry.line, name: outcome.entry.name, path: outcome.path,
+                algorithm: outcome.entry.algorithm, format: outcome.entry.format,
                 expected: outcome.entry.expected, status: outcome.status.word)
             summary.files += 1
             switch outcome.status {
@@ -218,11 +229,11 @@ struct VerifyReport: Encodable {
 
     /// Records a list that could not be used (or verified nothing): exit status 1.
     mutating func failList(_ list: String, error: String) {
-        if let index = lists.lastIndex(where: { $0.list == list.displayPath }), lists[index].files == 0 {
+        if let index = lists.lastIndex(where: { $0.list == list }), lists[index].files == 0 {
             lists[index].error = error
             lists[index].exitStatus = 1
         } else {
-            lists.append(Summary(list: list.displayPath, error: error, exitStatus: 1))
+            lists.append(Summary(list: list, error: error, exitStatus: 1))
         }
         exitStatus = Self.worse(exitStatus, 1)
     }
@@ -247,6 +258,10 @@ struct VerifyReport: Encodable {
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(JSONDocument.schemaVersion, forKey: .schemaVersion)
+        try container.encode("verify", forKey: .command)
+        try container.encode(inputs, forKey: .inputs)
+        try container.encode(wallSeconds, forKey: .wallSeconds)
         try container.encode(files, forKey: .files)
         try container.encode(lists, forKey: .lists)
         try container.encodeIfPresent(unlisted, forKey: .unlisted)
@@ -256,5 +271,7 @@ struct VerifyReport: Encodable {
         try container.encode(total, forKey: .summary)
     }
 
-    enum CodingKeys: String, CodingKey { case files, lists, unlisted, exitStatus, summary }
+    enum CodingKeys: String, CodingKey {
+        case schemaVersion, command, inputs, wallSeconds, files, lists, unlisted, exitStatus, summary
+    }
 }

@@ -131,6 +131,7 @@ public enum ChecksumListVerifier {
     }
 
     static func check(_ path: String, entry: ChecksumList.Entry, jobs: Int, counter: TransferCounter?) -> Status {
+        counter?.setCurrent(path)
         do {
             let actual = try FileHash.of(path, algorithm: entry.algorithm, jobs: jobs, counter: counter)
             return actual == entry.expected ? .ok : .failed(actual: actual)

@@ -9,6 +9,11 @@ public enum OutputTarget: Sendable, Equatable {
     case standardOutput
     case path(String)
 
+    /// The file's path as given (lossless); nil for standard output.
+    public var path: String? {
+        if case .path(let path) = self { path } else { nil }
+    }
+
     /// The name used in messages.
     public var displayName: String {
         switch self {

@@ -6,7 +6,8 @@ import Synchronization
 #endif
 
 /// A progress line on standard error, redrawn five times a second and on every resize
-/// (SIGWINCH): bytes, a bar, %, rate and an h:mm:ss ETA.
+/// (SIGWINCH): bytes, a bar, %, rate and an h:mm:ss ETA. The label is the counter's current
+/// file (``TransferCounter/current``) once one is named, else the one given.
 ///
 /// Draws only when standard error is a terminal; call ``finish()`` to clear the line. The rate
 /// is measured over the last few seconds (``RateWindow``), so the ETA follows a slowing disk
@@ -35,8 +36,9 @@ public final class ProgressMeter {
                     $0 = window.record(bytes: done, at: clock.elapsed().wall)
                     return $0
                 } : lastRate.withLock { $0 }
+            // Verify and checksum name the file being read, which says more than the list's name.
             let line = Self.line(
-                label: label, done: done, total: total > 0 ? total : nil, bytesPerSecond: rate,
+                label: counter.current ?? label, done: done, total: total > 0 ? total : nil, bytesPerSecond: rate,
                 columns: terminalColumns())
             writeToStandardError("\r\u{1B}[K" + line)
         }

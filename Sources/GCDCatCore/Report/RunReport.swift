@@ -5,17 +5,24 @@
 /// raised whenever a key is removed or changes meaning; new keys may appear without a raise.
 /// Times are rounded to the microsecond and rates to the byte, so `0.001442` prints instead of
 /// `0.0014419999999999997`. Paths are written as given (non-UTF-8 bytes as U+10FFxx, see
-/// ``PathName``).
+/// ``JSONDocument``). The schema is `docs/json-schema/merge.json` (and `split.json`).
 public struct RunReport: Codable, Sendable, Equatable {
     /// The version of this JSON layout.
-    public static let currentSchemaVersion = 1
+    public static let currentSchemaVersion = JSONDocument.schemaVersion
 
     public var schemaVersion: Int
+    /// The subcommand, as in every gcdcat document.
+    public var command: String
+    /// The same word as `command`, kept for readers of the first layout.
     public var operation: String
     /// The files read, in order (`-` for standard input).
     public var inputs: [String]
     /// The file written; null for split (its parts are the outputs) and for standard output.
     public var output: String?
+    /// Every file written: the output of a merge, or a split's parts in order.
+    public var outputs: [String]
+    /// The manifest verified against (merge) or written (split); null when none.
+    public var manifest: String?
     public var strategy: String
     public var parts: Int
     public var bytes: Int64
@@ -46,16 +53,19 @@ public struct RunReport: Codable, Sendable, Equatable {
         operation: String, strategy: String, parts: Int, bytes: Int64, limits: ChunkLimits,
         chunks: Int64, jobs: Int, time: (wall: Double, user: Double, system: Double),
         memory: MemorySample, copyMethod: String? = nil, crc32: UInt32? = nil,
-        inputs: [String] = [], output: String? = nil, clonedBytes: Int64? = nil, copiedBytes: Int64? = nil,
-        notes: [String] = []
+        inputs: [String] = [], output: String? = nil, outputs: [String]? = nil, manifest: String? = nil,
+        clonedBytes: Int64? = nil, copiedBytes: Int64? = nil, notes: [String] = []
     ) {
         self.clonedBytes = clonedBytes
         self.copiedBytes = copiedBytes
         self.notes = notes
         self.schemaVersion = Self.currentSchemaVersion
+        self.command = operation
         self.operation = operation
         self.inputs = inputs
         self.output = output
+        self.outputs = outputs ?? output.map { [$0] } ?? []
+        self.manifest = manifest
         self.strategy = strategy
         self.parts = parts
         self.bytes = bytes
@@ -103,9 +113,12 @@ public struct RunReport: Codable, Sendable, Equatable {
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(schemaVersion, forKey: .schemaVersion)
+        try container.encode(command, forKey: .command)
         try container.encode(operation, forKey: .operation)
         try container.encode(inputs, forKey: .inputs)
         try container.encode(output, forKey: .output)
+        try container.encode(outputs, forKey: .outputs)
+        try container.encode(manifest, forKey: .manifest)
         try container.encode(strategy, forKey: .strategy)
         try container.encode(parts, forKey: .parts)
         try container.encode(bytes, forKey: .bytes)
@@ -131,6 +144,6 @@ public struct RunReport: Codable, Sendable, Equatable {
 
 /// `seconds` to the nearest microsecond: finer digits are noise, and the shortest decimal that
 /// reads back as the rounded double is short.
-func roundedToMicroseconds(_ seconds: Double) -> Double {
+public func roundedToMicroseconds(_ seconds: Double) -> Double {
     (seconds * 1e6).rounded() / 1e6
 }

@@ -4,6 +4,7 @@ import Synchronization
 public final class TransferCounter: Sendable {
     private let byteCount = Atomic<Int64>(0)
     private let chunkCount = Atomic<Int64>(0)
+    private let currentName = Mutex<String?>(nil)
 
     public init() {}
 
@@ -15,4 +16,13 @@ public final class TransferCounter: Sendable {
 
     public var bytes: Int64 { byteCount.load(ordering: .relaxed) }
     public var chunks: Int64 { chunkCount.load(ordering: .relaxed) }
+
+    /// The file read most recently started, for a progress line that names it (verify and
+    /// checksum go through many files); nil until one is named.
+    public var current: String? { currentName.withLock { $0 } }
+
+    /// Names the file now being read.
+    public func setCurrent(_ name: String) {
+        currentName.withLock { $0 = name }
+    }
 }

@@ -12,7 +12,7 @@
 /// The ``Code`` decides the process exit status (see ``exitStatus``).
 public struct GCDCatError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The class of failure, which decides the exit status.
-    public enum Code: String, Sendable, Equatable {
+    public enum Code: String, Sendable, Equatable, CaseIterable {
         /// A syscall failed.
         case io
         /// A part of the set is missing: a gap in the numbering, or a manifest entry with no file.

@@ -1,5 +1,6 @@
 import CSystemShim
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -39,6 +40,15 @@ public enum InterruptHandler {
         thread.start()
     }()
 
+    /// What goes to standard output before the exit, given the signal's number and name: the
+    /// JSON error object under `--json`. Nil writes nothing.
+    private static let lastWords = Mutex<(@Sendable (Int32, String) -> [UInt8])?>(nil)
+
+    /// Sets what is written to standard output when a signal ends the process.
+    public static func onInterrupt(writeToStandardOutput words: @escaping @Sendable (Int32, String) -> [UInt8]) {
+        lastWords.withLock { $0 = words }
+    }
+
     /// Installs the handlers once; later calls do nothing.
     public static func install() {
         _ = installed
@@ -53,6 +63,10 @@ public enum InterruptHandler {
         let name = signals.first { $0.number == number }?.name ?? "signal \(number)"
         let note = removed.isEmpty ? "" : "; removed \(removed.count) unfinished file(s)"
         StandardStreams.writeError("\ngcdcat: interrupted by \(name)\(note)\n")
+        if let words = lastWords.withLock({ $0 }) {
+            // A reader that went away (SIGPIPE) makes this fail; the exit status still tells.
+            try? StandardStreams.writeOutput(words(number, name))
+        }
         _exit(128 + number)
     }
 }

@@ -1,0 +1,54 @@
+import ArgumentParser
+import GCDCatCore
+
+/// Under `--json`, a failure prints one JSON error object on standard output (besides the
+/// message on standard error) and exits with the status it would have anyway.
+///
+/// Whether `--json` was asked for is read from the command line itself, so that usage errors,
+/// which stop before any command exists, get the object too.
+enum JSONErrors {
+    static let commands = ["merge", "split", "checksum", "verify", "bench"]
+
+    /// The command line after ``expandingOptionalValues(_:)``.
+    static let arguments = expandingOptionalValues(rawArguments)
+
+    /// The subcommand the command line names; merge is the default.
+    static let command = commands.first { $0 == arguments.first } ?? "merge"
+
+    /// True when `--json` is among the options (before a `--`).
+    static let requested = arguments.prefix { $0 != "--" }.contains("--json")
+
+    /// Writes `report` to standard output when `--json` was given. A failing standard output
+    /// cannot be told about, and the exit status already carries the failure.
+    static func write(_ report: ErrorReport) {
+        guard requested, let bytes = try? JSONDocument.encode(report) else { return }
+        try? StandardStreams.writeOutput(bytes)
+    }
+
+    /// The object for an error that reached `main`: a usage error (exit 64), or any other
+    /// failure that no ``reportingFailures(_:)`` turned into an object. `ExitCode`s are left
+    /// alone: the command has printed its document or object already.
+    static func writeUnreported(_ error: any Error) {
+        guard !(error is ExitCode) else { return }
+        let status = GCDCat.exitCode(for: error).rawValue
+        guard status != 0 else { return }  // --help, --version
+        if let error = error as? GCDCatError {
+            write(ErrorReport(command: command, error: error))
+        } else {
+            write(
+                ErrorReport(
+                    command: command, code: status == 64 ? ErrorReport.usageCode : GCDCatError.Code.io.rawValue,
+                    exitStatus: status, message: GCDCat.message(for: error)))
+        }
+    }
+
+    /// Has a signal that ends the process print the `interrupted` object first.
+    static func reportInterruptions() {
+        guard requested else { return }
+        let command = command
+        InterruptHandler.onInterrupt { number, name in
+            let error = GCDCatError(.interrupted, errno: number, message: "interrupted by \(name)")
+            return (try? JSONDocument.encode(ErrorReport(command: command, error: error))) ?? []
+        }
+    }
+}
