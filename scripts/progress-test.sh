@@ -4,7 +4,8 @@
 #    screenful of stale ones;
 #  - after the pane shrinks to 40 columns (SIGWINCH) the line is redrawn to fit;
 #  - a standard-input split shows no "/ 0 B" and no negative ETA;
-#  - merge's manifest pre-check shows progress while it reads every part.
+#  - merge's manifest pre-check shows progress while it reads every part;
+#  - checksum and verify of a multi-file set show progress naming the file being read.
 # Prints ok/FAILED lines; exits 1 if any check failed. Needs tmux (apt-get install tmux).
 # Usage: scripts/progress-test.sh [path/to/gcdcat]   (default .build/debug/gcdcat)
 set -u
@@ -97,6 +98,24 @@ grep -q '^checking s.sfv  .*GiB' "$SCRATCH/check.txt"
 check $? "the manifest pre-check (a full read of every part) showed progress"
 clean_captures "$SCRATCH/check.txt"
 check $? "the pre-check's pane stayed clean"
+
+# checksum: one bar over every file's bytes; verify: overall, and the file being read.
+sync; echo 3 >/proc/sys/vm/drop_caches 2>/dev/null
+watch_pane "'$GCDCAT' checksum big.00[1-4] > big.sfv" 50 "$SCRATCH/checksum.txt"
+check $? "a checksum of four files finishes"
+grep -q 'big\.00[1-4] .*GB/s' "$SCRATCH/checksum.txt"
+check $? "checksum showed progress naming the file being read"
+clean_captures "$SCRATCH/checksum.txt"
+check $? "checksum's pane stayed clean"
+sync; echo 3 >/proc/sys/vm/drop_caches 2>/dev/null
+watch_pane "'$GCDCAT' verify big.sfv" 50 "$SCRATCH/verify.txt"
+check $? "a verify of four files finishes"
+grep -q 'big\.00[1-4] .*/ 2\.00 GiB.*GB/s' "$SCRATCH/verify.txt"
+check $? "verify showed overall progress (of 2 GiB) naming the file being read"
+clean_captures "$SCRATCH/verify.txt"
+check $? "verify's pane stayed clean"
+grep -q 'big.sfv: 4 files: 4 OK' "$SCRATCH/verify.txt"
+check $? "verify's summary reads after the progress line is cleared"
 
 [ "$failures" = 0 ] || { echo "$failures check(s) FAILED"; exit 1; }
 echo "all progress checks ok"

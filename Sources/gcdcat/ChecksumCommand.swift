@@ -44,7 +44,7 @@ extension GCDCat {
 
         // Optional, so that help prints "the number of cores" once, not also this machine's count.
         @Option(
-            name: [.short, .long], parsing: .unconditional,
+            name: [.customShort("j"), .customLong("jobs")], parsing: .unconditional,
             help: ArgumentHelp(
                 "Threads per file (crc32 and adler32), 1 to 1024 (default: the number of cores).", valueName: "jobs"))
         var requestedJobs: Int?

@@ -37,6 +37,19 @@ import Testing
         #expect(text.contains("(K/M/G are powers of\n"))
     }
 
+    /// Issue 13: checksum and verify printed "(default: 2)" after their own text, this
+    /// machine's core count; the default is the number of cores, said once.
+    @Test(arguments: ["checksum", "verify"])
+    func jobsDefaultReadsOnce(command: String) throws {
+        for columns in [80, 100] {
+            let text = try help(command, columns: columns)
+            let flat = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            #expect(flat.contains("-j, --jobs <jobs> "), "\(command): \(text)")
+            #expect(flat.components(separatedBy: "(default: the number of cores)").count == 2, "\(command)")
+            #expect(!flat.contains("(default: \(ProcessInfo.processInfo.activeProcessorCount))"), "\(command)")
+        }
+    }
+
     @Test func splitHelpNamesAGlobThatKeepsItsOrder() throws {
         let text = try help("split", columns: 100)
         // FILE.0* stops at .099; FILE.[0-9]* takes .100 to .999 too.
