@@ -26,7 +26,8 @@ extension GCDCat {
                 it directly: 'split -b 100K f out_' makes out_001); -b/--bytes is --size; \
                 -C/--line-bytes SIZE is --size SIZE --line-boundary; -l/--lines N; -a; \
                 -d/--numeric-suffixes[=FROM] names parts 00, 01, … (from FROM), widening as \
-                GNU does (89, 9000); --verbose. gcdcat's defaults stay: \
+                GNU does (89, 9000); --additional-suffix .txt makes x00.txt (merge finds \
+                such sets from their first part); --verbose. gcdcat's defaults stay: \
                 the FILE. prefix, 001 numbering and the manifest.
 
                 An SFV manifest of the parts' crc32 (cksfv and rhash -c read it) goes beside \
@@ -106,6 +107,11 @@ extension GCDCat {
         @Option(help: ArgumentHelp("Name parts PREFIX + suffix; may include a folder.", valueName: "prefix"))
         var prefix: String?
 
+        @Option(
+            parsing: .unconditional,
+            help: ArgumentHelp("Append SUFFIX to every part's name, as GNU split does (x00.txt).", valueName: "suffix"))
+        var additionalSuffix: String = ""
+
         @Option(help: ArgumentHelp("Where to write the SFV manifest.", valueName: "file"))
         var manifest: String?
 
@@ -183,6 +189,9 @@ extension GCDCat {
             if let start, !(0...SplitLimits.maximumStart).contains(start) {
                 throw ValidationError("--start must be from 0 to \(SplitLimits.maximumStart) (got \(start)).")
             }
+            if additionalSuffix.contains("/") {
+                throw ValidationError("--additional-suffix '\(additionalSuffix.displayPath)' contains a '/'.")
+            }
             if noManifest && manifest != nil {
                 throw ValidationError("--manifest and --no-manifest contradict each other.")
             }
@@ -222,7 +231,8 @@ extension GCDCat {
                     } else { .size(size!.bytes) }
                 let naming = PartNaming(
                     prefix: prefix ?? prefixArgument ?? (input == "-" ? "x." : input + "."),
-                    style: numericSuffixes ? .gnuNumeric : suffix, width: suffixLength, start: start)
+                    style: numericSuffixes ? .gnuNumeric : suffix, width: suffixLength, start: start,
+                    additionalSuffix: additionalSuffix)
                 var operation = SplitOperation(
                     input: input, mode: mode, naming: naming,
                     manifest: noManifest ? .none : manifest.map { .path($0) } ?? .beside,

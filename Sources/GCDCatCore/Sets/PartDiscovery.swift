@@ -113,8 +113,9 @@ public enum PartDiscovery {
         let prefix = String(naming.stem.dropLast(stem.count))
         var firstLater: Int?
         for entry in try names.entries(inFolder: folder) where entry.hasPrefix(stem) {
+            // A suffix of the set's alphabet, then the set's tail (`.txt` of `out_00.txt`).
             let suffix = entry.dropFirst(stem.count)
-            guard !suffix.isEmpty, suffix.allSatisfy(naming.alphabet.contains) else { continue }
+            guard naming.suffix(in: suffix) != nil else { continue }
             guard let number = naming.number(ofSuffix: suffix) else {
                 if naming.alphabet == .digits {
                     throw GCDCatError(

@@ -8,6 +8,9 @@
 /// | digits   | 2     | also GNU's widening (`x89` → `x9000`)                  | GNU `split -d`                 |
 /// | letters  | any   | n in base 26 over the width (`aa`, `ab`, …)            | GNU `split -a N`, `--suffix-length` |
 /// | letters  | 2     | also GNU's widening (`yz` → `zaaa`)                    | GNU split, gcdcat `--suffix alpha` |
+///
+/// Any of them may be followed by a fixed tail (GNU's `--additional-suffix`): `out_00.txt`,
+/// `out_01.txt` is `out_` + `00` + `.txt` (see ``NumberedName/tail``).
 public enum SuffixAlphabet: String, Sendable, CaseIterable {
     case digits
     case letters
@@ -95,12 +98,16 @@ public struct NumberedName: Equatable, Sendable {
     public var width: Int
     /// This name's number.
     public var number: Int
+    /// What follows the suffix in every name of the set (GNU split's `--additional-suffix`):
+    /// `.txt` in `out_00.txt`; empty for most sets.
+    public var tail: String
 
-    public init(stem: String, alphabet: SuffixAlphabet, width: Int, number: Int) {
+    public init(stem: String, alphabet: SuffixAlphabet, width: Int, number: Int, tail: String = "") {
         self.stem = stem
         self.alphabet = alphabet
         self.width = width
         self.number = number
+        self.tail = tail
     }
 
     public var name: String { spellings(of: number).first ?? stem }
@@ -118,15 +125,24 @@ public struct NumberedName: Equatable, Sendable {
         }
         if alphabet == .digits && width == 2 { suffixes.append(alphabet.widening(number)) }
         var seen = Set<String>()
-        return suffixes.filter { seen.insert($0).inserted }.map { stem + $0 }
+        return suffixes.filter { seen.insert($0).inserted }.map { stem + $0 + tail }
     }
 
-    /// The number `suffix` stands for in this set, or nil when the set never spells a number so.
-    public func number(ofSuffix suffix: Substring) -> Int? {
-        guard !suffix.isEmpty, suffix.allSatisfy(alphabet.contains) else { return nil }
+    /// The suffix in `text` (what follows the stem: the suffix, then the ``tail``), or nil when
+    /// the tail is not there or the suffix has a symbol outside the alphabet.
+    public func suffix(in text: Substring) -> Substring? {
+        guard text.hasSuffix(tail) else { return nil }
+        let suffix = text.dropLast(tail.count)
+        return !suffix.isEmpty && suffix.allSatisfy(alphabet.contains) ? suffix : nil
+    }
+
+    /// The number `text` (a suffix, then the ``tail``) stands for in this set, or nil when the
+    /// set never spells a number so.
+    public func number(ofSuffix text: Substring) -> Int? {
+        guard let suffix = suffix(in: text) else { return nil }
         // GNU's widening reading first: `x9000` is part 90 of `x00`'s set, not part 9000.
         let candidates = [width == 2 ? alphabet.wideningValue(suffix) : nil, alphabet.plainValue(suffix)]
-        for case let candidate? in candidates where spellings(of: candidate).contains(stem + suffix) {
+        for case let candidate? in candidates where spellings(of: candidate).contains(stem + text) {
             return candidate
         }
         return nil
@@ -142,7 +158,43 @@ public struct NumberedName: Equatable, Sendable {
     /// The ways `path` can read as a numbered name. Digits give one reading (the whole trailing
     /// run, 1–9 digits); letters give one per width from 2 to the trailing run's length (at most
     /// 8), widest first (but a reading that leaves no stem last): `xaaa` may be `x`+`aaa` or `xa`+`aa`, and only the neighbours tell.
+    ///
+    /// Readings with a ``tail`` come after all others, for names that do not end in digits:
+    /// `out_00.txt` is `out_` + `00` + `.txt`.
+    /// A tail is one to three extensions (`.txt`, `.tar.gz`), and its suffix is at least two
+    /// symbols wide, as split writes them (`file1.txt` is not a part).
     public static func readings(of path: String) -> [NumberedName] {
+        let base = splitPath(path).name
+        var readings = plainReadings(of: path)
+        // A name that ends in digits is a plain set (`movie.zip.001`), never `movie` + `zip` + `.001`.
+        guard !readings.contains(where: { $0.alphabet == .digits }) else { return readings }
+        for tail in extensionTails(of: base) {
+            readings += plainReadings(of: String(path.dropLast(tail.count))).filter { $0.width >= 2 }.map {
+                var reading = $0
+                reading.tail = tail
+                return reading
+            }
+        }
+        return readings
+    }
+
+    /// The tails `base` may have after its suffix, shortest first: `.gz`, then `.tar.gz`.
+    static func extensionTails(of base: String) -> [String] {
+        var tails: [String] = []
+        var rest = Substring(base)
+        while tails.count < 3, let dot = rest.lastIndex(of: "."), dot > rest.startIndex {
+            let tail = base[dot...]
+            let word = rest[rest.index(after: dot)...]
+            guard (1...10).contains(word.count), word.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) })
+            else { break }
+            tails.append(String(tail))
+            rest = rest[..<dot]
+        }
+        return tails
+    }
+
+    /// The readings of `path` without a tail.
+    static func plainReadings(of path: String) -> [NumberedName] {
         let base = splitPath(path).name
         var readings: [NumberedName] = []
         let digits = base.reversed().prefix { SuffixAlphabet.digits.contains($0) }.count
@@ -178,7 +230,8 @@ public struct NumberedName: Equatable, Sendable {
             whole.removeLast(5)
             trimSeparators(&whole)
         }
-        return whole.isEmpty || whole.hasSuffix("/") ? nil : whole
+        // `out_00.txt`'s whole is `out.txt`.
+        return whole.isEmpty || whole.hasSuffix("/") ? nil : whole + tail
     }
 
     /// Where a manifest for this set may be: split's rule first (``PartNaming/defaultManifestPath``),

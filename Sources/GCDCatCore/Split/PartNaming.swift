@@ -8,6 +8,7 @@
 ///   same widening over digits, starting at 0.
 /// - A fixed ``width`` never widens: running out of names is an error, raised before any part
 ///   is written.
+/// - An ``additionalSuffix`` (GNU's `--additional-suffix`) follows every suffix: `x00.txt`.
 public struct PartNaming: Sendable, Equatable {
     public enum Style: String, Sendable, CaseIterable {
         case numeric
@@ -21,12 +22,17 @@ public struct PartNaming: Sendable, Equatable {
     public var width: Int?
     /// The first suffix's number: numeric default 1 (`.001`), alpha default 0 (`aa`).
     public var start: Int
+    /// Text after every suffix, as GNU split's `--additional-suffix` (`.txt`); may not hold `/`.
+    public var additionalSuffix: String
 
-    public init(prefix: String, style: Style = .numeric, width: Int? = nil, start: Int? = nil) {
+    public init(
+        prefix: String, style: Style = .numeric, width: Int? = nil, start: Int? = nil, additionalSuffix: String = ""
+    ) {
         self.prefix = prefix
         self.style = style
         self.width = width
         self.start = start ?? (style == .numeric ? 1 : 0)
+        self.additionalSuffix = additionalSuffix
     }
 
     /// The name of part `index` (0-based).
@@ -34,6 +40,10 @@ public struct PartNaming: Sendable, Equatable {
     /// ## Errors
     /// `.invalidInput` when a fixed width has no name left for it.
     public func name(at index: Int) throws -> String {
+        try suffixedName(at: index) + additionalSuffix
+    }
+
+    private func suffixedName(at index: Int) throws -> String {
         let number = start + index
         switch style {
         case .numeric where width == nil:
@@ -54,8 +64,8 @@ public struct PartNaming: Sendable, Equatable {
     public func isPartName(_ path: String) -> Bool {
         let path = normalizedPath(path)
         let prefix = normalizedPath(self.prefix + "x").dropLast()
-        guard path.hasPrefix(prefix) else { return false }
-        let suffix = path.dropFirst(prefix.count)
+        guard path.hasPrefix(prefix), path.hasSuffix(additionalSuffix) else { return false }
+        let suffix = path.dropFirst(prefix.count).dropLast(additionalSuffix.count)
         guard !suffix.isEmpty, width.map({ suffix.count == $0 }) ?? true else { return false }
         switch style {
         case .numeric:

@@ -1,0 +1,26 @@
+import Testing
+
+@testable import GCDCatCore
+
+/// The naming table's tail: GNU split's `--additional-suffix` after the numbered suffix.
+@Suite struct AdditionalSuffixTests {
+    @Test func partNamesCarryTheSuffix() throws {
+        let naming = PartNaming(prefix: "out_", style: .gnuNumeric, additionalSuffix: ".txt")
+        #expect(try (0..<3).map(naming.name(at:)) == ["out_00.txt", "out_01.txt", "out_02.txt"])
+        #expect(try naming.name(at: 90) == "out_9000.txt")
+        #expect(naming.isPartName("out_05.txt") && !naming.isPartName("out_05") && !naming.isPartName("out_05.tx"))
+    }
+
+    @Test func aSuffixedNameReadsWithItsTailAfterThePlainReadings() {
+        let reading = NumberedName.readings(of: "dir/out_00.txt").first { $0.alphabet == .digits }
+        #expect(reading == NumberedName(stem: "dir/out_", alphabet: .digits, width: 2, number: 0, tail: ".txt"))
+        #expect(reading?.spellings(of: 90) == ["dir/out_90.txt", "dir/out_9000.txt"])
+        #expect(reading?.wholeName == "dir/out.txt")
+        #expect(reading?.number(ofSuffix: "9000.txt") == 90)
+        #expect(reading?.number(ofSuffix: "01") == nil)
+        // The plain reading of a plain set stays first; one digit is not a part number.
+        #expect(NumberedName.readings(of: "movie.zip.001").first?.tail == "")
+        #expect(NumberedName.readings(of: "file1.txt").allSatisfy { $0.tail.isEmpty })
+        #expect(NumberedName.extensionTails(of: "x00.tar.gz") == [".gz", ".tar.gz"])
+    }
+}
