@@ -8,5 +8,5 @@ cd "$(dirname "$0")/.."
 swift build -c release 2>&1 | tail -1
 bin=$(swift build -c release --show-bin-path)
 mkdir -p .build/bench
-"$bin/gcdcat" bench --quick --json .build/bench/quick.json --svg .build/bench/quick.svg "$@"
+"$bin/gcdcat" bench --quick --json-file .build/bench/quick.json --svg .build/bench/quick.svg "$@"
 echo "bench.sh: results in .build/bench/quick.json and .build/bench/quick.svg"

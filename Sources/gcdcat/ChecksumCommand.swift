@@ -86,7 +86,8 @@ extension GCDCat {
             // One bar over every file's bytes, naming the file being read.
             let counter = TransferCounter()
             let total = inputs.reduce(Int64(0)) { $0 + ($1 == "-" ? 0 : (try? PartFile.validate($1).size) ?? 0) }
-            let progress = ProgressMeter(label: inputs[0], total: total, counter: counter)
+            // Standard input's bytes are not counted: a bar over it alone would stay at 0 B.
+            let progress = inputs == ["-"] ? nil : ProgressMeter(label: inputs[0], total: total, counter: counter)
             defer { progress?.finish() }
             for file in inputs {
                 counter.setCurrent(file)
