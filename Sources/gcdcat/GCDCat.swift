@@ -20,6 +20,11 @@ struct GCDCat: ParsableCommand {
             Exit status: 0 success, 1 an operation failed (I/O error, missing part), \
             2 checksum mismatch, 64 bad usage, 128+N interrupted by signal N (130 SIGINT, \
             143 SIGTERM, 129 SIGHUP).
+
+            --json (every command) prints one JSON document on standard output; on failure, \
+            one error object {"schemaVersion", "command", "error": {"code", "exitStatus", \
+            "path", "syscall", "errno", "message"}} with the same exit status. Schemas: \
+            docs/json-schema/ in the source.
             """,
         version: gcdcatVersion,
         subcommands: [Merge.self, Split.self, ChecksumFiles.self, Verify.self, Bench.self],

@@ -51,7 +51,7 @@ struct ReportOptions: ParsableArguments {
     @Flag(help: "Print a time and memory report on standard error when done.")
     var report = false
 
-    @Flag(help: "Print the report as JSON on standard output when done.")
+    @Flag(help: "Print the report as JSON on standard output when done (on failure, a JSON error object).")
     var json = false
 
     @Flag(name: [.short, .long], help: "Show no progress bar.")
