@@ -66,7 +66,7 @@ check verify 2 verify --json data.bin.sfv
 rm data.bin.003
 check verify 1 verify --json data.bin.sfv
 check error 64 verify --json --status data.bin.sfv
-check bench 0 bench --size 1M --parts 2 --repeat 1 --high-water 64K --merge-only --json
+check bench 0 bench --size 1M --parts 2 --repeat 1 --high-water 64K --json
 check error 64 bench --json --parts 0
 check error 1 bench --size 1M --merge-only --json --dir missing/folder
 

@@ -184,8 +184,17 @@ import Testing
     @Test func benchJSONToStandardOutputAndToAFile() throws {
         let scratch = try Scratch()
         let common = ["bench", "--size", "1M", "--parts", "2", "--repeat", "1", "--high-water", "64K", "--merge-only"]
-        let document = try expectDocument(common + ["--json"], in: scratch.path, status: 0, schema: "bench")
+        // Every group (merge, verify, split, checksum) once, to standard output.
+        let document = try expectDocument(
+            Array(common.dropLast()) + ["--json"], in: scratch.path, status: 0, schema: "bench")
         #expect(document["command"] == .string("bench"))
+        let cells = document["report"]?["cells"]
+        if case .array(let cells)? = cells {
+            let groups = Set(cells.compactMap { if case .string(let group)? = $0["group"] { group } else { nil } })
+            #expect(groups == ["merge", "verify", "split", "checksum"])
+        } else {
+            Issue.record("no cells in \(document)")
+        }
         let old = try gcdcat(common + ["--json", "old.json"], in: scratch.path)
         #expect(old.status == 0, "\(old.stderr)")
         #expect(old.stdoutText.contains("merge  cat "))

@@ -23,4 +23,11 @@ import Testing
         #expect(NumberedName.readings(of: "file1.txt").allSatisfy { $0.tail.isEmpty })
         #expect(NumberedName.extensionTails(of: "x00.tar.gz") == [".gz", ".tar.gz"])
     }
+
+    /// An object listing covers a suffixed set, while letters before a tail do not widen it.
+    @Test func listingPrefixesReadDigitsBeforeATailOnly() {
+        #expect(ObjectDiscovery.listingPrefix(for: "d/out_00.txt") == "d/out")
+        #expect(ObjectDiscovery.listingPrefix(for: "d/report.txt") == "d/report.")
+        #expect(ObjectDiscovery.listingPrefix(for: "d/movie.zip.001") == "d/movie.zip.")
+    }
 }

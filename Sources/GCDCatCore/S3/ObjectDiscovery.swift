@@ -89,8 +89,11 @@ public enum ObjectDiscovery {
     /// nothing) is left out (digits are not: `split --prefix dir/` writes `dir/001`), or every lone name would list its whole folder; such sets are
     /// found on disk but not in a bucket.
     public static func listingPrefix(for key: String) -> String {
+        // Letters before a tail (`report.txt` as `r` + `eport` + `.txt`) would widen every
+        // listing; only digits are read before one (`out_00.txt`).
         let readings = NumberedName.readings(of: key).filter {
-            $0.alphabet == .digits || !($0.stem.isEmpty || $0.stem.hasSuffix("/"))
+            ($0.alphabet == .digits || !($0.stem.isEmpty || $0.stem.hasSuffix("/")))
+                && ($0.tail.isEmpty || $0.alphabet == .digits)
         }
         guard !readings.isEmpty else { return key }
         var names = readings.map(\.stem)
