@@ -192,6 +192,12 @@ extension GCDCat {
             if additionalSuffix.contains("/") {
                 throw ValidationError("--additional-suffix '\(additionalSuffix.displayPath)' contains a '/'.")
             }
+            // A set that merge would not find again from its first part would be merged as one file.
+            if let first = try? naming().name(at: 0), !naming().readsBack {
+                throw ValidationError(
+                    "--additional-suffix '\(additionalSuffix.displayPath)': merge could not tell the part number in "
+                        + "\(first.displayPath); use an extension such as .txt (letters, after a dot).")
+            }
             if noManifest && manifest != nil {
                 throw ValidationError("--manifest and --no-manifest contradict each other.")
             }
@@ -220,6 +226,14 @@ extension GCDCat {
             }
         }
 
+        /// How the parts are named, from --prefix (or the PREFIX argument) and the suffix flags.
+        func naming() -> PartNaming {
+            PartNaming(
+                prefix: prefix ?? prefixArgument ?? (input == "-" ? "x." : input + "."),
+                style: numericSuffixes ? .gnuNumeric : suffix, width: suffixLength, start: start,
+                additionalSuffix: additionalSuffix)
+        }
+
         func run() throws {
             InterruptHandler.install()
             try reportingFailures {
@@ -229,10 +243,7 @@ extension GCDCat {
                     } else if lineBoundary {
                         .lines(limit: size!.bytes, headerLines: headerLines)
                     } else { .size(size!.bytes) }
-                let naming = PartNaming(
-                    prefix: prefix ?? prefixArgument ?? (input == "-" ? "x." : input + "."),
-                    style: numericSuffixes ? .gnuNumeric : suffix, width: suffixLength, start: start,
-                    additionalSuffix: additionalSuffix)
+                let naming = naming()
                 var operation = SplitOperation(
                     input: input, mode: mode, naming: naming,
                     manifest: noManifest ? .none : manifest.map { .path($0) } ?? .beside,

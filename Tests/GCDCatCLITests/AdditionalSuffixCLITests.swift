@@ -54,6 +54,18 @@ import Testing
         #expect(scratch.read("joined") == nil)
     }
 
+    /// A suffix that discovery cannot tell from the number would have its set merged as one
+    /// file (x.001.001 reads as part 1 of x.001.): refused before anything is written.
+    @Test(arguments: [".001", "_part.txt", "9"])
+    func aSuffixMergeCouldNotReadBackIsRefused(suffix: String) throws {
+        let (scratch, _) = try splitSet(["--size", "1000", "-q", "--no-manifest"])
+        let result = try gcdcat(
+            ["split", "big.txt", "--size", "1000", "--prefix", "x.", "--additional-suffix", suffix], in: scratch.path)
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("--additional-suffix '\(suffix)': merge could not tell the part number"))
+        #expect(!scratch.listing().contains { $0.hasPrefix("x.") })
+    }
+
     @Test func aSlashInTheSuffixIsAUsageError() throws {
         let (scratch, _) = try splitSet(["--size", "1000", "-q"])
         let result = try gcdcat(["split", "big.txt", "--size", "1000", "--additional-suffix", "a/b"], in: scratch.path)

@@ -82,6 +82,15 @@ public struct PartNaming: Sendable, Equatable {
         }
     }
 
+    /// True when merge can find the set again from its first name: one of the naming table's
+    /// readings of it (``NumberedName/readings(of:)``) has this prefix and additional suffix.
+    /// An additional suffix that ends in a digit (`x.001.001`) or is no extension (`_part.txt`)
+    /// cannot be told from the number.
+    public var readsBack: Bool {
+        guard !additionalSuffix.isEmpty, let first = try? name(at: 0) else { return true }
+        return NumberedName.readings(of: first).contains { $0.stem == prefix && $0.tail == additionalSuffix }
+    }
+
     /// Checks that `count` parts all get names, before anything is written.
     public func requireCapacity(_ count: Int) throws {
         if count > 0 { _ = try name(at: count - 1) }
