@@ -96,13 +96,14 @@ extension GCDCat {
                     list = try ChecksumList.load(manifest, forced: algorithm)
                 } catch let error as GCDCatError {
                     writeToStandardError("gcdcat: \(error)\n")
-                    report.failList(shown, error: error.description)
+                    report.failList(manifest, error: error.description)
                     continue
                 }
-                // Progress over this list's bytes; finished before its listing is printed.
+                // Progress over this list's bytes, naming the file being read (on standard error,
+                // so --json shows it too); finished before its listing is printed.
                 let counter = TransferCounter()
                 let progress =
-                    quiet || status || json
+                    quiet || status
                     ? nil
                     : ProgressMeter(
                         label: shown.displayPath, total: ChecksumListVerifier.totalBytes(list, listPath: manifest),
@@ -114,10 +115,10 @@ extension GCDCat {
                 if ignoreMissing { outcomes.removeAll { $0.status == .missing } }
                 try printListing(outcomes)
                 checkedPaths += outcomes.map(\.path)
-                let summary = report.add(list: shown, outcomes: outcomes, ignoredMissing: ignored)
+                let summary = report.add(list: manifest, outcomes: outcomes, ignoredMissing: ignored)
                 if ignoreMissing && outcomes.isEmpty {
                     if !json { writeToStandardError("gcdcat: \(shown.displayPath): no file was verified\n") }
-                    report.failList(shown, error: "\(shown.displayPath): no file was verified")
+                    report.failList(manifest, error: "\(shown.displayPath): no file was verified")
                 } else if !status && !json && (!quiet || summary.exitStatus != 0) {
                     writeToStandardError("gcdcat: \(shown.displayPath): \(summary.text)\n")
                 }

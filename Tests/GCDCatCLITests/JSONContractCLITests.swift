@@ -111,6 +111,18 @@ import Testing
         #expect(bad["exitStatus"] == .integer(2))
     }
 
+    /// A list read from standard input is "-" in the document, as in `inputs`.
+    @Test func aListFromStandardInputIsADash() throws {
+        let scratch = try splitSet()
+        let result = try run(
+            executable: "/bin/sh", ["-c", "exec \"$0\" verify --json - < data.bin.sfv", gcdcatPath], in: scratch.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        let document = try JSONValue.parse(result.stdout)
+        #expect(try schema("verify").violations(of: document) == [])
+        #expect(document["inputs"] == .array([.string("-")]))
+        #expect(document["lists"] == .array([try #require(document["lists"]).firstElementWithList("-")]))
+    }
+
     /// Usage errors (exit 64) give the error object with code "usage", for every command.
     @Test(arguments: [
         ["merge", "--json", "--verify", "--no-verify", "x.001"],

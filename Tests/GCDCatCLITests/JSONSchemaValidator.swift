@@ -41,6 +41,12 @@ indirect enum JSONValue: Decodable, Equatable, CustomStringConvertible {
         if case .object(let members) = self { members[key] } else { nil }
     }
 
+    /// The first element of an array whose `list` member is `list`, or null.
+    func firstElementWithList(_ list: String) -> JSONValue {
+        guard case .array(let items) = self else { return .null }
+        return items.first { $0["list"] == .string(list) } ?? .null
+    }
+
     var numeric: Double? {
         switch self {
         case .integer(let value): Double(value)
