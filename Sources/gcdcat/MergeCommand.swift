@@ -8,7 +8,7 @@ extension GCDCat {
             discussion: """
                 Give one first part to find the rest of its set: NAME.001 (widening past \
                 .999), NAME.000, disk_001, x00 (GNU split -d), xaa (GNU split, --suffix alpha), \
-                file.part1. A part that is not the first is an error naming the first; a gap, \
+                file.part1, out_00.txt (split --additional-suffix). A part that is not the first is an error naming the first; a gap, \
                 .000 beside .001, or mixed widths (x.0003 among x.001, x.002) are errors naming \
                 the clash. Or give every part: a list of one set must be in numeric order with \
                 no gap (the shell's glob order of a complete set is sorted, with a note); \
