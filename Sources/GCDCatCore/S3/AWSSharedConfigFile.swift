@@ -1,0 +1,53 @@
+/// The INI files the AWS tools share: `~/.aws/credentials` (sections `[NAME]`) and
+/// `~/.aws/config` (sections `[default]` and `[profile NAME]`).
+///
+/// Only top-level `key = value` lines are read; indented lines (a service's nested settings)
+/// and `#`/`;` comment lines are skipped, as is anything before the first section.
+struct AWSSharedConfigFile {
+    private(set) var sections: [String: [String: String]] = [:]
+
+    init(text: String) {
+        var current: String?
+        for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
+            if let first = rawLine.first, first == " " || first == "\t" { continue }
+            let line = rawLine.trimmingINISpaces
+            if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
+            if line.hasPrefix("[") && line.hasSuffix("]") {
+                let name = String(line.dropFirst().dropLast()).trimmingINISpaces
+                current = name
+                sections[name, default: [:]] = sections[name] ?? [:]
+                continue
+            }
+            guard let current, let equals = line.firstIndex(of: "=") else { continue }
+            let key = String(line[..<equals]).trimmingINISpaces.lowercased()
+            let value = String(line[line.index(after: equals)...]).trimmingINISpaces
+            sections[current, default: [:]][key] = value
+        }
+    }
+
+    /// Reads `path`; nil when the file does not exist.
+    ///
+    /// ## Errors
+    /// Any failure other than a missing file (a directory, EACCES), naming the path.
+    static func load(_ path: String) throws -> AWSSharedConfigFile? {
+        guard try Syscall.statIfExists(path) != nil else { return nil }
+        return AWSSharedConfigFile(text: String(decoding: try readWholeFile(path), as: UTF8.self))
+    }
+
+    /// The credentials file's section for `profile`.
+    func credentialsSection(_ profile: String) -> [String: String]? { sections[profile] }
+
+    /// The config file's section for `profile`: `[default]` or `[profile NAME]`.
+    func configSection(_ profile: String) -> [String: String]? {
+        sections["profile \(profile)"] ?? (profile == "default" ? sections["default"] : nil)
+    }
+}
+
+extension StringProtocol {
+    fileprivate var trimmingINISpaces: String {
+        var slice = Substring(self)
+        while let first = slice.first, first == " " || first == "\t" { slice = slice.dropFirst() }
+        while let last = slice.last, last == " " || last == "\t" || last == "\r" { slice = slice.dropLast() }
+        return String(slice)
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+
+/// One HTTP request as ``S3Client`` sends it: signed, with the whole body in memory.
+public struct HTTPRequest: Sendable {
+    public var method: String
+    /// Absolute, with the path and query already percent-encoded.
+    public var url: String
+    public var headers: [String: String]
+    public var body: Data
+    /// Seconds the request may stay idle.
+    public var timeout: Double
+
+    public init(method: String, url: String, headers: [String: String], body: Data = Data(), timeout: Double) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+    }
+}
+
+/// A response: status, headers (names lowercased) and the whole body.
+public struct HTTPResponse: Sendable {
+    public var status: Int
+    public var headers: [String: String]
+    public var body: Data
+
+    public init(status: Int, headers: [String: String] = [:], body: Data = Data()) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// A request that got no HTTP answer: a timeout, a reset connection, a refused connect.
+public struct HTTPTransportError: Error, Sendable, Equatable {
+    public var message: String
+    /// Worth another attempt (timeouts, resets); false for a malformed URL and the like.
+    public var isRetryable: Bool
+
+    public init(message: String, isRetryable: Bool) {
+        self.message = message
+        self.isRetryable = isRetryable
+    }
+}
+
+/// The seam between ``S3Client`` and the network: blocking, callable from any thread.
+/// ``URLSessionTransport`` is the real one; tests script a fake to force retries.
+public protocol HTTPTransport: Sendable {
+    func send(_ request: HTTPRequest) throws(HTTPTransportError) -> HTTPResponse
+}

@@ -1,0 +1,284 @@
+import Foundation
+import Synchronization
+
+/// The real ``ObjectStore``: S3 and S3-compatible stores (Ceph RGW, MinIO) over HTTP, signed
+/// with SigV4, blocking, callable from any thread.
+///
+/// ## Errors
+/// As ``ObjectStore`` says: a ``GCDCatError`` with the `s3://` location as its path, the S3
+/// operation as its syscall, and `Code (HTTP status): S3's message` as its message; HTTP 412
+/// is `.outputExists`. Neither the secret nor a signature ever appears in a message.
+///
+/// ## Implementation details
+/// - Every request is retried per ``RetryPolicy``, re-sending the body from memory.
+/// - The body is copied once into `Data` for URLSession: the caller's buffer must not be
+///   read after this call returns, and an abandoned request could still be reading it.
+/// - A 200 answer to UploadPartCopy or CompleteMultipartUpload can still be an `<Error>`;
+///   it is treated as the error it carries.
+/// - Ceph answers CompleteMultipartUpload with an empty ETag; nothing here depends on it.
+public final class S3Client: ObjectStore {
+    public let configuration: S3Configuration
+    let transport: any HTTPTransport
+    let retry: RetryPolicy
+    let signer: SigV4Signer
+    let sent = Atomic<UInt64>(0)
+    let received = Atomic<UInt64>(0)
+
+    public convenience init(configuration: S3Configuration) {
+        self.init(configuration: configuration, transport: URLSessionTransport(), retry: .standard)
+    }
+
+    /// With a chosen transport and retry policy: tests script both.
+    public init(configuration: S3Configuration, transport: any HTTPTransport, retry: RetryPolicy) {
+        self.configuration = configuration
+        self.transport = transport
+        self.retry = retry
+        self.signer = SigV4Signer(credentials: configuration.credentials, region: configuration.region)
+    }
+
+    /// Body bytes sent (every attempt counts), for "bytes through the client" in reports.
+    public var bytesSent: UInt64 { sent.load(ordering: .relaxed) }
+    /// Body bytes received.
+    public var bytesReceived: UInt64 { received.load(ordering: .relaxed) }
+    /// Both directions together.
+    public var bytesTransferred: UInt64 { bytesSent + bytesReceived }
+
+    // MARK: ObjectStore
+
+    public func head(_ object: ObjectLocation) throws -> ObjectInfo? {
+        let response = try perform(
+            S3Request(operation: "HeadObject", method: "HEAD", location: object), allowing: [404])
+        if response.status == 404 { return nil }
+        guard let size = response.headers["content-length"].flatMap({ UInt64($0) }) else {
+            throw GCDCatError(
+                .io, path: object.description, syscall: "HeadObject", message: "the answer has no Content-Length")
+        }
+        return ObjectInfo(
+            location: object, size: size, etag: response.headers["etag"].map(Self.unquoted),
+            crc32: response.headers["x-amz-checksum-crc32"].flatMap(Self.crc32))
+    }
+
+    public func list(bucket: String, prefix: String) throws -> [ObjectInfo] {
+        try list(bucket: bucket, prefix: prefix, pageSize: nil)
+    }
+
+    /// ListObjectsV2 with `max-keys` = `pageSize` per page (tests page with a small one).
+    public func list(bucket: String, prefix: String, pageSize: Int?) throws -> [ObjectInfo] {
+        var objects: [ObjectInfo] = []
+        var token: String?
+        repeat {
+            var query: [(name: String, value: String)] = [("list-type", "2"), ("prefix", prefix)]
+            if let pageSize { query.append(("max-keys", String(pageSize))) }
+            if let token { query.append(("continuation-token", token)) }
+            let response = try perform(
+                S3Request(
+                    operation: "ListObjectsV2", method: "GET", location: ObjectLocation(bucket: bucket, key: prefix),
+                    bucketLevel: true, query: query))
+            let body = [UInt8](response.body)
+            for entry in S3XML.blocks("Contents", in: body) {
+                guard let key = S3XML.value("Key", in: entry) else { continue }
+                objects.append(
+                    ObjectInfo(
+                        location: ObjectLocation(bucket: bucket, key: key),
+                        size: S3XML.value("Size", in: entry).flatMap { UInt64($0) } ?? 0,
+                        etag: S3XML.value("ETag", in: entry).map(Self.unquoted)))
+            }
+            let truncated = S3XML.value("IsTruncated", in: body) == "true"
+            token = truncated ? S3XML.value("NextContinuationToken", in: body) : nil
+            if truncated && token == nil {
+                throw GCDCatError(
+                    .io, path: ObjectLocation(bucket: bucket, key: prefix).description, syscall: "ListObjectsV2",
+                    message: "a truncated listing without NextContinuationToken")
+            }
+        } while token != nil
+        return objects
+    }
+
+    public func get(_ object: ObjectLocation, range: Range<UInt64>, into buffer: UnsafeMutableRawBufferPointer) throws {
+        guard buffer.count == range.count else {
+            throw GCDCatError(
+                .invalidInput, path: object.description, syscall: "GetObject",
+                message: "a buffer of \(buffer.count) bytes for a range of \(range.count)")
+        }
+        if range.isEmpty { return }
+        let response = try perform(
+            S3Request(
+                operation: "GetObject", method: "GET", location: object,
+                headers: ["range": "bytes=\(range.lowerBound)-\(range.upperBound - 1)"],
+                checkBody: { response in
+                    let wholeObject = response.status == 200 && range.lowerBound == 0
+                    guard response.status == 206 || wholeObject else {
+                        return "expected 206 Partial Content, got HTTP \(response.status)"
+                    }
+                    if let length = response.headers["content-length"], UInt64(length) != UInt64(range.count) {
+                        return "Content-Length \(length) for a range of \(range.count) bytes"
+                    }
+                    if response.body.count != range.count {
+                        return "short body: \(response.body.count) of \(range.count) bytes"
+                    }
+                    return nil
+                }))
+        response.body.withUnsafeBytes { buffer.copyMemory(from: $0) }
+    }
+
+    public func put(_ object: ObjectLocation, body: UnsafeRawBufferPointer, ifNoneMatch: Bool) throws {
+        _ = try perform(
+            S3Request(
+                operation: "PutObject", method: "PUT", location: object,
+                headers: ifNoneMatch ? ["if-none-match": "*"] : [:], body: Data(body)))
+    }
+
+    public func createMultipartUpload(_ object: ObjectLocation) throws -> MultipartUpload {
+        let response = try perform(
+            S3Request(operation: "CreateMultipartUpload", method: "POST", location: object, query: [("uploads", "")]))
+        guard let id = S3XML.value("UploadId", in: [UInt8](response.body)), !id.isEmpty else {
+            throw GCDCatError(
+                .io, path: object.description, syscall: "CreateMultipartUpload", message: "the answer has no UploadId")
+        }
+        return MultipartUpload(location: object, uploadID: id)
+    }
+
+    public func uploadPart(_ upload: MultipartUpload, partNumber: Int, body: UnsafeRawBufferPointer) throws
+        -> UploadedPart
+    {
+        let response = try perform(
+            S3Request(
+                operation: "UploadPart", method: "PUT", location: upload.location,
+                query: [("partNumber", String(partNumber)), ("uploadId", upload.uploadID)], body: Data(body)))
+        guard let etag = response.headers["etag"] else {
+            throw GCDCatError(
+                .io, path: upload.location.description, syscall: "UploadPart",
+                message: "the answer to part \(partNumber) has no ETag")
+        }
+        return UploadedPart(partNumber: partNumber, etag: Self.unquoted(etag))
+    }
+
+    public func uploadPartCopy(
+        _ upload: MultipartUpload, partNumber: Int, source: ObjectLocation, range: Range<UInt64>
+    ) throws -> UploadedPart {
+        guard !range.isEmpty else {
+            throw GCDCatError(
+                .invalidInput, path: source.description, syscall: "UploadPartCopy", message: "an empty range")
+        }
+        let copySource =
+            "/" + S3URIEncoding.encode(source.bucket) + "/" + S3URIEncoding.encode(source.key, keepingSlash: true)
+        let response = try perform(
+            S3Request(
+                operation: "UploadPartCopy", method: "PUT", location: upload.location,
+                query: [("partNumber", String(partNumber)), ("uploadId", upload.uploadID)],
+                headers: [
+                    "x-amz-copy-source": copySource,
+                    "x-amz-copy-source-range": "bytes=\(range.lowerBound)-\(range.upperBound - 1)",
+                ],
+                errorMayComeWith200: true))
+        guard let etag = S3XML.value("ETag", in: [UInt8](response.body)), !etag.isEmpty else {
+            throw GCDCatError(
+                .io, path: upload.location.description, syscall: "UploadPartCopy",
+                message: "the answer to part \(partNumber) (from \(source)) has no ETag")
+        }
+        return UploadedPart(partNumber: partNumber, etag: Self.unquoted(etag))
+    }
+
+    public func completeMultipartUpload(_ upload: MultipartUpload, parts: [UploadedPart], ifNoneMatch: Bool) throws {
+        var xml = "<CompleteMultipartUpload xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
+        for part in parts {
+            xml += "<Part><PartNumber>\(part.partNumber)</PartNumber>"
+            xml += "<ETag>\(S3XML.escape("\"\(part.etag)\""))</ETag></Part>"
+        }
+        xml += "</CompleteMultipartUpload>"
+        var headers = ["content-type": "application/xml"]
+        if ifNoneMatch { headers["if-none-match"] = "*" }
+        _ = try perform(
+            S3Request(
+                operation: "CompleteMultipartUpload", method: "POST", location: upload.location,
+                query: [("uploadId", upload.uploadID)], headers: headers, body: Data(xml.utf8),
+                errorMayComeWith200: true))
+    }
+
+    /// An upload that is already gone (404) counts as aborted.
+    public func abortMultipartUpload(_ upload: MultipartUpload) throws {
+        _ = try perform(
+            S3Request(
+                operation: "AbortMultipartUpload", method: "DELETE", location: upload.location,
+                query: [("uploadId", upload.uploadID)]),
+            allowing: [404])
+    }
+
+    public func listMultipartUploads(bucket: String, prefix: String) throws -> [MultipartUpload] {
+        var uploads: [MultipartUpload] = []
+        var marker: (key: String, uploadID: String)?
+        repeat {
+            var query: [(name: String, value: String)] = [("uploads", ""), ("prefix", prefix)]
+            if let marker { query += [("key-marker", marker.key), ("upload-id-marker", marker.uploadID)] }
+            let response = try perform(
+                S3Request(
+                    operation: "ListMultipartUploads", method: "GET",
+                    location: ObjectLocation(bucket: bucket, key: prefix), bucketLevel: true, query: query))
+            let body = [UInt8](response.body)
+            for entry in S3XML.blocks("Upload", in: body) {
+                guard let key = S3XML.value("Key", in: entry), let id = S3XML.value("UploadId", in: entry) else {
+                    continue
+                }
+                uploads.append(MultipartUpload(location: ObjectLocation(bucket: bucket, key: key), uploadID: id))
+            }
+            marker = nil
+            if S3XML.value("IsTruncated", in: body) == "true",
+                let key = S3XML.value("NextKeyMarker", in: body),
+                let id = S3XML.value("NextUploadIdMarker", in: body),
+                !(key.isEmpty && id.isEmpty)
+            {
+                marker = (key, id)
+            }
+        } while marker != nil
+        return uploads
+    }
+
+    /// A key that does not exist counts as deleted, as S3 itself answers.
+    public func delete(_ object: ObjectLocation) throws {
+        _ = try perform(S3Request(operation: "DeleteObject", method: "DELETE", location: object), allowing: [404])
+    }
+
+    // MARK: Buckets (tests and scripts)
+
+    /// CreateBucket; a bucket this account already owns is fine.
+    public func createBucket(_ bucket: String) throws {
+        var body = Data()
+        if configuration.endpoint == nil && configuration.region != "us-east-1" {
+            body = Data(
+                ("<CreateBucketConfiguration xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
+                    + "<LocationConstraint>\(S3XML.escape(configuration.region))</LocationConstraint>"
+                    + "</CreateBucketConfiguration>").utf8)
+        }
+        do {
+            _ = try perform(
+                S3Request(
+                    operation: "CreateBucket", method: "PUT", location: ObjectLocation(bucket: bucket, key: ""),
+                    bucketLevel: true, body: body))
+        } catch {
+            guard error.message.hasPrefix("BucketAlreadyOwnedByYou") else { throw error }
+        }
+    }
+
+    /// DeleteBucket (it must be empty).
+    public func deleteBucket(_ bucket: String) throws {
+        _ = try perform(
+            S3Request(
+                operation: "DeleteBucket", method: "DELETE", location: ObjectLocation(bucket: bucket, key: ""),
+                bucketLevel: true))
+    }
+
+    // MARK: Requests
+
+    private static func unquoted(_ etag: String) -> String {
+        var value = Substring(etag)
+        if value.hasPrefix("W/") { value = value.dropFirst(2) }
+        if value.hasPrefix("\"") && value.hasSuffix("\"") && value.count >= 2 { value = value.dropFirst().dropLast() }
+        return String(value)
+    }
+
+    /// `x-amz-checksum-crc32` is the big-endian CRC in base64; a composite (`…-N`) is not one.
+    private static func crc32(_ header: String) -> UInt32? {
+        guard !header.contains("-"), let bytes = Data(base64Encoded: header), bytes.count == 4 else { return nil }
+        return bytes.reduce(0) { $0 << 8 | UInt32($1) }
+    }
+}

@@ -1,0 +1,103 @@
+/// How requests name the bucket.
+public enum S3AddressingStyle: String, Sendable, Equatable {
+    /// `http://host:port/BUCKET/KEY`: custom endpoints (Ceph, MinIO) and bucket names with dots.
+    case path
+    /// `https://BUCKET.s3.REGION.amazonaws.com/KEY`: AWS's default.
+    case virtualHost
+}
+
+/// Where and as whom ``S3Client`` talks: endpoint, region, credentials, addressing style.
+///
+/// `description` and `debugDescription` never show the secret.
+public struct S3Configuration: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
+    /// A custom endpoint (`http://127.0.0.1:7480`), or nil for AWS itself.
+    public var endpoint: S3Endpoint?
+    public var region: String
+    public var credentials: S3Credentials
+    /// Path style for a custom endpoint; virtual-host style for AWS (path style there when
+    /// the bucket name has dots, which would break the TLS certificate's wildcard).
+    public var addressingStyle: S3AddressingStyle
+    /// Seconds a request may sit idle before it is abandoned (and retried).
+    public var requestTimeout: Double
+
+    public init(
+        endpoint: S3Endpoint?, region: String, credentials: S3Credentials,
+        addressingStyle: S3AddressingStyle? = nil, requestTimeout: Double = 60
+    ) {
+        self.endpoint = endpoint
+        self.region = region
+        self.credentials = credentials
+        self.addressingStyle = addressingStyle ?? (endpoint == nil ? .virtualHost : .path)
+        self.requestTimeout = requestTimeout
+    }
+
+    public var description: String {
+        "S3Configuration(endpoint: \(endpoint?.description ?? "AWS"), region: \(region), "
+            + "addressing: \(addressingStyle.rawValue), credentials: \(credentials))"
+    }
+
+    public var debugDescription: String { description }
+
+    /// The scheme, host (with a port when it is not the scheme's default) and path prefix
+    /// that a request for `bucket` goes to.
+    func target(bucket: String) -> (scheme: String, host: String, pathPrefix: String) {
+        if let endpoint {
+            if addressingStyle == .virtualHost && !bucket.isEmpty {
+                return (endpoint.scheme, "\(bucket).\(endpoint.hostAndPort)", "")
+            }
+            return (endpoint.scheme, endpoint.hostAndPort, bucket.isEmpty ? "" : "/\(S3URIEncoding.encode(bucket))")
+        }
+        let regional = "s3.\(region).amazonaws.com"
+        if addressingStyle == .virtualHost && !bucket.isEmpty && !bucket.contains(".") {
+            return ("https", "\(bucket).\(regional)", "")
+        }
+        return ("https", regional, bucket.isEmpty ? "" : "/\(S3URIEncoding.encode(bucket))")
+    }
+}
+
+/// A custom endpoint's scheme, host and port, parsed from `http://host:port`.
+public struct S3Endpoint: Sendable, Equatable, CustomStringConvertible {
+    public var scheme: String
+    public var host: String
+    public var port: Int?
+
+    /// ## Errors
+    /// `.invalidInput` when `url` is not `http://HOST[:PORT]` or `https://…`.
+    public init(parsing url: String) throws(GCDCatError) {
+        let trimmed = url.hasSuffix("/") ? String(url.dropLast()) : url
+        guard let schemeEnd = trimmed.firstRange(of: "://") else {
+            throw Self.invalid(url)
+        }
+        let scheme = trimmed[..<schemeEnd.lowerBound].lowercased()
+        let authority = trimmed[schemeEnd.upperBound...]
+        guard scheme == "http" || scheme == "https", !authority.isEmpty, !authority.contains("/"),
+            !authority.contains("@")
+        else { throw Self.invalid(url) }
+        self.scheme = scheme
+        if let colon = authority.lastIndex(of: ":"), !authority.hasSuffix("]") {
+            guard let port = Int(authority[authority.index(after: colon)...]), (1...65535).contains(port) else {
+                throw Self.invalid(url)
+            }
+            host = String(authority[..<colon])
+            self.port = port
+        } else {
+            host = String(authority)
+            port = nil
+        }
+        guard !host.isEmpty else { throw Self.invalid(url) }
+    }
+
+    private static func invalid(_ url: String) -> GCDCatError {
+        GCDCatError(
+            .invalidInput, path: url, syscall: "endpoint",
+            message: "not an endpoint URL; expected http://HOST[:PORT] or https://HOST[:PORT]")
+    }
+
+    /// `host` or `host:port`, as the Host header carries it (no default port).
+    var hostAndPort: String {
+        guard let port, !(scheme == "http" && port == 80), !(scheme == "https" && port == 443) else { return host }
+        return "\(host):\(port)"
+    }
+
+    public var description: String { "\(scheme)://\(hostAndPort)" }
+}

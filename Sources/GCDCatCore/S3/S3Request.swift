@@ -1,0 +1,158 @@
+import Foundation
+
+/// One S3 operation before signing: what ``S3Client/perform(_:allowing:)`` turns into HTTP.
+struct S3Request {
+    /// The S3 operation's name, the error's `syscall`.
+    var operation: String
+    var method: String
+    /// The object, or the bucket and prefix for bucket-level operations; errors name it.
+    var location: ObjectLocation
+    /// The path is the bucket alone, not the key.
+    var bucketLevel = false
+    var query: [(name: String, value: String)] = []
+    /// Extra headers, names lowercase; every one is signed.
+    var headers: [String: String] = [:]
+    var body = Data()
+    /// UploadPartCopy and CompleteMultipartUpload: a 200 whose body is `<Error>` is an error.
+    var errorMayComeWith200 = false
+    /// A check of a successful answer (a ranged GET's length); a non-nil reason is a
+    /// retryable failure.
+    var checkBody: ((HTTPResponse) -> String?)? = nil
+}
+
+extension S3Client {
+    /// Signs, sends and retries `request`; returns a 2xx answer, or one whose status is in
+    /// `allowing`.
+    ///
+    /// ## Errors
+    /// The last failure once retries run out, or the first that is not retryable.
+    func perform(_ request: S3Request, allowing: Set<Int> = []) throws(GCDCatError) -> HTTPResponse {
+        let (scheme, host, prefix) = configuration.target(bucket: request.location.bucket)
+        let keyPath = request.bucketLevel ? "" : "/" + S3URIEncoding.encode(request.location.key, keepingSlash: true)
+        var path = prefix + keyPath
+        if path.isEmpty { path = "/" }
+        let queryText = request.query
+            .map {
+                $0.value.isEmpty
+                    ? S3URIEncoding.encode($0.name)
+                    : "\(S3URIEncoding.encode($0.name))=\(S3URIEncoding.encode($0.value))"
+            }
+            .joined(separator: "&")
+        let url = "\(scheme)://\(host)\(path)" + (queryText.isEmpty ? "" : "?\(queryText)")
+        let payloadHash = request.body.withUnsafeBytes { SHA256HMAC.hex(SHA256HMAC.sha256($0)) }
+
+        var attempt = 0
+        while true {
+            let failure: GCDCatError
+            let retryable: Bool
+            var headers = request.headers
+            headers["host"] = host
+            headers["x-amz-date"] = SigV4Signer.amzDate(secondsSince1970: Int(Date().timeIntervalSince1970))
+            headers["x-amz-content-sha256"] = payloadHash
+            if let token = configuration.credentials.sessionToken { headers["x-amz-security-token"] = token }
+            let signature = signer.sign(
+                method: request.method, encodedPath: path, query: request.query, headers: headers,
+                payloadHash: payloadHash, amzDate: headers["x-amz-date"]!)
+            headers["authorization"] = signature.authorization
+            headers["host"] = nil  // URLSession sets it from the URL, the same text
+            sent.add(UInt64(request.body.count), ordering: .relaxed)
+            do {
+                let response = try transport.send(
+                    HTTPRequest(
+                        method: request.method, url: url, headers: headers, body: request.body,
+                        timeout: configuration.requestTimeout))
+                received.add(UInt64(response.body.count), ordering: .relaxed)
+                guard let problem = classify(response, request, allowing: allowing, signature: signature.signature)
+                else { return response }
+                (failure, retryable) = problem
+            } catch {
+                failure = GCDCatError(
+                    .io, path: request.location.description, syscall: request.operation,
+                    message: "\(error.message) (\(configuration.endpoint?.description ?? host))")
+                retryable = error.isRetryable
+            }
+            attempt += 1
+            guard retryable, attempt < retry.maximumAttempts else {
+                if attempt > 1 {
+                    var last = failure
+                    last.message += " (after \(attempt) attempts)"
+                    throw last
+                }
+                throw failure
+            }
+            retry.sleep(retry.delay(afterAttempt: attempt - 1))
+        }
+    }
+
+    /// nil for a good answer; otherwise the error it carries and whether to try again.
+    private func classify(_ response: HTTPResponse, _ request: S3Request, allowing: Set<Int>, signature: String)
+        -> (GCDCatError, Bool)?
+    {
+        let body = [UInt8](response.body)
+        if (200..<300).contains(response.status) || allowing.contains(response.status) {
+            if request.errorMayComeWith200, let error = S3XML.error(in: body) {
+                return (
+                    makeError(request, status: response.status, code: error.code, message: error.message, signature),
+                    RetryPolicy.isRetryable(code: error.code)
+                )
+            }
+            if (200..<300).contains(response.status), let reason = request.checkBody?(response) {
+                return (
+                    GCDCatError(.io, path: request.location.description, syscall: request.operation, message: reason),
+                    true
+                )
+            }
+            return nil
+        }
+        let parsed = S3XML.error(in: body)
+        let code = parsed?.code ?? Self.statusName(response.status)
+        return (
+            makeError(request, status: response.status, code: code, message: parsed?.message ?? "", signature),
+            RetryPolicy.isRetryable(status: response.status) || RetryPolicy.isRetryable(code: code)
+        )
+    }
+
+    /// `Code (HTTP status): message`, with the secret and the signature scrubbed from what
+    /// the server said, and the fix named where there is one.
+    private func makeError(
+        _ request: S3Request, status: Int, code: String, message: String, _ signature: String
+    ) -> GCDCatError {
+        var text = "\(code) (HTTP \(status))"
+        var said = message
+        for secret in [
+            configuration.credentials.secretAccessKey, signature, configuration.credentials.sessionToken ?? "",
+        ]
+        where !secret.isEmpty {
+            said = said.replacingOccurrences(of: secret, with: "<redacted>")
+        }
+        if !said.isEmpty { text += ": \(said)" }
+        switch code {
+        case "SignatureDoesNotMatch", "InvalidAccessKeyId", "InvalidClientTokenId", "ExpiredToken":
+            text += " (check AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or the profile's keys)"
+        case "NoSuchBucket":
+            text += " (bucket '\(request.location.bucket)')"
+        default: break
+        }
+        return GCDCatError(
+            status == 412 ? .outputExists : .io, path: request.location.description, syscall: request.operation,
+            message: text)
+    }
+
+    /// A name for a status whose answer has no `<Error>` body (HEAD never has one).
+    static func statusName(_ status: Int) -> String {
+        switch status {
+        case 400: return "BadRequest"
+        case 403: return "Forbidden"
+        case 404: return "NotFound"
+        case 405: return "MethodNotAllowed"
+        case 409: return "Conflict"
+        case 412: return "PreconditionFailed"
+        case 416: return "InvalidRange"
+        case 429: return "TooManyRequests"
+        case 500: return "InternalError"
+        case 501: return "NotImplemented"
+        case 503: return "ServiceUnavailable"
+        default: return "HTTPError"
+        }
+    }
+}

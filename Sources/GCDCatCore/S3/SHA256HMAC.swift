@@ -1,0 +1,49 @@
+import COpenSSL
+
+/// SHA-256 and HMAC-SHA256 over OpenSSL's libcrypto, the two primitives SigV4 needs.
+///
+/// libcrypto is already linked for the md5/sha digests, so signing adds no package (see
+/// docs/notes/s3.md, "Client").
+enum SHA256HMAC {
+    static func sha256(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: 32)
+        var length: UInt32 = 0
+        var empty: UInt8 = 0
+        withUnsafeMutablePointer(to: &empty) { emptyPointer in
+            let base = bytes.baseAddress ?? UnsafeRawPointer(emptyPointer)
+            _ = EVP_Digest(base, bytes.count, &digest, &length, EVP_sha256(), nil)
+        }
+        return digest
+    }
+
+    static func sha256<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> [UInt8] {
+        Array(bytes).withUnsafeBytes { sha256($0) }
+    }
+
+    static func hmac(key: [UInt8], _ message: [UInt8]) -> [UInt8] {
+        var mac = [UInt8](repeating: 0, count: 32)
+        var length: UInt32 = 0
+        key.withUnsafeBytes { keyBytes in
+            message.withUnsafeBufferPointer { messageBytes in
+                var empty: UInt8 = 0
+                withUnsafeMutablePointer(to: &empty) { emptyPointer in
+                    _ = HMAC(
+                        EVP_sha256(), keyBytes.baseAddress ?? UnsafeRawPointer(emptyPointer), Int32(key.count),
+                        messageBytes.baseAddress ?? UnsafePointer(emptyPointer), message.count, &mac, &length)
+                }
+            }
+        }
+        return mac
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out = [UInt8]()
+        out.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0xF)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
