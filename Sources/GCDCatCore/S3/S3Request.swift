@@ -33,13 +33,14 @@ extension S3Client {
         if path.isEmpty { path = "/" }
         let queryText = request.query
             .map {
-                $0.value.isEmpty
+                // A subresource (`?uploads`) goes bare; an empty value (`prefix=`) keeps its `=`.
+                $0.value.isEmpty && $0.name == "uploads"
                     ? S3URIEncoding.encode($0.name)
                     : "\(S3URIEncoding.encode($0.name))=\(S3URIEncoding.encode($0.value))"
             }
             .joined(separator: "&")
         let url = "\(scheme)://\(host)\(path)" + (queryText.isEmpty ? "" : "?\(queryText)")
-        let payloadHash = request.body.withUnsafeBytes { SHA256HMAC.hex(SHA256HMAC.sha256($0)) }
+        let payloadHash = request.body.withUnsafeBytes { SigV4Signer.payloadHash($0) }
 
         var attempt = 0
         while true {

@@ -32,6 +32,11 @@ public struct SigV4Signer: Sendable {
     /// The SHA-256 of an empty payload, sent by bodiless requests.
     public static let emptyPayloadHash = SHA256HMAC.hex(SHA256HMAC.sha256([UInt8]()))
 
+    /// The `x-amz-content-sha256` of a body: its SHA-256 in lowercase hex (RGW checks it).
+    public static func payloadHash(_ body: UnsafeRawBufferPointer) -> String {
+        SHA256HMAC.hex(SHA256HMAC.sha256(body))
+    }
+
     /// Signs a request whose `headers` are exactly those to sign (`host`, `x-amz-date`,
     /// `x-amz-content-sha256` and any other `x-amz-*`, `range`, …), names in any case.
     ///
