@@ -125,7 +125,9 @@ public final class S3Client: ObjectStore {
         _ = try perform(
             S3Request(
                 operation: "PutObject", method: "PUT", location: object,
-                headers: ifNoneMatch ? ["if-none-match": "*"] : [:], body: Data(body)))
+                headers: ["content-type": "application/octet-stream"].merging(
+                    ifNoneMatch ? ["if-none-match": "*"] : [:], uniquingKeysWith: { $1 }),
+                body: Data(body)))
     }
 
     public func createMultipartUpload(_ object: ObjectLocation) throws -> MultipartUpload {
