@@ -18,7 +18,7 @@ if [ -z "${GCDCAT_S3_ENDPOINT:-}" ]; then
         s3_skip="Ceph (ceph-mon ceph-osd radosgw ceph-common) is not installed and cannot be (needs root and apt)"
     else
         s3_dir=$(mktemp -d /tmp/gcdcat-s3.XXXXXX)
-        trap 'scripts/s3-down.sh "$s3_dir"' EXIT
+        trap 'scripts/s3-down.sh "$s3_dir/ceph"; rm -rf "$s3_dir"' EXIT
         port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
         # GCDCAT_S3_PORT / GCDCAT_S3_MON_PORT pin the ports (machines shared by several users).
         port=${GCDCAT_S3_PORT:-}
