@@ -24,6 +24,8 @@ public final class CleanupRegistry: Sendable {
         case tree(String)
         /// Sent SIGTERM and reaped before any file is removed.
         case process(pid_t)
+        /// Something remote to undo (abort a multipart upload, delete an object just put).
+        case undo(UndoAction)
     }
 
     private struct State {
@@ -104,7 +106,23 @@ public final class CleanupRegistry: Sendable {
         }
     }
 
-    /// Stops registered children, removes every registered file and then folder (newest first),
+    /// Runs `body` (which makes something on a server) and registers what it returns, both under
+    /// the lock, as ``create(_:_:)`` does for files: an interruption sees the thing either not yet
+    /// made (and `body` is then refused) or registered (and undoes it).
+    ///
+    /// ## Errors
+    /// `.interrupted` once an interruption began; whatever `body` throws.
+    func make<T>(_ body: () throws -> T, registering entry: (T) -> Entry) throws -> (value: T, token: Int) {
+        try state.withLock { state in
+            guard !state.aborted else { throw Self.interrupted(by: state.signal) }
+            let value = try body()
+            state.nextToken += 1
+            state.entries[state.nextToken] = entry(value)
+            return (value, state.nextToken)
+        }
+    }
+
+    /// Stops registered children, undoes remote work (aborts uploads), removes every registered file and then folder (newest first),
     /// and blocks later commits. Returns the files and folders removed.
     /// `signal` (SIGINT unless given) is the exit status's signal for work that is refused
     /// from now on.
@@ -121,6 +139,10 @@ public final class CleanupRegistry: Sendable {
                 waitpid(pid, &status, 0)
             }
             var removed: [String] = []
+            for case .undo(let action) in ordered {
+                action.run()
+                removed.append(action.name)
+            }
             for case .file(let path) in ordered where Syscall.unlink(path) == 0 { removed.append(path) }
             for case .directory(let path) in ordered where Syscall.rmdir(path) == 0 { removed.append(path) }
             for case .tree(let path) in ordered {
@@ -140,4 +162,21 @@ public final class CleanupRegistry: Sendable {
             }
         }
     }
+}
+
+/// A remote step to undo when gcdcat is interrupted or fails: aborting a multipart upload, or
+/// deleting an object it put. Equal only to itself.
+public final class UndoAction: Sendable, Equatable {
+    /// What is undone, for the interruption message (`s3://b/k`).
+    public let name: String
+    private let action: @Sendable () -> Void
+
+    public init(name: String, _ action: @escaping @Sendable () -> Void) {
+        self.name = name
+        self.action = action
+    }
+
+    func run() { action() }
+
+    public static func == (lhs: UndoAction, rhs: UndoAction) -> Bool { lhs === rhs }
 }

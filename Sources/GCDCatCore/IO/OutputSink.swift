@@ -8,6 +8,8 @@ import CSystemShim
 public enum OutputTarget: Sendable, Equatable {
     case standardOutput
     case path(String)
+    /// An `s3://` object, written as a multipart upload (see ``ObjectOutput``).
+    case object(ObjectTarget)
 
     /// The file's path as given (lossless); nil for standard output.
     public var path: String? {
@@ -19,13 +21,20 @@ public enum OutputTarget: Sendable, Equatable {
         switch self {
         case .standardOutput: return "standard output"
         case .path(let path): return path.displayPath
+        case .object(let target): return target.description
         }
+    }
+
+    public var isObject: Bool {
+        if case .object = self { return true }
+        return false
     }
 }
 
 /// An open output: either a new file of gcdcat's own (``AtomicOutputFile``), named only when
-/// complete, or a descriptor written directly (standard output, a pipe, a device such as
-/// `/dev/full`, or a symlink to one, which must never be replaced).
+/// complete, a descriptor written directly (standard output, a pipe, a device such as
+/// `/dev/full`, or a symlink to one, which must never be replaced), or an object
+/// (``ObjectOutput``, a multipart upload completed at publish; its `fd` is -1).
 ///
 /// The life of every output file is the same, for merge, split parts and manifests alike:
 /// ``check(_:inputs:overwrite:)`` before any input is read, then ``produce(_:inputs:overwrite:bytes:fsync:unnamed:_:)``
@@ -41,12 +50,33 @@ public final class OutputSink: Sendable {
     /// be open for appending.
     public var allowsPositionalWrites: Bool { atomicFile != nil }
     let atomicFile: AtomicOutputFile?
+    /// The object being uploaded, for an `s3://` output.
+    public let object: ObjectOutput?
 
-    init(fd: Int32, path: String, isRegularFile: Bool, atomicFile: AtomicOutputFile?) {
+    init(fd: Int32, path: String, isRegularFile: Bool, atomicFile: AtomicOutputFile?, object: ObjectOutput? = nil) {
         self.fd = fd
         self.path = path
         self.isRegularFile = isRegularFile
         self.atomicFile = atomicFile
+        self.object = object
+    }
+
+    /// The strategy that writes into this output: `kind`'s own, or the multipart uploader for
+    /// an object.
+    public func strategy(_ kind: MergeStrategyKind) -> any MergeStrategy {
+        object != nil ? MultipartUploadMerge() : kind.strategy
+    }
+
+    /// Writes a small whole output (a manifest) from its start.
+    public func write(_ bytes: [UInt8]) throws {
+        if let object {
+            object.hold(bytes)
+            return
+        }
+        try bytes.withUnsafeBytes { buffer in
+            guard let base = buffer.baseAddress else { return }
+            try Syscall.writeAll(fd, from: base, count: buffer.count, path: path)
+        }
     }
 
     /// Checks `target` against the inputs and opens it.
@@ -60,6 +90,10 @@ public final class OutputSink: Sendable {
         switch target {
         case .standardOutput:
             return try standardOutput(inputs: inputs)
+        case .object(let target):
+            try ObjectOutput.requireAbsent(target, overwrite: overwrite)
+            let object = ObjectOutput(target: target, overwrite: overwrite, registry: registry)
+            return OutputSink(fd: -1, path: target.description, isRegularFile: false, atomicFile: nil, object: object)
         case .path(let path):
             switch try destination(path, inputs: inputs, overwrite: overwrite) {
             case .standardOutput:
@@ -127,6 +161,9 @@ public final class OutputSink: Sendable {
     /// - `.io` when its folder is missing or cannot be written.
     @discardableResult
     public static func check(_ path: String, inputs: [PartFile], overwrite: Bool) throws -> stat? {
+        if let location = ObjectLocation(s3URL: path) {
+            throw GCDCatError(.invalidInput, path: location.description, message: "an object, not a file path")
+        }
         _ = try destination(path, inputs: inputs, overwrite: overwrite)
         return try Syscall.statIfExists(path)
     }
@@ -173,6 +210,15 @@ public final class OutputSink: Sendable {
             return .newFile
         default:
             return .device
+        }
+    }
+
+    /// ``check(_:inputs:overwrite:)`` for any target: an object is HEADed (unless `overwrite`).
+    public static func check(target: OutputTarget, inputs: [PartFile], overwrite: Bool) throws {
+        switch target {
+        case .standardOutput: return
+        case .path(let path): try check(path, inputs: inputs, overwrite: overwrite)
+        case .object(let target): try ObjectOutput.requireAbsent(target, overwrite: overwrite)
         }
     }
 
@@ -223,12 +269,15 @@ public final class OutputSink: Sendable {
     /// Names a finished new file; nothing for a direct descriptor.
     public func publish(fsync: Bool) throws {
         try atomicFile?.publish(fsync: fsync)
+        try object?.publish()
     }
 
     /// Ends writing after the last byte (with `fsync`, durably); a new file stays unnamed until
     /// ``publish(fsync:)``.
     public func finishWriting(fsync: Bool) throws {
-        if let atomicFile {
+        if object != nil {
+            return  // every part is on the server already
+        } else if let atomicFile {
             try atomicFile.finishWriting(fsync: fsync)
         } else if fd != STDOUT_FILENO {
             if fsync { try Syscall.fsync(fd, path: path) }
@@ -240,7 +289,9 @@ public final class OutputSink: Sendable {
 
     /// Abandons the output: a new file is removed; a direct descriptor is closed.
     public func discard() {
-        if let atomicFile {
+        if let object {
+            object.discard()
+        } else if let atomicFile {
             atomicFile.discard()
         } else if fd != STDOUT_FILENO {
             _ = Glibc.close(fd)
@@ -249,7 +300,10 @@ public final class OutputSink: Sendable {
 
     /// Opens the finished (not yet published) output again for reading, to checksum it.
     func openForReading() throws -> Int32 {
-        try Syscall.open(atomicFile?.temporaryPath ?? path, O_RDONLY)
+        if object != nil {
+            throw GCDCatError(.invalidInput, path: path, message: "an object cannot be read back for a digest list")
+        }
+        return try Syscall.open(atomicFile?.temporaryPath ?? path, O_RDONLY)
     }
 
     /// Publishes a set of finished outputs together: all of them, or none.
@@ -259,17 +313,25 @@ public final class OutputSink: Sendable {
     /// discarded. Only files gcdcat created are ever removed: a direct descriptor (a device, a
     /// symlink to `/dev/null`) is closed, never unlinked. On return nothing stays registered.
     public static func publishAll(_ sinks: [OutputSink], fsync: Bool) throws {
-        var placed: [(path: String, token: Int, registry: CleanupRegistry)] = []
+        var placed: [(remove: () -> Void, token: Int, registry: CleanupRegistry)] = []
         defer { for entry in placed { entry.registry.forget(entry.token) } }
         do {
             for sink in sinks {
+                if let object = sink.object {
+                    // An object placed is deleted if a later one fails.
+                    guard let token = try object.publish(registeringFinalName: true) else { continue }
+                    let (store, location) = (object.store, object.location)
+                    placed.append(({ try? store.delete(location) }, token, object.registry))
+                    continue
+                }
                 guard let file = sink.atomicFile,
                     let token = try file.publish(fsync: fsync, registeringFinalName: true)
                 else { continue }
-                placed.append((sink.path, token, file.registry))
+                let path = sink.path
+                placed.append(({ _ = Syscall.unlink(path) }, token, file.registry))
             }
         } catch {
-            for entry in placed { Syscall.unlink(entry.path) }
+            for entry in placed { entry.remove() }
             for sink in sinks { sink.discard() }
             throw error
         }

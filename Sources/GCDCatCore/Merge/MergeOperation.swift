@@ -185,10 +185,13 @@ public struct MergeOperation: Sendable {
         if case .path(let path) = target {
             // An empty name, a missing or unwritable folder, a dangling symlink fail here.
             try OutputSink.check(path, inputs: inputs, overwrite: overwrite)
+        } else if case .object = target {
+            try OutputSink.check(target: target, inputs: inputs, overwrite: overwrite)
         }
-        // auto with an SFV manifest checks the parts while it copies them (OverlappedVerification).
+        // auto with an SFV manifest checks the parts while it copies them (OverlappedVerification);
+        // an upload checks the bytes as it sends them instead.
         var overlapped: (check: PartCRCCheck, parts: [PartFile])?
-        if strategy == .auto, Self.canAffordCheckThread,
+        if strategy == .auto, Self.canAffordCheckThread, !target.isObject,
             let check = try MergeVerification.prepareCRCCheck(parts, manifest: manifestFile),
             let settled = try Self.settledParts(parts)
         {
@@ -251,6 +254,12 @@ public struct MergeOperation: Sendable {
     /// An output that names a folder (`-o out/`, or an existing folder) receives the derived
     /// name inside it, as `cp FILE DIR` does; any other output is returned as it is.
     private func intoFolder(_ output: OutputTarget?, _ resolved: PartArguments.Resolved) throws -> OutputTarget? {
+        // `-o s3://bucket/` or `s3://bucket/folder/`: the derived name under that prefix.
+        if case .object(var object) = output, object.location.key.isEmpty || object.location.key.hasSuffix("/") {
+            guard case .path(let derived) = try derivedOutput(resolved) else { return output }
+            object.location.key += splitPath(derived).name
+            return .object(object)
+        }
         guard case .path(let path) = output, !path.isEmpty else { return output }
         let isFolder =
             try path.hasSuffix("/") || Syscall.statIfExists(path).map { $0.st_mode & S_IFMT == S_IFDIR } ?? false
@@ -294,7 +303,7 @@ public struct MergeOperation: Sendable {
             output, inputs: request.parts + otherInputs, overwrite: overwrite, bytes: request.totalBytes,
             fsync: fsync
         ) { sink in
-            let result = try strategy.strategy.merge(request, into: sink, counter: counter)
+            let result = try sink.strategy(strategy).merge(request, into: sink, counter: counter)
             try Self.requireCRC(result.crc32, expected: expectedCRC, output: sink.path)
             return result
         }

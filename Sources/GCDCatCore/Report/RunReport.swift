@@ -48,6 +48,15 @@ public struct RunReport: Codable, Sendable, Equatable {
     /// The output's (or input's) crc32, as 8 hex digits, when it was computed.
     public var crc32: String?
     public var jobs: Int
+    /// Object-storage facts (key `s3`), null when no object was read or written.
+    public var objectStore: ObjectStoreFacts?
+
+    enum CodingKeys: String, CodingKey {
+        case schemaVersion, operation, inputs, output, strategy, parts, bytes, highWater, lowWater, chunks
+        case meanChunkBytes, wallSeconds, userSeconds, systemSeconds, peakRSSBytes, peakRSSAnonBytes
+        case peakRSSFileBytes, throughputBytesPerSecond, copyMethod, clonedBytes, copiedBytes, notes, crc32, jobs
+        case objectStore = "s3"
+    }
 
     public init(
         operation: String, strategy: String, parts: Int, bytes: Int64, limits: ChunkLimits,
@@ -104,6 +113,7 @@ public struct RunReport: Codable, Sendable, Equatable {
             lines.append("moved          \(mib(clonedBytes)) cloned, \(mib(copiedBytes)) copied")
         }
         if let crc32 { lines.append("crc32          \(crc32)") }
+        lines += objectStore?.lines ?? []
         lines += notes.map { "note           \($0)" }
         return lines.joined(separator: "\n")
     }
@@ -139,6 +149,7 @@ public struct RunReport: Codable, Sendable, Equatable {
         try container.encode(copiedBytes, forKey: .copiedBytes)
         try container.encode(notes, forKey: .notes)
         try container.encode(jobs, forKey: .jobs)
+        try container.encode(objectStore, forKey: .objectStore)
     }
 }
 

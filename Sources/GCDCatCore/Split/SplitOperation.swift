@@ -64,6 +64,10 @@ public struct SplitOperation: Sendable {
     public var fsync: Bool
     /// A digest to list too, in a GNU (`sha256sum`) list beside the parts: `NAME.sha256`.
     public var digest: DigestAlgorithm?
+    /// The store that holds `s3://` parts and manifest, when the prefix names one.
+    public var objectStore: (any ObjectStore)?
+    /// The multipart part size (and per-worker buffer) for parts uploaded to a store.
+    public var objectPartSize = MultipartSizing.defaultPartSize
 
     public init(
         input: String, mode: SplitMode, naming: PartNaming, manifest: ManifestDestination = .beside,
@@ -93,6 +97,21 @@ public struct SplitOperation: Sendable {
         case .path(let path): return path
         case .none: return nil
         }
+    }
+
+    /// True when the parts go to an object store (the prefix is `s3://…`).
+    public var writesObjects: Bool { ObjectLocation.isObjectURL(naming.prefix) }
+
+    /// The output that `name` (a part's, the manifest's) stands for: a file, or an object.
+    ///
+    /// ## Errors
+    /// `.invalidInput` for an `s3://` name that is malformed or has no store to reach it.
+    func target(_ name: String) throws -> OutputTarget {
+        guard ObjectLocation.isObjectURL(name) else { return .path(name) }
+        guard let location = ObjectLocation(s3URL: name), !location.key.isEmpty, let objectStore else {
+            throw GCDCatError(.invalidInput, path: name, message: "not an object name of the form s3://BUCKET/KEY")
+        }
+        return .object(ObjectTarget(location: location, store: objectStore, partSize: objectPartSize))
     }
 
     /// Validates the input and plans every part, before anything is written.
@@ -135,6 +154,13 @@ public struct SplitOperation: Sendable {
     /// Splits, then publishes every part and the manifest together. Input `-` is standard input,
     /// split in one pass (``SplitMode/parts(_:)`` needs a known size, so not from a stream).
     public func run(counter: TransferCounter = TransferCounter()) throws -> SplitResult {
+        if writesObjects && (input == "-" || digest != nil) {
+            throw GCDCatError(
+                .invalidInput, path: naming.prefix,
+                message: input == "-"
+                    ? "standard input cannot be split into objects; split a file" : "a digest list is not written to S3"
+            )
+        }
         if input == "-" {
             if case .parts = mode {
                 throw GCDCatError(
@@ -150,13 +176,16 @@ public struct SplitOperation: Sendable {
         try checkOutputs(parts: names, inputs: [file])
         let unnamedParts = SplitLimits.unnamedPartBudget(jobs: jobs)
 
-        let parallelParts = strategy == .auto || strategy == .offsets
+        // Uploads: parts side by side when there are enough of them, else each part's own
+        // multipart upload on every job.
+        let parallelParts =
+            (strategy == .auto || strategy == .offsets) && !(writesObjects && pieces.count < jobs)
         let perPartJobs = parallelParts ? 1 : jobs
         let computeCRC = manifestPath != nil
         // auto reads the input once for the crc32s while the kernel clones or copies the parts;
         // the other strategies checksum the bytes as they pass.
         let settled =
-            computeCRC && strategy == .auto && MergeOperation.canAffordCheckThread
+            computeCRC && strategy == .auto && !writesObjects && MergeOperation.canAffordCheckThread
             ? try MergeOperation.settledParts([file])?.first : nil
         let pieceCRCs = settled.map { PieceChecksums(pieces: pieces, input: $0, jobs: jobs) }
         // Parts finished so far, to discard if another part fails.
@@ -168,10 +197,10 @@ public struct SplitOperation: Sendable {
                     sources: pieces[index], limits: limits, jobs: perPartJobs,
                     computeCRC: computeCRC && pieceCRCs == nil)
                 let part = try OutputSink.produce(
-                    .path(names[index]), inputs: [file], overwrite: overwrite, bytes: request.totalBytes,
+                    try target(names[index]), inputs: [file], overwrite: overwrite, bytes: request.totalBytes,
                     fsync: fsync, unnamed: index < unnamedParts
                 ) { sink in
-                    try strategy.strategy.merge(request, into: sink, counter: counter)
+                    try sink.strategy(strategy).merge(request, into: sink, counter: counter)
                 }
                 written.withLock { $0.append(part.sink) }
                 return part
@@ -250,18 +279,16 @@ public struct SplitOperation: Sendable {
             }
         }
         for path in names + (manifestPath.map { [$0] } ?? []) + (digestListPath.map { [$0] } ?? []) {
-            try OutputSink.check(path, inputs: inputs, overwrite: overwrite)
+            try OutputSink.check(target: try target(path), inputs: inputs, overwrite: overwrite)
         }
     }
 
     func writeManifest(_ manifest: Manifest, to path: String, inputs: [PartFile]) throws -> OutputSink {
         let text = manifest.encoded(generator: "gcdcat split")
         return try OutputSink.produce(
-            .path(path), inputs: inputs, overwrite: overwrite, bytes: Int64(text.count), fsync: fsync
+            try target(path), inputs: inputs, overwrite: overwrite, bytes: Int64(text.count), fsync: fsync
         ) { sink in
-            try text.withUnsafeBytes {
-                try Syscall.writeAll(sink.fd, from: $0.baseAddress!, count: $0.count, path: path)
-            }
+            try sink.write(text)
         }.sink
     }
 

@@ -1,0 +1,55 @@
+/// What a run did in object storage, for the report: how much passed through the client, and
+/// how much the server copied itself.
+public struct ObjectStoreFacts: Codable, Sendable, Equatable {
+    /// Requests sent (HEAD, GET, UploadPart, UploadPartCopy, …).
+    public var requests: Int
+    /// Object bytes received plus bytes sent: about zero for a server-side merge of big parts.
+    public var clientBytes: UInt64
+    public var downloadedBytes: UInt64
+    public var uploadedBytes: UInt64
+    /// Output parts copied on the server (UploadPartCopy), and their bytes.
+    public var copyParts: Int
+    public var copiedBytes: UInt64
+    /// Parts downloaded and uploaded again because they were under S3's 5 MiB part minimum.
+    public var downloadedSmallParts: [String]
+    /// Bytes read to check the parts against the manifest, and checks that took the server's
+    /// `x-amz-checksum-crc32` instead of reading.
+    public var checkBytesRead: UInt64
+    public var serverChecksums: Int
+
+    public init(
+        counts: CountingObjectStore.Counts, copyParts: Int = 0, copiedBytes: UInt64 = 0,
+        downloadedSmallParts: [String] = [], checkBytesRead: UInt64 = 0, serverChecksums: Int = 0
+    ) {
+        self.requests = counts.requests
+        self.clientBytes = counts.bytesDownloaded + counts.bytesUploaded
+        self.downloadedBytes = counts.bytesDownloaded
+        self.uploadedBytes = counts.bytesUploaded
+        self.copyParts = copyParts
+        self.copiedBytes = copiedBytes
+        self.downloadedSmallParts = downloadedSmallParts
+        self.checkBytesRead = checkBytesRead
+        self.serverChecksums = serverChecksums
+    }
+
+    /// Lines for the text report.
+    var lines: [String] {
+        let size = { (bytes: UInt64) in ByteSize.humanReadable(Int64(bytes)) }
+        var lines = [
+            "s3 requests    \(requests)",
+            "client bytes   \(clientBytes) (\(size(downloadedBytes)) down, \(size(uploadedBytes)) up)",
+        ]
+        if copyParts > 0 { lines.append("server copies  \(copyParts) parts, \(size(copiedBytes))") }
+        if !downloadedSmallParts.isEmpty {
+            let shown =
+                downloadedSmallParts.count > 4
+                ? "\(downloadedSmallParts.count) parts, \(downloadedSmallParts[0]) … \(downloadedSmallParts.last!)"
+                : downloadedSmallParts.joined(separator: ", ")
+            lines.append("downloaded     under 5 MiB, so not copied: \(shown)")
+        }
+        if checkBytesRead > 0 || serverChecksums > 0 {
+            lines.append("check          \(size(checkBytesRead)) read, \(serverChecksums) crc32s from the server")
+        }
+        return lines
+    }
+}

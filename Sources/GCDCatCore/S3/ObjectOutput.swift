@@ -1,0 +1,180 @@
+import Synchronization
+
+/// An `s3://` output as the user named it, with the store that reaches it.
+public struct ObjectTarget: Sendable, Equatable, CustomStringConvertible {
+    public var location: ObjectLocation
+    public var store: any ObjectStore
+    /// The preferred multipart part size, and the buffer each upload worker holds.
+    public var partSize: Int
+
+    public init(location: ObjectLocation, store: any ObjectStore, partSize: Int = MultipartSizing.defaultPartSize) {
+        self.location = location
+        self.store = store
+        self.partSize = partSize
+    }
+
+    public var description: String { location.description }
+
+    /// Two targets are the same output when they name the same object.
+    public static func == (lhs: ObjectTarget, rhs: ObjectTarget) -> Bool {
+        lhs.location == rhs.location && lhs.partSize == rhs.partSize
+    }
+}
+
+/// An object being written: the remote counterpart of ``AtomicOutputFile``.
+///
+/// Its "temporary file" is a multipart upload: ``begin()`` creates it, parts are uploaded or
+/// copied into it, ``publish(registeringFinalName:)`` completes it (the object appears only
+/// then), and ``discard()`` aborts it. A small body (a manifest, an empty object) is held and
+/// put with PutObject at publish instead, since an upload needs at least one part.
+///
+/// ## Implementation details
+/// The upload is created under the ``CleanupRegistry``'s lock and registered as an
+/// ``UndoAction`` that aborts it, so SIGINT/SIGTERM (whose handler sweeps the registry) aborts it
+/// on the server before the process exits; completion also runs under the lock, so a signal
+/// sees the upload either aborted or complete. Without `overwrite`, publishing sends
+/// `If-None-Match: *` and also HEADs the key first, because some servers (Ceph RGW) ignore the
+/// header: between that HEAD and the completion another writer can still create the key
+/// (see docs/notes/s3.md).
+public final class ObjectOutput: Sendable {
+    public let target: ObjectTarget
+    let overwrite: Bool
+    let registry: CleanupRegistry
+
+    private struct State {
+        var upload: MultipartUpload?
+        var token: Int?
+        var parts: [UploadedPart] = []
+        var heldBody: [UInt8]?
+    }
+
+    private let state = Mutex(State())
+
+    public init(target: ObjectTarget, overwrite: Bool, registry: CleanupRegistry = .shared) {
+        self.target = target
+        self.overwrite = overwrite
+        self.registry = registry
+    }
+
+    public var location: ObjectLocation { target.location }
+    var store: any ObjectStore { target.store }
+
+    /// Creates the multipart upload, registered for abort. Call once, before any part.
+    ///
+    /// ## Errors
+    /// `.interrupted` once an interruption began; the store's error.
+    func begin() throws {
+        let store = self.store
+        let location = self.location
+        let (upload, token) = try registry.make({ try store.createMultipartUpload(location) }) { upload in
+            .undo(UndoAction(name: location.description) { try? store.abortMultipartUpload(upload) })
+        }
+        state.withLock {
+            $0.upload = upload
+            $0.token = token
+        }
+    }
+
+    private func currentUpload() throws -> MultipartUpload {
+        guard let upload = state.withLock({ $0.upload }) else {
+            throw GCDCatError(.io, path: location.description, message: "no multipart upload was started")
+        }
+        return upload
+    }
+
+    /// Uploads part `number` (1-based) from `body`.
+    func uploadPart(_ number: Int, _ body: UnsafeRawBufferPointer) throws {
+        try registry.requireLive()
+        let part = try store.uploadPart(try currentUpload(), partNumber: number, body: body)
+        state.withLock { $0.parts.append(part) }
+    }
+
+    /// Copies `range` of `source` into part `number` on the server.
+    func copyPart(_ number: Int, source: ObjectLocation, range: Range<UInt64>) throws {
+        try registry.requireLive()
+        let part = try store.uploadPartCopy(try currentUpload(), partNumber: number, source: source, range: range)
+        state.withLock { $0.parts.append(part) }
+    }
+
+    /// Keeps a small body to put in one request at publish.
+    func hold(_ bytes: [UInt8]) {
+        state.withLock { $0.heldBody = bytes }
+    }
+
+    /// Refuses an existing key unless `overwrite`.
+    ///
+    /// ## Errors
+    /// `.outputExists` naming the key and `--force`; the store's error for the HEAD.
+    static func requireAbsent(_ target: ObjectTarget, overwrite: Bool) throws {
+        guard !overwrite, try target.store.head(target.location) != nil else { return }
+        throw exists(target.location)
+    }
+
+    static func exists(_ location: ObjectLocation) -> GCDCatError {
+        GCDCatError(
+            .outputExists, path: location.description, message: "already exists (use --force to replace it)")
+    }
+
+    /// Makes the object appear: completes the upload (or puts the held body), without replacing
+    /// an existing key unless `overwrite`. With `registeringFinalName`, the new object is
+    /// registered for deletion in the same step and its token returned. On failure the upload
+    /// is aborted.
+    ///
+    /// ## Errors
+    /// `.outputExists` when the key appeared meanwhile; `.interrupted`; the store's error.
+    @discardableResult
+    public func publish(registeringFinalName: Bool = false) throws -> Int? {
+        let (upload, token, parts, body) = state.withLock { state in
+            (state.upload, state.token, state.parts.sorted { $0.partNumber < $1.partNumber }, state.heldBody)
+        }
+        let store = self.store
+        let location = self.location
+        let overwrite = self.overwrite
+        do {
+            try Self.requireAbsent(target, overwrite: overwrite)
+            let undo: CleanupRegistry.Entry? =
+                registeringFinalName
+                ? .undo(UndoAction(name: location.description) { try? store.delete(location) }) : nil
+            let finalToken = try registry.commit(forgetting: token.map { [$0] } ?? [], registering: undo) {
+                do {
+                    if let upload {
+                        try store.completeMultipartUpload(upload, parts: parts, ifNoneMatch: !overwrite)
+                    } else {
+                        try (body ?? []).withUnsafeBytes { try store.put(location, body: $0, ifNoneMatch: !overwrite) }
+                    }
+                } catch let error as GCDCatError where error.code == .outputExists {
+                    throw Self.exists(location)
+                }
+            }
+            // Complete: nothing is left to abort.
+            state.withLock {
+                $0.upload = nil
+                $0.token = nil
+            }
+            return finalToken
+        } catch {
+            abort()
+            throw error
+        }
+    }
+
+    /// Abandons the object: aborts the upload, if any. Safe to call more than once.
+    public func discard() {
+        abort()
+    }
+
+    private func abort() {
+        let (upload, token) = state.withLock { state in
+            defer {
+                state.upload = nil
+                state.token = nil
+            }
+            return (state.upload, state.token)
+        }
+        if let upload {
+            // One retry: a failed abort leaves the upload (and its storage) behind.
+            if (try? store.abortMultipartUpload(upload)) == nil { try? store.abortMultipartUpload(upload) }
+        }
+        if let token { registry.forget(token) }
+    }
+}

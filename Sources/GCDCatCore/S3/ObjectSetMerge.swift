@@ -1,0 +1,301 @@
+import Dispatch
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A merge whose parts are objects: on the server into an object (``ServerSideMergePlan``), or
+/// downloaded into a local file or standard output with parallel ranged GETs.
+///
+/// Every part is HEADed first (a missing one is named, exit 1). With a manifest, each part's
+/// crc32 must match it before the output is published (exit 2 otherwise, nothing left): a
+/// download checks the bytes as they arrive; a server-side merge reads the parts (or takes the
+/// server's `x-amz-checksum-crc32`) beside the copies, and completes the upload only if all
+/// matched.
+public struct ObjectSetMerge: Sendable {
+    public var store: any ObjectStore
+    /// The parts, in order.
+    public var parts: [ObjectLocation]
+    /// The set's SFV manifest object, if any.
+    public var manifest: ObjectLocation?
+    public var output: OutputTarget
+    public var jobs: Int
+    public var overwrite: Bool
+    public var fsync: Bool
+
+    public init(
+        store: any ObjectStore, parts: [ObjectLocation], manifest: ObjectLocation?, output: OutputTarget,
+        jobs: Int = 2, overwrite: Bool = false, fsync: Bool = false
+    ) {
+        self.store = store
+        self.parts = parts
+        self.manifest = manifest
+        self.output = output
+        self.jobs = max(1, jobs)
+        self.overwrite = overwrite
+        self.fsync = fsync
+    }
+
+    /// What the merge did, and what passed through the client.
+    public struct Result: Sendable, Equatable {
+        public var bytes: Int64
+        /// The output's crc32, when a manifest gave the parts' (or the bytes were downloaded).
+        public var crc32: UInt32?
+        /// Parts checked against the manifest (0 without one).
+        public var verifiedParts: Int
+        /// Of those, how many were taken from the server's `x-amz-checksum-crc32`, unread.
+        public var serverChecksums: Int
+        /// Bytes read to check the parts.
+        public var checkBytesRead: UInt64
+        /// Output parts copied on the server, and their bytes.
+        public var copyParts: Int
+        public var copiedBytes: UInt64
+        /// Output parts uploaded from the client.
+        public var uploadedParts: Int
+        /// Bytes of the parts downloaded to be written or re-uploaded (the check's reads aside).
+        public var downloadedBytes: UInt64
+        /// Parts downloaded (whole or in part) because they were too small to copy.
+        public var downloadedSmallParts: [String]
+    }
+
+    /// HEADs every part, checks the manifest and the output, then merges and publishes.
+    ///
+    /// ## Errors
+    /// `.missingPart` naming a part object that does not exist, or one the manifest lists that
+    /// is not among the parts; `.invalidInput` for a part the manifest does not list, or an
+    /// output that is one of the parts; `.outputExists` without `overwrite`;
+    /// `.checksumMismatch` naming a corrupt part; the store's errors.
+    public func run(counter: TransferCounter = TransferCounter()) throws -> Result {
+        let infos = try headParts()
+        let expected = try manifest.map { try expectedCRCs(manifest: $0, parts: infos) }
+        if case .object(let target) = output, parts.contains(target.location) {
+            throw GCDCatError(
+                .invalidInput, path: target.description, message: "is one of the parts; refusing to overwrite it")
+        }
+        try OutputSink.check(target: output, inputs: [], overwrite: overwrite)
+        if case .object = output {
+            return try mergeOnServer(infos, expected: expected, counter: counter)
+        }
+        return try download(infos, expected: expected, counter: counter)
+    }
+
+    /// Every part's size (and server crc32), HEADed `jobs` at a time.
+    func headParts() throws -> [ObjectInfo] {
+        let store = self.store
+        let parts = self.parts
+        return try ParallelMap.map(count: parts.count, jobs: jobs) { index in
+            guard let info = try store.head(parts[index]) else {
+                throw GCDCatError(
+                    .missingPart, path: parts[index].description, syscall: "HeadObject",
+                    message: "NoSuchKey (HTTP 404): the part object does not exist")
+            }
+            return info
+        }
+    }
+
+    /// The manifest's crc32 for each part, in order.
+    func expectedCRCs(manifest: ObjectLocation, parts infos: [ObjectInfo]) throws -> [UInt32] {
+        guard let info = try store.head(manifest) else {
+            throw GCDCatError(
+                .missingPart, path: manifest.description, syscall: "HeadObject",
+                message: "NoSuchKey (HTTP 404): the manifest object does not exist")
+        }
+        guard info.size <= 64 << 20 else {
+            throw GCDCatError(
+                .malformedManifest, path: manifest.description, message: "too large for a manifest (over 64 MiB)")
+        }
+        var bytes = [UInt8](repeating: 0, count: Int(info.size))
+        if info.size > 0 {
+            try bytes.withUnsafeMutableBytes { try store.get(manifest, range: 0..<info.size, into: $0) }
+        }
+        let parsed = try Manifest.parse(bytes: bytes, path: manifest.description)
+        let folder = splitPath(manifest.key).directory
+        func listedName(_ location: ObjectLocation) -> String? {
+            guard location.bucket == manifest.bucket else { return nil }
+            if !manifest.key.contains("/") { return location.key }
+            return location.key.hasPrefix(folder + "/") ? String(location.key.dropFirst(folder.count + 1)) : nil
+        }
+        var byName: [String: Manifest.Entry] = [:]
+        for entry in parsed.entries { byName[Manifest.normalized(entry.name)] = entry }
+        let given = Set(infos.compactMap { listedName($0.location).map(Manifest.normalized) })
+        for entry in parsed.entries where !given.contains(Manifest.normalized(entry.name)) {
+            let location = ObjectLocation(
+                bucket: manifest.bucket, key: manifest.key.contains("/") ? folder + "/" + entry.name : entry.name)
+            throw GCDCatError(
+                .missingPart, path: location.description,
+                message:
+                    "missing part: \(manifest) lists it (line \(entry.line)) but it is not among the parts being merged"
+            )
+        }
+        return try infos.map { info in
+            guard let name = listedName(info.location), let entry = byName[Manifest.normalized(name)] else {
+                throw GCDCatError(
+                    .invalidInput, path: info.location.description,
+                    message: "is not listed in the manifest \(manifest); merge the set it lists")
+            }
+            return entry.crc32
+        }
+    }
+
+    static func mismatch(_ part: ObjectLocation, actual: UInt32, expected: UInt32, manifest: ObjectLocation?)
+        -> GCDCatError
+    {
+        GCDCatError(
+            .checksumMismatch, path: part.description,
+            message:
+                "crc32 is \(hex8(actual)), but \(manifest?.description ?? "the manifest") says \(hex8(expected)): the part is corrupt"
+        )
+    }
+
+    // MARK: On the server
+
+    private func mergeOnServer(_ infos: [ObjectInfo], expected: [UInt32]?, counter: TransferCounter) throws -> Result {
+        let plan = try ServerSideMergePlan.make(sizes: infos.map(\.size))
+        let total = infos.reduce(0) { $0 + $1.size }
+        let store = self.store
+        let jobs = self.jobs
+        let manifest = self.manifest
+        let (sink, check) = try OutputSink.produce(
+            output, inputs: [], overwrite: overwrite, bytes: 0, fsync: fsync
+        ) { sink -> ObjectReader.Checksums? in
+            guard let object = sink.object else { return nil }
+            // The check reads the parts (or takes the server's crc32s) beside the copies.
+            let check = expected.map { _ in
+                BackgroundWork { try ObjectReader(store: store, jobs: jobs).checksums(infos) }
+            }
+            do {
+                try copyParts(plan, infos, into: object, counter: counter)
+            } catch {
+                _ = try? check?.wait()
+                throw error
+            }
+            guard let check, let expected else { return nil }
+            let checksums = try check.wait()
+            for (index, item) in checksums.objects.enumerated() where item.checksum.value != expected[index] {
+                throw Self.mismatch(
+                    infos[index].location, actual: item.checksum.value, expected: expected[index], manifest: manifest)
+            }
+            return checksums
+        }
+        try sink.publish(fsync: fsync)
+        let whole = check.map { Checksum.combine(.crc32, $0.objects.map(\.checksum)).value }
+        return Result(
+            bytes: Int64(total), crc32: whole, verifiedParts: check == nil ? 0 : infos.count,
+            serverChecksums: check?.trustedFromServer ?? 0, checkBytesRead: check?.bytesRead ?? 0,
+            copyParts: plan.copyPartCount, copiedBytes: plan.copiedBytes,
+            uploadedParts: plan.parts.count - plan.copyPartCount, downloadedBytes: plan.downloadedBytes,
+            downloadedSmallParts: plan.downloadedSources.map { infos[$0].location.description })
+    }
+
+    /// Runs the plan's parts, `jobs` at a time: copies on the server, small runs through a
+    /// buffer of the largest upload.
+    private func copyParts(
+        _ plan: ServerSideMergePlan, _ infos: [ObjectInfo], into object: ObjectOutput, counter: TransferCounter
+    ) throws {
+        guard !plan.parts.isEmpty else {
+            object.hold([])
+            return
+        }
+        try object.begin()
+        let store = self.store
+        let bufferSize = max(1, Int(plan.largestUpload))
+        _ = try ParallelMap.run(
+            count: plan.parts.count, jobs: jobs,
+            makeState: { () throws -> UnsafeMutableRawPointer? in
+                plan.largestUpload == 0
+                    ? nil
+                    : try Syscall.allocate(byteCount: bufferSize, alignment: 4096, path: object.location.description)
+            },
+            finish: { $0.map { free($0) } }
+        ) { buffer, index in
+            switch plan.parts[index] {
+            case .copy(let slice):
+                try object.copyPart(index + 1, source: infos[slice.source].location, range: slice.range)
+            case .upload(let slices):
+                guard let buffer else { return }
+                var filled = 0
+                for slice in slices {
+                    let bytes = UnsafeMutableRawBufferPointer(start: buffer + filled, count: slice.range.count)
+                    try store.get(infos[slice.source].location, range: slice.range, into: bytes)
+                    filled += slice.range.count
+                }
+                try object.uploadPart(index + 1, UnsafeRawBufferPointer(start: buffer, count: filled))
+            }
+            counter.add(bytes: Int64(plan.parts[index].length))
+        }
+    }
+
+    // MARK: Downloaded
+
+    /// Ranged GETs written at their offsets (or in order, into standard output or a device),
+    /// each range's crc32 computed as it arrives and joined per part.
+    private func download(_ infos: [ObjectInfo], expected: [UInt32]?, counter: TransferCounter) throws -> Result {
+        let ends = infos.reduce(into: [UInt64]()) { $0.append(($0.last ?? 0) + $1.size) }
+        let offsets = [0] + ends.dropLast()
+        let total = ends.last ?? 0
+        let manifest = self.manifest
+        let jobs = self.jobs
+        let store = self.store
+        let (sink, crcs) = try OutputSink.produce(
+            output, inputs: [], overwrite: overwrite, bytes: Int64(total), fsync: fsync
+        ) { sink -> [Checksum] in
+            let pieces = Mutex<[Int: [(offset: UInt64, checksum: Checksum)]]>([:])
+            let positional = sink.allowsPositionalWrites
+            let fd = sink.fd
+            let path = sink.path
+            // Standard output and devices take the bytes in order: one reader.
+            let reader = ObjectReader(store: store, jobs: positional ? jobs : 1, counter: counter)
+            try reader.read(infos) { object, offset, bytes in
+                var checksum = Checksum(.crc32)
+                checksum.update(bytes)
+                if let base = bytes.baseAddress {
+                    if positional {
+                        try Syscall.pwriteAll(
+                            fd, from: base, count: bytes.count, offset: Int64(offsets[object] + offset), path: path)
+                    } else {
+                        try Syscall.writeAll(fd, from: base, count: bytes.count, path: path)
+                    }
+                }
+                pieces.withLock { $0[object, default: []].append((offset, checksum)) }
+            }
+            let perPart = pieces.withLock { all in
+                infos.indices.map { index in
+                    Checksum.combine(.crc32, (all[index] ?? []).sorted { $0.offset < $1.offset }.map(\.checksum))
+                }
+            }
+            if let expected {
+                for (index, checksum) in perPart.enumerated() where checksum.value != expected[index] {
+                    throw Self.mismatch(
+                        infos[index].location, actual: checksum.value, expected: expected[index], manifest: manifest)
+                }
+            }
+            return perPart
+        }
+        try sink.publish(fsync: fsync)
+        return Result(
+            bytes: Int64(total), crc32: Checksum.combine(.crc32, crcs).value,
+            verifiedParts: expected == nil ? 0 : infos.count, serverChecksums: 0, checkBytesRead: 0,
+            copyParts: 0, copiedBytes: 0, uploadedParts: 0, downloadedBytes: total, downloadedSmallParts: [])
+    }
+}
+
+/// Work run on its own thread while the caller goes on; ``wait()`` returns its value or rethrows.
+final class BackgroundWork<Value: Sendable>: Sendable {
+    private let result = Mutex<Result<Value, any Error>?>(nil)
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ body: @escaping @Sendable () throws -> Value) {
+        DispatchQueue.global().async {
+            let outcome = Result { try body() }
+            self.result.withLock { $0 = outcome }
+            self.done.signal()
+        }
+    }
+
+    func wait() throws -> Value {
+        done.wait()
+        done.signal()
+        return try result.withLock { $0! }.get()
+    }
+}
