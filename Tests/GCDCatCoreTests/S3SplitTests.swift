@@ -1,0 +1,76 @@
+import Testing
+
+@testable import GCDCatCore
+
+/// Split of a local file into objects, against ``MemoryObjectStore``: the parts join to the
+/// input, the manifest's crc32s are the parts', and a failure anywhere leaves no object and no
+/// upload.
+struct S3SplitTests {
+    static let mib = 1 << 20
+
+    static func split(_ store: MemoryObjectStore, _ input: String, size: Int64, jobs: Int = 2) -> SplitOperation {
+        var operation = SplitOperation(
+            input: input, mode: .size(size), naming: PartNaming(prefix: "s3://bkt/big."), jobs: jobs)
+        operation.objectStore = store
+        operation.objectPartSize = 5 * mib
+        return operation
+    }
+
+    @Test(arguments: [1, 2, 3])
+    func partsAndManifestLandAndJoinToTheInput(jobs: Int) throws {
+        let directory = TemporaryDirectory()
+        let input = seededBytes(23 * Self.mib + 5, seed: 3)
+        writeFile(directory.file("big"), input)
+        let store = MemoryObjectStore()
+        // 12 MiB parts: each a multipart upload of 5 MiB parts.
+        let result = try Self.split(store, directory.file("big"), size: Int64(12 * Self.mib), jobs: jobs).run()
+        #expect(result.partPaths == ["s3://bkt/big.001", "s3://bkt/big.002"])
+        let parts = result.partPaths.map { store.bytes(ObjectLocation(s3URL: $0)!) ?? [] }
+        #expect(parts.reduce([], +) == input)
+        let manifest = try Manifest.parse(
+            bytes: store.bytes(ObjectLocation(bucket: "bkt", key: "big.sfv"))!, path: "s3://bkt/big.sfv")
+        #expect(manifest.entries.map(\.name) == ["big.001", "big.002"])
+        #expect(manifest.entries.map(\.crc32) == parts.map(S3MergeTests.crc))
+        #expect(manifest.whole?.crc32 == S3MergeTests.crc(input))
+        #expect(try store.listMultipartUploads(bucket: "bkt", prefix: "").isEmpty)
+    }
+
+    @Test func manySmallPartsAndAnEmptyOne() throws {
+        let directory = TemporaryDirectory()
+        let input = seededBytes(10_000, seed: 4)
+        writeFile(directory.file("big"), input)
+        let store = MemoryObjectStore()
+        let result = try Self.split(store, directory.file("big"), size: 1000, jobs: 4).run()
+        #expect(result.partPaths.count == 10)
+        #expect(result.partPaths.map { store.bytes(ObjectLocation(s3URL: $0)!) ?? [] }.reduce([], +) == input)
+    }
+
+    @Test(arguments: [
+        ("CreateMultipartUpload", 1), ("CreateMultipartUpload", 3), ("UploadPart", 1), ("UploadPart", 4),
+        ("UploadPart", 6), ("CompleteMultipartUpload", 1), ("CompleteMultipartUpload", 3), ("PutObject", 1),
+        ("HeadObject", 4),
+    ])
+    func aFailureLeavesNoObjectAndNoUpload(operation: String, call: Int) throws {
+        let directory = TemporaryDirectory()
+        writeFile(directory.file("big"), seededBytes(30 * Self.mib, seed: 5))
+        let store = MemoryObjectStore()
+        store.failCall(operation, at: call)
+        // 3 parts of 10 MiB (2 upload parts each), then the manifest.
+        #expect(throws: GCDCatError.self) {
+            try Self.split(store, directory.file("big"), size: Int64(10 * Self.mib)).run()
+        }
+        #expect(try S3MergeTests.leftovers(store) == (0, []))
+    }
+
+    @Test func anExistingPartIsRefusedBeforeAnythingIsUploaded() throws {
+        let directory = TemporaryDirectory()
+        writeFile(directory.file("big"), seededBytes(3000, seed: 6))
+        let store = MemoryObjectStore(objects: [ObjectLocation(bucket: "bkt", key: "big.002"): [1]])
+        let error = #expect(throws: GCDCatError.self) {
+            try Self.split(store, directory.file("big"), size: 1000).run()
+        }
+        #expect(error?.description == "s3://bkt/big.002: already exists (use --force to replace it)")
+        #expect(store.callCount("CreateMultipartUpload") == 0)
+        #expect(try S3MergeTests.leftovers(store, keeping: ["big.002"]) == (0, []))
+    }
+}
