@@ -49,6 +49,10 @@ struct S3MergeTests {
         return (whole, parts)
     }
 
+    static func heads(_ store: any ObjectStore, _ parts: [ObjectLocation]) throws -> [ObjectInfo] {
+        try ObjectDiscovery.heads(parts, store: store, jobs: 2)
+    }
+
     // MARK: local → S3
 
     /// Local parts of `sizes` in `directory`.
@@ -177,7 +181,7 @@ struct S3MergeTests {
         let store = MemoryObjectStore()
         let (whole, parts) = Self.storeSet(store, sizes: Self.mixedSizes)
         let merge = ObjectSetMerge(
-            store: store, parts: parts, manifest: Self.at("set.sfv"),
+            store: store, parts: try Self.heads(store, parts), manifest: Self.at("set.sfv"),
             output: Self.objectOutput(store, "joined"), jobs: jobs)
         let result = try merge.run()
         #expect(store.bytes(Self.at("joined")) == whole)
@@ -199,7 +203,7 @@ struct S3MergeTests {
         let store = CountingObjectStore(base)
         let (whole, parts) = Self.storeSet(base, sizes: [6 * Self.mib, 6 * Self.mib, 5 * Self.mib])
         let merge = ObjectSetMerge(
-            store: store, parts: parts, manifest: nil,
+            store: store, parts: try Self.heads(store, parts), manifest: nil,
             output: .object(ObjectTarget(location: Self.at("joined"), store: store)))
         let result = try merge.run()
         #expect(base.bytes(Self.at("joined")) == whole)
@@ -218,7 +222,8 @@ struct S3MergeTests {
         store.failCall(operation, at: call)
         #expect(throws: GCDCatError.self) {
             try ObjectSetMerge(
-                store: store, parts: parts, manifest: Self.at("set.sfv"), output: Self.objectOutput(store, "joined"),
+                store: store, parts: try Self.heads(store, parts), manifest: Self.at("set.sfv"),
+                output: Self.objectOutput(store, "joined"),
                 jobs: 2
             ).run()
         }
@@ -235,7 +240,9 @@ struct S3MergeTests {
         let directory = TemporaryDirectory()
         let output: OutputTarget = toObject ? Self.objectOutput(store, "joined") : .path(directory.file("joined"))
         let error = #expect(throws: GCDCatError.self) {
-            try ObjectSetMerge(store: store, parts: parts, manifest: Self.at("set.sfv"), output: output).run()
+            try ObjectSetMerge(
+                store: store, parts: try Self.heads(store, parts), manifest: Self.at("set.sfv"), output: output
+            ).run()
         }
         #expect(error?.code == .checksumMismatch)
         #expect(error?.path == "s3://bkt/set.003")
@@ -248,13 +255,15 @@ struct S3MergeTests {
         let (_, parts) = Self.storeSet(store, sizes: [100, 200, 300])
         try store.delete(parts[1])
         let error = #expect(throws: GCDCatError.self) {
-            try ObjectSetMerge(store: store, parts: parts, manifest: nil, output: Self.objectOutput(store, "j")).run()
+            try ObjectSetMerge(
+                store: store, parts: try Self.heads(store, parts), manifest: nil, output: Self.objectOutput(store, "j")
+            ).run()
         }
         #expect(error?.code == .missingPart)
         #expect(error?.path == "s3://bkt/set.002")
         // Given without it, the manifest still lists it.
         let short = ObjectSetMerge(
-            store: store, parts: [parts[0], parts[2]], manifest: Self.at("set.sfv"),
+            store: store, parts: try Self.heads(store, [parts[0], parts[2]]), manifest: Self.at("set.sfv"),
             output: Self.objectOutput(store, "j"))
         let listed = #expect(throws: GCDCatError.self) { try short.run() }
         #expect(listed?.code == .missingPart)
@@ -269,7 +278,8 @@ struct S3MergeTests {
         let (whole, parts) = Self.storeSet(store, sizes: [9 * Self.mib + 1, 0, 3, 8 * Self.mib, 17 * Self.mib])
         let directory = TemporaryDirectory()
         let result = try ObjectSetMerge(
-            store: store, parts: parts, manifest: Self.at("set.sfv"), output: .path(directory.file("out")), jobs: jobs
+            store: store, parts: try Self.heads(store, parts), manifest: Self.at("set.sfv"),
+            output: .path(directory.file("out")), jobs: jobs
         ).run()
         let fd = open(directory.file("out"), O_RDONLY)
         defer { close(fd) }
@@ -287,7 +297,9 @@ struct S3MergeTests {
         store.failCall("GetObject", at: 2)
         let directory = TemporaryDirectory()
         #expect(throws: GCDCatError.self) {
-            try ObjectSetMerge(store: store, parts: parts, manifest: nil, output: .path(directory.file("out"))).run()
+            try ObjectSetMerge(
+                store: store, parts: try Self.heads(store, parts), manifest: nil, output: .path(directory.file("out"))
+            ).run()
         }
         #expect(directory.listing().isEmpty)
     }

@@ -25,7 +25,7 @@ struct S3SplitTests {
         // 12 MiB parts: each a multipart upload of 5 MiB parts.
         let result = try Self.split(store, directory.file("big"), size: Int64(12 * Self.mib), jobs: jobs).run()
         #expect(result.partPaths == ["s3://bkt/big.001", "s3://bkt/big.002"])
-        let parts = result.partPaths.map { store.bytes(ObjectLocation(s3URL: $0)!) ?? [] }
+        let parts = result.partPaths.map { store.bytes(try! ObjectLocation(parsing: $0)!) ?? [] }
         #expect(parts.reduce([], +) == input)
         let manifest = try Manifest.parse(
             bytes: store.bytes(ObjectLocation(bucket: "bkt", key: "big.sfv"))!, path: "s3://bkt/big.sfv")
@@ -42,7 +42,7 @@ struct S3SplitTests {
         let store = MemoryObjectStore()
         let result = try Self.split(store, directory.file("big"), size: 1000, jobs: 4).run()
         #expect(result.partPaths.count == 10)
-        #expect(result.partPaths.map { store.bytes(ObjectLocation(s3URL: $0)!) ?? [] }.reduce([], +) == input)
+        #expect(result.partPaths.map { store.bytes(try! ObjectLocation(parsing: $0)!) ?? [] }.reduce([], +) == input)
     }
 
     @Test(arguments: [

@@ -161,8 +161,8 @@ public final class OutputSink: Sendable {
     /// - `.io` when its folder is missing or cannot be written.
     @discardableResult
     public static func check(_ path: String, inputs: [PartFile], overwrite: Bool) throws -> stat? {
-        if let location = ObjectLocation(s3URL: path) {
-            throw GCDCatError(.invalidInput, path: location.description, message: "an object, not a file path")
+        if ObjectLocation.isObjectPath(path) {
+            throw GCDCatError(.invalidInput, path: path, message: "an object, not a file path")
         }
         _ = try destination(path, inputs: inputs, overwrite: overwrite)
         return try Syscall.statIfExists(path)

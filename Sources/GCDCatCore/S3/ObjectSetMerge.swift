@@ -8,15 +8,15 @@ import Synchronization
 /// A merge whose parts are objects: on the server into an object (``ServerSideMergePlan``), or
 /// downloaded into a local file or standard output with parallel ranged GETs.
 ///
-/// Every part is HEADed first (a missing one is named, exit 1). With a manifest, each part's
+/// The parts come resolved and HEADed (a missing one is named, exit 1). With a manifest, each part's
 /// crc32 must match it before the output is published (exit 2 otherwise, nothing left): a
 /// download checks the bytes as they arrive; a server-side merge reads the parts (or takes the
 /// server's `x-amz-checksum-crc32`) beside the copies, and completes the upload only if all
 /// matched.
 public struct ObjectSetMerge: Sendable {
     public var store: any ObjectStore
-    /// The parts, in order.
-    public var parts: [ObjectLocation]
+    /// The parts, in order, as HEAD or a listing saw them (``ObjectDiscovery/resolve(_:store:asGiven:jobs:)``).
+    public var parts: [ObjectInfo]
     /// The set's SFV manifest object, if any.
     public var manifest: ObjectLocation?
     public var output: OutputTarget
@@ -25,7 +25,7 @@ public struct ObjectSetMerge: Sendable {
     public var fsync: Bool
 
     public init(
-        store: any ObjectStore, parts: [ObjectLocation], manifest: ObjectLocation?, output: OutputTarget,
+        store: any ObjectStore, parts: [ObjectInfo], manifest: ObjectLocation?, output: OutputTarget,
         jobs: Int = 2, overwrite: Bool = false, fsync: Bool = false
     ) {
         self.store = store
@@ -59,79 +59,44 @@ public struct ObjectSetMerge: Sendable {
         public var downloadedSmallParts: [String]
     }
 
-    /// HEADs every part, checks the manifest and the output, then merges and publishes.
+    /// Checks the manifest and the output, then merges and publishes.
     ///
     /// ## Errors
-    /// `.missingPart` naming a part object that does not exist, or one the manifest lists that
-    /// is not among the parts; `.invalidInput` for a part the manifest does not list, or an
-    /// output that is one of the parts; `.outputExists` without `overwrite`;
-    /// `.checksumMismatch` naming a corrupt part; the store's errors.
+    /// `.missingPart` naming an object the manifest lists that is not among the parts;
+    /// `.invalidInput` for a part the manifest does not list, or an output that is one of the
+    /// parts; `.outputExists` without `overwrite`; `.checksumMismatch` naming a corrupt part;
+    /// the store's errors.
     public func run(counter: TransferCounter = TransferCounter()) throws -> Result {
-        let infos = try headParts()
-        let expected = try manifest.map { try expectedCRCs(manifest: $0, parts: infos) }
-        if case .object(let target) = output, parts.contains(target.location) {
+        let expected = try manifest.map { try expectedCRCs(manifest: $0) }
+        if case .object(let target) = output, parts.contains(where: { $0.location == target.location }) {
             throw GCDCatError(
                 .invalidInput, path: target.description, message: "is one of the parts; refusing to overwrite it")
         }
         try OutputSink.check(target: output, inputs: [], overwrite: overwrite)
         if case .object = output {
-            return try mergeOnServer(infos, expected: expected, counter: counter)
+            return try mergeOnServer(parts, expected: expected, counter: counter)
         }
-        return try download(infos, expected: expected, counter: counter)
+        return try download(parts, expected: expected, counter: counter)
     }
 
-    /// Every part's size (and server crc32), HEADed `jobs` at a time.
-    func headParts() throws -> [ObjectInfo] {
-        let store = self.store
-        let parts = self.parts
-        return try ParallelMap.map(count: parts.count, jobs: jobs) { index in
-            guard let info = try store.head(parts[index]) else {
-                throw GCDCatError(
-                    .missingPart, path: parts[index].description, syscall: "HeadObject",
-                    message: "NoSuchKey (HTTP 404): the part object does not exist")
-            }
-            return info
-        }
-    }
-
-    /// The manifest's crc32 for each part, in order.
-    func expectedCRCs(manifest: ObjectLocation, parts infos: [ObjectInfo]) throws -> [UInt32] {
-        guard let info = try store.head(manifest) else {
+    /// The manifest's crc32 for each part, in order. Its names are relative to its "folder"
+    /// (``ObjectLocation/sibling(_:)``).
+    func expectedCRCs(manifest: ObjectLocation) throws -> [UInt32] {
+        let parsed = try ObjectDiscovery.loadManifest(manifest, store: store)
+        var listed: [ObjectLocation: Manifest.Entry] = [:]
+        for entry in parsed.entries { listed[manifest.sibling(entry.name)] = entry }
+        let given = Set(parts.map(\.location))
+        for entry in parsed.entries where !given.contains(manifest.sibling(entry.name)) {
             throw GCDCatError(
-                .missingPart, path: manifest.description, syscall: "HeadObject",
-                message: "NoSuchKey (HTTP 404): the manifest object does not exist")
-        }
-        guard info.size <= 64 << 20 else {
-            throw GCDCatError(
-                .malformedManifest, path: manifest.description, message: "too large for a manifest (over 64 MiB)")
-        }
-        var bytes = [UInt8](repeating: 0, count: Int(info.size))
-        if info.size > 0 {
-            try bytes.withUnsafeMutableBytes { try store.get(manifest, range: 0..<info.size, into: $0) }
-        }
-        let parsed = try Manifest.parse(bytes: bytes, path: manifest.description)
-        let folder = splitPath(manifest.key).directory
-        func listedName(_ location: ObjectLocation) -> String? {
-            guard location.bucket == manifest.bucket else { return nil }
-            if !manifest.key.contains("/") { return location.key }
-            return location.key.hasPrefix(folder + "/") ? String(location.key.dropFirst(folder.count + 1)) : nil
-        }
-        var byName: [String: Manifest.Entry] = [:]
-        for entry in parsed.entries { byName[Manifest.normalized(entry.name)] = entry }
-        let given = Set(infos.compactMap { listedName($0.location).map(Manifest.normalized) })
-        for entry in parsed.entries where !given.contains(Manifest.normalized(entry.name)) {
-            let location = ObjectLocation(
-                bucket: manifest.bucket, key: manifest.key.contains("/") ? folder + "/" + entry.name : entry.name)
-            throw GCDCatError(
-                .missingPart, path: location.description,
+                .missingPart, path: manifest.sibling(entry.name).description,
                 message:
                     "missing part: \(manifest) lists it (line \(entry.line)) but it is not among the parts being merged"
             )
         }
-        return try infos.map { info in
-            guard let name = listedName(info.location), let entry = byName[Manifest.normalized(name)] else {
+        return try parts.map { part in
+            guard let entry = listed[part.location] else {
                 throw GCDCatError(
-                    .invalidInput, path: info.location.description,
+                    .invalidInput, path: part.location.description,
                     message: "is not listed in the manifest \(manifest); merge the set it lists")
             }
             return entry.crc32

@@ -100,16 +100,16 @@ public struct SplitOperation: Sendable {
     }
 
     /// True when the parts go to an object store (the prefix is `s3://…`).
-    public var writesObjects: Bool { ObjectLocation.isObjectURL(naming.prefix) }
+    public var writesObjects: Bool { ObjectLocation.isObjectPath(naming.prefix) }
 
     /// The output that `name` (a part's, the manifest's) stands for: a file, or an object.
     ///
     /// ## Errors
     /// `.invalidInput` for an `s3://` name that is malformed or has no store to reach it.
     func target(_ name: String) throws -> OutputTarget {
-        guard ObjectLocation.isObjectURL(name) else { return .path(name) }
-        guard let location = ObjectLocation(s3URL: name), !location.key.isEmpty, let objectStore else {
-            throw GCDCatError(.invalidInput, path: name, message: "not an object name of the form s3://BUCKET/KEY")
+        guard let location = try ObjectLocation(parsing: name) else { return .path(name) }
+        guard let objectStore else {
+            throw GCDCatError(.invalidInput, path: name, message: "no object store to write it to")
         }
         return .object(ObjectTarget(location: location, store: objectStore, partSize: objectPartSize))
     }
