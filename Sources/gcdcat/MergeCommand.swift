@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import GCDCatCore
 
 extension GCDCat {
@@ -92,7 +93,11 @@ extension GCDCat {
         var removeParts = false
 
         @OptionGroup var transfer: TransferOptions
+        @OptionGroup var objectStore: ObjectStoreOptions
         @OptionGroup var reporting: ReportOptions
+
+        /// True when the parts are `s3://` objects (then all of them are).
+        var partsAreObjects: Bool { parts.contains(where: ObjectLocation.isObjectPath) }
 
         func validate() throws {
             guard !parts.isEmpty else {
@@ -117,13 +122,24 @@ extension GCDCat {
             if reporting.json && output == "-" {
                 throw ValidationError("--json and '-o -' both want standard output; use --report instead.")
             }
+            if partsAreObjects {
+                if !parts.allSatisfy(ObjectLocation.isObjectPath) {
+                    throw ValidationError("Give every part as an s3:// object, or every part as a file.")
+                }
+                if removeParts { throw ValidationError("--remove-parts works on local parts only.") }
+                if let manifest, !ObjectLocation.isObjectPath(manifest) {
+                    throw ValidationError("--manifest must be an s3:// object when the parts are objects.")
+                }
+            }
         }
 
         func run() throws {
             InterruptHandler.install()
             try reportingFailures {
+                if partsAreObjects { return try mergeObjects() }
+                let store = try output.flatMap { ObjectLocation.isObjectPath($0) ? try objectStore.makeStore() : nil }
                 var operation = MergeOperation(
-                    arguments: parts, output: output.map { $0 == "-" ? .standardOutput : .path($0) },
+                    arguments: parts, output: try output.map { try target($0, store: store) },
                     manifest: manifest,
                     manifestPolicy: verify || removeParts ? .required : noVerify ? .disabled : .automatic,
                     asGiven: asGiven, strategy: strategy, limits: try transfer.limits(), jobs: transfer.jobs,
@@ -152,7 +168,7 @@ extension GCDCat {
                         writeToStandardError("gcdcat: warning: \(warning)\n")
                     }
                 }
-                let report = RunReport(
+                var report = RunReport(
                     operation: "merge", strategy: strategy.rawValue, parts: outcome.request.parts.count,
                     bytes: outcome.result.bytes, limits: operation.limits, chunks: outcome.result.chunks,
                     jobs: operation.jobs, time: measurement.time, memory: measurement.memory,
@@ -162,7 +178,114 @@ extension GCDCat {
                     manifest: outcome.verification.manifestPath,
                     clonedBytes: outcome.result.clonedBytes, copiedBytes: outcome.result.copiedBytes,
                     notes: outcome.result.notes)
+                report.objectStore = store.map(ObjectStoreFacts.init)
                 try emit(report, options: reporting)
+            }
+        }
+
+        /// `-o`'s value as an output: `-`, a file, or an `s3://` object reached through `store`.
+        private func target(_ value: String, store: CountingObjectStore?) throws -> OutputTarget {
+            if value == "-" { return .standardOutput }
+            guard let location = try ObjectLocation(parsing: value.hasSuffix("/") ? value + "." : value) else {
+                return .path(value)
+            }
+            guard let store else { throw GCDCatError(.invalidInput, path: value, message: "no object store") }
+            // `s3://b/folder/` keeps its slash: the set's name goes under it.
+            var folderAware = location
+            if value.hasSuffix("/") { folderAware.key.removeLast() }
+            return .object(ObjectTarget(location: folderAware, store: store))
+        }
+
+        /// Parts that are objects: resolved from a listing (or HEADed as listed), checked against
+        /// their manifest object, and merged on the server (`-o s3://…`, the default) or
+        /// downloaded (`-o FILE`, `-o -`).
+        private func mergeObjects() throws {
+            let store = try objectStore.makeStore()
+            let locations = try parts.map { try ObjectLocation(parsing: $0)! }
+            let set = try ObjectDiscovery.resolve(locations, store: store, asGiven: asGiven, jobs: transfer.jobs)
+            for note in set.resolved.notes { announce(.note(note)) }
+            var manifestObject = try manifest.flatMap { try ObjectLocation(parsing: $0) }
+            if manifestObject == nil && !noVerify, let found = set.manifest?.location {
+                if found.key.hasSuffix(".sfv") {
+                    manifestObject = found
+                } else {
+                    announce(.warning("\(found) is not an SFV manifest; object parts are checked against an SFV only"))
+                }
+            }
+            if (verify || removeParts) && manifestObject == nil {
+                throw GCDCatError(
+                    .missingPart, path: parts[0],
+                    message: "no SFV manifest object beside the set: verification needs one (name it with --manifest)")
+            }
+            let target = try objectOutput(default: set.defaultOutput, store: store)
+            let merge = ObjectSetMerge(
+                store: store, parts: set.parts, manifest: manifestObject, output: target, jobs: transfer.jobs,
+                overwrite: force, fsync: fsync)
+            let total = Int64(set.parts.reduce(0) { $0 + $1.size })
+            let (result, time, memory) = try measured(label: target.displayName, total: total, quiet: reporting.quiet) {
+                try merge.run(counter: $0)
+            }
+            if let manifestObject {
+                announce(.verified(parts: result.verifiedParts, manifest: manifestObject.description))
+            }
+            var notes: [String] = []
+            if result.serverChecksums > 0 {
+                notes.append(
+                    "\(result.serverChecksums) part crc32s taken from the server (x-amz-checksum-crc32), not read")
+            }
+            if !result.downloadedSmallParts.isEmpty {
+                notes.append(
+                    "\(result.downloadedSmallParts.count) parts under S3's 5 MiB part minimum were downloaded and uploaded as larger parts"
+                )
+            }
+            var report = RunReport(
+                operation: "merge", strategy: target.isObject ? "server-copy" : "ranged-get", parts: set.parts.count,
+                bytes: result.bytes, limits: try transfer.limits(), chunks: Int64(store.counts.requests),
+                jobs: transfer.jobs, time: time, memory: memory, crc32: result.crc32,
+                inputs: set.parts.map(\.location.description),
+                output: target == .standardOutput ? nil : target.displayName, notes: notes)
+            report.objectStore = ObjectStoreFacts(
+                counts: store.counts, copyParts: result.copyParts, copiedBytes: result.copiedBytes,
+                downloadedSmallParts: result.downloadedSmallParts, checkBytesRead: result.checkBytesRead,
+                serverChecksums: result.serverChecksums)
+            try emit(report, options: reporting)
+        }
+
+        /// The output of an object merge: `-o` as given (a folder gets the set's name), or the
+        /// set's name beside its parts.
+        private func objectOutput(default defaultObject: ObjectLocation?, store: CountingObjectStore) throws
+            -> OutputTarget
+        {
+            let name = defaultObject.map { String($0.key.split(separator: "/").last ?? Substring($0.key)) }
+            guard let output else {
+                guard let defaultObject else {
+                    throw GCDCatError(
+                        .invalidInput, path: parts[0],
+                        message: "cannot derive an output name from it; name the output with -o")
+                }
+                return .object(ObjectTarget(location: defaultObject, store: store))
+            }
+            let target = try target(output, store: store)
+            switch target {
+            case .object(var object) where object.location.key.isEmpty || object.location.key.hasSuffix("/"):
+                guard let name else {
+                    throw GCDCatError(.invalidInput, path: output, message: "name the object in full")
+                }
+                object.location.key += name
+                return .object(object)
+            case .path(let path):
+                var isFolder: ObjCBool = false
+                if path.hasSuffix("/")
+                    || FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue
+                {
+                    guard let name else {
+                        throw GCDCatError(.invalidInput, path: output, message: "name the file in full")
+                    }
+                    return .path(path.hasSuffix("/") ? path + name : path + "/" + name)
+                }
+                return target
+            default:
+                return target
             }
         }
 

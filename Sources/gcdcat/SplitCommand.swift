@@ -137,6 +137,7 @@ extension GCDCat {
         var fsync = false
 
         @OptionGroup var transfer: TransferOptions
+        @OptionGroup var objectStore: ObjectStoreOptions
         @OptionGroup var reporting: ReportOptions
         /// --size, or the size that --line-bytes gives.
         var partSize: ByteSize? { size ?? lineBytes }
@@ -250,6 +251,13 @@ extension GCDCat {
                     strategy: input == "-" ? .stream : strategy, limits: try transfer.limits(),
                     jobs: transfer.jobs, overwrite: force, fsync: fsync)
                 operation.digest = checksum
+                if ObjectLocation.isObjectPath(input) {
+                    throw GCDCatError(
+                        .invalidInput, path: input,
+                        message: "splitting an object is not supported; split a local file (the parts may go to s3://)")
+                }
+                let store = operation.writesObjects ? try objectStore.makeStore() : nil
+                operation.objectStore = store
                 let total = input == "-" ? 0 : (try? PartFile.validate(input).size) ?? 0
                 let (result, time, memory) = try measured(label: input, total: total, quiet: reporting.quiet) {
                     try operation.run(counter: $0)
@@ -267,12 +275,13 @@ extension GCDCat {
                             + (operation.digestListPath.map { "; \(checksum!.rawValue) list \($0.displayPath)" } ?? "")
                             + "\n")
                 }
-                let report = RunReport(
+                var report = RunReport(
                     operation: "split", strategy: operation.strategy.rawValue, parts: result.partPaths.count,
                     bytes: result.bytesWritten, limits: operation.limits, chunks: result.chunks, jobs: operation.jobs,
                     time: time, memory: memory, crc32: result.inputCRC, inputs: [input], outputs: result.partPaths,
                     manifest: result.manifestPath, clonedBytes: result.clonedBytes,
                     copiedBytes: result.copiedBytes, notes: result.notes)
+                report.objectStore = store.map(ObjectStoreFacts.init)
                 try emit(report, options: reporting)
             }
         }

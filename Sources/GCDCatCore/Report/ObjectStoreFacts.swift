@@ -3,8 +3,10 @@
 public struct ObjectStoreFacts: Codable, Sendable, Equatable {
     /// Requests sent (HEAD, GET, UploadPart, UploadPartCopy, …).
     public var requests: Int
-    /// Object bytes received plus bytes sent: about zero for a server-side merge of big parts.
+    /// Object bytes received plus bytes sent to move the data (the check's reads aside): about
+    /// zero for a server-side merge of big parts.
     public var clientBytes: UInt64
+    /// Bytes received to move the data (the check's reads aside), and bytes sent.
     public var downloadedBytes: UInt64
     public var uploadedBytes: UInt64
     /// Output parts copied on the server (UploadPartCopy), and their bytes.
@@ -22,8 +24,9 @@ public struct ObjectStoreFacts: Codable, Sendable, Equatable {
         downloadedSmallParts: [String] = [], checkBytesRead: UInt64 = 0, serverChecksums: Int = 0
     ) {
         self.requests = counts.requests
-        self.clientBytes = counts.bytesDownloaded + counts.bytesUploaded
-        self.downloadedBytes = counts.bytesDownloaded
+        let moved = counts.bytesDownloaded - min(counts.bytesDownloaded, checkBytesRead)
+        self.clientBytes = moved + counts.bytesUploaded
+        self.downloadedBytes = moved
         self.uploadedBytes = counts.bytesUploaded
         self.copyParts = copyParts
         self.copiedBytes = copiedBytes

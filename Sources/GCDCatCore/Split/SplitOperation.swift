@@ -234,8 +234,10 @@ public struct SplitOperation: Sendable {
                 partPaths: names, partCRCs: crcs, manifestPath: manifestPath, bytesRead: file.size,
                 bytesWritten: finished.reduce(0) { $0 + $1.value.bytes },
                 chunks: finished.reduce(0) { $0 + $1.value.chunks }, inputCRC: inputCRC,
-                clonedBytes: strategy == .auto ? finished.reduce(0) { $0 + ($1.value.clonedBytes ?? 0) } : nil,
-                copiedBytes: strategy == .auto ? finished.reduce(0) { $0 + ($1.value.copiedBytes ?? 0) } : nil,
+                clonedBytes: strategy == .auto && !writesObjects
+                    ? finished.reduce(0) { $0 + ($1.value.clonedBytes ?? 0) } : nil,
+                copiedBytes: strategy == .auto && !writesObjects
+                    ? finished.reduce(0) { $0 + ($1.value.copiedBytes ?? 0) } : nil,
                 notes: Self.cloneNotes(finished.map(\.value)))
         } catch {
             for entry in finished { entry.sink.discard() }

@@ -1,0 +1,32 @@
+import ArgumentParser
+import Foundation
+import GCDCatCore
+
+/// `--endpoint-url`, for commands that read or write `s3://` objects.
+struct ObjectStoreOptions: ParsableArguments {
+    @Option(
+        name: .customLong("endpoint-url"),
+        help: ArgumentHelp(
+            "The S3 endpoint for s3:// names (Ceph RGW, MinIO; path-style); default AWS_ENDPOINT_URL, else AWS.",
+            valueName: "url"))
+    var endpointURL: String?
+
+    /// The store every `s3://` name of the command goes through, counted for the report.
+    func makeStore() throws -> CountingObjectStore {
+        try makeObjectStore(endpointURL: endpointURL)
+    }
+}
+
+/// The one place the CLI builds its S3 client: credentials and region from the environment
+/// (and `~/.aws`), as the AWS tools take them.
+func makeObjectStore(endpointURL: String?) throws -> CountingObjectStore {
+    // Stand-in until the S3 client lands on main; the swap is this body.
+    throw GCDCatError(.invalidInput, message: "this build has no S3 client (\(endpointURL ?? "AWS"))")
+}
+
+extension ObjectStoreFacts {
+    /// The facts of a run whose only S3 work is what `store` counted.
+    init(_ store: CountingObjectStore) {
+        self.init(counts: store.counts)
+    }
+}
