@@ -20,8 +20,10 @@ struct ObjectStoreOptions: ParsableArguments {
 /// The one place the CLI builds its S3 client: credentials and region from the environment
 /// (and `~/.aws`), as the AWS tools take them.
 func makeObjectStore(endpointURL: String?) throws -> CountingObjectStore {
-    // Stand-in until the S3 client lands on main; the swap is this body.
-    throw GCDCatError(.invalidInput, message: "this build has no S3 client (\(endpointURL ?? "AWS"))")
+    CountingObjectStore(
+        S3Client(
+            configuration: try S3Configuration.resolve(
+                environment: ProcessInfo.processInfo.environment, endpointURL: endpointURL)))
 }
 
 extension ObjectStoreFacts {
