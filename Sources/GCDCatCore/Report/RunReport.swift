@@ -52,7 +52,8 @@ public struct RunReport: Codable, Sendable, Equatable {
     public var objectStore: ObjectStoreFacts?
 
     enum CodingKeys: String, CodingKey {
-        case schemaVersion, operation, inputs, output, strategy, parts, bytes, highWater, lowWater, chunks
+        case schemaVersion, command, operation, inputs, output, outputs, manifest, strategy, parts, bytes
+        case highWater, lowWater, chunks
         case meanChunkBytes, wallSeconds, userSeconds, systemSeconds, peakRSSBytes, peakRSSAnonBytes
         case peakRSSFileBytes, throughputBytesPerSecond, copyMethod, clonedBytes, copiedBytes, notes, crc32, jobs
         case objectStore = "s3"
