@@ -289,3 +289,38 @@ public struct ObjectReader: Sendable {
         return (results, UInt64(bytesRead.bytes))
     }
 }
+
+extension ObjectReader {
+    /// Any ``HashAlgorithm`` of each object named, HEAD-ed first (`jobs` at once) for its size
+    /// and the server's crc32: what `gcdcat checksum s3://…` prints. A missing object fails on
+    /// its own (`.missingPart`, "No such object").
+    public func hashesEach(
+        of locations: [ObjectLocation], algorithm: HashAlgorithm, trustServer: Bool = true
+    ) -> (results: [Result<ObjectHash, GCDCatError>], bytesRead: UInt64) {
+        let store = store
+        let head: @Sendable (Int) -> Result<ObjectInfo, GCDCatError> = { index in
+            do {
+                guard let info = try store.head(locations[index]) else {
+                    return .failure(ObjectDiscovery.missing(locations[index]))
+                }
+                return .success(info)
+            } catch {
+                return .failure(
+                    error as? GCDCatError
+                        ?? GCDCatError(.io, path: locations[index].description, message: "\(error)"))
+            }
+        }
+        // `head` never throws, so neither does the map.
+        let found = (try? ParallelMap.map(count: locations.count, jobs: jobs, head)) ?? []
+        let infos = found.compactMap { try? $0.get() }
+        let (hashes, bytesRead) = hashesEach(infos, algorithm: algorithm, trustServer: trustServer)
+        var next = hashes.makeIterator()
+        let results = found.map { result -> Result<ObjectHash, GCDCatError> in
+            switch result {
+            case .success: return next.next()!
+            case .failure(let error): return .failure(error)
+            }
+        }
+        return (results, bytesRead)
+    }
+}
