@@ -259,12 +259,10 @@ public struct ObjectReader: Sendable {
         let counter = counter
         let size = min(rangeSize, Int(clamping: objects.map(\.size).max() ?? 1))
         let bytesRead = TransferCounter()
-        let hash: @Sendable (Int) -> Result<ObjectHash, GCDCatError> = { index in
+        let path = objects.first?.location.description ?? ""
+        let hash: @Sendable (UnsafeMutableRawPointer, Int) -> Result<ObjectHash, GCDCatError> = { buffer, index in
             let object = objects[index]
             do {
-                let buffer = try Syscall.allocate(
-                    byteCount: max(1, size), alignment: Int(getpagesize()), path: object.location.description)
-                defer { free(buffer) }
                 // One worker reads the object range after range, so its bytes reach the digest in order.
                 var digester = try Digester(digest)
                 var offset: UInt64 = 0
@@ -284,8 +282,18 @@ public struct ObjectReader: Sendable {
                 return .failure(GCDCatError(.io, path: object.location.description, message: "\(error)"))
             }
         }
-        // `hash` never throws, so neither does the map.
-        let results = (try? ParallelMap.map(count: objects.count, jobs: jobs, hash)) ?? []
+        let results: [Result<ObjectHash, GCDCatError>]
+        do {
+            // One buffer per worker, reused for every object it hashes.
+            results = try ParallelMap.run(
+                count: objects.count, jobs: jobs,
+                makeState: { try Syscall.allocate(byteCount: max(1, size), alignment: Int(getpagesize()), path: path) },
+                finish: { free($0) }, { buffer, index in hash(buffer, index) })
+        } catch {
+            // Only a worker's buffer can fail outside an object: every object fails with it.
+            let failure = error as? GCDCatError ?? GCDCatError(.io, path: path, message: "\(error)")
+            return (objects.map { _ in .failure(failure) }, 0)
+        }
         return (results, UInt64(bytesRead.bytes))
     }
 }
