@@ -156,6 +156,11 @@ import Testing
             try ObjectDiscovery.resolve(["x.001", "x.002", "x.sfv"].map(Self.location), store: store)
         }
         #expect(list?.message.hasPrefix("a checksum list (sfv), not a part") == true)
+        let alone = #expect(throws: GCDCatError.self) {
+            try ObjectDiscovery.resolve([Self.location("x.sfv")], store: store)
+        }
+        #expect(alone?.path == "s3://bucket/x.sfv")
+        #expect(store.listedPrefixes.isEmpty)
     }
 
     @Test func theShellsOrderIsRepairedWithANote() throws {

@@ -31,7 +31,7 @@ import Testing
 
     static func ranges(_ sizes: [Int]) -> Int { sizes.reduce(0) { $0 + ($1 + range - 1) / range } }
 
-    @Test(arguments: [1, 2, 4, 64])
+    @Test(arguments: [1, 2, 4, 64, Int.max])
     func everyByteReachesTheCallbackAtItsOffset(jobs: Int) throws {
         let (store, infos, contents) = Self.fixture()
         let received = Mutex(infos.map { [UInt8](repeating: 0xEE, count: Int($0.size)) })

@@ -14,7 +14,7 @@
 ///
 /// ## Errors
 /// Those of ``PartArguments/resolve(_:asGiven:names:)``, with `s3://` names; `.missingPart`
-/// for an object that does not exist; `.invalidInput` for a checksum list among listed parts
+/// for an object that does not exist; `.invalidInput` for a checksum list given as a part
 /// or parts in more than one bucket; the store's errors (`ListObjectsV2`, `HeadObject`).
 public enum ObjectDiscovery {
     /// A set of part objects, resolved.
@@ -45,7 +45,7 @@ public enum ObjectDiscovery {
                 message: "in another bucket than \(arguments[0].description); a set's parts share one bucket")
         }
         let bucket = arguments[0].bucket
-        if arguments.count == 1 { return try discover(arguments[0], store: store) }
+        // A checksum list given as a part (`merge s3://b/x.sfv`, or among listed parts) is refused by name.
         for argument in arguments {
             if let kind = ChecksumListDetector.kind(ofName: argument.key) {
                 throw GCDCatError(
@@ -54,6 +54,7 @@ public enum ObjectDiscovery {
                         + "beside it is used to verify the set")
             }
         }
+        if arguments.count == 1 { return try discover(arguments[0], store: store) }
         let infos = try heads(arguments, store: store, jobs: jobs)
         let names = ListedNames(arguments.map(\.description))
         let resolved = try PartArguments.resolve(arguments.map(\.description), asGiven: asGiven, names: names)
