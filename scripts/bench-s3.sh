@@ -13,6 +13,7 @@
 # default 6799) and stops it on exit.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+failed=0
 SIZE=$((1 << 30))
 [ "${1:-}" = "--quick" ] && SIZE=$((128 << 20))
 RUNS=${RUNS:-1}
@@ -53,7 +54,7 @@ best() {
     for _ in $(seq "$RUNS"); do
         start=$(now)
         # A full OSD stalls requests instead of failing them: bound every command.
-        timeout 900 bash -c "$command" >"$work/out.$label" 2>"$work/err.$label" || { echo "FAILED: $label" >&2; cat "$work/err.$label" >&2; }
+        timeout 900 bash -c "$command" >"$work/out.$label" 2>"$work/err.$label" || { echo "FAILED: $label" >&2; failed=1; cat "$work/err.$label" >&2; }
         end=$(now)
         t=$(echo "$end $start" | awk '{printf "%.4f", $1 - $2}')
         best=$(echo "$t ${best:-$t}" | awk '{print ($1 < $2 ? $1 : $2)}')
@@ -78,7 +79,7 @@ t_noverify=$(best noverify "$G merge s3://$bucket/whole.001 -o s3://$bucket/join
 cp "$work/out.noverify" "$work/noverify.json"
 t_aws=$(best awscat "rm -rf $work/dl && mkdir $work/dl && for i in \$(seq -w 1 16); do ${AWS[*]} s3 cp s3://$bucket/whole.0\$i $work/dl/p\$i || exit 1; done && cat $work/dl/p* > $work/dl/all && ${AWS[*]} s3 cp $work/dl/all s3://$bucket/joined-aws")
 rm -rf "$work/dl"
-"${AWS[@]}" s3 cp "s3://$bucket/joined" "$work/back" >/dev/null && [ "$(crc "$work/back")" = "$want" ] || echo "MISMATCH: server-side merge" >&2
+"${AWS[@]}" s3 cp "s3://$bucket/joined" "$work/back" >/dev/null && [ "$(crc "$work/back")" = "$want" ] || { echo "MISMATCH: server-side merge" >&2; failed=1; }
 rm -f "$work/back"
 
 # 2. local -> S3: split and upload vs aws s3 cp.
@@ -88,7 +89,7 @@ t_cp=$(best cp "${AWS[*]} s3 cp $work/whole s3://$bucket/copied")
 t_up=$(best upload "$G merge $work/whole --as-given -o s3://$bucket/uploaded --force -q --json --endpoint-url $EP")
 cp "$work/out.upload" "$work/upload.json"
 "$G" merge "s3://$bucket/up.001" -o "$work/back" -q --endpoint-url "$EP" && [ "$(crc "$work/back")" = "$want" ] ||
-    echo "MISMATCH: split to S3" >&2
+    { echo "MISMATCH: split to S3" >&2; failed=1; }
 
 ratio() { echo "$1 $2" | awk '{printf "%.2fx", $1 / $2}'; }
 anon() { echo "$(( $(json peakRSSAnonBytes "$1") >> 20 )) MiB"; }
@@ -102,3 +103,5 @@ printf '%-44s %9.3f %9.3f %8s %14s %14s\n' "split to S3 (16 parts) vs aws s3 cp"
 printf '%-44s %9.3f %9.3f %8s %14s %14s\n' "merge local -> S3 (one object) vs aws s3 cp" "$t_up" "$t_cp" \
     "$(ratio "$t_cp" "$t_up")" "$(json clientBytes "$work/upload.json")" "$(anon "$work/upload.json")"
 echo "check reads of the verified server-side merge: $(json checkBytesRead "$work/merge.json") bytes, beside the copies (this RGW returns no x-amz-checksum-crc32)"
+# A failed or wrong run fails the script (CI runs it).
+exit "$failed"
