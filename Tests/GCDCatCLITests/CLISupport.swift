@@ -32,6 +32,11 @@ func run(executable: String, _ arguments: [String], in directory: String? = nil)
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
     if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+    return try collect(process)
+}
+
+/// Runs `process` with no standard input and returns its status and both outputs.
+func collect(_ process: Process) throws -> RunResult {
     let out = Pipe()
     let err = Pipe()
     process.standardOutput = out

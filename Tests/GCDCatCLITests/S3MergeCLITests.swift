@@ -56,19 +56,6 @@ enum LiveS3 {
         return try collect(process)
     }
 
-    static func collect(_ process: Process) throws -> RunResult {
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let errData = ReadAll(err.fileHandleForReading)
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return RunResult(status: process.terminationStatus, stdout: outData, stderr: errData.wait())
-    }
-
     /// An object's bytes, read back with one GET.
     static func bytes(_ bucket: String, _ key: String) throws -> Data? {
         let client = try client()
