@@ -75,6 +75,10 @@ extension GCDCat {
             guard (1...1000).contains(`repeat`) else {
                 throw ValidationError("--repeat must be from 1 to 1000 (got \(`repeat`))")
             }
+            // The figures multiply the size (three copies must fit on disk); beyond 1P they overflow.
+            guard size <= 1 << 50 else {
+                throw ValidationError("--size must be at most 1P (got \(size))")
+            }
             _ = try strategyList()
             _ = try highWaterList()
         }
@@ -108,6 +112,10 @@ extension GCDCat {
         func run() throws {
             InterruptHandler.install()
             try reportingFailures {
+                // A file that cannot be written is reported now, not after the whole benchmark.
+                for path in [jsonFile, svg].compactMap({ $0 }) {
+                    try OutputSink.check(path, inputs: [], overwrite: true)
+                }
                 var settings = BenchSettings(
                     totalBytes: Int64(size), parts: parts, strategies: try strategyList(),
                     highWaters: try highWaterList(), repeats: `repeat`, cold: cold, directory: dir,
@@ -123,13 +131,14 @@ extension GCDCat {
                 let clock = ProcessClock()
                 let report = try runner.run()
                 let document = BenchJSON(report, wallSeconds: clock.elapsed().wall)
+                // The file first: if it fails, standard output still holds only the error object.
+                if let jsonFile {
+                    try writeFile(JSONDocument.encode(document), to: jsonFile)
+                }
                 if json {
                     try StandardStreams.writeOutput(JSONDocument.encode(document))
                 } else {
                     try StandardStreams.printLine(report.table)
-                }
-                if let jsonFile {
-                    try writeFile(JSONDocument.encode(document), to: jsonFile)
                 }
                 if let svg {
                     try BenchChart.svg(report).write(toFile: svg, atomically: true, encoding: .utf8)
@@ -188,7 +197,8 @@ private func writeFile(_ bytes: [UInt8], to path: String) throws {
     do {
         try Data(bytes).write(to: URL(fileURLWithPath: path))
     } catch {
-        throw GCDCatError(.io, path: path, syscall: "write", message: "cannot write the JSON file")
+        let reason = (error as NSError).localizedDescription
+        throw GCDCatError(.io, path: path, syscall: "write", message: "cannot write the JSON file (\(reason))")
     }
 }
 

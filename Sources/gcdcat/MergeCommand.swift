@@ -119,8 +119,9 @@ extension GCDCat {
             if removeParts && noVerify {
                 throw ValidationError("--remove-parts needs the manifest check that --no-verify skips.")
             }
-            if reporting.json && output == "-" {
-                throw ValidationError("--json and '-o -' both want standard output; use --report instead.")
+            if reporting.json && (output == "-" || output.map(OutputSink.writesToStandardOutput) == true) {
+                throw ValidationError(
+                    "--json and '-o \(output ?? "-")' both want standard output; use --report instead.")
             }
             if partsAreObjects {
                 if !parts.allSatisfy(ObjectLocation.isObjectPath) {

@@ -105,4 +105,43 @@ import Testing
             try? FileManager.default.removeItem(atPath: scratch.file("out"))
         }
     }
+
+    /// The JSON contract's attacker: each of these printed something other than exactly one
+    /// JSON document on standard output, or trapped.
+    @Test func anUnwritableJSONFileFailsBeforeTheBenchmarkWithOneErrorObject() throws {
+        let result = try gcdcat([
+            "bench", "--size", "1M", "--parts", "2", "--repeat", "1", "--json", "--json-file",
+            "/nonexistent-dir/x.json",
+        ])
+        #expect(result.status == 1)
+        let object = try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any]
+        let error = object?["error"] as? [String: Any]
+        #expect(error?["syscall"] as? String == "open")
+        #expect(error?["path"] as? String == "/nonexistent-dir/x.json")
+        #expect(!result.stderr.contains("round 1/1"), "the benchmark ran before the file was checked")
+    }
+
+    @Test func aHugeBenchSizeIsAUsageErrorNotATrap() throws {
+        for size in ["4611686018427387904", "9223372036854775807"] {
+            let result = try gcdcat(["bench", "--size", size, "--json"])
+            #expect(result.status == 64, "--size \(size): \(result.stderr.prefix(200))")
+            let object = try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any]
+            #expect((object?["error"] as? [String: Any])?["code"] as? String == "usage")
+        }
+    }
+
+    @Test func jsonWithAnOutputThatIsStandardOutputIsRefused() throws {
+        let scratch = try Scratch()
+        try scratch.write("f.001", randomData(1000, seed: 9))
+        for output in ["/dev/stdout", "/dev/fd/1"] {
+            let result = try gcdcat(["merge", "f.001", "-o", output, "--json"], in: scratch.path)
+            #expect(result.status == 64, "-o \(output)")
+            let object = try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any]
+            #expect((object?["error"] as? [String: Any])?["code"] as? String == "usage", "-o \(output)")
+        }
+        // Without --json, /dev/stdout still receives the merged bytes.
+        let plain = try gcdcat(["merge", "f.001", "-o", "/dev/stdout"], in: scratch.path)
+        #expect(plain.status == 0)
+        #expect(plain.stdout == randomData(1000, seed: 9))
+    }
 }

@@ -138,6 +138,15 @@ public final class OutputSink: Sendable {
         }
     }
 
+    /// True when writing to `path` writes into standard output's own file (`/dev/stdout`,
+    /// `/dev/fd/1`, or a link to it), where a report on standard output would mix with the data.
+    public static func writesToStandardOutput(_ path: String) -> Bool {
+        guard let target = try? Syscall.statIfExists(path),
+            let standardOutput = try? Syscall.fstat(STDOUT_FILENO, path: "standard output")
+        else { return false }
+        return target.st_dev == standardOutput.st_dev && target.st_ino == standardOutput.st_ino
+    }
+
     /// What writing to a path means.
     enum Destination {
         /// A new file of gcdcat's own, named when complete.
