@@ -3,6 +3,7 @@
 #   1. hot, on the build folder's disk: a 1 GiB, 16-part set made by `gcdcat split --size 64M`;
 #      verified merge vs --no-verify vs `cksfv -f NAME.sfv && cat parts > out`, a verified merge
 #      followed by a read-back checksum of the output, and $BEFORE's verified merge if given;
+#      `gcdcat verify` of the set vs `cksfv -f`, and `gcdcat checksum` of the whole vs `rhash --crc32`;
 #   2. on an XFS loop image (mkfs.xfs -m reflink=1, as root; skipped with a reason where
 #      that fails): verified merge and split with manifest vs `cat parts > /dev/null`, the extra
 #      disk (df after sync) and cmp of the outputs.
@@ -35,6 +36,7 @@ bench() {
         for spec in "$@"; do
             label=${spec%%=*}
             command=${spec#*=}
+            sync  # the previous command's dirty pages are written back outside every timing
             start=$(now)
             (eval "$command") >/dev/null 2>&1 || echo "FAILED: $command" >&2
             end=$(now)
@@ -47,7 +49,18 @@ bench() {
         rm -f "$work/t.$label"
     done
 }
-used_kib() { sync; df --output=used "$1" | tail -1; }
+# Used KiB once it stops changing: XFS frees a deleted file's blocks in the background.
+used_kib() {
+    local last=-1 now
+    while :; do
+        sync
+        now=$(df --output=used "$1" | tail -1)
+        [ "$now" = "$last" ] && break
+        last=$now
+        sleep 1
+    done
+    echo "$now"
+}
 
 echo "== 1 GiB, 16 x 64 MiB, hot, on $(df --output=fstype "$work" | tail -1) =="
 head -c $((1 << 30)) /dev/urandom >"$work/whole"
@@ -58,6 +71,10 @@ cases=(
     "no-verify=rm -f $work/out; $G merge $work/whole.001 -o $work/out -q --no-verify"
     "verified+readback=rm -f $work/out; $G merge $work/whole.001 -o $work/out -q && $G checksum $work/out"
     "cksfv+cat=rm -f $work/out; cd $work && cksfv -q -f whole.sfv && cat whole.0* > out"
+    "verify=$G verify $work/whole.sfv"
+    "cksfv-f=cd $work && cksfv -q -f whole.sfv"
+    "checksum=$G checksum $work/whole"
+    "rhash-crc32=rhash --crc32 $work/whole"
 )
 [ -n "${BEFORE:-}" ] && cases+=("before-verified=rm -f $work/out; $BEFORE merge $work/whole.001 -o $work/out -q")
 bench "${cases[@]}"
