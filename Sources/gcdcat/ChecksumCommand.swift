@@ -42,6 +42,9 @@ extension GCDCat {
         @Flag(help: "Print one JSON document (algorithm, and each file's name and checksum or error) instead.")
         var json = false
 
+        @Flag(name: [.short, .long], help: "Show no progress line.")
+        var quiet = false
+
         // Optional, so that help prints "the number of cores" once, not also this machine's count.
         @Option(
             name: [.customShort("j"), .customLong("jobs")], parsing: .unconditional,
@@ -87,7 +90,8 @@ extension GCDCat {
             let counter = TransferCounter()
             let total = inputs.reduce(Int64(0)) { $0 + ($1 == "-" ? 0 : (try? PartFile.validate($1).size) ?? 0) }
             // Standard input's bytes are not counted: a bar over it alone would stay at 0 B.
-            let progress = inputs == ["-"] ? nil : ProgressMeter(label: inputs[0], total: total, counter: counter)
+            let progress =
+                quiet || inputs == ["-"] ? nil : ProgressMeter(label: inputs[0], total: total, counter: counter)
             defer { progress?.finish() }
             for file in inputs {
                 counter.setCurrent(file)
@@ -95,7 +99,7 @@ extension GCDCat {
                     let hex =
                         file == "-"
                         ? try FileHash.ofStream(STDIN_FILENO, path: "standard input", algorithm: algorithm)
-                        : try FileHash.of(file, algorithm: algorithm, jobs: jobs, counter: counter)
+                        : try FileHash.ofFileOrPipe(file, algorithm: algorithm, jobs: jobs, counter: counter)
                     if json {
                         results.append(JSONFile(name: file, checksum: hex))
                     } else {

@@ -17,9 +17,9 @@ func reportingFailures<T>(_ body: () throws -> T) throws -> T {
 /// Runs `body` while measuring it: time, memory peaks, and a progress bar over the bytes it
 /// counts. The sampler and the bar are stopped whether `body` succeeds or throws.
 func measured<T>(
-    label: String, total: Int64, quiet: Bool, _ body: (TransferCounter) throws -> T
+    label: String, total: Int64, quiet: Bool, since clock: ProcessClock = ProcessClock(),
+    _ body: (TransferCounter) throws -> T
 ) throws -> (value: T, time: (wall: Double, user: Double, system: Double), memory: MemorySample) {
-    let clock = ProcessClock()
     let sampler = ResourceSampler()
     let counter = TransferCounter()
     let progress = quiet ? nil : ProgressMeter(label: label, total: total, counter: counter)

@@ -148,9 +148,11 @@ extension GCDCat {
                 operation.showsCheckProgress = !reporting.quiet
                 operation.requiresCRCManifest = removeParts
                 var measurement: (time: (wall: Double, user: Double, system: Double), memory: MemorySample)?
+                // The times cover the manifest check too, which may read every part before the run.
+                let clock = ProcessClock()
                 let outcome = try operation.merge(notice: announce) { target, total, body in
                     let (result, time, memory) = try measured(
-                        label: target.displayName, total: total, quiet: reporting.quiet, body)
+                        label: target.displayName, total: total, quiet: reporting.quiet, since: clock, body)
                     measurement = (time, memory)
                     return result
                 }

@@ -278,7 +278,8 @@ extension GCDCat {
                 var report = RunReport(
                     operation: "split", strategy: operation.strategy.rawValue, parts: result.partPaths.count,
                     bytes: result.bytesWritten, limits: operation.limits, chunks: result.chunks, jobs: operation.jobs,
-                    time: time, memory: memory, crc32: result.inputCRC, inputs: [input], outputs: result.partPaths,
+                    time: time, memory: memory, copyMethod: result.copyMethod, crc32: result.inputCRC, inputs: [input],
+                    outputs: result.partPaths,
                     manifest: result.manifestPath, clonedBytes: result.clonedBytes,
                     copiedBytes: result.copiedBytes, notes: result.notes)
                 report.objectStore = store.map(ObjectStoreFacts.init)

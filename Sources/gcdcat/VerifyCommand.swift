@@ -51,7 +51,7 @@ extension GCDCat {
         @Flag(help: "Skip listed files that do not exist; a list with no file left is an error.")
         var ignoreMissing = false
 
-        @Flag(help: "Print only the files that are not OK.")
+        @Flag(name: [.short, .long], help: "Print only the files that are not OK, and no progress line.")
         var quiet = false
 
         @Flag(help: "Print nothing; the exit status tells.")

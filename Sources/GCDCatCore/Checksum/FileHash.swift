@@ -23,36 +23,74 @@ public enum FileHash {
             return try FileChecksum.of(path, algorithm: checksum, jobs: jobs, counter: counter).hex
         }
         var digester = try Digester(algorithm.digest!)
-        try digest(try PartFile.validate(path), into: &digester, counter: counter)
+        var noCRC: Checksum?
+        try digest(try PartFile.validate(path), into: &digester, crc32: &noCRC, counter: counter)
         return digester.finalize()
     }
 
-    /// The md5/sha digest of `parts` joined in order, as the file they rejoin to would have it.
-    public static func ofJoined(_ parts: [PartFile], algorithm: DigestAlgorithm) throws -> String {
+    /// The hash of `path`: a regular file as ``of(_:algorithm:jobs:counter:)`` reads it; a pipe
+    /// (`<(command)`, or `/dev/stdin` fed by one) read once, in order, as `sha256sum` reads it.
+    /// Character devices stay refused: a terminal or `/dev/zero` would never end.
+    ///
+    /// ## Errors
+    /// Those of ``of(_:algorithm:jobs:counter:)``; `.io` naming the pipe for a failed read.
+    public static func ofFileOrPipe(
+        _ path: String, algorithm: HashAlgorithm, jobs: Int, counter: TransferCounter? = nil
+    ) throws -> String {
+        guard let info = try Syscall.statIfExists(path), info.st_mode & S_IFMT == S_IFIFO else {
+            return try of(path, algorithm: algorithm, jobs: jobs, counter: counter)
+        }
+        let fd = try Syscall.open(path, O_RDONLY)
+        defer { close(fd) }
+        return try ofStream(fd, path: path, algorithm: algorithm)
+    }
+
+    /// The md5/sha digest of `parts` joined in order, as the file they rejoin to would have it,
+    /// and the crc32 of the same bytes from the same read (what a merge's output must then have).
+    public static func ofJoined(_ parts: [PartFile], algorithm: DigestAlgorithm) throws -> (
+        digest: String, crc32: Checksum
+    ) {
         var digester = try Digester(algorithm)
-        for part in parts { try digest(part, into: &digester, counter: nil) }
-        return digester.finalize()
+        var crc32: Checksum? = Checksum(.crc32)
+        for part in parts { try digest(part, into: &digester, crc32: &crc32, counter: nil) }
+        return (digester.finalize(), crc32!)
     }
 
-    /// Feeds every byte of `part` to `digester`, reading it once with `pread`.
-    static func digest(_ part: PartFile, into digester: inout Digester, counter: TransferCounter?) throws {
+    /// The md5/sha digest of `part` and the crc32 of the same bytes, from one read.
+    public static func digestAndCRC(of part: PartFile, algorithm: DigestAlgorithm) throws -> (
+        digest: String, crc32: Checksum
+    ) {
+        var digester = try Digester(algorithm)
+        var crc32: Checksum? = Checksum(.crc32)
+        try digest(part, into: &digester, crc32: &crc32, counter: nil)
+        return (digester.finalize(), crc32!)
+    }
+
+    /// Feeds every byte of `part` to `digester` (and to `crc32` when there is one), reading it
+    /// once with `pread`.
+    static func digest(
+        _ part: PartFile, into digester: inout Digester, crc32: inout Checksum?, counter: TransferCounter?
+    ) throws {
         let fd = try part.open()
         defer { close(fd) }
-        try digest(fd: fd, path: part.path, length: part.size, into: &digester, counter: counter)
+        try digest(fd: fd, path: part.path, length: part.size, into: &digester, crc32: &crc32, counter: counter)
         try part.requireUnchanged(fd: fd)
     }
 
     /// The md5/sha digest of the whole open regular file `fd`, named `path` in errors.
     public static func of(fd: Int32, path: String, algorithm: DigestAlgorithm) throws -> String {
         var digester = try Digester(algorithm)
+        var noCRC: Checksum?
         let size = Int64(try Syscall.fstat(fd, path: path).st_size)
-        try digest(fd: fd, path: path, length: size, into: &digester, counter: nil)
+        try digest(fd: fd, path: path, length: size, into: &digester, crc32: &noCRC, counter: nil)
         return digester.finalize()
     }
 
-    /// Feeds bytes `0..<length` of `fd` to `digester` with `pread`.
+    /// Feeds bytes `0..<length` of `fd` to `digester` (and to `crc32` when there is one) with
+    /// `pread`.
     private static func digest(
-        fd: Int32, path: String, length: Int64, into digester: inout Digester, counter: TransferCounter?
+        fd: Int32, path: String, length: Int64, into digester: inout Digester, crc32: inout Checksum?,
+        counter: TransferCounter?
     ) throws {
         let buffer = try Syscall.allocate(byteCount: bufferSize, alignment: 4096, path: path)
         defer { free(buffer) }
@@ -64,7 +102,9 @@ public enum FileHash {
                 throw GCDCatError(
                     .inputChanged, path: path, message: "ended at byte \(position), before the expected \(length)")
             }
-            digester.update(UnsafeRawBufferPointer(start: buffer, count: got))
+            let bytes = UnsafeRawBufferPointer(start: buffer, count: got)
+            digester.update(bytes)
+            crc32?.update(bytes)
             counter?.add(bytes: Int64(got))
             position += Int64(got)
         }

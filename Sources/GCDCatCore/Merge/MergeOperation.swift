@@ -27,8 +27,10 @@ public struct MergeOperation: Sendable {
     public var computeCRC: Bool
     /// Show a progress line (on a terminal) while the manifest check reads every part.
     public var showsCheckProgress = false
-    /// Refuse, before anything is written, a manifest whose output check is not a crc32 (an
-    /// md5/sha list): the parts are to be removed afterwards, which needs the output checked.
+    /// The parts are to be removed afterwards, which needs the output's own bytes checked:
+    /// refuse, before anything is written, a manifest that is not an SFV, and checksum the output
+    /// as it passes instead of overlapping the check with a copy (whose "parts unchanged" test
+    /// cannot see a write through a shared mapping that leaves the mtime alone).
     public var requiresCRCManifest = false
 
     public init(
@@ -191,7 +193,7 @@ public struct MergeOperation: Sendable {
         // auto with an SFV manifest checks the parts while it copies them (OverlappedVerification);
         // an upload checks the bytes as it sends them instead.
         var overlapped: (check: PartCRCCheck, parts: [PartFile])?
-        if strategy == .auto, Self.canAffordCheckThread, !target.isObject,
+        if strategy == .auto, Self.canAffordCheckThread, !target.isObject, !requiresCRCManifest,
             let check = try MergeVerification.prepareCRCCheck(parts, manifest: manifestFile),
             let settled = try Self.settledParts(parts)
         {

@@ -116,8 +116,9 @@ public struct MergeVerification: Sendable, Equatable {
     /// Checks `parts` against an md5/sha (or mixed) list before a byte is written. A list of one
     /// entry that is not a part (`movie.zip.sha256` naming `movie.zip`) holds the digest of the
     /// whole file: the parts are read once, joined, to compute it. Otherwise each entry is the part
-    /// at its position, checked with its own algorithm. The output then has no crc32 to meet:
-    /// the parts it is written from were verified.
+    /// at its position, checked with its own algorithm. The same read gives each part's crc32, so
+    /// the output must then have their combined crc32, as with an SFV: a part written between
+    /// this check and the copy is caught, even through a mapping that leaves its mtime alone.
     ///
     /// ## Errors
     /// Those of ``check(_:manifest:jobs:)``; `.checksumMismatch` names the part, or the list for
@@ -127,33 +128,51 @@ public struct MergeVerification: Sendable, Equatable {
     {
         let path = file.path
         let names = list.entries.map { (name: $0.name, line: $0.line, rejection: $0.rejection) }
-        let verified = MergeVerification(manifestPath: path, expectedCRC: nil, warnings: [], manifestFile: file)
         if list.entries.count == 1, let entry = list.entries.first, entry.rejection == nil,
             let digest = entry.algorithm.digest,
             try !isPart(ChecksumListVerifier.resolve(entry.name, listPath: path), of: parts)
         {
             let actual = try FileHash.ofJoined(parts, algorithm: digest)
-            guard actual == entry.expected else {
+            guard actual.digest == entry.expected else {
                 throw GCDCatError(
                     .checksumMismatch, path: path,
                     message:
-                        "line \(entry.line) gives \(entry.name.displayPath) \(digest.rawValue) \(entry.expected), but the \(parts.count) parts join to \(actual): a part is corrupt or missing"
+                        "line \(entry.line) gives \(entry.name.displayPath) \(digest.rawValue) \(entry.expected), but the \(parts.count) parts join to \(actual.digest): a part is corrupt or missing"
                 )
             }
-            return verified
+            return MergeVerification(
+                manifestPath: path, expectedCRC: actual.crc32.value, warnings: [], manifestFile: file)
         }
         try matchEntries(names, manifestPath: path, to: parts)
+        var crcs: [Checksum] = []
         for (index, entry) in list.entries.enumerated() {
-            let actual = try FileHash.of(parts[index].path, algorithm: entry.algorithm, jobs: jobs)
+            let part = parts[index]
+            let (actual, crc32) = try digestAndCRC(of: part, algorithm: entry.algorithm, jobs: jobs)
             guard actual == entry.expected else {
                 throw GCDCatError(
-                    .checksumMismatch, path: parts[index].path,
+                    .checksumMismatch, path: part.path,
                     message:
                         "\(entry.algorithm.rawValue) is \(actual), but \(path.displayPath) line \(entry.line) says \(entry.expected): the part is corrupt"
                 )
             }
+            crcs.append(crc32)
         }
-        return verified
+        return MergeVerification(
+            manifestPath: path, expectedCRC: Checksum.combine(.crc32, crcs).value, warnings: [], manifestFile: file)
+    }
+
+    /// `algorithm`'s value of `part` and its crc32: one read for md5/sha; for adler32 a second
+    /// read gives the crc32.
+    private static func digestAndCRC(of part: PartFile, algorithm: HashAlgorithm, jobs: Int) throws -> (
+        String, Checksum
+    ) {
+        if let digest = algorithm.digest {
+            let (value, crc32) = try FileHash.digestAndCRC(of: part, algorithm: digest)
+            return (value, crc32)
+        }
+        let crc32 = try FileChecksum.of(part.path, algorithm: .crc32, jobs: jobs)
+        if algorithm.checksum == .crc32 { return (crc32.hex, crc32) }
+        return (try FileHash.of(part.path, algorithm: algorithm, jobs: jobs), crc32)
     }
 
     /// Whether `path` exists and is one of `parts` (same device and inode).

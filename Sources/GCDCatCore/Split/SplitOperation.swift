@@ -35,6 +35,8 @@ public struct SplitResult: Sendable, Equatable {
     public var chunks: Int64
     /// The whole input's crc32, when the parts join back to it (no repeated header).
     public var inputCRC: UInt32?
+    /// For `auto`: the slowest way any part's bytes moved (`clone`, `copy_file_range`, …).
+    public var copyMethod: String? = nil
     /// For `auto`: bytes the parts share with the input (clones), and bytes copied.
     public var clonedBytes: Int64? = nil
     public var copiedBytes: Int64? = nil
@@ -234,6 +236,9 @@ public struct SplitOperation: Sendable {
                 partPaths: names, partCRCs: crcs, manifestPath: manifestPath, bytesRead: file.size,
                 bytesWritten: finished.reduce(0) { $0 + $1.value.bytes },
                 chunks: finished.reduce(0) { $0 + $1.value.chunks }, inputCRC: inputCRC,
+                copyMethod: strategy == .auto && !writesObjects
+                    ? finished.compactMap { $0.value.method.flatMap(KernelCopier.Method.init(rawValue:)) }.max()?
+                        .rawValue : nil,
                 clonedBytes: strategy == .auto && !writesObjects
                     ? finished.reduce(0) { $0 + ($1.value.clonedBytes ?? 0) } : nil,
                 copiedBytes: strategy == .auto && !writesObjects
