@@ -220,10 +220,18 @@ extension GCDCat {
                     .missingPart, path: parts[0],
                     message: "no SFV manifest object beside the set: verification needs one (name it with --manifest)")
             }
+            if manifestObject == nil && set.resolved.discovered, let last = set.parts.last {
+                for warning in MergeVerification.truncationWarning(
+                    sizes: set.parts.map { Int64($0.size) }, last: last.location.description)
+                {
+                    announce(.warning(warning))
+                }
+            }
             let target = try objectOutput(default: set.defaultOutput, store: store)
-            let merge = ObjectSetMerge(
+            var merge = ObjectSetMerge(
                 store: store, parts: set.parts, manifest: manifestObject, output: target, jobs: transfer.jobs,
                 overwrite: force, fsync: fsync)
+            merge.allowDuplicates = allowDuplicates
             let total = Int64(set.parts.reduce(0) { $0 + $1.size })
             let (result, time, memory) = try measured(label: target.displayName, total: total, quiet: reporting.quiet) {
                 try merge.run(counter: $0)
@@ -238,7 +246,8 @@ extension GCDCat {
             }
             if !result.downloadedSmallParts.isEmpty {
                 notes.append(
-                    "\(result.downloadedSmallParts.count) parts under S3's 5 MiB part minimum were downloaded and uploaded as larger parts"
+                    "\(result.downloadedSmallParts.count) parts were downloaded, whole or in part, and uploaded joined: "
+                        + "S3 copies no part under 5 MiB"
                 )
             }
             var report = RunReport(

@@ -39,14 +39,16 @@ final class InstrumentedStore: ObjectStore {
         return try inner.list(bucket: bucket, prefix: prefix)
     }
 
-    func get(_ object: ObjectLocation, range: Range<UInt64>, into buffer: UnsafeMutableRawBufferPointer) throws {
+    func get(
+        _ object: ObjectLocation, range: Range<UInt64>, ifMatch: String?, into buffer: UnsafeMutableRawBufferPointer
+    ) throws {
         record.withLock {
             $0.current += 1
             $0.peak = max($0.peak, $0.current)
         }
         defer { record.withLock { $0.current -= 1 } }
         if getDelay > 0 { usleep(getDelay) }
-        try inner.get(object, range: range, into: buffer)
+        try inner.get(object, range: range, ifMatch: ifMatch, into: buffer)
     }
 
     func put(_ object: ObjectLocation, body: UnsafeRawBufferPointer, ifNoneMatch: Bool) throws {
@@ -62,9 +64,9 @@ final class InstrumentedStore: ObjectStore {
     }
 
     func uploadPartCopy(
-        _ upload: MultipartUpload, partNumber: Int, source: ObjectLocation, range: Range<UInt64>
+        _ upload: MultipartUpload, partNumber: Int, source: ObjectLocation, range: Range<UInt64>, ifMatch: String?
     ) throws -> UploadedPart {
-        try inner.uploadPartCopy(upload, partNumber: partNumber, source: source, range: range)
+        try inner.uploadPartCopy(upload, partNumber: partNumber, source: source, range: range, ifMatch: ifMatch)
     }
 
     func completeMultipartUpload(_ upload: MultipartUpload, parts: [UploadedPart], ifNoneMatch: Bool) throws {

@@ -21,12 +21,32 @@ final class MemoryObjectStore: ObjectStore {
         var nextUploadID = 1
         var calls: [String: Int] = [:]
         var failures: [String: Int] = [:]
+        /// Each write of an object gets a new ETag, as a new version on S3 does.
+        var etags: [ObjectLocation: String] = [:]
+        var writes = 0
+
+        mutating func set(_ object: ObjectLocation, _ bytes: [UInt8]) {
+            objects[object] = bytes
+            writes += 1
+            etags[object] = "etag-\(writes)"
+        }
+
+        func info(_ object: ObjectLocation) -> ObjectInfo? {
+            objects[object].map { ObjectInfo(location: object, size: UInt64($0.count), etag: etags[object]) }
+        }
+
+        /// `.inputChanged` when `etag` is given and is not the object's.
+        func require(_ object: ObjectLocation, ifMatch etag: String?, _ operation: String) throws {
+            guard let etag, etags[object] != etag else { return }
+            throw GCDCatError(
+                .inputChanged, path: object.description, syscall: operation, message: "PreconditionFailed (HTTP 412)")
+        }
     }
 
     private let state = Mutex(State())
 
     init(objects: [ObjectLocation: [UInt8]] = [:]) {
-        state.withLock { $0.objects = objects }
+        state.withLock { state in for (object, bytes) in objects { state.set(object, bytes) } }
     }
 
     /// Makes the `call`-th call (1-based, counted from now) of `operation` fail.
@@ -41,7 +61,7 @@ final class MemoryObjectStore: ObjectStore {
 
     func bytes(_ object: ObjectLocation) -> [UInt8]? { state.withLock { $0.objects[object] } }
 
-    func store(_ object: ObjectLocation, _ bytes: [UInt8]) { state.withLock { $0.objects[object] = bytes } }
+    func store(_ object: ObjectLocation, _ bytes: [UInt8]) { state.withLock { $0.set(object, bytes) } }
 
     private func count(_ operation: String, _ location: ObjectLocation) throws {
         let failing = state.withLock { state -> Bool in
@@ -65,7 +85,7 @@ final class MemoryObjectStore: ObjectStore {
     func head(_ object: ObjectLocation) throws -> ObjectInfo? {
         try count("HeadObject", object)
         return state.withLock { state in
-            state.objects[object].map { ObjectInfo(location: object, size: UInt64($0.count)) }
+            state.info(object)
         }
     }
 
@@ -74,13 +94,16 @@ final class MemoryObjectStore: ObjectStore {
         return state.withLock { state in
             state.objects
                 .filter { $0.key.bucket == bucket && $0.key.key.utf8.starts(with: prefix.utf8) }
-                .map { ObjectInfo(location: $0.key, size: UInt64($0.value.count)) }
+                .compactMap { state.info($0.key) }
                 .sorted { $0.location.key.utf8.lexicographicallyPrecedes($1.location.key.utf8) }
         }
     }
 
-    func get(_ object: ObjectLocation, range: Range<UInt64>, into buffer: UnsafeMutableRawBufferPointer) throws {
+    func get(
+        _ object: ObjectLocation, range: Range<UInt64>, ifMatch: String?, into buffer: UnsafeMutableRawBufferPointer
+    ) throws {
         try count("GetObject", object)
+        try state.withLock { try $0.require(object, ifMatch: ifMatch, "GetObject") }
         guard let bytes = state.withLock({ $0.objects[object] }) else {
             throw s3Error(object, "GetObject", "NoSuchKey", 404)
         }
@@ -94,7 +117,7 @@ final class MemoryObjectStore: ObjectStore {
         try count("PutObject", object)
         let refused = state.withLock { state -> Bool in
             if ifNoneMatch && state.objects[object] != nil { return true }
-            state.objects[object] = Array(body)
+            state.set(object, Array(body))
             return false
         }
         if refused {
@@ -122,9 +145,10 @@ final class MemoryObjectStore: ObjectStore {
     }
 
     func uploadPartCopy(
-        _ upload: MultipartUpload, partNumber: Int, source: ObjectLocation, range: Range<UInt64>
+        _ upload: MultipartUpload, partNumber: Int, source: ObjectLocation, range: Range<UInt64>, ifMatch: String?
     ) throws -> UploadedPart {
         try count("UploadPartCopy", upload.location)
+        try state.withLock { try $0.require(source, ifMatch: ifMatch, "UploadPartCopy") }
         guard let bytes = state.withLock({ $0.objects[source] }) else {
             throw s3Error(source, "UploadPartCopy", "NoSuchKey", 404)
         }
@@ -164,7 +188,7 @@ final class MemoryObjectStore: ObjectStore {
                 if index < parts.count - 1 && bytes.count < Self.minimumPartSize { return .tooSmall }
                 whole += bytes
             }
-            state.objects[upload.location] = whole
+            state.set(upload.location, whole)
             state.uploads[upload.uploadID] = nil
             return .done
         }

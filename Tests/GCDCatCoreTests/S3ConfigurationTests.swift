@@ -165,7 +165,8 @@ struct S3ConfigurationTests {
         }
         #expect(
             error.description
-                == "\(url): endpoint: not an endpoint URL; expected http://HOST[:PORT] or https://HOST[:PORT]")
+                == "\(url.replacingOccurrences(of: "u@", with: "***@")): endpoint: not an endpoint URL; expected http://HOST[:PORT] or https://HOST[:PORT]"
+        )
     }
 
     @Test func credentialsDescriptionRedacts() {

@@ -29,7 +29,7 @@ public final class AtomicOutputFile: Sendable {
     /// True for an unnamed (`O_TMPFILE`) file.
     public let isUnnamed: Bool
     public let fd: Int32
-    private let overwrite: Bool
+    let overwrite: Bool
     let registry: CleanupRegistry
     private let token: Int?
     private let state = Mutex(DescriptorState())

@@ -35,6 +35,10 @@ public final class CleanupRegistry: Sendable {
         var aborted = false
         /// The signal that began the abort, for the exit status of whoever hits it first.
         var signal = SIGINT
+        /// Sets of outputs being published together (``OutputSink/publishAll(_:fsync:)``): an
+        /// abort waits for them, so a set is published whole, never half (with `--force`, a
+        /// half-published set would already have replaced some of the old outputs).
+        var publishing = 0
     }
 
     private let state = Mutex(State())
@@ -75,6 +79,22 @@ public final class CleanupRegistry: Sendable {
         }
     }
 
+    /// Starts publishing a set of outputs: until ``endPublishing()``, commits go on after an
+    /// interruption began, and ``removeAll(signal:)`` waits.
+    ///
+    /// ## Errors
+    /// `.interrupted` when an interruption began before.
+    func beginPublishing() throws {
+        try state.withLock { state in
+            guard !state.aborted else { throw Self.interrupted(by: state.signal) }
+            state.publishing += 1
+        }
+    }
+
+    func endPublishing() {
+        state.withLock { $0.publishing -= 1 }
+    }
+
     /// Throws `.interrupted` once an interruption began: nothing new should start.
     func requireLive() throws {
         try state.withLock { state in
@@ -96,7 +116,7 @@ public final class CleanupRegistry: Sendable {
     @discardableResult
     func commit(forgetting tokens: [Int], registering: Entry? = nil, _ commit: () throws -> Void) throws -> Int? {
         try state.withLock { state in
-            guard !state.aborted else { throw Self.interrupted(by: state.signal) }
+            guard !state.aborted || state.publishing > 0 else { throw Self.interrupted(by: state.signal) }
             try commit()
             for token in tokens { state.entries.removeValue(forKey: token) }
             guard let registering else { return nil }
@@ -131,6 +151,10 @@ public final class CleanupRegistry: Sendable {
         state.withLock { state in
             state.aborted = true
             state.signal = signal
+        }
+        // A set being published is finished first: then it is no longer registered.
+        while state.withLock({ $0.publishing > 0 }) { usleep(1000) }
+        return state.withLock { state in
             let ordered = state.entries.sorted { $0.key > $1.key }.map(\.value)
             state.entries.removeAll()
             for case .process(let pid) in ordered {

@@ -322,6 +322,14 @@ public final class OutputSink: Sendable {
     /// discarded. Only files gcdcat created are ever removed: a direct descriptor (a device, a
     /// symlink to `/dev/null`) is closed, never unlinked. On return nothing stays registered.
     public static func publishAll(_ sinks: [OutputSink], fsync: Bool) throws {
+        // Replacing (--force), a signal waits for the whole set: stopping halfway would leave
+        // some old outputs replaced and the new ones rolled back, the old set broken. Without
+        // replacing, a rollback loses nothing, and a signal still leaves nothing behind.
+        let replacing = sinks.filter { $0.object?.overwrite ?? $0.atomicFile?.overwrite ?? false }
+        let registry =
+            replacing.isEmpty ? nil : replacing.first.flatMap { $0.object?.registry ?? $0.atomicFile?.registry }
+        try registry?.beginPublishing()
+        defer { registry?.endPublishing() }
         var placed: [(remove: () -> Void, token: Int, registry: CleanupRegistry)] = []
         defer { for entry in placed { entry.registry.forget(entry.token) } }
         do {

@@ -233,11 +233,15 @@ public struct MergeVerification: Sendable, Equatable {
 
     /// A set whose last part is as large as the others may have lost later parts unseen.
     static func truncationWarning(_ parts: [PartFile]) -> [String] {
-        guard parts.count > 1, let last = parts.last, last.size > 0,
-            parts.allSatisfy({ $0.size == last.size })
+        truncationWarning(sizes: parts.map(\.size), last: parts.last?.path ?? "")
+    }
+
+    /// The same for parts known by their sizes and the last one's name (objects).
+    public static func truncationWarning(sizes: [Int64], last: String) -> [String] {
+        guard sizes.count > 1, let lastSize = sizes.last, lastSize > 0, sizes.allSatisfy({ $0 == lastSize })
         else { return [] }
         return [
-            "the last part, \(last.path), is exactly as large as the others: if the set had more parts, "
+            "the last part, \(last), is exactly as large as the others: if the set had more parts, "
                 + "they are missing and the output is short. A manifest (NAME.sfv, see 'gcdcat split') would tell."
         ]
     }

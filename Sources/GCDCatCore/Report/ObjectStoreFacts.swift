@@ -40,7 +40,7 @@ public struct ObjectStoreFacts: Codable, Sendable, Equatable {
         let size = { (bytes: UInt64) in ByteSize.humanReadable(Int64(bytes)) }
         var lines = [
             "s3 requests    \(requests)",
-            "client bytes   \(clientBytes) (\(size(downloadedBytes)) down, \(size(uploadedBytes)) up)",
+            "client bytes   \(clientBytes) moved the data (\(size(downloadedBytes)) down, \(size(uploadedBytes)) up)",
         ]
         if copyParts > 0 { lines.append("server copies  \(copyParts) parts, \(size(copiedBytes))") }
         if !downloadedSmallParts.isEmpty {

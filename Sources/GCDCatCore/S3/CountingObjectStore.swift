@@ -40,9 +40,11 @@ public final class CountingObjectStore: ObjectStore {
         return try base.list(bucket: bucket, prefix: prefix)
     }
 
-    public func get(_ object: ObjectLocation, range: Range<UInt64>, into buffer: UnsafeMutableRawBufferPointer) throws {
+    public func get(
+        _ object: ObjectLocation, range: Range<UInt64>, ifMatch: String?, into buffer: UnsafeMutableRawBufferPointer
+    ) throws {
         count(down: buffer.count)
-        try base.get(object, range: range, into: buffer)
+        try base.get(object, range: range, ifMatch: ifMatch, into: buffer)
     }
 
     public func put(_ object: ObjectLocation, body: UnsafeRawBufferPointer, ifNoneMatch: Bool) throws {
@@ -63,10 +65,10 @@ public final class CountingObjectStore: ObjectStore {
     }
 
     public func uploadPartCopy(
-        _ upload: MultipartUpload, partNumber: Int, source: ObjectLocation, range: Range<UInt64>
+        _ upload: MultipartUpload, partNumber: Int, source: ObjectLocation, range: Range<UInt64>, ifMatch: String?
     ) throws -> UploadedPart {
         count()
-        return try base.uploadPartCopy(upload, partNumber: partNumber, source: source, range: range)
+        return try base.uploadPartCopy(upload, partNumber: partNumber, source: source, range: range, ifMatch: ifMatch)
     }
 
     public func completeMultipartUpload(_ upload: MultipartUpload, parts: [UploadedPart], ifNoneMatch: Bool) throws {

@@ -89,10 +89,12 @@ public final class ObjectOutput: Sendable {
         state.withLock { $0.parts.append(part) }
     }
 
-    /// Copies `range` of `source` into part `number` on the server.
-    func copyPart(_ number: Int, source: ObjectLocation, range: Range<UInt64>) throws {
+    /// Copies `range` of `source` (the version whose ETag is `ifMatch`, when given) into part
+    /// `number` on the server.
+    func copyPart(_ number: Int, source: ObjectLocation, range: Range<UInt64>, ifMatch: String? = nil) throws {
         try registry.requireLive()
-        let part = try store.uploadPartCopy(try currentUpload(), partNumber: number, source: source, range: range)
+        let part = try store.uploadPartCopy(
+            try currentUpload(), partNumber: number, source: source, range: range, ifMatch: ifMatch)
         state.withLock { $0.parts.append(part) }
     }
 

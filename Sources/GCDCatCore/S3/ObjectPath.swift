@@ -6,8 +6,8 @@ extension ObjectLocation {
     public static func isObjectPath(_ path: String) -> Bool { path.hasPrefix(scheme) }
 
     /// `s3://BUCKET/KEY` read into its bucket and key; nil when `path` is not an `s3://` path
-    /// (a local file). The key is taken as it is: S3 keys are not paths, so `a//b` and `./a`
-    /// are keys of their own.
+    /// (a local file). The key is taken as it is: S3 keys are not paths, so `a//b` is a key of
+    /// its own; a `.` or `..` segment is refused, since the URL path would drop it.
     ///
     /// ## Errors
     /// `.invalidInput` naming `path` when it has no bucket or no key.
@@ -21,6 +21,13 @@ extension ObjectLocation {
         let key = rest[rest.index(after: slash)...]
         guard !key.isEmpty else {
             throw GCDCatError(.invalidInput, path: path, message: "no key after the bucket: s3://BUCKET/KEY")
+        }
+        // URL paths drop `.` and `..` segments (after gcdcat signed them, so the server answers
+        // SignatureDoesNotMatch): such a key cannot be addressed; say so instead.
+        if key.split(separator: "/", omittingEmptySubsequences: false).contains(where: { $0 == "." || $0 == ".." }) {
+            throw GCDCatError(
+                .invalidInput, path: path,
+                message: "a key with a '.' or '..' segment cannot be addressed over HTTP (the URL path drops it)")
         }
         self.init(bucket: String(rest[..<slash]), key: String(key))
     }

@@ -108,10 +108,12 @@ public struct ObjectReader: Sendable {
         ) { buffer, index -> Result? in
             let slice = slices[index]
             let location = objects[slice.object].location
+            let etag = objects[slice.object].etag
             if policy == .skipObject, failures.withLock({ $0[slice.object] != nil }) { return nil }
             do {
                 let bytes = UnsafeMutableRawBufferPointer(start: buffer, count: slice.length)
-                try store.get(location, range: slice.offset..<slice.offset + UInt64(slice.length), into: bytes)
+                try store.get(
+                    location, range: slice.offset..<slice.offset + UInt64(slice.length), ifMatch: etag, into: bytes)
                 bytesRead.add(UInt64(slice.length), ordering: .relaxed)
                 counter?.add(bytes: Int64(slice.length))
                 return try body(slice, UnsafeRawBufferPointer(bytes))
@@ -269,7 +271,8 @@ public struct ObjectReader: Sendable {
                 while offset < object.size {
                     let length = Int(min(UInt64(size), object.size - offset))
                     let bytes = UnsafeMutableRawBufferPointer(start: buffer, count: length)
-                    try store.get(object.location, range: offset..<offset + UInt64(length), into: bytes)
+                    try store.get(
+                        object.location, range: offset..<offset + UInt64(length), ifMatch: object.etag, into: bytes)
                     bytesRead.add(bytes: Int64(length))
                     counter?.add(bytes: Int64(length))
                     digester.update(UnsafeRawBufferPointer(bytes))

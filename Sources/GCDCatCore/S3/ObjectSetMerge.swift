@@ -23,6 +23,8 @@ public struct ObjectSetMerge: Sendable {
     public var jobs: Int
     public var overwrite: Bool
     public var fsync: Bool
+    /// Take the same object twice (`--allow-duplicates`).
+    public var allowDuplicates = false
 
     public init(
         store: any ObjectStore, parts: [ObjectInfo], manifest: ObjectLocation?, output: OutputTarget,
@@ -67,10 +69,23 @@ public struct ObjectSetMerge: Sendable {
     /// parts; `.outputExists` without `overwrite`; `.checksumMismatch` naming a corrupt part;
     /// the store's errors.
     public func run(counter: TransferCounter = TransferCounter()) throws -> Result {
+        if !allowDuplicates {
+            var seen = Set<ObjectLocation>()
+            for part in parts where !seen.insert(part.location).inserted {
+                throw GCDCatError(
+                    .invalidInput, path: part.location.description,
+                    message: "is given twice (use --allow-duplicates if you mean it)")
+            }
+        }
         let expected = try manifest.map { try expectedCRCs(manifest: $0) }
         if case .object(let target) = output, parts.contains(where: { $0.location == target.location }) {
             throw GCDCatError(
                 .invalidInput, path: target.description, message: "is one of the parts; refusing to overwrite it")
+        }
+        if case .object(let target) = output, target.location == manifest {
+            throw GCDCatError(
+                .invalidInput, path: target.description,
+                message: "is the manifest that verifies the set; refusing to overwrite it, even with --force")
         }
         try OutputSink.check(target: output, inputs: [], overwrite: overwrite)
         if case .object = output {
@@ -84,7 +99,14 @@ public struct ObjectSetMerge: Sendable {
     func expectedCRCs(manifest: ObjectLocation) throws -> [UInt32] {
         let parsed = try ObjectDiscovery.loadManifest(manifest, store: store)
         var listed: [ObjectLocation: Manifest.Entry] = [:]
-        for entry in parsed.entries { listed[manifest.sibling(entry.name)] = entry }
+        for entry in parsed.entries {
+            if let rejection = entry.rejection {
+                throw GCDCatError(
+                    .invalidInput, path: manifest.description,
+                    message: "line \(entry.line): '\(entry.name.displayPath)' rejected (\(rejection)); it was not read")
+            }
+            listed[manifest.sibling(entry.name)] = entry
+        }
         let given = Set(parts.map(\.location))
         for entry in parsed.entries where !given.contains(manifest.sibling(entry.name)) {
             throw GCDCatError(
@@ -93,7 +115,7 @@ public struct ObjectSetMerge: Sendable {
                     "missing part: \(manifest) lists it (line \(entry.line)) but it is not among the parts being merged"
             )
         }
-        return try parts.map { part in
+        let crcs = try parts.map { part in
             guard let entry = listed[part.location] else {
                 throw GCDCatError(
                     .invalidInput, path: part.location.description,
@@ -101,6 +123,20 @@ public struct ObjectSetMerge: Sendable {
             }
             return entry.crc32
         }
+        // The whole file's record (`; gcdcat-whole:`), checked from the sizes and the listed
+        // crc32s before anything runs: each part must then match its line, so the whole does.
+        if let whole = parsed.whole {
+            let combined = Checksum.combine(
+                .crc32, zip(crcs, parts).map { Checksum(.crc32, value: $0, length: Int64($1.size)) })
+            if whole.size != combined.length || whole.crc32 != combined.value {
+                throw GCDCatError(
+                    .checksumMismatch, path: manifest.description,
+                    message:
+                        "the parts join to \(combined.length) bytes with crc32 \(combined.hex), but the manifest records \(whole.size) bytes with \(hex8(whole.crc32)) for \(whole.name.displayPath)"
+                )
+            }
+        }
+        return crcs
     }
 
     static func mismatch(_ part: ObjectLocation, actual: UInt32, expected: UInt32, manifest: ObjectLocation?)
@@ -176,13 +212,18 @@ public struct ObjectSetMerge: Sendable {
         ) { buffer, index in
             switch plan.parts[index] {
             case .copy(let slice):
-                try object.copyPart(index + 1, source: infos[slice.source].location, range: slice.range)
+                // The version that was listed and checked, never one that replaced it since.
+                try object.copyPart(
+                    index + 1, source: infos[slice.source].location, range: slice.range,
+                    ifMatch: infos[slice.source].etag)
             case .upload(let slices):
                 guard let buffer else { return }
                 var filled = 0
                 for slice in slices {
                     let bytes = UnsafeMutableRawBufferPointer(start: buffer + filled, count: slice.range.count)
-                    try store.get(infos[slice.source].location, range: slice.range, into: bytes)
+                    try store.get(
+                        infos[slice.source].location, range: slice.range, ifMatch: infos[slice.source].etag,
+                        into: bytes)
                     filled += slice.range.count
                 }
                 try object.uploadPart(index + 1, UnsafeRawBufferPointer(start: buffer, count: filled))

@@ -69,16 +69,21 @@ public protocol ObjectStore: Sendable {
     /// ListObjectsV2 of every key under `prefix`, all pages, in the server's (byte) order.
     func list(bucket: String, prefix: String) throws -> [ObjectInfo]
     /// A ranged GET of exactly `range` into `buffer` (`buffer.count == range.count`); a short
-    /// body is an error.
-    func get(_ object: ObjectLocation, range: Range<UInt64>, into buffer: UnsafeMutableRawBufferPointer) throws
+    /// body is an error. With `ifMatch` (the ETag HEAD or a listing gave), an object replaced
+    /// since is `.inputChanged`, not bytes of another version.
+    func get(
+        _ object: ObjectLocation, range: Range<UInt64>, ifMatch: String?, into buffer: UnsafeMutableRawBufferPointer
+    ) throws
     /// PutObject in one request. With `ifNoneMatch`, an existing object is not replaced.
     func put(_ object: ObjectLocation, body: UnsafeRawBufferPointer, ifNoneMatch: Bool) throws
     func createMultipartUpload(_ object: ObjectLocation) throws -> MultipartUpload
     func uploadPart(_ upload: MultipartUpload, partNumber: Int, body: UnsafeRawBufferPointer) throws
         -> UploadedPart
-    /// UploadPartCopy of `range` of `source` (at most 5 GiB) on the server.
+    /// UploadPartCopy of `range` of `source` (at most 5 GiB) on the server. With `ifMatch`
+    /// (`x-amz-copy-source-if-match`), a source that is no longer that version (replaced, or
+    /// not the object the server resolved the name to) is `.inputChanged`.
     func uploadPartCopy(
-        _ upload: MultipartUpload, partNumber: Int, source: ObjectLocation, range: Range<UInt64>
+        _ upload: MultipartUpload, partNumber: Int, source: ObjectLocation, range: Range<UInt64>, ifMatch: String?
     ) throws -> UploadedPart
     /// CompleteMultipartUpload. With `ifNoneMatch`, an existing object is not replaced.
     func completeMultipartUpload(_ upload: MultipartUpload, parts: [UploadedPart], ifNoneMatch: Bool) throws
@@ -86,4 +91,18 @@ public protocol ObjectStore: Sendable {
     /// ListMultipartUploads under `prefix`: what an interrupted run would have left behind.
     func listMultipartUploads(bucket: String, prefix: String) throws -> [MultipartUpload]
     func delete(_ object: ObjectLocation) throws
+}
+
+extension ObjectStore {
+    /// A ranged GET of whatever version is there now.
+    public func get(_ object: ObjectLocation, range: Range<UInt64>, into buffer: UnsafeMutableRawBufferPointer) throws {
+        try get(object, range: range, ifMatch: nil, into: buffer)
+    }
+
+    /// UploadPartCopy of whatever version is there now.
+    public func uploadPartCopy(
+        _ upload: MultipartUpload, partNumber: Int, source: ObjectLocation, range: Range<UInt64>
+    ) throws -> UploadedPart {
+        try uploadPartCopy(upload, partNumber: partNumber, source: source, range: range, ifMatch: nil)
+    }
 }

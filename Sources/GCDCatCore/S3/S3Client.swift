@@ -94,31 +94,53 @@ public final class S3Client: ObjectStore {
         return objects
     }
 
-    public func get(_ object: ObjectLocation, range: Range<UInt64>, into buffer: UnsafeMutableRawBufferPointer) throws {
+    public func get(
+        _ object: ObjectLocation, range: Range<UInt64>, ifMatch: String?, into buffer: UnsafeMutableRawBufferPointer
+    ) throws {
         guard buffer.count == range.count else {
             throw GCDCatError(
                 .invalidInput, path: object.description, syscall: "GetObject",
                 message: "a buffer of \(buffer.count) bytes for a range of \(range.count)")
         }
         if range.isEmpty { return }
-        let response = try perform(
-            S3Request(
-                operation: "GetObject", method: "GET", location: object,
-                headers: ["range": "bytes=\(range.lowerBound)-\(range.upperBound - 1)"],
-                checkBody: { response in
-                    let wholeObject = response.status == 200 && range.lowerBound == 0
-                    guard response.status == 206 || wholeObject else {
-                        return "expected 206 Partial Content, got HTTP \(response.status)"
-                    }
-                    if let length = response.headers["content-length"], UInt64(length) != UInt64(range.count) {
-                        return "Content-Length \(length) for a range of \(range.count) bytes"
-                    }
-                    if response.body.count != range.count {
-                        return "short body: \(response.body.count) of \(range.count) bytes"
-                    }
-                    return nil
-                }))
+        var headers = ["range": "bytes=\(range.lowerBound)-\(range.upperBound - 1)"]
+        if let ifMatch { headers["if-match"] = "\"\(ifMatch)\"" }
+        let response = try Self.changedIfPreconditionFailed(ifMatch, object) {
+            try perform(
+                S3Request(
+                    operation: "GetObject", method: "GET", location: object,
+                    headers: headers,
+                    checkBody: { response in
+                        let wholeObject = response.status == 200 && range.lowerBound == 0
+                        guard response.status == 206 || wholeObject else {
+                            return "expected 206 Partial Content, got HTTP \(response.status)"
+                        }
+                        if let length = response.headers["content-length"], UInt64(length) != UInt64(range.count) {
+                            return "Content-Length \(length) for a range of \(range.count) bytes"
+                        }
+                        if response.body.count != range.count {
+                            return "short body: \(response.body.count) of \(range.count) bytes"
+                        }
+                        return nil
+                    }))
+        }
         response.body.withUnsafeBytes { buffer.copyMemory(from: $0) }
+    }
+
+    /// A failed `If-Match` (HTTP 412, which ``perform(_:)`` reports as `.outputExists`) means the
+    /// source is no longer the version gcdcat saw: `.inputChanged`, naming it.
+    private static func changedIfPreconditionFailed<T>(
+        _ ifMatch: String?, _ source: ObjectLocation, _ body: () throws -> T
+    ) throws -> T {
+        do {
+            return try body()
+        } catch let error as GCDCatError where ifMatch != nil && error.code == .outputExists {
+            throw GCDCatError(
+                .inputChanged, path: source.description, syscall: error.syscall,
+                message:
+                    "is no longer the object gcdcat listed (ETag \(ifMatch!)): replaced meanwhile, or, for a key with "
+                    + "'%', resolved by the server to another object; nothing was published")
+        }
     }
 
     public func put(_ object: ObjectLocation, body: UnsafeRawBufferPointer, ifNoneMatch: Bool) throws {
@@ -156,7 +178,7 @@ public final class S3Client: ObjectStore {
     }
 
     public func uploadPartCopy(
-        _ upload: MultipartUpload, partNumber: Int, source: ObjectLocation, range: Range<UInt64>
+        _ upload: MultipartUpload, partNumber: Int, source: ObjectLocation, range: Range<UInt64>, ifMatch: String?
     ) throws -> UploadedPart {
         guard !range.isEmpty else {
             throw GCDCatError(
@@ -164,15 +186,18 @@ public final class S3Client: ObjectStore {
         }
         let copySource =
             "/" + S3URIEncoding.encode(source.bucket) + "/" + S3URIEncoding.encode(source.key, keepingSlash: true)
-        let response = try perform(
-            S3Request(
-                operation: "UploadPartCopy", method: "PUT", location: upload.location,
-                query: [("partNumber", String(partNumber)), ("uploadId", upload.uploadID)],
-                headers: [
-                    "x-amz-copy-source": copySource,
-                    "x-amz-copy-source-range": "bytes=\(range.lowerBound)-\(range.upperBound - 1)",
-                ],
-                errorMayComeWith200: true))
+        var headers = [
+            "x-amz-copy-source": copySource,
+            "x-amz-copy-source-range": "bytes=\(range.lowerBound)-\(range.upperBound - 1)",
+        ]
+        if let ifMatch { headers["x-amz-copy-source-if-match"] = "\"\(ifMatch)\"" }
+        let response = try Self.changedIfPreconditionFailed(ifMatch, source) {
+            try perform(
+                S3Request(
+                    operation: "UploadPartCopy", method: "PUT", location: upload.location,
+                    query: [("partNumber", String(partNumber)), ("uploadId", upload.uploadID)],
+                    headers: headers, errorMayComeWith200: true))
+        }
         guard let etag = S3XML.value("ETag", in: [UInt8](response.body)), !etag.isEmpty else {
             throw GCDCatError(
                 .io, path: upload.location.description, syscall: "UploadPartCopy",

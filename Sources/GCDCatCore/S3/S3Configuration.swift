@@ -89,8 +89,18 @@ public struct S3Endpoint: Sendable, Equatable, CustomStringConvertible {
 
     private static func invalid(_ url: String) -> GCDCatError {
         GCDCatError(
-            .invalidInput, path: url, syscall: "endpoint",
+            .invalidInput, path: redactingUserInfo(url), syscall: "endpoint",
             message: "not an endpoint URL; expected http://HOST[:PORT] or https://HOST[:PORT]")
+    }
+
+    /// `url` with anything between `://` and an `@` (a user and password) shown as `***`, so a
+    /// secret typed into the URL is not echoed into logs.
+    static func redactingUserInfo(_ url: String) -> String {
+        guard let scheme = url.range(of: "://") else { return url }
+        let rest = url[scheme.upperBound...]
+        let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
+        guard let at = rest[..<authorityEnd].lastIndex(of: "@") else { return url }
+        return url[..<scheme.upperBound] + "***" + rest[at...]
     }
 
     /// `host` or `host:port`, as the Host header carries it (no default port).

@@ -132,6 +132,9 @@ extension S3Client {
             text += " (check AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or the profile's keys)"
         case "NoSuchBucket":
             text += " (bucket '\(request.location.bucket)')"
+        case "Forbidden" where request.method == "HEAD":
+            // HEAD answers carry no body, so no error code tells a wrong key from a missing right.
+            text += " (check AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, or that these keys may read the bucket)"
         default: break
         }
         return GCDCatError(

@@ -59,6 +59,11 @@ public enum InterruptHandler {
         var byte: UInt8 = 0
         while read(readEnd, &byte, 1) != 1 {}
         let number = Int32(byte)
+        // The sweep may wait on a server (aborting uploads) that does not answer: a second
+        // signal ends the process at once, saying what may be left.
+        let impatient = Thread { exitOnSecondSignal(readEnd) }
+        impatient.name = "gcdcat.signals.again"
+        impatient.start()
         let removed = CleanupRegistry.shared.removeAll(signal: number)
         let name = signals.first { $0.number == number }?.name ?? "signal \(number)"
         let note = removed.isEmpty ? "" : "; removed \(removed.count) unfinished file(s)"
@@ -67,6 +72,18 @@ public enum InterruptHandler {
             // A reader that went away (SIGPIPE) makes this fail; the exit status still tells.
             try? StandardStreams.writeOutput(words(number, name))
         }
+        _exit(128 + number)
+    }
+
+    private static func exitOnSecondSignal(_ readEnd: Int32) -> Never {
+        var byte: UInt8 = 0
+        while read(readEnd, &byte, 1) != 1 {}
+        let number = Int32(byte)
+        let name = signals.first { $0.number == number }?.name ?? "signal \(number)"
+        StandardStreams.writeError(
+            "\ngcdcat: interrupted again by \(name) before the cleanup finished: a multipart upload may be "
+                + "left on the server (aws s3api list-multipart-uploads shows it), or a .NAME.gcdcat-XXXXXX file "
+                + "where the filesystem has no O_TMPFILE\n")
         _exit(128 + number)
     }
 }
