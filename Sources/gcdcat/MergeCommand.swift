@@ -244,11 +244,16 @@ extension GCDCat {
                 notes.append(
                     "\(result.serverChecksums) part crc32s taken from the server (x-amz-checksum-crc32), not read")
             }
-            if !result.downloadedSmallParts.isEmpty {
+            let percent = result.downloadedSmallParts.filter { $0.contains("%") }
+            if !percent.isEmpty {
                 notes.append(
-                    "\(result.downloadedSmallParts.count) parts were downloaded, whole or in part, and uploaded joined: "
-                        + "S3 copies no part under 5 MiB"
-                )
+                    "\(percent.count) parts whose keys contain '%' passed through the client: Ceph RGW decodes a "
+                        + "copy source twice, so copying them on the server could copy another object")
+            }
+            if result.downloadedSmallParts.count > percent.count {
+                notes.append(
+                    "\(result.downloadedSmallParts.count - percent.count) parts were downloaded, whole or in part, "
+                        + "and uploaded joined: S3 copies no part under 5 MiB")
             }
             var report = RunReport(
                 operation: "merge", strategy: target.isObject ? "server-copy" : "ranged-get", parts: set.parts.count,

@@ -152,7 +152,11 @@ public struct ObjectSetMerge: Sendable {
     // MARK: On the server
 
     private func mergeOnServer(_ infos: [ObjectInfo], expected: [UInt32]?, counter: TransferCounter) throws -> Result {
-        let plan = try ServerSideMergePlan.make(sizes: infos.map(\.size))
+        // Ceph RGW decodes x-amz-copy-source twice, so a key with '%' would be copied from
+        // another key (seen: `w%41` copied from `wA`, and it ignores x-amz-copy-source-if-match):
+        // such parts pass through the client instead.
+        let plan = try ServerSideMergePlan.make(
+            sizes: infos.map(\.size), copyable: infos.map { !$0.location.key.contains("%") })
         let total = infos.reduce(0) { $0 + $1.size }
         let store = self.store
         let jobs = self.jobs

@@ -70,13 +70,15 @@ public struct ServerSideMergePlan: Sendable, Equatable {
     }
 
     /// Plans the join of sources of `sizes` bytes, in order. An empty total gives no parts.
+    /// A source whose `copyable` is false (when given) is never copied: it passes through the
+    /// client in pieces of at most `minimumPartSize`, joined with its neighbours like small parts.
     ///
     /// ## Errors
     /// `.invalidInput` when the join needs more than `maximumParts` parts.
     public static func make(
         sizes: [UInt64], minimumPartSize: UInt64 = MultipartSizing.minimumPartSize,
         maximumPartSize: UInt64 = MultipartSizing.maximumPartSize,
-        maximumParts: Int = MultipartSizing.maximumParts
+        maximumParts: Int = MultipartSizing.maximumParts, copyable: [Bool] = []
     ) throws -> ServerSideMergePlan {
         var parts: [Part] = []
         var run: [Slice] = []
@@ -107,7 +109,14 @@ public struct ServerSideMergePlan: Sendable, Equatable {
         }
 
         for (index, size) in sizes.enumerated() where size > 0 {
-            if run.isEmpty {
+            if !copyable.isEmpty && !copyable[index] {
+                var start: UInt64 = 0
+                while start < size {
+                    let end = min(size, start + minimumPartSize)
+                    take(index, start..<end)
+                    start = end
+                }
+            } else if run.isEmpty {
                 // A big source, or the last one (the final part may be small): copy it.
                 if size >= minimumPartSize || index == lastData {
                     copy(index, 0..<size)
