@@ -299,12 +299,10 @@ public struct ObjectReader: Sendable {
 }
 
 extension ObjectReader {
-    /// Any ``HashAlgorithm`` of each object named, HEAD-ed first (`jobs` at once) for its size
-    /// and the server's crc32: what `gcdcat checksum s3://…` prints. A missing object fails on
-    /// its own (`.missingPart`, "No such object").
-    public func hashesEach(
-        of locations: [ObjectLocation], algorithm: HashAlgorithm, trustServer: Bool = true
-    ) -> (results: [Result<ObjectHash, GCDCatError>], bytesRead: UInt64) {
+    /// Each named object HEAD-ed, `jobs` at once, for its size and the server's crc32; a
+    /// missing one fails on its own (`.missingPart`, "No such object"), as does one the store
+    /// refuses (its error names the object and `HeadObject`).
+    public func headsEach(_ locations: [ObjectLocation]) -> [Result<ObjectInfo, GCDCatError>] {
         let store = store
         let head: @Sendable (Int) -> Result<ObjectInfo, GCDCatError> = { index in
             do {
@@ -319,7 +317,14 @@ extension ObjectReader {
             }
         }
         // `head` never throws, so neither does the map.
-        let found = (try? ParallelMap.map(count: locations.count, jobs: jobs, head)) ?? []
+        return (try? ParallelMap.map(count: locations.count, jobs: jobs, head)) ?? []
+    }
+
+    /// Any ``HashAlgorithm`` of each object as ``headsEach(_:)`` found it (a failed HEAD keeps
+    /// its error): what `gcdcat checksum s3://…` prints.
+    public func hashesEach(
+        found: [Result<ObjectInfo, GCDCatError>], algorithm: HashAlgorithm, trustServer: Bool = true
+    ) -> (results: [Result<ObjectHash, GCDCatError>], bytesRead: UInt64) {
         let infos = found.compactMap { try? $0.get() }
         let (hashes, bytesRead) = hashesEach(infos, algorithm: algorithm, trustServer: trustServer)
         var next = hashes.makeIterator()
@@ -330,5 +335,12 @@ extension ObjectReader {
             }
         }
         return (results, bytesRead)
+    }
+
+    /// Any ``HashAlgorithm`` of each object named, HEAD-ed first (see ``headsEach(_:)``).
+    public func hashesEach(
+        of locations: [ObjectLocation], algorithm: HashAlgorithm, trustServer: Bool = true
+    ) -> (results: [Result<ObjectHash, GCDCatError>], bytesRead: UInt64) {
+        hashesEach(found: headsEach(locations), algorithm: algorithm, trustServer: trustServer)
     }
 }
