@@ -39,7 +39,9 @@ extension GCDCat {
                 folder (NAME.001, …) by default, where each part's range is read with \
                 parallel ranged GETs; or, with --prefix s3://…, into objects copied on the \
                 server (UploadPartCopy), so its bytes pass through gcdcat only to be \
-                checksummed for the manifest.
+                checksummed for the manifest. Standard input goes to objects too \
+                (--prefix s3://…, by --size), in one pass, with --jobs uploads at once and \
+                --jobs + 1 upload buffers.
 
                 Nothing appears until every part is complete: parts are written unnamed and \
                 named together at the end; an error or a signal leaves none of them. A split \
@@ -215,6 +217,13 @@ extension GCDCat {
             if ObjectLocation.isObjectPath(input) && (lines != nil || lineBytes != nil || lineBoundary) {
                 throw ValidationError(
                     "an s3:// object is split by --size or --parts; --lines, --line-bytes and --line-boundary need a file."
+                )
+            }
+            if input == "-" && (prefix ?? prefixArgument).map(ObjectLocation.isObjectPath) == true
+                && (lines != nil || lineBytes != nil || lineBoundary)
+            {
+                throw ValidationError(
+                    "standard input is split into s3:// objects by --size; --lines, --line-bytes and --line-boundary need a local prefix."
                 )
             }
             if input == "-" && ![.auto, .stream].contains(strategy) {

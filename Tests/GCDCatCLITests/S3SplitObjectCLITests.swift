@@ -87,5 +87,32 @@ struct S3SplitObjectCLITests {
         let lines = try LiveS3.gcdcat(["split", "s3://\(bucket)/src", "--lines", "10"], in: scratch.path)
         #expect(lines.status == 64)
         #expect(lines.stderr.contains("--lines, --line-bytes and --line-boundary need a file"), "\(lines.stderr)")
+        let streamLines = try LiveS3.gcdcat(
+            ["split", "-", "--line-bytes", "1M", "--prefix", "s3://\(bucket)/s."], in: scratch.path)
+        #expect(streamLines.status == 64)
+        #expect(streamLines.stderr.contains("standard input is split into s3:// objects by --size"))
+    }
+
+    @Test func standardInputSplitIntoObjects() throws {
+        let scratch = try Scratch()
+        let bucket = try LiveS3.freshBucket("stdin")
+        let input = randomData(30 * Self.mib + 11, seed: 34)
+        try scratch.write("stream", input)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = [
+            "-c", "exec \"$0\" split - --size 12M --prefix s3://\(bucket)/s. --json -q --endpoint-url \"$1\" < stream",
+            gcdcatPath, LiveS3.endpoint!,
+        ]
+        process.currentDirectoryURL = URL(fileURLWithPath: scratch.path)
+        process.environment = LiveS3.environment()
+        let result = try collect(process)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try LiveS3.keys(bucket) == ["s.001", "s.002", "s.003", "s.sfv"])
+        let parts = try ["s.001", "s.002", "s.003"].map { try #require(try LiveS3.bytes(bucket, $0)) }
+        #expect(parts.reduce(Data(), +) == input)
+        #expect(try LiveS3.uploads(bucket).isEmpty)
+        let merged = try LiveS3.gcdcat(["merge", "s3://\(bucket)/s.001", "-o", "back", "-q"], in: scratch.path)
+        #expect(merged.status == 0 && scratch.read("back") == input, "\(merged.stderr)")
     }
 }

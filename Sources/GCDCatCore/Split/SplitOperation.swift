@@ -168,12 +168,12 @@ public struct SplitOperation: Sendable {
             }
             return try ObjectSplit(operation: self, source: source, store: objectStore).run(counter: counter)
         }
-        if writesObjects && (input == "-" || digest != nil) {
-            throw GCDCatError(
-                .invalidInput, path: naming.prefix,
-                message: input == "-"
-                    ? "standard input cannot be split into objects; split a file" : "a digest list is not written to S3"
-            )
+        if writesObjects && digest != nil {
+            throw GCDCatError(.invalidInput, path: naming.prefix, message: "a digest list is not written to S3")
+        }
+        if writesObjects && input == "-" {
+            return try ObjectStreamSplit(operation: self, fd: STDIN_FILENO, path: "standard input").run(
+                counter: counter)
         }
         if input == "-" {
             if case .parts = mode {
