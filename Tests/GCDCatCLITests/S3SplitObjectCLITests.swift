@@ -2,6 +2,10 @@ import Foundation
 import GCDCatCore
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `gcdcat split s3://…` against a real RGW: into a local folder (ranged GETs) and into objects
 /// (copied on the server), each read back, byte-compared and checked with cksfv or merge.
 @Suite(.enabled(if: LiveS3.isAvailable, "GCDCAT_S3_ENDPOINT is not set (scripts/test.sh starts an RGW)"))
@@ -114,5 +118,38 @@ struct S3SplitObjectCLITests {
         #expect(try LiveS3.uploads(bucket).isEmpty)
         let merged = try LiveS3.gcdcat(["merge", "s3://\(bucket)/s.001", "-o", "back", "-q"], in: scratch.path)
         #expect(merged.status == 0 && scratch.read("back") == input, "\(merged.stderr)")
+    }
+
+    @Test func sigintWhileStandardInputStreamsLeavesNoUpload() throws {
+        let bucket = try LiveS3.freshBucket("stdsig")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: gcdcatPath)
+        process.arguments = [
+            "split", "-", "--size", "64M", "--prefix", "s3://\(bucket)/x.", "-q", "--endpoint-url", LiveS3.endpoint!,
+        ]
+        process.environment = LiveS3.environment()
+        let input = Pipe()
+        process.standardInput = input
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // 20 MiB, and the pipe kept open: the first part's upload starts and the stream goes on.
+        let chunk = randomData(20 * Self.mib, seed: 35)
+        // gcdcat takes all of it (it holds jobs + 1 buffers of 16 MiB); the write must end
+        // before the interrupt, or it would raise SIGPIPE here.
+        let written = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            try? input.fileHandleForWriting.write(contentsOf: chunk)
+            written.signal()
+        }
+        #expect(written.wait(timeout: .now() + 30) == .success)
+        let deadline = Date().addingTimeInterval(30)
+        while try LiveS3.uploads(bucket).isEmpty && process.isRunning && Date() < deadline { usleep(20_000) }
+        #expect(try !LiveS3.uploads(bucket).isEmpty, "no upload was under way")
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        try? input.fileHandleForWriting.close()
+        #expect(process.terminationStatus == 130)
+        #expect(try LiveS3.uploads(bucket).isEmpty)
+        #expect(try LiveS3.keys(bucket).isEmpty)
     }
 }
