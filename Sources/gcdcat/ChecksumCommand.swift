@@ -24,13 +24,22 @@ extension GCDCat {
                 joined with crc32_combine/adler32_combine; md5 and sha read each file once, in \
                 order. With no files, or '-', standard input is read.
 
+                An s3://BUCKET/KEY is read with ranged GETs, --jobs at once (crc32 and \
+                adler32 objects in parallel ranges, md5/sha one object per job), and printed \
+                by the name given; a summary on standard error gives the bytes read. Where \
+                the server keeps an object's crc32 (x-amz-checksum-crc32 on HEAD), it is \
+                printed without reading the object and the summary says so; \
+                --no-stored-checksums reads it anyway.
+
                 Examples:
                   gcdcat checksum movie.zip.0* > movie.zip.sfv
                   gcdcat checksum --algorithm sha256 *.iso > SHA256SUMS
                   gcdcat checksum --algorithm adler32 --format bsd big.iso
+                  gcdcat checksum s3://bkt/movie.zip.0* --jobs 8
                 """)
 
-        @Argument(help: "Files to checksum; - (or none) for standard input.", completion: .file())
+        @Argument(
+            help: "Files or s3:// objects to checksum; - (or none) for standard input.", completion: .file())
         var files: [String] = []
 
         @Option(help: "The algorithm.")
@@ -49,8 +58,14 @@ extension GCDCat {
         @Option(
             name: [.customShort("j"), .customLong("jobs")], parsing: .unconditional,
             help: ArgumentHelp(
-                "Threads per file (crc32 and adler32), 1 to 1024 (default: the number of cores).", valueName: "jobs"))
+                "Threads per file (crc32 and adler32), or ranged GETs in flight for objects, 1 to 1024 "
+                    + "(default: the number of cores).", valueName: "jobs"))
         var requestedJobs: Int?
+
+        @Flag(help: "Read s3:// objects even where the server keeps their crc32 (x-amz-checksum-crc32).")
+        var noStoredChecksums = false
+
+        @OptionGroup var objectStore: ObjectStoreOptions
 
         var jobs: Int { requestedJobs ?? defaultJobs }
 
@@ -67,6 +82,8 @@ extension GCDCat {
             var name: String
             var checksum: String?
             var error: String?
+            /// For an object: "read", or "server" when the value is the server's own crc32.
+            var source: ObjectReader.Source?
         }
 
         /// The JSON document (docs/json-schema/checksum.json).
@@ -78,6 +95,61 @@ extension GCDCat {
             var files: [JSONFile]
             var wallSeconds: Double
             var exitStatus: Int32
+            /// Present when an object was named: requests, bytes read, crc32s from the server.
+            var s3: ObjectStoreFacts?
+        }
+
+        /// What the objects among the inputs gave, by input index, and what it cost.
+        struct ObjectHashes {
+            var results: [Int: Result<ObjectReader.ObjectHash, GCDCatError>] = [:]
+            var bytesRead: UInt64 = 0
+            var store: CountingObjectStore?
+            var facts: ObjectStoreFacts? {
+                store.map { store in
+                    ObjectStoreFacts(
+                        counts: store.counts, checkBytesRead: bytesRead,
+                        serverChecksums: results.values.filter { (try? $0.get().source) == .server }.count)
+                }
+            }
+        }
+
+        /// HEADs then reads every `s3://` input in one batch (ranges of all of them share the
+        /// jobs), before the files; a malformed name fails on its own.
+        private func hashObjects(_ inputs: [String], counter: TransferCounter, label: String, localTotal: Int64)
+            throws -> (hashes: ObjectHashes, progress: ProgressMeter?)
+        {
+            var hashes = ObjectHashes()
+            var indices: [Int] = []
+            var locations: [ObjectLocation] = []
+            for (index, input) in inputs.enumerated() where ObjectLocation.isObjectPath(input) {
+                do {
+                    locations.append(try ObjectLocation(parsing: input)!)
+                    indices.append(index)
+                } catch let error as GCDCatError {
+                    hashes.results[index] = .failure(error)
+                }
+            }
+            guard !locations.isEmpty else {
+                let progress =
+                    quiet || inputs.count == hashes.results.count
+                    ? nil : ProgressMeter(label: label, total: localTotal, counter: counter)
+                return (hashes, progress)
+            }
+            let store = try reportingFailures { try objectStore.makeStore() }
+            hashes.store = store
+            let reader = ObjectReader(store: store, jobs: jobs, counter: counter)
+            let found = reader.headsEach(locations)
+            let objectBytes = found.reduce(Int64(0)) { total, result in
+                guard let info = try? result.get() else { return total }
+                let trusted = algorithm == .crc32 && !noStoredChecksums && info.crc32 != nil
+                return total + (trusted ? 0 : Int64(info.size))
+            }
+            let progress = quiet ? nil : ProgressMeter(label: label, total: localTotal + objectBytes, counter: counter)
+            let (results, bytesRead) = reader.hashesEach(
+                found: found, algorithm: algorithm, trustServer: !noStoredChecksums)
+            for (index, result) in zip(indices, results) { hashes.results[index] = result }
+            hashes.bytesRead = bytesRead
+            return (hashes, progress)
         }
 
         func run() throws {
@@ -86,22 +158,35 @@ extension GCDCat {
             let inputs = files.isEmpty ? ["-"] : files
             var results: [JSONFile] = []
             if format == .sfv && !json { try write("; Generated by gcdcat \(gcdcatVersion)\n") }
-            // One bar over every file's bytes, naming the file being read.
+            // One bar over every file's and object's bytes, naming the file being read.
             let counter = TransferCounter()
-            let total = inputs.reduce(Int64(0)) { $0 + ($1 == "-" ? 0 : (try? PartFile.validate($1).size) ?? 0) }
+            let total = inputs.reduce(Int64(0)) {
+                $0 + ($1 == "-" || ObjectLocation.isObjectPath($1) ? 0 : (try? PartFile.validate($1).size) ?? 0)
+            }
             // Standard input's bytes are not counted: a bar over it alone would stay at 0 B.
-            let progress =
-                quiet || inputs == ["-"] ? nil : ProgressMeter(label: inputs[0], total: total, counter: counter)
+            counter.setCurrent(inputs[0])
+            var objects = ObjectHashes()
+            var progress: ProgressMeter?
+            if inputs != ["-"] {
+                (objects, progress) = try hashObjects(inputs, counter: counter, label: inputs[0], localTotal: total)
+            }
             defer { progress?.finish() }
-            for file in inputs {
+            for (index, file) in inputs.enumerated() {
                 counter.setCurrent(file)
                 do {
-                    let hex =
-                        file == "-"
-                        ? try FileHash.ofStream(STDIN_FILENO, path: "standard input", algorithm: algorithm)
-                        : try FileHash.ofFileOrPipe(file, algorithm: algorithm, jobs: jobs, counter: counter)
+                    var source: ObjectReader.Source?
+                    let hex: String
+                    if let object = objects.results[index] {
+                        let hash = try object.get()
+                        hex = hash.hex
+                        source = hash.source
+                    } else if file == "-" {
+                        hex = try FileHash.ofStream(STDIN_FILENO, path: "standard input", algorithm: algorithm)
+                    } else {
+                        hex = try FileHash.ofFileOrPipe(file, algorithm: algorithm, jobs: jobs, counter: counter)
+                    }
                     if json {
-                        results.append(JSONFile(name: file, checksum: hex))
+                        results.append(JSONFile(name: file, checksum: hex, source: source))
                     } else {
                         // The bar shares the terminal: clear it so the line starts clean.
                         if progress != nil { writeToStandardError("\r\u{1B}[K") }
@@ -112,11 +197,22 @@ extension GCDCat {
                     results.append(JSONFile(name: file, error: error.description))
                 }
             }
+            progress?.finish()
+            let facts = objects.facts
+            if let facts, !json {
+                let count = objects.results.count
+                writeToStandardError(
+                    "gcdcat: \(count) object\(count == 1 ? "" : "s"): "
+                        + "\(ByteSize.humanReadable(Int64(facts.checkBytesRead))) read with ranged GETs"
+                        + (facts.serverChecksums > 0
+                            ? "; \(facts.serverChecksums) crc32s the server's (x-amz-checksum-crc32), not read" : "")
+                        + "\n")
+            }
             let failed = results.contains { $0.error != nil }
             if json {
                 let document = JSONOutput(
                     algorithm: algorithm, inputs: inputs, files: results,
-                    wallSeconds: roundedToMicroseconds(clock.elapsed().wall), exitStatus: failed ? 1 : 0)
+                    wallSeconds: roundedToMicroseconds(clock.elapsed().wall), exitStatus: failed ? 1 : 0, s3: facts)
                 try reportingFailures { try StandardStreams.writeOutput(JSONDocument.encode(document)) }
             }
             if failed { throw ExitCode(1) }

@@ -92,6 +92,9 @@ extension GCDCat {
         @Flag(help: "Delete the parts (not the manifest) after a verified, fsynced merge; needs a manifest.")
         var removeParts = false
 
+        @Flag(help: "Read s3:// parts to check them even where the server keeps their crc32 (x-amz-checksum-crc32).")
+        var noStoredChecksums = false
+
         @OptionGroup var transfer: TransferOptions
         @OptionGroup var objectStore: ObjectStoreOptions
         @OptionGroup var reporting: ReportOptions
@@ -232,6 +235,7 @@ extension GCDCat {
                 store: store, parts: set.parts, manifest: manifestObject, output: target, jobs: transfer.jobs,
                 overwrite: force, fsync: fsync)
             merge.allowDuplicates = allowDuplicates
+            merge.trustServerChecksums = !noStoredChecksums
             let total = Int64(set.parts.reduce(0) { $0 + $1.size })
             let (result, time, memory) = try measured(label: target.displayName, total: total, quiet: reporting.quiet) {
                 try merge.run(counter: $0)

@@ -6,7 +6,7 @@ extension PartNaming.Style: ExpressibleByArgument {}
 extension GCDCat {
     struct Split: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Cut a file (or standard input) into parts, with an SFV manifest.",
+            abstract: "Cut a file (or standard input, or an s3:// object) into parts, with an SFV manifest.",
             discussion: """
                 Cut by --size (parts of exactly SIZE, the last shorter), by --parts (N parts \
                 differing by at most one byte) or by --lines (N lines each). With \
@@ -35,6 +35,14 @@ extension GCDCat {
                 records the whole file's size and crc32. An empty input gives no parts and a \
                 manifest that records only the empty whole.
 
+                An s3://BUCKET/KEY input is split by --size or --parts: into the current \
+                folder (NAME.001, …) by default, where each part's range is read with \
+                parallel ranged GETs; or, with --prefix s3://…, into objects copied on the \
+                server (UploadPartCopy), so its bytes pass through gcdcat only to be \
+                checksummed for the manifest. Standard input goes to objects too \
+                (--prefix s3://…, by --size), in one pass, with --jobs uploads at once and \
+                --jobs + 1 upload buffers.
+
                 Nothing appears until every part is complete: parts are written unnamed and \
                 named together at the end; an error or a signal leaves none of them. A split \
                 makes at most 50000 parts.
@@ -44,10 +52,11 @@ extension GCDCat {
                   gcdcat split big.csv --size 100M --line-boundary --header-lines 1
                   gcdcat split disk.img --parts 4 --suffix alpha --prefix out/disk_
                   tar c dir | gcdcat split - --size 1G --prefix backup.tar.
+                  gcdcat split s3://bkt/big.iso --size 1G --prefix s3://bkt/parts/big.iso.
                   gcdcat split -l 1000 -d big.csv part_
                 """)
 
-        @Argument(help: "The file to split, or - for standard input.", completion: .file())
+        @Argument(help: "The file to split, - for standard input, or an s3:// object.", completion: .file())
         var input: String
 
         @Argument(help: ArgumentHelp("Name parts PREFIX + suffix, as --prefix does.", valueName: "prefix"))
@@ -205,6 +214,18 @@ extension GCDCat {
             if input == "-" && parts != nil {
                 throw ValidationError("--parts needs a file of known size, not standard input.")
             }
+            if ObjectLocation.isObjectPath(input) && (lines != nil || lineBytes != nil || lineBoundary) {
+                throw ValidationError(
+                    "an s3:// object is split by --size or --parts; --lines, --line-bytes and --line-boundary need a file."
+                )
+            }
+            if input == "-" && (prefix ?? prefixArgument).map(ObjectLocation.isObjectPath) == true
+                && (lines != nil || lineBytes != nil || lineBoundary)
+            {
+                throw ValidationError(
+                    "standard input is split into s3:// objects by --size; --lines, --line-bytes and --line-boundary need a local prefix."
+                )
+            }
             if input == "-" && ![.auto, .stream].contains(strategy) {
                 throw ValidationError(
                     "standard input is split by the stream path; --strategy \(strategy) needs a file.")
@@ -216,7 +237,9 @@ extension GCDCat {
         /// before anything is planned. (Standard input's length is unknown: its splitter stops
         /// at the bound instead.)
         func checkPartCount() throws {
-            guard input != "-", let size = partSize, size.bytes > 0, let info = try? PartFile.validate(input) else {
+            guard input != "-", !ObjectLocation.isObjectPath(input), let size = partSize, size.bytes > 0,
+                let info = try? PartFile.validate(input)
+            else {
                 return
             }
             let count = SplitLimits.partCount(total: info.size, size: size.bytes)
@@ -227,10 +250,21 @@ extension GCDCat {
             }
         }
 
+        /// FILE. beside the file; x. for standard input; NAME. in the current folder for an
+        /// object s3://BUCKET/…/NAME (downloaded, as `aws s3 cp` does without a destination).
+        var defaultPrefix: String {
+            if input == "-" { return "x." }
+            if ObjectLocation.isObjectPath(input) {
+                let name = input.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? "x"
+                return name + "."
+            }
+            return input + "."
+        }
+
         /// How the parts are named, from --prefix (or the PREFIX argument) and the suffix flags.
         func naming() -> PartNaming {
             PartNaming(
-                prefix: prefix ?? prefixArgument ?? (input == "-" ? "x." : input + "."),
+                prefix: prefix ?? prefixArgument ?? defaultPrefix,
                 style: numericSuffixes ? .gnuNumeric : suffix, width: suffixLength, start: start,
                 additionalSuffix: additionalSuffix)
         }
@@ -251,14 +285,20 @@ extension GCDCat {
                     strategy: input == "-" ? .stream : strategy, limits: try transfer.limits(),
                     jobs: transfer.jobs, overwrite: force, fsync: fsync)
                 operation.digest = checksum
-                if ObjectLocation.isObjectPath(input) {
-                    throw GCDCatError(
-                        .invalidInput, path: input,
-                        message: "splitting an object is not supported; split a local file (the parts may go to s3://)")
-                }
-                let store = operation.writesObjects ? try objectStore.makeStore() : nil
+                let inputIsObject = ObjectLocation.isObjectPath(input)
+                let store = operation.writesObjects || inputIsObject ? try objectStore.makeStore() : nil
                 operation.objectStore = store
-                let total = input == "-" ? 0 : (try? PartFile.validate(input).size) ?? 0
+                var total: Int64 = 0
+                if inputIsObject {
+                    // For the progress bar only: the split HEADs the object again.
+                    if let store, let location = try? ObjectLocation(parsing: input),
+                        let info = try? store.head(location)
+                    {
+                        total = Int64(clamping: info.size)
+                    }
+                } else if input != "-" {
+                    total = (try? PartFile.validate(input).size) ?? 0
+                }
                 let (result, time, memory) = try measured(label: input, total: total, quiet: reporting.quiet) {
                     try operation.run(counter: $0)
                 }
@@ -275,14 +315,21 @@ extension GCDCat {
                             + (operation.digestListPath.map { "; \(checksum!.rawValue) list \($0.displayPath)" } ?? "")
                             + "\n")
                 }
+                let strategy =
+                    !inputIsObject
+                    ? operation.strategy.rawValue : operation.writesObjects ? "server-copy" : "ranged-get"
                 var report = RunReport(
-                    operation: "split", strategy: operation.strategy.rawValue, parts: result.partPaths.count,
+                    operation: "split", strategy: strategy, parts: result.partPaths.count,
                     bytes: result.bytesWritten, limits: operation.limits, chunks: result.chunks, jobs: operation.jobs,
                     time: time, memory: memory, copyMethod: result.copyMethod, crc32: result.inputCRC, inputs: [input],
                     outputs: result.partPaths,
                     manifest: result.manifestPath, clonedBytes: result.clonedBytes,
                     copiedBytes: result.copiedBytes, notes: result.notes)
-                report.objectStore = store.map(ObjectStoreFacts.init)
+                report.objectStore = store.map {
+                    ObjectStoreFacts(
+                        counts: $0.counts, copyParts: result.serverCopyParts, copiedBytes: result.serverCopiedBytes,
+                        checkBytesRead: result.checkBytesRead)
+                }
                 try emit(report, options: reporting)
             }
         }

@@ -34,14 +34,23 @@ extension GCDCat {
                 check is incomplete), a list is unusable, or --ignore-missing left nothing \
                 verified. UNLISTED files do not change it.
 
+                A list that is an object (s3://BUCKET/KEY) names objects, relative to its \
+                key's folder: s3://b/movie/movie.zip.sfv's 'movie.zip.001' is \
+                s3://b/movie/movie.zip.001. Each is HEAD-ed (a missing one is MISSING), then \
+                read with ranged GETs, --jobs at once; where the server keeps an object's \
+                crc32 (x-amz-checksum-crc32), it is compared without reading the object, and \
+                the summary says so (--no-stored-checksums reads it anyway). The summary gives \
+                the bytes read. A local list checks local files.
+
                 Examples:
                   gcdcat verify movie.zip.sfv
                   gcdcat verify SHA256SUMS --ignore-missing
                   gcdcat verify parts/*.sfv --jobs 4
+                  gcdcat verify s3://bkt/movie.zip.sfv --jobs 8
                 """)
 
         @Argument(
-            help: "Checksum lists; - reads one from standard input.",
+            help: "Checksum lists (files or s3:// objects); - reads one from standard input.",
             completion: .file(extensions: manifestExtensions))
         var lists: [String]
 
@@ -67,8 +76,14 @@ extension GCDCat {
         @Option(
             name: [.customShort("j"), .customLong("jobs")], parsing: .unconditional,
             help: ArgumentHelp(
-                "Threads: files checked at once, 1 to 1024 (default: the number of cores).", valueName: "jobs"))
+                "Threads: files checked at once, or ranged GETs in flight for objects, 1 to 1024 "
+                    + "(default: the number of cores).", valueName: "jobs"))
         var requestedJobs: Int?
+
+        @Flag(help: "Read s3:// objects even where the server keeps their crc32 (x-amz-checksum-crc32).")
+        var noStoredChecksums = false
+
+        @OptionGroup var objectStore: ObjectStoreOptions
 
         var jobs: Int { requestedJobs ?? defaultJobs }
 
@@ -81,6 +96,74 @@ extension GCDCat {
                 throw ValidationError("standard input (-) can be read only once")
             }
             if status && (json || quiet) { throw ValidationError("--status prints nothing; drop --json and --quiet") }
+            if unlisted != nil, let object = lists.first(where: ObjectLocation.isObjectPath) {
+                throw ValidationError(
+                    "--unlisted lists a local folder; \(object.displayPath) names objects, not files in it.")
+            }
+        }
+
+        /// One list's outcomes, and for a list object where each value came from and the bytes read.
+        struct Checked {
+            var outcomes: [ChecksumListVerifier.Outcome]
+            var sources: [ObjectReader.Source?]?
+            var bytesRead: UInt64 = 0
+        }
+
+        /// The list object's entries, HEAD-ed and read with ranged GETs; nil (reported) when the
+        /// list cannot be fetched or parsed.
+        private func checkObjectList(_ manifest: String, store: CountingObjectStore, report: inout VerifyReport)
+            throws -> Checked?
+        {
+            let location: ObjectLocation
+            let list: ChecksumList
+            do {
+                location = try ObjectLocation(parsing: manifest)!
+                list = try ObjectDiscovery.loadList(location, store: store, forced: algorithm)
+            } catch let error as GCDCatError {
+                writeToStandardError("gcdcat: \(error)\n")
+                report.failList(manifest, error: error.description)
+                return nil
+            }
+            let located = ObjectListVerifier.locate(list.entries, listObject: location, store: store, jobs: jobs)
+            let counter = TransferCounter()
+            let progress =
+                quiet || status
+                ? nil
+                : ProgressMeter(
+                    label: manifest.displayPath,
+                    total: ObjectListVerifier.bytesToRead(located, trustServer: !noStoredChecksums), counter: counter)
+            let verification = ObjectListVerifier.verify(
+                located, reader: ObjectReader(store: store, jobs: jobs, counter: counter),
+                trustServer: !noStoredChecksums)
+            progress?.finish()
+            return Checked(
+                outcomes: verification.outcomes, sources: verification.sources, bytesRead: verification.bytesRead)
+        }
+
+        /// A local list's files, checked as they always were; nil (reported) when it is unusable.
+        private func checkLocalList(_ manifest: String, report: inout VerifyReport) throws -> Checked? {
+            let shown = manifest == "-" ? "standard input" : manifest
+            let list: ChecksumList
+            do {
+                list = try ChecksumList.load(manifest, forced: algorithm)
+            } catch let error as GCDCatError {
+                writeToStandardError("gcdcat: \(error)\n")
+                report.failList(manifest, error: error.description)
+                return nil
+            }
+            // Progress over this list's bytes, naming the file being read (on standard error,
+            // so --json shows it too); finished before its listing is printed.
+            let counter = TransferCounter()
+            let progress =
+                quiet || status
+                ? nil
+                : ProgressMeter(
+                    label: shown.displayPath, total: ChecksumListVerifier.totalBytes(list, listPath: manifest),
+                    counter: counter)
+            let outcomes = ChecksumListVerifier.verify(
+                list, listPath: manifest, jobs: jobs, followLinksOutside: followLinksOutside, counter: counter)
+            progress?.finish()
+            return Checked(outcomes: outcomes)
         }
 
         func run() throws {
@@ -89,39 +172,48 @@ extension GCDCat {
             let clock = ProcessClock()
             var report = VerifyReport()
             var checkedPaths: [String] = []  // as opened, not as printed: --unlisted compares them
+            var store: CountingObjectStore?
             for manifest in lists {
                 let shown = manifest == "-" ? "standard input" : manifest
-                let list: ChecksumList
-                do {
-                    list = try ChecksumList.load(manifest, forced: algorithm)
-                } catch let error as GCDCatError {
-                    writeToStandardError("gcdcat: \(error)\n")
-                    report.failList(manifest, error: error.description)
-                    continue
+                let checked: Checked?
+                if ObjectLocation.isObjectPath(manifest) {
+                    let objects = try store ?? reportingFailures { try objectStore.makeStore() }
+                    store = objects  // one client for every list object
+                    checked = try checkObjectList(manifest, store: objects, report: &report)
+                } else {
+                    checked = try checkLocalList(manifest, report: &report)
                 }
-                // Progress over this list's bytes, naming the file being read (on standard error,
-                // so --json shows it too); finished before its listing is printed.
-                let counter = TransferCounter()
-                let progress =
-                    quiet || status
-                    ? nil
-                    : ProgressMeter(
-                        label: shown.displayPath, total: ChecksumListVerifier.totalBytes(list, listPath: manifest),
-                        counter: counter)
-                var outcomes = ChecksumListVerifier.verify(
-                    list, listPath: manifest, jobs: jobs, followLinksOutside: followLinksOutside, counter: counter)
-                progress?.finish()
-                let ignored = ignoreMissing ? outcomes.filter { $0.status == .missing }.count : 0
-                if ignoreMissing { outcomes.removeAll { $0.status == .missing } }
+                guard var checked else { continue }
+                var ignored = 0
+                if ignoreMissing {
+                    let kept = checked.outcomes.indices.filter { checked.outcomes[$0].status != .missing }
+                    ignored = checked.outcomes.count - kept.count
+                    checked.sources = checked.sources.map { sources in kept.map { sources[$0] } }
+                    checked.outcomes = kept.map { checked.outcomes[$0] }
+                }
+                let outcomes = checked.outcomes
                 try printListing(outcomes)
                 checkedPaths += outcomes.map(\.path)
-                let summary = report.add(list: manifest, outcomes: outcomes, ignoredMissing: ignored)
+                let summary = report.add(
+                    list: manifest, outcomes: outcomes, ignoredMissing: ignored, sources: checked.sources)
+                report.bytesRead += checked.bytesRead
+                let fromServer = checked.sources?.filter { $0 == .server }.count ?? 0
+                let objectNote =
+                    checked.sources == nil
+                    ? ""
+                    : "; \(ByteSize.humanReadable(Int64(checked.bytesRead))) read"
+                        + (fromServer > 0 ? ", \(fromServer) crc32s the server's (x-amz-checksum-crc32), not read" : "")
                 if ignoreMissing && outcomes.isEmpty {
                     if !json { writeToStandardError("gcdcat: \(shown.displayPath): no file was verified\n") }
                     report.failList(manifest, error: "\(shown.displayPath): no file was verified")
                 } else if !status && !json && (!quiet || summary.exitStatus != 0) {
-                    writeToStandardError("gcdcat: \(shown.displayPath): \(summary.text)\n")
+                    writeToStandardError("gcdcat: \(shown.displayPath): \(summary.text)\(objectNote)\n")
                 }
+            }
+            if let store {
+                report.objectStore = ObjectStoreFacts(
+                    counts: store.counts, checkBytesRead: report.bytesRead,
+                    serverChecksums: report.files.filter { $0.source == .server }.count)
             }
             if let unlisted {
                 let found = try reportingFailures {
@@ -168,6 +260,8 @@ struct VerifyReport: Encodable {
         var actual: String?
         var status: String
         var error: String?
+        /// For an object: "read", or "server" when the server's own crc32 was compared.
+        var source: ObjectReader.Source?
     }
 
     /// One list's counts.
@@ -197,15 +291,22 @@ struct VerifyReport: Encodable {
     /// The lists, as given.
     var inputs: [String] = []
     var wallSeconds: Double = 0
+    /// Bytes of objects read with ranged GETs.
+    var bytesRead: UInt64 = 0
+    /// Present when a list was an object (key `s3`).
+    var objectStore: ObjectStoreFacts?
 
     /// Records a list's outcomes and returns its summary.
-    mutating func add(list: String, outcomes: [ChecksumListVerifier.Outcome], ignoredMissing: Int) -> Summary {
+    mutating func add(
+        list: String, outcomes: [ChecksumListVerifier.Outcome], ignoredMissing: Int,
+        sources: [ObjectReader.Source?]? = nil
+    ) -> Summary {
         var summary = Summary(list: list, ignoredMissing: ignoredMissing)
-        for outcome in outcomes {
+        for (index, outcome) in outcomes.enumerated() {
             var file = File(
                 list: list, line: outcome.entry.line, name: outcome.entry.name, path: outcome.path,
                 algorithm: outcome.entry.algorithm, format: outcome.entry.format,
-                expected: outcome.entry.expected, status: outcome.status.word)
+                expected: outcome.entry.expected, status: outcome.status.word, source: sources?[index])
             summary.files += 1
             switch outcome.status {
             case .ok: summary.ok += 1
@@ -267,6 +368,7 @@ struct VerifyReport: Encodable {
         try container.encode(lists, forKey: .lists)
         try container.encodeIfPresent(unlisted, forKey: .unlisted)
         try container.encode(exitStatus, forKey: .exitStatus)
+        try container.encodeIfPresent(objectStore, forKey: .objectStore)
         var total = summary
         total.exitStatus = exitStatus
         try container.encode(total, forKey: .summary)
@@ -274,5 +376,6 @@ struct VerifyReport: Encodable {
 
     enum CodingKeys: String, CodingKey {
         case schemaVersion, command, inputs, wallSeconds, files, lists, unlisted, exitStatus, summary
+        case objectStore = "s3"
     }
 }

@@ -174,6 +174,22 @@ struct S3MergeTests {
 
     // MARK: S3 → S3
 
+    /// The server's crc32s stand for reads, unless the caller asks to read anyway.
+    @Test(arguments: [true, false])
+    func serverChecksumsAreTakenUnlessRefused(trust: Bool) throws {
+        let memory = MemoryObjectStore()
+        let (whole, parts) = Self.storeSet(memory, sizes: [6 * Self.mib, 6 * Self.mib, 100])
+        let store = InstrumentedStore(memory, reportsCRC32: true)
+        var merge = ObjectSetMerge(
+            store: store, parts: try Self.heads(store, parts), manifest: Self.at("set.sfv"),
+            output: .object(ObjectTarget(location: Self.at("joined"), store: store, partSize: 5 * Self.mib)))
+        merge.trustServerChecksums = trust
+        let result = try merge.run()
+        #expect(memory.bytes(Self.at("joined")) == whole)
+        #expect(result.serverChecksums == (trust ? 3 : 0))
+        #expect(result.checkBytesRead == (trust ? 0 : UInt64(whole.count)))
+    }
+
     static let mixedSizes = [16 * mib, 16 * mib, 3 * mib, 1 * mib, 7 * mib, 2 * mib, 0, 6 * mib, 1]
 
     @Test(arguments: [1, 3])

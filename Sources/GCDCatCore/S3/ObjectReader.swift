@@ -302,12 +302,10 @@ public struct ObjectReader: Sendable {
 }
 
 extension ObjectReader {
-    /// Any ``HashAlgorithm`` of each object named, HEAD-ed first (`jobs` at once) for its size
-    /// and the server's crc32: what `gcdcat checksum s3://…` prints. A missing object fails on
-    /// its own (`.missingPart`, "No such object").
-    public func hashesEach(
-        of locations: [ObjectLocation], algorithm: HashAlgorithm, trustServer: Bool = true
-    ) -> (results: [Result<ObjectHash, GCDCatError>], bytesRead: UInt64) {
+    /// Each named object HEAD-ed, `jobs` at once, for its size and the server's crc32; a
+    /// missing one fails on its own (`.missingPart`, "No such object"), as does one the store
+    /// refuses (its error names the object and `HeadObject`).
+    public func headsEach(_ locations: [ObjectLocation]) -> [Result<ObjectInfo, GCDCatError>] {
         let store = store
         let head: @Sendable (Int) -> Result<ObjectInfo, GCDCatError> = { index in
             do {
@@ -322,7 +320,14 @@ extension ObjectReader {
             }
         }
         // `head` never throws, so neither does the map.
-        let found = (try? ParallelMap.map(count: locations.count, jobs: jobs, head)) ?? []
+        return (try? ParallelMap.map(count: locations.count, jobs: jobs, head)) ?? []
+    }
+
+    /// Any ``HashAlgorithm`` of each object as ``headsEach(_:)`` found it (a failed HEAD keeps
+    /// its error): what `gcdcat checksum s3://…` prints.
+    public func hashesEach(
+        found: [Result<ObjectInfo, GCDCatError>], algorithm: HashAlgorithm, trustServer: Bool = true
+    ) -> (results: [Result<ObjectHash, GCDCatError>], bytesRead: UInt64) {
         let infos = found.compactMap { try? $0.get() }
         let (hashes, bytesRead) = hashesEach(infos, algorithm: algorithm, trustServer: trustServer)
         var next = hashes.makeIterator()
@@ -333,5 +338,70 @@ extension ObjectReader {
             }
         }
         return (results, bytesRead)
+    }
+
+    /// Any ``HashAlgorithm`` of each object named, HEAD-ed first (see ``headsEach(_:)``).
+    public func hashesEach(
+        of locations: [ObjectLocation], algorithm: HashAlgorithm, trustServer: Bool = true
+    ) -> (results: [Result<ObjectHash, GCDCatError>], bytesRead: UInt64) {
+        hashesEach(found: headsEach(locations), algorithm: algorithm, trustServer: trustServer)
+    }
+}
+
+extension ObjectReader {
+    /// The slices that cover `ranges` of one object: each slice's `object` is the index of its
+    /// range, its `offset` is in the object.
+    func slices(of object: ObjectInfo, ranges: [Range<UInt64>]) -> [Slice] {
+        var slices: [Slice] = []
+        let step = UInt64(rangeSize)
+        for (index, range) in ranges.enumerated() {
+            var offset = range.lowerBound
+            while offset < range.upperBound {
+                let length = Int(min(step, range.upperBound - offset))
+                slices.append(Slice(object: index, offset: offset, length: length))
+                offset += UInt64(length)
+            }
+        }
+        return slices
+    }
+
+    /// Reads `ranges` of one object (a split's parts) and hands each filled slice to
+    /// `body(rangeIndex, offsetInRange, bytes)`, concurrently and in no order, as
+    /// ``read(_:_:)`` does. Returns the bytes read.
+    ///
+    /// ## Errors
+    /// The first failed GET (naming the object) or the first error `body` throws.
+    @discardableResult
+    public func read(
+        _ object: ObjectInfo, ranges: [Range<UInt64>],
+        _ body: @Sendable (Int, UInt64, UnsafeRawBufferPointer) throws -> Void
+    ) throws -> UInt64 {
+        let slices = slices(of: object, ranges: ranges)
+        let objects = [ObjectInfo](repeating: object, count: ranges.count)
+        return try map(objects, slices, policy: .cancelAll) { slice, bytes in
+            try body(slice.object, slice.offset - ranges[slice.object].lowerBound, bytes)
+        }.bytesRead
+    }
+
+    /// The crc32 of each of `ranges` of one object, from parallel ranged GETs joined with
+    /// `crc32_combine`: a split's manifest when its parts were copied on the server.
+    ///
+    /// ## Errors
+    /// The first failed GET, naming the object.
+    public func checksums(_ object: ObjectInfo, ranges: [Range<UInt64>]) throws -> (
+        checksums: [Checksum], bytesRead: UInt64
+    ) {
+        let slices = slices(of: object, ranges: ranges)
+        let objects = [ObjectInfo](repeating: object, count: ranges.count)
+        let mapped = try map(objects, slices, policy: .cancelAll) { _, bytes in
+            var checksum = Checksum(.crc32)
+            checksum.update(bytes)
+            return checksum
+        }
+        var perRange = [Checksum](repeating: Checksum(.crc32), count: ranges.count)
+        for (slice, piece) in zip(slices, mapped.results) {
+            if let piece { perRange[slice.object] = perRange[slice.object].combined(with: piece) }
+        }
+        return (perRange, mapped.bytesRead)
     }
 }

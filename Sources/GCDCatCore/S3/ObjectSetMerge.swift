@@ -25,6 +25,9 @@ public struct ObjectSetMerge: Sendable {
     public var fsync: Bool
     /// Take the same object twice (`--allow-duplicates`).
     public var allowDuplicates = false
+    /// Take a part's crc32 from the server (`x-amz-checksum-crc32`) where HEAD gave one, instead
+    /// of reading the part (`--no-stored-checksums` turns it off).
+    public var trustServerChecksums = true
 
     public init(
         store: any ObjectStore, parts: [ObjectInfo], manifest: ObjectLocation?, output: OutputTarget,
@@ -161,13 +164,14 @@ public struct ObjectSetMerge: Sendable {
         let store = self.store
         let jobs = self.jobs
         let manifest = self.manifest
+        let trustServer = trustServerChecksums
         let (sink, check) = try OutputSink.produce(
             output, inputs: [], overwrite: overwrite, bytes: 0, fsync: fsync
         ) { sink -> ObjectReader.Checksums? in
             guard let object = sink.object else { return nil }
             // The check reads the parts (or takes the server's crc32s) beside the copies.
             let check = expected.map { _ in
-                BackgroundWork { try ObjectReader(store: store, jobs: jobs).checksums(infos) }
+                BackgroundWork { try ObjectReader(store: store, jobs: jobs).checksums(infos, trustServer: trustServer) }
             }
             do {
                 try copyParts(plan, infos, into: object, counter: counter)

@@ -42,6 +42,11 @@ public struct SplitResult: Sendable, Equatable {
     public var copiedBytes: Int64? = nil
     /// How the bytes moved, where a person should know (parts not cloned, and why).
     public var notes: [String] = []
+    /// An object split into objects: pieces copied on the server (`UploadPartCopy`), their
+    /// bytes, and the bytes read to checksum the parts that were copied.
+    public var serverCopyParts = 0
+    public var serverCopiedBytes: UInt64 = 0
+    public var checkBytesRead: UInt64 = 0
 }
 
 /// A whole split: validate, plan every part and name, refuse clobbering, write every part (and
@@ -66,7 +71,7 @@ public struct SplitOperation: Sendable {
     public var fsync: Bool
     /// A digest to list too, in a GNU (`sha256sum`) list beside the parts: `NAME.sha256`.
     public var digest: DigestAlgorithm?
-    /// The store that holds `s3://` parts and manifest, when the prefix names one.
+    /// The store that holds an `s3://` input, or `s3://` parts and manifest when the prefix names one.
     public var objectStore: (any ObjectStore)?
     /// The multipart part size (and per-worker buffer) for parts uploaded to a store.
     public var objectPartSize = MultipartSizing.defaultPartSize
@@ -156,12 +161,21 @@ public struct SplitOperation: Sendable {
     /// Splits, then publishes every part and the manifest together. Input `-` is standard input,
     /// split in one pass (``SplitMode/parts(_:)`` needs a known size, so not from a stream).
     public func run(counter: TransferCounter = TransferCounter()) throws -> SplitResult {
-        if writesObjects && (input == "-" || digest != nil) {
-            throw GCDCatError(
-                .invalidInput, path: naming.prefix,
-                message: input == "-"
-                    ? "standard input cannot be split into objects; split a file" : "a digest list is not written to S3"
-            )
+        if let source = try ObjectLocation(parsing: input) {
+            guard let objectStore else {
+                throw GCDCatError(.invalidInput, path: input, message: "no object store to read it from")
+            }
+            if writesObjects && digest != nil {
+                throw GCDCatError(.invalidInput, path: naming.prefix, message: "a digest list is not written to S3")
+            }
+            return try ObjectSplit(operation: self, source: source, store: objectStore).run(counter: counter)
+        }
+        if writesObjects && digest != nil {
+            throw GCDCatError(.invalidInput, path: naming.prefix, message: "a digest list is not written to S3")
+        }
+        if writesObjects && input == "-" {
+            return try ObjectStreamSplit(operation: self, fd: STDIN_FILENO, path: "standard input").run(
+                counter: counter)
         }
         if input == "-" {
             if case .parts = mode {

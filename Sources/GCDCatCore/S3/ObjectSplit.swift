@@ -1,0 +1,241 @@
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A split whose input is an object (`gcdcat split s3://b/big --size 64M`), by size or by
+/// count, with the parts, names and manifest of ``SplitOperation``:
+/// - into local files: each part's range of the object is read with parallel ranged GETs and
+///   written at its offset in the part (``ObjectReader/read(_:ranges:_:)``), its crc32 taken
+///   from the bytes as they arrive;
+/// - into objects: each part is its own multipart upload, whose pieces are copied on the server
+///   (`UploadPartCopy`, at most 5 GiB each) from the part's range of the source; a part under
+///   S3's 5 MiB minimum is downloaded and uploaded instead (``ServerSideMergePlan``). Bytes
+///   that are copied never reach the client, so the manifest's crc32s come from reading the
+///   source once with ranged GETs, on another thread while the copies run.
+///
+/// Parts go side by side (one job each) when there are at least `jobs` of them, else one at a
+/// time with every job. Nothing is named until every part is done; a failure or a signal
+/// discards (aborts) every part, and a failed publish deletes what this run placed
+/// (``OutputSink/publishAll(_:fsync:)``).
+///
+/// ## Errors
+/// `.missingPart` when the object does not exist; `.invalidInput` for a line mode (lines are
+/// found by reading a local file) or a part or manifest that would be the object itself;
+/// `.inputChanged` when the object's ETag or size changed while it was split; the store's
+/// errors; those of ``SplitOperation``'s output checks.
+///
+/// ## Implementation details
+/// The GETs carry no `If-Match`: a replacement of the object between two of them is caught
+/// only by the HEAD after the last one (ETag and size compared with the first HEAD).
+struct ObjectSplit: Sendable {
+    var operation: SplitOperation
+    var source: ObjectLocation
+    var store: any ObjectStore
+
+    /// What a split of an object did beyond ``SplitResult``'s counts, for the report.
+    struct Facts: Sendable {
+        var copyParts = 0
+        var copiedBytes: UInt64 = 0
+        var checkBytesRead: UInt64 = 0
+    }
+
+    func run(counter: TransferCounter) throws -> SplitResult {
+        guard let info = try store.head(source) else { throw ObjectDiscovery.missing(source) }
+        let ranges = try plan(info)
+        let naming = operation.naming
+        try naming.requireCapacity(ranges.count)
+        let names = try (0..<ranges.count).map { try naming.name(at: $0) }
+        let manifestPath = operation.manifestPath
+        let entryNames = try manifestPath.map { try SplitOperation.manifestNames(names, manifestPath: $0) }
+        for name in names + (manifestPath.map { [$0] } ?? []) + (operation.digestListPath.map { [$0] } ?? []) {
+            if try ObjectLocation(parsing: name) == source {
+                throw GCDCatError(
+                    .invalidInput, path: name, message: "is the object being split; choose another --prefix")
+            }
+        }
+        try operation.checkOutputs(parts: names, inputs: [])
+
+        let jobs = operation.jobs
+        let parallelParts = ranges.count >= jobs
+        let perPartJobs = parallelParts ? 1 : jobs
+        let wantsCRCs = manifestPath != nil
+        let store = self.store
+        let source = self.source
+        // Parts copied on the server never pass through here: read the source once for the
+        // manifest, beside the copies.
+        var check: BackgroundWork<(checksums: [Checksum], bytesRead: UInt64)>?
+        if wantsCRCs && operation.writesObjects {
+            check = BackgroundWork { try ObjectReader(store: store, jobs: jobs).checksums(info, ranges: ranges) }
+        }
+        let unnamedParts = SplitLimits.unnamedPartBudget(jobs: jobs)
+        let written = Mutex<[OutputSink]>([])
+        let copies = Mutex(Facts())
+        let finished: [(sink: OutputSink, value: Checksum)]
+        do {
+            finished = try ParallelMap.map(count: ranges.count, jobs: parallelParts ? jobs : 1) { index in
+                let range = ranges[index]
+                let part = try OutputSink.produce(
+                    try operation.target(names[index]), inputs: [], overwrite: operation.overwrite,
+                    bytes: Int64(range.count), fsync: operation.fsync, unnamed: index < unnamedParts
+                ) { sink -> Checksum in
+                    if let object = sink.object {
+                        let facts = try Self.copy(
+                            range, of: source, etag: info.etag, into: object, store: store, jobs: perPartJobs)
+                        copies.withLock {
+                            $0.copyParts += facts.copyParts
+                            $0.copiedBytes += facts.copiedBytes
+                        }
+                        counter.add(bytes: Int64(range.count))
+                        return Checksum(.crc32)
+                    }
+                    return try Self.download(
+                        range, of: info, into: sink, store: store, jobs: perPartJobs, counter: counter)
+                }
+                written.withLock { $0.append(part.sink) }
+                return part
+            }
+        } catch {
+            _ = try? check?.wait()
+            for sink in written.withLock({ $0 }) { sink.discard() }
+            throw error
+        }
+        do {
+            var facts = copies.withLock { $0 }
+            let crcs: [Checksum]
+            if let check {
+                let (checksums, bytesRead) = try check.wait()
+                crcs = checksums
+                facts.checkBytesRead = bytesRead
+            } else {
+                crcs = finished.map(\.value)
+            }
+            // A replaced object would give parts of two objects: compare with the first HEAD.
+            guard let after = try store.head(source), after.size == info.size, after.etag == info.etag else {
+                throw GCDCatError(
+                    .inputChanged, path: source.description, message: "changed while it was split (ETag or size)")
+            }
+            var sinks = finished.map(\.sink)
+            var inputCRC: UInt32?
+            if let manifestPath, let entryNames {
+                let combined = Checksum.combine(.crc32, crcs)
+                inputCRC = combined.value
+                let name = String(source.key.split(separator: "/").last ?? Substring(source.key))
+                let manifest = Manifest(
+                    entries: zip(entryNames, crcs).map { Manifest.Entry(name: $0, crc32: $1.value) },
+                    whole: Manifest.Whole(name: name, size: Int64(info.size), crc32: combined.value))
+                sinks.append(try operation.writeManifest(manifest, to: manifestPath, inputs: []))
+            }
+            if let list = try operation.writeDigestList(names: names, parts: finished.map(\.sink), inputs: []) {
+                sinks.append(list)
+            }
+            try operation.publishAll(sinks)
+            var result = SplitResult(
+                partPaths: names, partCRCs: wantsCRCs ? crcs.map(\.value) : [], manifestPath: manifestPath,
+                bytesRead: Int64(info.size), bytesWritten: Int64(info.size), chunks: Int64(ranges.count),
+                inputCRC: inputCRC)
+            result.serverCopyParts = facts.copyParts
+            result.serverCopiedBytes = facts.copiedBytes
+            result.checkBytesRead = facts.checkBytesRead
+            return result
+        } catch {
+            for entry in finished { entry.sink.discard() }
+            throw error
+        }
+    }
+
+    /// The parts' ranges of the object.
+    func plan(_ info: ObjectInfo) throws -> [Range<UInt64>] {
+        let total = Int64(clamping: info.size)
+        let pieces: [Range<Int64>]
+        switch operation.mode {
+        case .size(let size):
+            try SplitLimits.requirePartCount(SplitLimits.partCount(total: total, size: size), path: source.description)
+            pieces = SplitPlan.bySize(total: total, size: size)
+        case .parts(let count):
+            try SplitLimits.requirePartCount(Int64(count), path: source.description)
+            pieces = total == 0 ? [] : SplitPlan.byCount(total: total, count: count)
+        case .lines, .lineCount:
+            throw GCDCatError(
+                .invalidInput, path: source.description,
+                message: "an object is split by --size or --parts; lines are found in a local file")
+        }
+        return pieces.map { UInt64($0.lowerBound)..<UInt64($0.upperBound) }
+    }
+
+    /// One part into a local file: its range read with ranged GETs, written at its offsets (in
+    /// order, with one job, into anything that takes no positional writes), crc32'd on the way.
+    static func download(
+        _ range: Range<UInt64>, of info: ObjectInfo, into sink: OutputSink, store: any ObjectStore, jobs: Int,
+        counter: TransferCounter
+    ) throws -> Checksum {
+        let positional = sink.allowsPositionalWrites
+        let fd = sink.fd
+        let path = sink.path
+        let pieces = Mutex<[(offset: UInt64, checksum: Checksum)]>([])
+        let reader = ObjectReader(store: store, jobs: positional ? jobs : 1, counter: counter)
+        try reader.read(info, ranges: [range]) { _, offset, bytes in
+            var checksum = Checksum(.crc32)
+            checksum.update(bytes)
+            if let base = bytes.baseAddress {
+                if positional {
+                    try Syscall.pwriteAll(fd, from: base, count: bytes.count, offset: Int64(offset), path: path)
+                } else {
+                    try Syscall.writeAll(fd, from: base, count: bytes.count, path: path)
+                }
+            }
+            pieces.withLock { $0.append((offset, checksum)) }
+        }
+        return Checksum.combine(.crc32, pieces.withLock { $0 }.sorted { $0.offset < $1.offset }.map(\.checksum))
+    }
+
+    /// One part into an object: `UploadPartCopy` of its range, cut as ``ServerSideMergePlan``
+    /// cuts one source (a range under 5 MiB is downloaded and uploaded), `jobs` requests at once.
+    /// Every request names the version HEAD saw (`etag`); a key with '%' is never copied on the
+    /// server (Ceph RGW decodes a copy source twice), its bytes pass through the client.
+    static func copy(
+        _ range: Range<UInt64>, of source: ObjectLocation, etag: String?, into object: ObjectOutput,
+        store: any ObjectStore, jobs: Int
+    ) throws -> Facts {
+        let plan = try ServerSideMergePlan.make(
+            sizes: [UInt64(range.count)], copyable: [!source.key.contains("%")])
+        guard !plan.parts.isEmpty else {
+            object.hold([])
+            return Facts()
+        }
+        try object.begin()
+        let base = range.lowerBound
+        let bufferSize = max(1, Int(plan.largestUpload))
+        _ = try ParallelMap.run(
+            count: plan.parts.count, jobs: jobs,
+            makeState: { () throws -> UnsafeMutableRawPointer? in
+                plan.largestUpload == 0
+                    ? nil
+                    : try Syscall.allocate(byteCount: bufferSize, alignment: 4096, path: object.location.description)
+            },
+            finish: { $0.map { free($0) } }
+        ) { buffer, index in
+            switch plan.parts[index] {
+            case .copy(let slice):
+                try object.copyPart(
+                    index + 1, source: source, range: Self.shifted(slice.range, by: base), ifMatch: etag)
+            case .upload(let slices):
+                guard let buffer else { return }
+                var filled = 0
+                for slice in slices {
+                    let bytes = UnsafeMutableRawBufferPointer(start: buffer + filled, count: slice.range.count)
+                    try store.get(source, range: Self.shifted(slice.range, by: base), ifMatch: etag, into: bytes)
+                    filled += slice.range.count
+                }
+                try object.uploadPart(index + 1, UnsafeRawBufferPointer(start: buffer, count: filled))
+            }
+        }
+        return Facts(copyParts: plan.copyPartCount, copiedBytes: plan.copiedBytes)
+    }
+
+    /// A range of the part, as a range of the source object.
+    static func shifted(_ range: Range<UInt64>, by base: UInt64) -> Range<UInt64> {
+        base + range.lowerBound..<base + range.upperBound
+    }
+}
