@@ -162,7 +162,7 @@ struct S3MergeCLITests {
         let report = try LiveS3.json(merge)
         let small = (report["s3"] as? [String: Any])?["downloadedSmallParts"] as? [String] ?? []
         #expect(small.first == "s3://\(bucket)/s.bin.001")
-        #expect((report["notes"] as? [String] ?? []).contains { $0.contains("under S3's 5 MiB part minimum") })
+        #expect((report["notes"] as? [String] ?? []).contains { $0.contains("S3 copies no part under 5 MiB") })
     }
 
     @Test func wrongCredentialsFailClearlyWithoutTheSecret() throws {

@@ -197,47 +197,14 @@ public struct ObjectSetMerge: Sendable {
             downloadedSmallParts: plan.downloadedSources.map { infos[$0].location.description })
     }
 
-    /// Runs the plan's parts, `jobs` at a time: copies on the server, small runs through a
-    /// buffer of the largest upload.
+    /// Runs the plan's parts: the versions that were listed and checked, never ones that
+    /// replaced them since.
     private func copyParts(
         _ plan: ServerSideMergePlan, _ infos: [ObjectInfo], into object: ObjectOutput, counter: TransferCounter
     ) throws {
-        guard !plan.parts.isEmpty else {
-            object.hold([])
-            return
-        }
-        try object.begin()
-        let store = self.store
-        let bufferSize = max(1, Int(plan.largestUpload))
-        _ = try ParallelMap.run(
-            count: plan.parts.count, jobs: jobs,
-            makeState: { () throws -> UnsafeMutableRawPointer? in
-                plan.largestUpload == 0
-                    ? nil
-                    : try Syscall.allocate(byteCount: bufferSize, alignment: 4096, path: object.location.description)
-            },
-            finish: { $0.map { free($0) } }
-        ) { buffer, index in
-            switch plan.parts[index] {
-            case .copy(let slice):
-                // The version that was listed and checked, never one that replaced it since.
-                try object.copyPart(
-                    index + 1, source: infos[slice.source].location, range: slice.range,
-                    ifMatch: infos[slice.source].etag)
-            case .upload(let slices):
-                guard let buffer else { return }
-                var filled = 0
-                for slice in slices {
-                    let bytes = UnsafeMutableRawBufferPointer(start: buffer + filled, count: slice.range.count)
-                    try store.get(
-                        infos[slice.source].location, range: slice.range, ifMatch: infos[slice.source].etag,
-                        into: bytes)
-                    filled += slice.range.count
-                }
-                try object.uploadPart(index + 1, UnsafeRawBufferPointer(start: buffer, count: filled))
-            }
-            counter.add(bytes: Int64(plan.parts[index].length))
-        }
+        try plan.run(
+            into: object, sources: infos.map { .init(location: $0.location, etag: $0.etag) }, store: store, jobs: jobs
+        ) { counter.add(bytes: Int64($0)) }
     }
 
     // MARK: Downloaded

@@ -200,42 +200,9 @@ struct ObjectSplit: Sendable {
     ) throws -> Facts {
         let plan = try ServerSideMergePlan.make(
             sizes: [UInt64(range.count)], copyable: [!source.key.contains("%")])
-        guard !plan.parts.isEmpty else {
-            object.hold([])
-            return Facts()
-        }
-        try object.begin()
-        let base = range.lowerBound
-        let bufferSize = max(1, Int(plan.largestUpload))
-        _ = try ParallelMap.run(
-            count: plan.parts.count, jobs: jobs,
-            makeState: { () throws -> UnsafeMutableRawPointer? in
-                plan.largestUpload == 0
-                    ? nil
-                    : try Syscall.allocate(byteCount: bufferSize, alignment: 4096, path: object.location.description)
-            },
-            finish: { $0.map { free($0) } }
-        ) { buffer, index in
-            switch plan.parts[index] {
-            case .copy(let slice):
-                try object.copyPart(
-                    index + 1, source: source, range: Self.shifted(slice.range, by: base), ifMatch: etag)
-            case .upload(let slices):
-                guard let buffer else { return }
-                var filled = 0
-                for slice in slices {
-                    let bytes = UnsafeMutableRawBufferPointer(start: buffer + filled, count: slice.range.count)
-                    try store.get(source, range: Self.shifted(slice.range, by: base), ifMatch: etag, into: bytes)
-                    filled += slice.range.count
-                }
-                try object.uploadPart(index + 1, UnsafeRawBufferPointer(start: buffer, count: filled))
-            }
-        }
+        try plan.run(
+            into: object, sources: [.init(location: source, etag: etag)], base: range.lowerBound, store: store,
+            jobs: jobs)
         return Facts(copyParts: plan.copyPartCount, copiedBytes: plan.copiedBytes)
-    }
-
-    /// A range of the part, as a range of the source object.
-    static func shifted(_ range: Range<UInt64>, by base: UInt64) -> Range<UInt64> {
-        base + range.lowerBound..<base + range.upperBound
     }
 }
