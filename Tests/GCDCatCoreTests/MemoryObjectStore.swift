@@ -6,17 +6,21 @@ import Synchronization
 ///
 /// It keeps S3's rules that the engines depend on: a non-final multipart part under 5 MiB is
 /// refused at completion (EntityTooSmall), a copy range must lie inside its source
-/// (InvalidRange), and an aborted or completed upload is gone.
+/// (InvalidRange), and an aborted or completed upload is gone. User metadata is kept as S3
+/// keeps it: given at PutObject or CreateMultipartUpload, returned by HEAD (not by a listing),
+/// replaced with the object.
 final class MemoryObjectStore: ObjectStore {
     static let minimumPartSize = 5 * 1024 * 1024
 
     private struct Upload {
         var location: ObjectLocation
+        var metadata: [String: String]
         var parts: [Int: [UInt8]] = [:]
     }
 
     private struct State {
         var objects: [ObjectLocation: [UInt8]] = [:]
+        var metadata: [ObjectLocation: [String: String]] = [:]
         var uploads: [String: Upload] = [:]
         var nextUploadID = 1
         var calls: [String: Int] = [:]
@@ -41,7 +45,20 @@ final class MemoryObjectStore: ObjectStore {
 
     func bytes(_ object: ObjectLocation) -> [UInt8]? { state.withLock { $0.objects[object] } }
 
-    func store(_ object: ObjectLocation, _ bytes: [UInt8]) { state.withLock { $0.objects[object] = bytes } }
+    /// Stores `bytes` as another tool would: with `metadata` (none by default), replacing any.
+    func store(_ object: ObjectLocation, _ bytes: [UInt8], metadata: [String: String] = [:]) {
+        state.withLock {
+            $0.objects[object] = bytes
+            $0.metadata[object] = metadata
+        }
+    }
+
+    func metadata(_ object: ObjectLocation) -> [String: String]? { state.withLock { $0.metadata[object] } }
+
+    /// Changes an object's metadata alone (a forged or stale record).
+    func setMetadata(_ object: ObjectLocation, _ metadata: [String: String]) {
+        state.withLock { $0.metadata[object] = metadata }
+    }
 
     private func count(_ operation: String, _ location: ObjectLocation) throws {
         let failing = state.withLock { state -> Bool in
@@ -65,7 +82,9 @@ final class MemoryObjectStore: ObjectStore {
     func head(_ object: ObjectLocation) throws -> ObjectInfo? {
         try count("HeadObject", object)
         return state.withLock { state in
-            state.objects[object].map { ObjectInfo(location: object, size: UInt64($0.count)) }
+            state.objects[object].map {
+                ObjectInfo(location: object, size: UInt64($0.count), metadata: state.metadata[object] ?? [:])
+            }
         }
     }
 
@@ -90,11 +109,14 @@ final class MemoryObjectStore: ObjectStore {
         bytes[Int(range.lowerBound)..<Int(range.upperBound)].withUnsafeBytes { buffer.copyMemory(from: $0) }
     }
 
-    func put(_ object: ObjectLocation, body: UnsafeRawBufferPointer, ifNoneMatch: Bool) throws {
+    func put(_ object: ObjectLocation, body: UnsafeRawBufferPointer, ifNoneMatch: Bool, metadata: [String: String])
+        throws
+    {
         try count("PutObject", object)
         let refused = state.withLock { state -> Bool in
             if ifNoneMatch && state.objects[object] != nil { return true }
             state.objects[object] = Array(body)
+            state.metadata[object] = metadata
             return false
         }
         if refused {
@@ -104,12 +126,12 @@ final class MemoryObjectStore: ObjectStore {
         }
     }
 
-    func createMultipartUpload(_ object: ObjectLocation) throws -> MultipartUpload {
+    func createMultipartUpload(_ object: ObjectLocation, metadata: [String: String]) throws -> MultipartUpload {
         try count("CreateMultipartUpload", object)
         return state.withLock { state in
             let id = "upload-\(state.nextUploadID)"
             state.nextUploadID += 1
-            state.uploads[id] = Upload(location: object)
+            state.uploads[id] = Upload(location: object, metadata: metadata)
             return MultipartUpload(location: object, uploadID: id)
         }
     }
@@ -165,6 +187,7 @@ final class MemoryObjectStore: ObjectStore {
                 whole += bytes
             }
             state.objects[upload.location] = whole
+            state.metadata[upload.location] = stored.metadata
             state.uploads[upload.uploadID] = nil
             return .done
         }
@@ -195,6 +218,9 @@ final class MemoryObjectStore: ObjectStore {
 
     func delete(_ object: ObjectLocation) throws {
         try count("DeleteObject", object)
-        state.withLock { _ = $0.objects.removeValue(forKey: object) }
+        state.withLock {
+            _ = $0.objects.removeValue(forKey: object)
+            _ = $0.metadata.removeValue(forKey: object)
+        }
     }
 }

@@ -55,7 +55,23 @@ public final class S3Client: ObjectStore {
         }
         return ObjectInfo(
             location: object, size: size, etag: response.headers["etag"].map(Self.unquoted),
-            crc32: response.headers["x-amz-checksum-crc32"].flatMap(Self.crc32))
+            crc32: response.headers["x-amz-checksum-crc32"].flatMap(Self.crc32),
+            metadata: Self.userMetadata(response.headers))
+    }
+
+    /// `x-amz-meta-NAME` headers, keyed by NAME (header names arrive lowercased).
+    static func userMetadata(_ headers: [String: String]) -> [String: String] {
+        let prefix = "x-amz-meta-"
+        var metadata: [String: String] = [:]
+        for (name, value) in headers where name.hasPrefix(prefix) && name.count > prefix.count {
+            metadata[String(name.dropFirst(prefix.count))] = value
+        }
+        return metadata
+    }
+
+    /// The request headers that set `metadata` (every one is signed with the request).
+    static func metadataHeaders(_ metadata: [String: String]) -> [String: String] {
+        Dictionary(uniqueKeysWithValues: metadata.map { ("x-amz-meta-" + $0.key.lowercased(), $0.value) })
     }
 
     public func list(bucket: String, prefix: String) throws -> [ObjectInfo] {
@@ -121,18 +137,21 @@ public final class S3Client: ObjectStore {
         response.body.withUnsafeBytes { buffer.copyMemory(from: $0) }
     }
 
-    public func put(_ object: ObjectLocation, body: UnsafeRawBufferPointer, ifNoneMatch: Bool) throws {
+    public func put(
+        _ object: ObjectLocation, body: UnsafeRawBufferPointer, ifNoneMatch: Bool, metadata: [String: String]
+    ) throws {
+        var headers = Self.metadataHeaders(metadata)
+        headers["content-type"] = "application/octet-stream"
+        if ifNoneMatch { headers["if-none-match"] = "*" }
         _ = try perform(
-            S3Request(
-                operation: "PutObject", method: "PUT", location: object,
-                headers: ["content-type": "application/octet-stream"].merging(
-                    ifNoneMatch ? ["if-none-match": "*"] : [:], uniquingKeysWith: { $1 }),
-                body: Data(body)))
+            S3Request(operation: "PutObject", method: "PUT", location: object, headers: headers, body: Data(body)))
     }
 
-    public func createMultipartUpload(_ object: ObjectLocation) throws -> MultipartUpload {
+    public func createMultipartUpload(_ object: ObjectLocation, metadata: [String: String]) throws -> MultipartUpload {
         let response = try perform(
-            S3Request(operation: "CreateMultipartUpload", method: "POST", location: object, query: [("uploads", "")]))
+            S3Request(
+                operation: "CreateMultipartUpload", method: "POST", location: object, query: [("uploads", "")],
+                headers: Self.metadataHeaders(metadata)))
         guard let id = S3XML.value("UploadId", in: [UInt8](response.body)), !id.isEmpty else {
             throw GCDCatError(
                 .io, path: object.description, syscall: "CreateMultipartUpload", message: "the answer has no UploadId")
