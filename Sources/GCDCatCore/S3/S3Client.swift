@@ -147,16 +147,52 @@ public final class S3Client: ObjectStore {
             S3Request(operation: "PutObject", method: "PUT", location: object, headers: headers, body: Data(body)))
     }
 
+    /// CreateMultipartUpload. A retried one may have created an upload whose answer was lost:
+    /// after a retry, the key's other uploads initiated while this call ran are aborted
+    /// (``abortOrphans(of:keeping:serverDate:window:)``).
     public func createMultipartUpload(_ object: ObjectLocation, metadata: [String: String]) throws -> MultipartUpload {
-        let response = try perform(
-            S3Request(
-                operation: "CreateMultipartUpload", method: "POST", location: object, query: [("uploads", "")],
-                headers: Self.metadataHeaders(metadata)))
+        var request = S3Request(
+            operation: "CreateMultipartUpload", method: "POST", location: object, query: [("uploads", "")],
+            headers: Self.metadataHeaders(metadata))
+        var retried = false
+        request.onRetry = { retried = true }
+        let started = ContinuousClock.now
+        let response = try perform(request)
         guard let id = S3XML.value("UploadId", in: [UInt8](response.body)), !id.isEmpty else {
             throw GCDCatError(
                 .io, path: object.description, syscall: "CreateMultipartUpload", message: "the answer has no UploadId")
         }
+        if retried {
+            let elapsed = ContinuousClock.now - started
+            abortOrphans(
+                of: object, keeping: id, serverDate: response.headers["date"].flatMap(S3Dates.httpDate),
+                window: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        }
         return MultipartUpload(location: object, uploadID: id)
+    }
+
+    /// Aborts the uploads of `object`'s key, other than `keeping`, that the server initiated
+    /// within `window` seconds (plus 2 s of rounding) before `serverDate`: those a retried
+    /// CreateMultipartUpload left when an earlier attempt succeeded but its answer was lost.
+    /// Best effort: a failure here leaves the orphan, as before. Without the server's `Date`
+    /// nothing is aborted (the client's clock may be off).
+    ///
+    /// An upload of the same key that another writer started in that same moment would be
+    /// aborted too; two writers of one key at once already lose one write (docs/notes/s3.md).
+    func abortOrphans(of object: ObjectLocation, keeping id: String, serverDate: Double?, window: Double) {
+        guard let serverDate,
+            let response = try? perform(
+                S3Request(
+                    operation: "ListMultipartUploads", method: "GET", location: object, bucketLevel: true,
+                    query: [("uploads", ""), ("prefix", object.key)]))
+        else { return }
+        for entry in S3XML.blocks("Upload", in: [UInt8](response.body)) {
+            guard S3XML.value("Key", in: entry) == object.key, let other = S3XML.value("UploadId", in: entry),
+                other != id, let initiated = S3XML.value("Initiated", in: entry).flatMap(S3Dates.isoDate),
+                initiated >= serverDate - window - 2, initiated <= serverDate + 2
+            else { continue }
+            try? abortMultipartUpload(MultipartUpload(location: object, uploadID: other))
+        }
     }
 
     public func uploadPart(_ upload: MultipartUpload, partNumber: Int, body: UnsafeRawBufferPointer) throws
@@ -209,11 +245,23 @@ public final class S3Client: ObjectStore {
         xml += "</CompleteMultipartUpload>"
         var headers = ["content-type": "application/xml"]
         if ifNoneMatch { headers["if-none-match"] = "*" }
-        _ = try perform(
-            S3Request(
-                operation: "CompleteMultipartUpload", method: "POST", location: upload.location,
-                query: [("uploadId", upload.uploadID)], headers: headers, body: Data(xml.utf8),
-                errorMayComeWith200: true))
+        let failure: GCDCatError
+        do {
+            _ = try perform(
+                S3Request(
+                    operation: "CompleteMultipartUpload", method: "POST", location: upload.location,
+                    query: [("uploadId", upload.uploadID)], headers: headers, body: Data(xml.utf8),
+                    errorMayComeWith200: true))
+            return
+        } catch {
+            failure = error
+        }
+        // A retry whose first attempt completed (its answer lost) finds the upload gone, or
+        // (If-None-Match) its own object. It is ours when its ETag is the one these parts make.
+        guard failure.message.hasPrefix("NoSuchUpload") || failure.code == .outputExists,
+            let expected = MultipartETag.of(parts), let info = try? head(upload.location), info.etag == expected
+        else { throw failure }
+        try? abortMultipartUpload(upload)  // gone already, unless the key held these bytes before
     }
 
     /// An upload that is already gone (404) counts as aborted.
