@@ -14,8 +14,8 @@ import Synchronization
 /// - The body is not copied here: it reaches the transport as `Data` over the caller's buffer,
 ///   valid only during the call (``HTTPTransport``'s contract: a transport that keeps the body
 ///   copies it). URLSession copies a task's body into its own buffer when the task is created,
-///   so an abandoned request never reads the caller's buffer later. Copying it here too cost a
-///   fresh 16 MiB (page faults and zeroing) per part: most of an upload's system time.
+///   so an abandoned request never reads the caller's buffer later, and a second copy here
+///   only cost a fresh 16 MiB (page faults and zeroing) per part.
 /// - A 200 answer to UploadPartCopy or CompleteMultipartUpload can still be an `<Error>`;
 ///   it is treated as the error it carries.
 /// - Ceph answers CompleteMultipartUpload with an empty ETag; nothing here depends on it.
