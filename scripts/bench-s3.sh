@@ -2,7 +2,8 @@
 # S3 engines against awscli on loopback (issue 14), ratios from one run:
 #   1. server-side merge of SIZE in 16 parts (`gcdcat merge s3://b/f.001`, UploadPartCopy)
 #      vs `aws s3 cp` of every part down + `cat` + `aws s3 cp` up; goal >= 10x, client bytes
-#      (from gcdcat's --json report) below 1 MiB;
+#      (from gcdcat's --json report) below 1 MiB; the parts come from gcdcat's split, so they
+#      carry its crc32 records; a second row reads them instead (--no-stored-checksums);
 #   2. local -> S3 split and upload (`gcdcat split f --size 64M --prefix s3://b/f.`) vs
 #      `aws s3 cp f s3://b/f`; goal >= 1.0x;
 #   3. peak RssAnon of gcdcat in each (from its report, sampled from /proc/self/status).
@@ -64,7 +65,7 @@ best() {
 
 mib=$((SIZE >> 20))
 part=$((SIZE / 16))
-echo "== $mib MiB in 16 parts, RGW $EP, best of $RUNS =="
+echo "== $mib MiB in 16 parts, RGW $EP, best of $RUNS, load average $(cut -d' ' -f1-3 /proc/loadavg) =="
 head -c "$SIZE" /dev/urandom >"$work/whole"
 want=$(crc "$work/whole")
 bucket="bench-$$-$RANDOM"
@@ -75,6 +76,8 @@ bucket="bench-$$-$RANDOM"
 # 1. Server-side merge vs download + cat + upload.
 t_merge=$(best merge "$G merge s3://$bucket/whole.001 -o s3://$bucket/joined --force -q --json --endpoint-url $EP")
 cp "$work/out.merge" "$work/merge.json"
+t_read=$(best read "$G merge s3://$bucket/whole.001 -o s3://$bucket/joined-read --no-stored-checksums --force -q --json --endpoint-url $EP")
+cp "$work/out.read" "$work/read.json"
 t_noverify=$(best noverify "$G merge s3://$bucket/whole.001 -o s3://$bucket/joined-nv --no-verify --force -q --json --endpoint-url $EP")
 cp "$work/out.noverify" "$work/noverify.json"
 t_aws=$(best awscat "rm -rf $work/dl && mkdir $work/dl && for i in \$(seq -w 1 16); do ${AWS[*]} s3 cp s3://$bucket/whole.0\$i $work/dl/p\$i || exit 1; done && cat $work/dl/p* > $work/dl/all && ${AWS[*]} s3 cp $work/dl/all s3://$bucket/joined-aws")
@@ -96,12 +99,15 @@ anon() { echo "$(( $(json peakRSSAnonBytes "$1") >> 20 )) MiB"; }
 printf '%-44s %9s %9s %8s %14s %14s\n' "row" "gcdcat s" "other s" "ratio" "client bytes" "peak RssAnon"
 printf '%-44s %9.3f %9.3f %8s %14s %14s\n' "server-side merge, verified, vs aws down+cat+up" "$t_merge" "$t_aws" \
     "$(ratio "$t_aws" "$t_merge")" "$(json clientBytes "$work/merge.json")" "$(anon "$work/merge.json")"
+printf '%-44s %9.3f %9.3f %8s %14s %14s\n' "  the same, --no-stored-checksums (reads)" "$t_read" "$t_aws" \
+    "$(ratio "$t_aws" "$t_read")" "$(json clientBytes "$work/read.json")" "$(anon "$work/read.json")"
 printf '%-44s %9.3f %9.3f %8s %14s %14s\n' "server-side merge, --no-verify, vs the same" "$t_noverify" "$t_aws" \
     "$(ratio "$t_aws" "$t_noverify")" "$(json clientBytes "$work/noverify.json")" "$(anon "$work/noverify.json")"
 printf '%-44s %9.3f %9.3f %8s %14s %14s\n' "split to S3 (16 parts) vs aws s3 cp" "$t_split" "$t_cp" \
     "$(ratio "$t_cp" "$t_split")" "$(json clientBytes "$work/split.json")" "$(anon "$work/split.json")"
 printf '%-44s %9.3f %9.3f %8s %14s %14s\n' "merge local -> S3 (one object) vs aws s3 cp" "$t_up" "$t_cp" \
     "$(ratio "$t_cp" "$t_up")" "$(json clientBytes "$work/upload.json")" "$(anon "$work/upload.json")"
-echo "check reads of the verified server-side merge: $(json checkBytesRead "$work/merge.json") bytes, beside the copies (this RGW returns no x-amz-checksum-crc32)"
+echo "check of the verified server-side merge: $(json checkBytesRead "$work/merge.json") bytes read; part crc32s: $(json serverChecksums "$work/merge.json") the server's, $(json recordedChecksums "$work/merge.json") gcdcat's records, $(json readChecksums "$work/merge.json") read"
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 # A failed or wrong run fails the script (CI runs it).
 exit "$failed"

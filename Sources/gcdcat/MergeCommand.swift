@@ -86,14 +86,18 @@ extension GCDCat {
         @Flag(help: "Do not look for a manifest.")
         var noVerify = false
 
+        @Flag(
+            help: ArgumentHelp(
+                "Read every s3:// part to check it, even when the server (x-amz-checksum-crc32) or gcdcat's "
+                    + "record (x-amz-meta-gcdcat-crc32) gives its crc32."))
+        var noStoredChecksums = false
+
         @Flag(help: "Merge the listed parts in the order given, even out of numeric order or with gaps.")
         var asGiven = false
 
         @Flag(help: "Delete the parts (not the manifest) after a verified, fsynced merge; needs a manifest.")
         var removeParts = false
 
-        @Flag(help: "Read s3:// parts to check them even where the server keeps their crc32 (x-amz-checksum-crc32).")
-        var noStoredChecksums = false
 
         @OptionGroup var transfer: TransferOptions
         @OptionGroup var objectStore: ObjectStoreOptions
@@ -134,6 +138,8 @@ extension GCDCat {
                 if let manifest, !ObjectLocation.isObjectPath(manifest) {
                     throw ValidationError("--manifest must be an s3:// object when the parts are objects.")
                 }
+            } else if noStoredChecksums {
+                throw ValidationError("--no-stored-checksums applies to s3:// parts; local parts are always read.")
             }
         }
 
@@ -146,7 +152,8 @@ extension GCDCat {
                     arguments: parts, output: try output.map { try target($0, store: store) },
                     manifest: manifest,
                     manifestPolicy: verify || removeParts ? .required : noVerify ? .disabled : .automatic,
-                    asGiven: asGiven, strategy: strategy, limits: try transfer.limits(), jobs: transfer.jobs,
+                    asGiven: asGiven, strategy: strategy, limits: try transfer.limits(),
+                    jobs: transfer.jobs(objects: store != nil),
                     overwrite: force, fsync: fsync || removeParts, allowDuplicates: allowDuplicates)
                 operation.showsCheckProgress = !reporting.quiet
                 operation.requiresCRCManifest = removeParts
@@ -208,7 +215,8 @@ extension GCDCat {
         private func mergeObjects() throws {
             let store = try objectStore.makeStore()
             let locations = try parts.map { try ObjectLocation(parsing: $0)! }
-            let set = try ObjectDiscovery.resolve(locations, store: store, asGiven: asGiven, jobs: transfer.jobs)
+            let jobs = transfer.jobs(objects: true)
+            let set = try ObjectDiscovery.resolve(locations, store: store, asGiven: asGiven, jobs: jobs)
             for note in set.resolved.notes { announce(.note(note)) }
             var manifestObject = try manifest.flatMap { try ObjectLocation(parsing: $0) }
             if manifestObject == nil && !noVerify, let found = set.manifest?.location {
@@ -232,10 +240,10 @@ extension GCDCat {
             }
             let target = try objectOutput(default: set.defaultOutput, store: store)
             var merge = ObjectSetMerge(
-                store: store, parts: set.parts, manifest: manifestObject, output: target, jobs: transfer.jobs,
+                store: store, parts: set.parts, manifest: manifestObject, output: target, jobs: jobs,
                 overwrite: force, fsync: fsync)
             merge.allowDuplicates = allowDuplicates
-            merge.trustServerChecksums = !noStoredChecksums
+            merge.trustStoredChecksums = !noStoredChecksums
             let total = Int64(set.parts.reduce(0) { $0 + $1.size })
             let (result, time, memory) = try measured(label: target.displayName, total: total, quiet: reporting.quiet) {
                 try merge.run(counter: $0)
@@ -247,6 +255,11 @@ extension GCDCat {
             if result.serverChecksums > 0 {
                 notes.append(
                     "\(result.serverChecksums) part crc32s taken from the server (x-amz-checksum-crc32), not read")
+            }
+            if result.recordedChecksums > 0 {
+                notes.append(
+                    "\(result.recordedChecksums) part crc32s taken from gcdcat's record (x-amz-meta-gcdcat-crc32), "
+                        + "not read")
             }
             let percent = result.downloadedSmallParts.filter { $0.contains("%") }
             if !percent.isEmpty {
@@ -262,13 +275,14 @@ extension GCDCat {
             var report = RunReport(
                 operation: "merge", strategy: target.isObject ? "server-copy" : "ranged-get", parts: set.parts.count,
                 bytes: result.bytes, limits: try transfer.limits(), chunks: Int64(store.counts.requests),
-                jobs: transfer.jobs, time: time, memory: memory, crc32: result.crc32,
+                jobs: jobs, time: time, memory: memory, crc32: result.crc32,
                 inputs: set.parts.map(\.location.description),
                 output: target == .standardOutput ? nil : target.displayName, notes: notes)
             report.objectStore = ObjectStoreFacts(
                 counts: store.counts, copyParts: result.copyParts, copiedBytes: result.copiedBytes,
                 downloadedSmallParts: result.downloadedSmallParts, checkBytesRead: result.checkBytesRead,
-                serverChecksums: result.serverChecksums)
+                serverChecksums: result.serverChecksums, recordedChecksums: result.recordedChecksums,
+                readChecksums: result.readChecksums)
             try emit(report, options: reporting)
         }
 

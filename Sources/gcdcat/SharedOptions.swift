@@ -27,10 +27,18 @@ struct TransferOptions: ParsableArguments {
     // Optional, so that help prints "the number of cores" once, not also this machine's count.
     @Option(
         name: [.customShort("j"), .customLong("jobs")], parsing: .unconditional,
-        help: ArgumentHelp("Queues that work at once, 1 to 1024 (default: the number of cores).", valueName: "jobs"))
+        help: ArgumentHelp(
+            "Queues that work at once, 1 to 1024 (default: the number of cores; for s3:// transfers at least "
+                + "\(minimumObjectJobs) requests in flight, each holding a 16 MiB upload part or an 8 MiB download range).",
+            valueName: "jobs"))
     var requestedJobs: Int?
 
     var jobs: Int { requestedJobs ?? defaultJobs }
+
+    /// `--jobs`, or the default for work that moves `s3://` objects when `objects`.
+    func jobs(objects: Bool) -> Int {
+        requestedJobs ?? (objects ? max(defaultJobs, minimumObjectJobs) : defaultJobs)
+    }
 
     func limits() throws -> ChunkLimits {
         do {
@@ -59,6 +67,11 @@ struct ReportOptions: ParsableArguments {
 }
 
 let defaultJobs = min(maximumJobs, max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
+
+/// Requests in flight for `s3://` transfers when `--jobs` is not given: they wait on the network
+/// and the server more than on the cores (measured in docs/notes/s3.md, "Upload concurrency").
+/// Memory is about jobs × 16 MiB for uploads (one part buffer each), jobs × 8 MiB for downloads.
+let minimumObjectJobs = 8
 
 /// More queues than this only adds threads: the work is bound by the disk and the cores long
 /// before, and a bound keeps products such as jobs × 4 far from overflow.

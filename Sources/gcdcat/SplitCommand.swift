@@ -283,7 +283,8 @@ extension GCDCat {
                     input: input, mode: mode, naming: naming,
                     manifest: noManifest ? .none : manifest.map { .path($0) } ?? .beside,
                     strategy: input == "-" ? .stream : strategy, limits: try transfer.limits(),
-                    jobs: transfer.jobs, overwrite: force, fsync: fsync)
+                    jobs: transfer.jobs(objects: ObjectLocation.isObjectPath(naming.prefix)), overwrite: force,
+                    fsync: fsync)
                 operation.digest = checksum
                 let inputIsObject = ObjectLocation.isObjectPath(input)
                 let store = operation.writesObjects || inputIsObject ? try objectStore.makeStore() : nil

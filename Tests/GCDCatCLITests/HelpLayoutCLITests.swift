@@ -33,6 +33,8 @@ import Testing
         // printed as a stray paragraph indented under the options.
         #expect(text.contains("-j, --jobs <jobs>       Queues that work at once, 1 to 1024 (default: the\n"))
         #expect(!text.contains("(default: \(ProcessInfo.processInfo.activeProcessorCount))"))
+        let flat = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(flat.contains("for s3:// transfers at least 8 requests in flight, each holding a 16 MiB upload part"))
         #expect(!text.contains("\n        K/M/G"))
         #expect(text.contains("(K/M/G are powers of\n"))
     }

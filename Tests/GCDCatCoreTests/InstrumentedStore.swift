@@ -51,12 +51,14 @@ final class InstrumentedStore: ObjectStore {
         try inner.get(object, range: range, ifMatch: ifMatch, into: buffer)
     }
 
-    func put(_ object: ObjectLocation, body: UnsafeRawBufferPointer, ifNoneMatch: Bool) throws {
-        try inner.put(object, body: body, ifNoneMatch: ifNoneMatch)
+    func put(_ object: ObjectLocation, body: UnsafeRawBufferPointer, ifNoneMatch: Bool, metadata: [String: String])
+        throws
+    {
+        try inner.put(object, body: body, ifNoneMatch: ifNoneMatch, metadata: metadata)
     }
 
-    func createMultipartUpload(_ object: ObjectLocation) throws -> MultipartUpload {
-        try inner.createMultipartUpload(object)
+    func createMultipartUpload(_ object: ObjectLocation, metadata: [String: String]) throws -> MultipartUpload {
+        try inner.createMultipartUpload(object, metadata: metadata)
     }
 
     func uploadPart(_ upload: MultipartUpload, partNumber: Int, body: UnsafeRawBufferPointer) throws -> UploadedPart {

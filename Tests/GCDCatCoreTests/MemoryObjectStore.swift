@@ -6,17 +6,21 @@ import Synchronization
 ///
 /// It keeps S3's rules that the engines depend on: a non-final multipart part under 5 MiB is
 /// refused at completion (EntityTooSmall), a copy range must lie inside its source
-/// (InvalidRange), and an aborted or completed upload is gone.
+/// (InvalidRange), and an aborted or completed upload is gone. User metadata is kept as S3
+/// keeps it: given at PutObject or CreateMultipartUpload, returned by HEAD (not by a listing),
+/// replaced with the object.
 final class MemoryObjectStore: ObjectStore {
     static let minimumPartSize = 5 * 1024 * 1024
 
     private struct Upload {
         var location: ObjectLocation
+        var metadata: [String: String]
         var parts: [Int: [UInt8]] = [:]
     }
 
     private struct State {
         var objects: [ObjectLocation: [UInt8]] = [:]
+        var metadata: [ObjectLocation: [String: String]] = [:]
         var uploads: [String: Upload] = [:]
         var nextUploadID = 1
         var calls: [String: Int] = [:]
@@ -25,14 +29,20 @@ final class MemoryObjectStore: ObjectStore {
         var etags: [ObjectLocation: String] = [:]
         var writes = 0
 
-        mutating func set(_ object: ObjectLocation, _ bytes: [UInt8]) {
+        mutating func set(_ object: ObjectLocation, _ bytes: [UInt8], metadata: [String: String] = [:]) {
             objects[object] = bytes
+            self.metadata[object] = metadata
             writes += 1
             etags[object] = "etag-\(writes)"
         }
 
-        func info(_ object: ObjectLocation) -> ObjectInfo? {
-            objects[object].map { ObjectInfo(location: object, size: UInt64($0.count), etag: etags[object]) }
+        /// As HEAD gives it: with the metadata. A listing has none (nil), as on S3.
+        func info(_ object: ObjectLocation, withMetadata: Bool = true) -> ObjectInfo? {
+            objects[object].map {
+                ObjectInfo(
+                    location: object, size: UInt64($0.count), etag: etags[object],
+                    metadata: withMetadata ? metadata[object] ?? [:] : nil)
+            }
         }
 
         /// `.inputChanged` when `etag` is given and is not the object's.
@@ -61,7 +71,17 @@ final class MemoryObjectStore: ObjectStore {
 
     func bytes(_ object: ObjectLocation) -> [UInt8]? { state.withLock { $0.objects[object] } }
 
-    func store(_ object: ObjectLocation, _ bytes: [UInt8]) { state.withLock { $0.set(object, bytes) } }
+    /// Stores `bytes` as another tool would: with `metadata` (none by default), replacing any.
+    func store(_ object: ObjectLocation, _ bytes: [UInt8], metadata: [String: String] = [:]) {
+        state.withLock { $0.set(object, bytes, metadata: metadata) }
+    }
+
+    func metadata(_ object: ObjectLocation) -> [String: String]? { state.withLock { $0.metadata[object] } }
+
+    /// Changes an object's metadata alone (a forged or stale record).
+    func setMetadata(_ object: ObjectLocation, _ metadata: [String: String]) {
+        state.withLock { $0.metadata[object] = metadata }
+    }
 
     private func count(_ operation: String, _ location: ObjectLocation) throws {
         let failing = state.withLock { state -> Bool in
@@ -94,7 +114,7 @@ final class MemoryObjectStore: ObjectStore {
         return state.withLock { state in
             state.objects
                 .filter { $0.key.bucket == bucket && $0.key.key.utf8.starts(with: prefix.utf8) }
-                .compactMap { state.info($0.key) }
+                .compactMap { state.info($0.key, withMetadata: false) }
                 .sorted { $0.location.key.utf8.lexicographicallyPrecedes($1.location.key.utf8) }
         }
     }
@@ -113,11 +133,13 @@ final class MemoryObjectStore: ObjectStore {
         bytes[Int(range.lowerBound)..<Int(range.upperBound)].withUnsafeBytes { buffer.copyMemory(from: $0) }
     }
 
-    func put(_ object: ObjectLocation, body: UnsafeRawBufferPointer, ifNoneMatch: Bool) throws {
+    func put(_ object: ObjectLocation, body: UnsafeRawBufferPointer, ifNoneMatch: Bool, metadata: [String: String])
+        throws
+    {
         try count("PutObject", object)
         let refused = state.withLock { state -> Bool in
             if ifNoneMatch && state.objects[object] != nil { return true }
-            state.set(object, Array(body))
+            state.set(object, Array(body), metadata: metadata)
             return false
         }
         if refused {
@@ -127,12 +149,12 @@ final class MemoryObjectStore: ObjectStore {
         }
     }
 
-    func createMultipartUpload(_ object: ObjectLocation) throws -> MultipartUpload {
+    func createMultipartUpload(_ object: ObjectLocation, metadata: [String: String]) throws -> MultipartUpload {
         try count("CreateMultipartUpload", object)
         return state.withLock { state in
             let id = "upload-\(state.nextUploadID)"
             state.nextUploadID += 1
-            state.uploads[id] = Upload(location: object)
+            state.uploads[id] = Upload(location: object, metadata: metadata)
             return MultipartUpload(location: object, uploadID: id)
         }
     }
@@ -188,7 +210,7 @@ final class MemoryObjectStore: ObjectStore {
                 if index < parts.count - 1 && bytes.count < Self.minimumPartSize { return .tooSmall }
                 whole += bytes
             }
-            state.set(upload.location, whole)
+            state.set(upload.location, whole, metadata: stored.metadata)
             state.uploads[upload.uploadID] = nil
             return .done
         }
@@ -219,6 +241,9 @@ final class MemoryObjectStore: ObjectStore {
 
     func delete(_ object: ObjectLocation) throws {
         try count("DeleteObject", object)
-        state.withLock { _ = $0.objects.removeValue(forKey: object) }
+        state.withLock {
+            _ = $0.objects.removeValue(forKey: object)
+            _ = $0.metadata.removeValue(forKey: object)
+        }
     }
 }

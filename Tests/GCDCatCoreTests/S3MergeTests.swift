@@ -148,7 +148,7 @@ struct S3MergeTests {
         let registry = CleanupRegistry()
         let output = ObjectOutput(
             target: ObjectTarget(location: Self.at("out"), store: store), overwrite: false, registry: registry)
-        try output.begin()
+        try output.begin(recording: nil)
         try seededBytes(5 * Self.mib, seed: 1).withUnsafeBytes { try output.uploadPart(1, $0) }
         #expect(try store.listMultipartUploads(bucket: Self.bucket, prefix: "").count == 1)
         #expect(registry.removeAll(signal: SIGINT) == ["s3://bkt/out"])
@@ -156,7 +156,7 @@ struct S3MergeTests {
         // Nothing may start or complete after the sweep.
         let error = #expect(throws: GCDCatError.self) { try output.publish() }
         #expect(error?.code == .interrupted)
-        #expect(throws: GCDCatError.self) { try output.begin() }
+        #expect(throws: GCDCatError.self) { try output.begin(recording: nil) }
         #expect(try Self.leftovers(store) == (0, []))
     }
 
@@ -183,7 +183,7 @@ struct S3MergeTests {
         var merge = ObjectSetMerge(
             store: store, parts: try Self.heads(store, parts), manifest: Self.at("set.sfv"),
             output: .object(ObjectTarget(location: Self.at("joined"), store: store, partSize: 5 * Self.mib)))
-        merge.trustServerChecksums = trust
+        merge.trustStoredChecksums = trust
         let result = try merge.run()
         #expect(memory.bytes(Self.at("joined")) == whole)
         #expect(result.serverChecksums == (trust ? 3 : 0))

@@ -17,8 +17,11 @@ final class ScriptedTransport: HTTPTransport {
     var requests: [HTTPRequest] { state.withLock { $0.sent } }
 
     func send(_ request: HTTPRequest) throws(HTTPTransportError) -> HTTPResponse {
+        // The body may be borrowed from the caller's buffer (HTTPTransport): keep a copy.
+        var kept = request
+        kept.body = Data([UInt8](request.body))
         let step = state.withLock { state -> Step in
-            state.sent.append(request)
+            state.sent.append(kept)
             return state.steps.isEmpty ? .answer(HTTPResponse(status: 599)) : state.steps.removeFirst()
         }
         switch step {

@@ -39,6 +39,9 @@ public final class CleanupRegistry: Sendable {
         /// abort waits for them, so a set is published whole, never half (with `--force`, a
         /// half-published set would already have replaced some of the old outputs).
         var publishing = 0
+        /// Remote steps under way outside the lock (``make(_:registering:)``,
+        /// ``commitRemote(forgetting:registering:_:)``); a sweep waits for them.
+        var inFlight = 0
     }
 
     private let state = Mutex(State())
@@ -126,19 +129,57 @@ public final class CleanupRegistry: Sendable {
         }
     }
 
-    /// Runs `body` (which makes something on a server) and registers what it returns, both under
-    /// the lock, as ``create(_:_:)`` does for files: an interruption sees the thing either not yet
-    /// made (and `body` is then refused) or registered (and undoes it).
+    /// Runs `body` (which makes something on a server) and registers what it returns, as
+    /// ``create(_:_:)`` does for files: an interruption sees the thing either not yet made (and
+    /// `body` is then refused) or registered (and undoes it). `body` runs outside the lock,
+    /// counted as in flight (``removeAll(signal:)`` waits for it), so that several requests
+    /// can be under way at once.
     ///
     /// ## Errors
     /// `.interrupted` once an interruption began; whatever `body` throws.
-    func make<T>(_ body: () throws -> T, registering entry: (T) -> Entry) throws -> (value: T, token: Int) {
-        try state.withLock { state in
-            guard !state.aborted else { throw Self.interrupted(by: state.signal) }
-            let value = try body()
+    func make<T: Sendable>(_ body: () throws -> T, registering entry: (T) -> Entry) throws -> (value: T, token: Int) {
+        try inFlight(body) { state, value in
             state.nextToken += 1
             state.entries[state.nextToken] = entry(value)
             return (value, state.nextToken)
+        }
+    }
+
+    /// ``commit(forgetting:registering:_:)`` for a remote step (completing an upload): `commit`
+    /// runs outside the lock, counted as in flight, so that a set's objects can be completed
+    /// side by side; a sweep that begins meanwhile waits for it, then undoes what it registered.
+    @discardableResult
+    func commitRemote(forgetting tokens: [Int], registering: Entry? = nil, _ commit: () throws -> Void) throws
+        -> Int?
+    {
+        try inFlight(commit) { state, _ in
+            for token in tokens { state.entries.removeValue(forKey: token) }
+            guard let registering else { return nil }
+            state.nextToken += 1
+            state.entries[state.nextToken] = registering
+            return state.nextToken
+        }
+    }
+
+    /// Runs `body` unless an interruption has begun, counted in flight, then `record` under the
+    /// lock with its value.
+    private func inFlight<T: Sendable, R: Sendable>(_ body: () throws -> T, then record: (inout State, T) -> R) throws
+        -> R
+    {
+        try state.withLock { state in
+            guard !state.aborted || state.publishing > 0 else { throw Self.interrupted(by: state.signal) }
+            state.inFlight += 1
+        }
+        let value: T
+        do {
+            value = try body()
+        } catch {
+            state.withLock { $0.inFlight -= 1 }
+            throw error
+        }
+        return state.withLock { state in
+            state.inFlight -= 1
+            return record(&state, value)
         }
     }
 
@@ -152,8 +193,9 @@ public final class CleanupRegistry: Sendable {
             state.aborted = true
             state.signal = signal
         }
-        // A set being published is finished first: then it is no longer registered.
-        while state.withLock({ $0.publishing > 0 }) { usleep(1000) }
+        // A set being published is finished first (then it is no longer registered); remote
+        // steps under way finish and register what they made, which is then undone.
+        while state.withLock({ $0.publishing > 0 || $0.inFlight > 0 }) { usleep(1000) }
         return state.withLock { state in
             let ordered = state.entries.sorted { $0.key > $1.key }.map(\.value)
             state.entries.removeAll()

@@ -321,7 +321,12 @@ public final class OutputSink: Sendable {
     /// removes them too. If one fails, the files this call placed are removed and the rest
     /// discarded. Only files gcdcat created are ever removed: a direct descriptor (a device, a
     /// symlink to `/dev/null`) is closed, never unlinked. On return nothing stays registered.
-    public static func publishAll(_ sinks: [OutputSink], fsync: Bool) throws {
+    ///
+    /// When every output is an object and `jobs` > 1, all but the last (a split's manifest)
+    /// are completed `jobs` at a time, then the last: each completion is a round trip (a HEAD
+    /// and CompleteMultipartUpload), and a set of many parts would otherwise wait for them one
+    /// by one.
+    public static func publishAll(_ sinks: [OutputSink], fsync: Bool, jobs: Int = 1) throws {
         // Replacing (--force), a signal waits for the whole set: stopping halfway would leave
         // some old outputs replaced and the new ones rolled back, the old set broken. Without
         // replacing, a rollback loses nothing, and a signal still leaves nothing behind.
@@ -333,7 +338,21 @@ public final class OutputSink: Sendable {
         var placed: [(remove: () -> Void, token: Int, registry: CleanupRegistry)] = []
         defer { for entry in placed { entry.registry.forget(entry.token) } }
         do {
-            for sink in sinks {
+            let together = jobs > 1 && sinks.count > 2 && sinks.allSatisfy { $0.object != nil } ? sinks.count - 1 : 0
+            if together > 0 {
+                let objects = sinks.prefix(together).map { $0.object! }
+                // Every completion is tried; the ones that succeeded are undone if any failed.
+                let outcomes = try ParallelMap.map(count: together, jobs: jobs, pool: .threads) { index in
+                    Result<Int?, any Error> { try objects[index].publish(registeringFinalName: true) }
+                }
+                for (object, outcome) in zip(objects, outcomes) {
+                    guard case .success(let token?) = outcome else { continue }
+                    let (store, location) = (object.store, object.location)
+                    placed.append(({ try? store.delete(location) }, token, object.registry))
+                }
+                for outcome in outcomes { _ = try outcome.get() }
+            }
+            for sink in sinks.dropFirst(together) {
                 if let object = sink.object {
                     // An object placed is deleted if a later one fails.
                     guard let token = try object.publish(registeringFinalName: true) else { continue }

@@ -14,14 +14,18 @@ public struct ObjectStoreFacts: Codable, Sendable, Equatable {
     public var copiedBytes: UInt64
     /// Parts downloaded and uploaded again because they were under S3's 5 MiB part minimum.
     public var downloadedSmallParts: [String]
-    /// Bytes read to check the parts against the manifest, and checks that took the server's
-    /// `x-amz-checksum-crc32` instead of reading.
+    /// Bytes read to check the parts against the manifest; of the parts checked, how many
+    /// crc32s were the server's `x-amz-checksum-crc32`, how many gcdcat's record in the part's
+    /// metadata (`x-amz-meta-gcdcat-crc32`), both taken without reading, and how many were read.
     public var checkBytesRead: UInt64
     public var serverChecksums: Int
+    public var recordedChecksums: Int
+    public var readChecksums: Int
 
     public init(
         counts: CountingObjectStore.Counts, copyParts: Int = 0, copiedBytes: UInt64 = 0,
-        downloadedSmallParts: [String] = [], checkBytesRead: UInt64 = 0, serverChecksums: Int = 0
+        downloadedSmallParts: [String] = [], checkBytesRead: UInt64 = 0, serverChecksums: Int = 0,
+        recordedChecksums: Int = 0, readChecksums: Int = 0
     ) {
         self.requests = counts.requests
         let moved = counts.bytesDownloaded - min(counts.bytesDownloaded, checkBytesRead)
@@ -33,6 +37,8 @@ public struct ObjectStoreFacts: Codable, Sendable, Equatable {
         self.downloadedSmallParts = downloadedSmallParts
         self.checkBytesRead = checkBytesRead
         self.serverChecksums = serverChecksums
+        self.recordedChecksums = recordedChecksums
+        self.readChecksums = readChecksums
     }
 
     /// Lines for the text report.
@@ -50,8 +56,10 @@ public struct ObjectStoreFacts: Codable, Sendable, Equatable {
                 : downloadedSmallParts.joined(separator: ", ")
             lines.append("downloaded     under 5 MiB, so not copied: \(shown)")
         }
-        if checkBytesRead > 0 || serverChecksums > 0 {
-            lines.append("check          \(size(checkBytesRead)) read, \(serverChecksums) crc32s from the server")
+        if checkBytesRead > 0 || serverChecksums + recordedChecksums + readChecksums > 0 {
+            lines.append(
+                "check          \(readChecksums) parts read (\(size(checkBytesRead))), \(serverChecksums) crc32s "
+                    + "from the server, \(recordedChecksums) from gcdcat's record")
         }
         return lines
     }

@@ -47,14 +47,16 @@ public final class CountingObjectStore: ObjectStore {
         try base.get(object, range: range, ifMatch: ifMatch, into: buffer)
     }
 
-    public func put(_ object: ObjectLocation, body: UnsafeRawBufferPointer, ifNoneMatch: Bool) throws {
+    public func put(
+        _ object: ObjectLocation, body: UnsafeRawBufferPointer, ifNoneMatch: Bool, metadata: [String: String]
+    ) throws {
         count(up: body.count)
-        try base.put(object, body: body, ifNoneMatch: ifNoneMatch)
+        try base.put(object, body: body, ifNoneMatch: ifNoneMatch, metadata: metadata)
     }
 
-    public func createMultipartUpload(_ object: ObjectLocation) throws -> MultipartUpload {
+    public func createMultipartUpload(_ object: ObjectLocation, metadata: [String: String]) throws -> MultipartUpload {
         count()
-        return try base.createMultipartUpload(object)
+        return try base.createMultipartUpload(object, metadata: metadata)
     }
 
     public func uploadPart(_ upload: MultipartUpload, partNumber: Int, body: UnsafeRawBufferPointer) throws

@@ -46,6 +46,9 @@ public struct HTTPTransportError: Error, Sendable, Equatable {
 
 /// The seam between ``S3Client`` and the network: blocking, callable from any thread.
 /// ``URLSessionTransport`` is the real one; tests script a fake to force retries.
+///
+/// A request's `body` may be `Data` over the caller's buffer (no copy), valid only until
+/// ``send(_:)`` returns: a transport that keeps the body longer must copy it.
 public protocol HTTPTransport: Sendable {
     func send(_ request: HTTPRequest) throws(HTTPTransportError) -> HTTPResponse
 }

@@ -106,7 +106,7 @@ public enum ObjectDiscovery {
 
     /// HEADs every object, `jobs` at a time; a missing one is an error naming it.
     public static func heads(_ objects: [ObjectLocation], store: any ObjectStore, jobs: Int) throws -> [ObjectInfo] {
-        try ParallelMap.map(count: objects.count, jobs: jobs) { index in
+        try ParallelMap.map(count: objects.count, jobs: jobs, pool: .threads) { index in
             guard let info = try store.head(objects[index]) else { throw missing(objects[index]) }
             return info
         }

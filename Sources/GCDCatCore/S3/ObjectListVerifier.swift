@@ -48,7 +48,7 @@ public enum ObjectListVerifier {
             }
         }
         // `locate` never throws, so neither does the map.
-        return (try? ParallelMap.map(count: entries.count, jobs: jobs, locate)) ?? []
+        return (try? ParallelMap.map(count: entries.count, jobs: jobs, pool: .threads, locate)) ?? []
     }
 
     /// The bytes ``verify(_:reader:trustServer:)`` will read: objects not vouched for by the server.

@@ -23,16 +23,18 @@ public struct ObjectTarget: Sendable, Equatable, CustomStringConvertible {
 
 /// An object being written: the remote counterpart of ``AtomicOutputFile``.
 ///
-/// Its "temporary file" is a multipart upload: ``begin()`` creates it, parts are uploaded or
+/// Its "temporary file" is a multipart upload: ``begin(recording:)`` creates it, parts are uploaded or
 /// copied into it, ``publish(registeringFinalName:)`` completes it (the object appears only
 /// then), and ``discard()`` aborts it. A small body (a manifest, an empty object) is held and
-/// put with PutObject at publish instead, since an upload needs at least one part.
+/// put with PutObject at publish instead, since an upload needs at least one part. Either way
+/// the object records its crc32 in its metadata (``RecordedChecksum``).
 ///
 /// ## Implementation details
-/// The upload is created under the ``CleanupRegistry``'s lock and registered as an
-/// ``UndoAction`` that aborts it, so SIGINT/SIGTERM (whose handler sweeps the registry) aborts it
-/// on the server before the process exits; completion also runs under the lock, so a signal
-/// sees the upload either aborted or complete. Without `overwrite`, publishing sends
+/// The upload is created through the ``CleanupRegistry`` and registered as an ``UndoAction``
+/// that aborts it, so SIGINT/SIGTERM (whose handler sweeps the registry) aborts it on the server
+/// before the process exits. Creation and completion are requests in flight for the registry:
+/// several run at once, a sweep waits for those under way, and then finds each upload either
+/// registered for abort or complete and registered for deletion. Without `overwrite`, publishing sends
 /// `If-None-Match: *` and also HEADs the key first, because some servers (Ceph RGW) ignore the
 /// header: between that HEAD and the completion another writer can still create the key
 /// (see docs/notes/s3.md).
@@ -61,12 +63,20 @@ public final class ObjectOutput: Sendable {
 
     /// Creates the multipart upload, registered for abort. Call once, before any part.
     ///
+    /// `crc32` is the crc32 of the whole object to be, recorded as its metadata
+    /// (``RecordedChecksum``): S3 takes metadata only here, so it must be known before the first
+    /// part. nil records none (a server-side merge whose parts' crc32s are unknown). The caller
+    /// must make sure the parts it then sends have this crc32, or not publish.
+    ///
     /// ## Errors
     /// `.interrupted` once an interruption began; the store's error.
-    func begin() throws {
+    func begin(recording crc32: UInt32?) throws {
         let store = self.store
         let location = self.location
-        let (upload, token) = try registry.make({ try store.createMultipartUpload(location) }) { upload in
+        let metadata = crc32.map(RecordedChecksum.metadata) ?? [:]
+        let (upload, token) = try registry.make({
+            try store.createMultipartUpload(location, metadata: metadata)
+        }) { upload in
             .undo(UndoAction(name: location.description) { try? store.abortMultipartUpload(upload) })
         }
         state.withLock {
@@ -137,12 +147,19 @@ public final class ObjectOutput: Sendable {
             let undo: CleanupRegistry.Entry? =
                 registeringFinalName
                 ? .undo(UndoAction(name: location.description) { try? store.delete(location) }) : nil
-            let finalToken = try registry.commit(forgetting: token.map { [$0] } ?? [], registering: undo) {
+            let finalToken = try registry.commitRemote(forgetting: token.map { [$0] } ?? [], registering: undo) {
                 do {
                     if let upload {
                         try store.completeMultipartUpload(upload, parts: parts, ifNoneMatch: !overwrite)
                     } else {
-                        try (body ?? []).withUnsafeBytes { try store.put(location, body: $0, ifNoneMatch: !overwrite) }
+                        let bytes = body ?? []
+                        var crc = Checksum(.crc32)
+                        crc.update(bytes)
+                        try bytes.withUnsafeBytes {
+                            try store.put(
+                                location, body: $0, ifNoneMatch: !overwrite,
+                                metadata: RecordedChecksum.metadata(crc.value))
+                        }
                     }
                 } catch let error as GCDCatError where error.code == .outputExists {
                     throw Self.exists(location)

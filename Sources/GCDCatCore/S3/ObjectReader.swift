@@ -102,7 +102,7 @@ public struct ObjectReader: Sendable {
         let failures = Mutex<[Int: GCDCatError]>([:])
         let bytesRead = Atomic<UInt64>(0)
         let results = try ParallelMap.run(
-            count: slices.count, jobs: jobs,
+            count: slices.count, jobs: jobs, pool: .threads,
             makeState: { try Syscall.allocate(byteCount: size, alignment: Int(getpagesize()), path: path) },
             finish: { free($0) }
         ) { buffer, index -> Result? in
@@ -150,6 +150,9 @@ public struct ObjectReader: Sendable {
     public enum Source: String, Sendable, Codable {
         /// The store's own crc32 of the object (`x-amz-checksum-crc32`), trusted without reading.
         case server
+        /// The crc32 gcdcat recorded in the object's metadata when it uploaded it
+        /// (``RecordedChecksum``), trusted without reading.
+        case recorded
         /// Computed from the object's bytes, read with ranged GETs.
         case read
     }
@@ -168,20 +171,30 @@ public struct ObjectReader: Sendable {
         /// Bytes fetched with GETs; 0 when every value came from the server.
         public var bytesRead: UInt64
         /// How many values came from the server rather than from reading.
-        public var trustedFromServer: Int { objects.filter { $0.source == .server }.count }
+        public var trustedFromServer: Int { count(.server) }
+        /// How many came from gcdcat's recorded metadata.
+        public var trustedFromRecord: Int { count(.recorded) }
+        /// How many were computed from the objects' bytes.
+        public var read: Int { count(.read) }
+
+        public func count(_ source: Source) -> Int { objects.filter { $0.source == source }.count }
     }
 
     /// The `algorithm` checksum of each object. With `trustServer`, an object whose
     /// ``ObjectInfo/crc32`` is known is not read for a crc32: the server's value is used and
-    /// marked ``Source/server``. Ranges of all the objects are checksummed in parallel and
-    /// joined in order with `crc32_combine`/`adler32_combine`.
+    /// marked ``Source/server``; with `trustRecorded`, one whose ``ObjectInfo/recordedCRC32``
+    /// is known (gcdcat's metadata; the server's value comes first) is not read either, and is
+    /// marked ``Source/recorded``. Ranges of all the other objects are checksummed in parallel
+    /// and joined in order with `crc32_combine`/`adler32_combine`.
     ///
     /// ## Errors
     /// The first failed GET, naming its object; the rest is cancelled.
     public func checksums(
-        _ objects: [ObjectInfo], algorithm: ChecksumAlgorithm = .crc32, trustServer: Bool = true
+        _ objects: [ObjectInfo], algorithm: ChecksumAlgorithm = .crc32, trustServer: Bool = true,
+        trustRecorded: Bool = false
     ) throws -> Checksums {
-        let each = try checksums(objects, algorithm: algorithm, trustServer: trustServer, policy: .cancelAll)
+        let each = try checksums(
+            objects, algorithm: algorithm, trustServer: trustServer, trustRecorded: trustRecorded, policy: .cancelAll)
         return Checksums(objects: try each.results.map { try $0.get() }, bytesRead: each.bytesRead)
     }
 
@@ -192,7 +205,8 @@ public struct ObjectReader: Sendable {
         _ objects: [ObjectInfo], algorithm: ChecksumAlgorithm = .crc32, trustServer: Bool = true
     ) -> (results: [Result<ObjectChecksum, GCDCatError>], bytesRead: UInt64) {
         do {
-            return try checksums(objects, algorithm: algorithm, trustServer: trustServer, policy: .skipObject)
+            return try checksums(
+                objects, algorithm: algorithm, trustServer: trustServer, trustRecorded: false, policy: .skipObject)
         } catch {
             // Only a worker's buffer can fail outside an object: every object fails with it.
             let failure = error as? GCDCatError ?? GCDCatError(.io, message: "\(error)")
@@ -201,9 +215,15 @@ public struct ObjectReader: Sendable {
     }
 
     private func checksums(
-        _ objects: [ObjectInfo], algorithm: ChecksumAlgorithm, trustServer: Bool, policy: FailurePolicy
+        _ objects: [ObjectInfo], algorithm: ChecksumAlgorithm, trustServer: Bool, trustRecorded: Bool,
+        policy: FailurePolicy
     ) throws -> (results: [Result<ObjectChecksum, GCDCatError>], bytesRead: UInt64) {
-        let trusted = objects.map { algorithm == .crc32 && trustServer ? $0.crc32 : nil }
+        let trusted = objects.map { object -> (crc32: UInt32, source: Source)? in
+            guard algorithm == .crc32 else { return nil }
+            if trustServer, let crc32 = object.crc32 { return (crc32, .server) }
+            if trustRecorded, let crc32 = object.recordedCRC32 { return (crc32, .recorded) }
+            return nil
+        }
         let toRead = objects.indices.filter { trusted[$0] == nil }
         let readObjects = toRead.map { objects[$0] }
         let slices = slices(of: readObjects)
@@ -219,9 +239,9 @@ public struct ObjectReader: Sendable {
         var results: [Result<ObjectChecksum, GCDCatError>] = []
         var next = 0
         for (index, object) in objects.enumerated() {
-            if let crc32 = trusted[index] {
-                let checksum = Checksum(.crc32, value: crc32, length: Int64(object.size))
-                results.append(.success(ObjectChecksum(object: object, checksum: checksum, source: .server)))
+            if let stored = trusted[index] {
+                let checksum = Checksum(.crc32, value: stored.crc32, length: Int64(object.size))
+                results.append(.success(ObjectChecksum(object: object, checksum: checksum, source: stored.source)))
             } else {
                 if let failure = mapped.failures[next] {
                     results.append(.failure(failure))
@@ -289,7 +309,7 @@ public struct ObjectReader: Sendable {
         do {
             // One buffer per worker, reused for every object it hashes.
             results = try ParallelMap.run(
-                count: objects.count, jobs: jobs,
+                count: objects.count, jobs: jobs, pool: .threads,
                 makeState: { try Syscall.allocate(byteCount: max(1, size), alignment: Int(getpagesize()), path: path) },
                 finish: { free($0) }, { buffer, index in hash(buffer, index) })
         } catch {
@@ -320,7 +340,7 @@ extension ObjectReader {
             }
         }
         // `head` never throws, so neither does the map.
-        return (try? ParallelMap.map(count: locations.count, jobs: jobs, head)) ?? []
+        return (try? ParallelMap.map(count: locations.count, jobs: jobs, pool: .threads, head)) ?? []
     }
 
     /// Any ``HashAlgorithm`` of each object as ``headsEach(_:)`` found it (a failed HEAD keeps

@@ -10,9 +10,13 @@ import Synchronization
 ///
 /// The parts come resolved and HEADed (a missing one is named, exit 1). With a manifest, each part's
 /// crc32 must match it before the output is published (exit 2 otherwise, nothing left): a
-/// download checks the bytes as they arrive; a server-side merge reads the parts (or takes the
-/// server's `x-amz-checksum-crc32`) beside the copies, and completes the upload only if all
-/// matched.
+/// download checks the bytes as they arrive; a server-side merge checks the parts beside the
+/// copies, and completes the upload only if all matched. It takes a part's crc32, in this order,
+/// from the server's `x-amz-checksum-crc32`, else from gcdcat's record in its metadata
+/// (``RecordedChecksum``; a part found in a listing is HEADed for it), else by reading it;
+/// ``trustStoredChecksums`` off reads every part. The output records its crc32 as every object
+/// gcdcat writes does: the manifest's crc32s joined (they are checked before it is published),
+/// or without a manifest the parts' stored crc32s joined, when every part has one.
 public struct ObjectSetMerge: Sendable {
     public var store: any ObjectStore
     /// The parts, in order, as HEAD or a listing saw them (``ObjectDiscovery/resolve(_:store:asGiven:jobs:)``).
@@ -25,9 +29,9 @@ public struct ObjectSetMerge: Sendable {
     public var fsync: Bool
     /// Take the same object twice (`--allow-duplicates`).
     public var allowDuplicates = false
-    /// Take a part's crc32 from the server (`x-amz-checksum-crc32`) where HEAD gave one, instead
-    /// of reading the part (`--no-stored-checksums` turns it off).
-    public var trustServerChecksums = true
+    /// Take a part's crc32 from the server (`x-amz-checksum-crc32`) or gcdcat's record
+    /// (`x-amz-meta-gcdcat-crc32`) instead of reading it (`--no-stored-checksums` turns it off).
+    public var trustStoredChecksums = true
 
     public init(
         store: any ObjectStore, parts: [ObjectInfo], manifest: ObjectLocation?, output: OutputTarget,
@@ -49,8 +53,15 @@ public struct ObjectSetMerge: Sendable {
         public var crc32: UInt32?
         /// Parts checked against the manifest (0 without one).
         public var verifiedParts: Int
-        /// Of those, how many were taken from the server's `x-amz-checksum-crc32`, unread.
+        /// Of those, how many were taken from the server's `x-amz-checksum-crc32`, unread,
         public var serverChecksums: Int
+        /// how many from gcdcat's record in the part's metadata, unread,
+        public var recordedChecksums: Int = 0
+        /// and how many were read.
+        public var readChecksums: Int = 0
+        /// The crc32 recorded in the output object's metadata; nil when none was (or the output
+        /// is a file).
+        public var outputRecord: UInt32? = nil
         /// Bytes read to check the parts.
         public var checkBytesRead: UInt64
         /// Output parts copied on the server, and their bytes.
@@ -154,27 +165,32 @@ public struct ObjectSetMerge: Sendable {
 
     // MARK: On the server
 
-    private func mergeOnServer(_ infos: [ObjectInfo], expected: [UInt32]?, counter: TransferCounter) throws -> Result {
+    private func mergeOnServer(_ listed: [ObjectInfo], expected: [UInt32]?, counter: TransferCounter) throws -> Result {
         // Ceph RGW decodes x-amz-copy-source twice, so a key with '%' would be copied from
         // another key (seen: `w%41` copied from `wA`, and it ignores x-amz-copy-source-if-match):
         // such parts pass through the client instead.
         let plan = try ServerSideMergePlan.make(
-            sizes: infos.map(\.size), copyable: infos.map { !$0.location.key.contains("%") })
-        let total = infos.reduce(0) { $0 + $1.size }
+            sizes: listed.map(\.size), copyable: listed.map { !$0.location.key.contains("%") })
+        let total = listed.reduce(0) { $0 + $1.size }
         let store = self.store
         let jobs = self.jobs
         let manifest = self.manifest
-        let trustServer = trustServerChecksums
+        let trust = trustStoredChecksums
+        let infos = trust ? try Self.withMetadata(listed, store: store, jobs: jobs) : listed
+        let record = Self.outputRecord(infos, expected: expected, trustStored: trust)
         let (sink, check) = try OutputSink.produce(
             output, inputs: [], overwrite: overwrite, bytes: 0, fsync: fsync
         ) { sink -> ObjectReader.Checksums? in
             guard let object = sink.object else { return nil }
             // The check reads the parts (or takes the server's crc32s) beside the copies.
             let check = expected.map { _ in
-                BackgroundWork { try ObjectReader(store: store, jobs: jobs).checksums(infos, trustServer: trustServer) }
+                BackgroundWork {
+                    try ObjectReader(store: store, jobs: jobs).checksums(
+                        infos, trustServer: trust, trustRecorded: trust)
+                }
             }
             do {
-                try copyParts(plan, infos, into: object, counter: counter)
+                try copyParts(plan, infos, into: object, recording: record, counter: counter)
             } catch {
                 _ = try? check?.wait()
                 throw error
@@ -191,19 +207,73 @@ public struct ObjectSetMerge: Sendable {
         let whole = check.map { Checksum.combine(.crc32, $0.objects.map(\.checksum)).value }
         return Result(
             bytes: Int64(total), crc32: whole, verifiedParts: check == nil ? 0 : infos.count,
-            serverChecksums: check?.trustedFromServer ?? 0, checkBytesRead: check?.bytesRead ?? 0,
+            serverChecksums: check?.trustedFromServer ?? 0, recordedChecksums: check?.trustedFromRecord ?? 0,
+            readChecksums: check?.read ?? 0, outputRecord: plan.parts.isEmpty ? 0 : record,
+            checkBytesRead: check?.bytesRead ?? 0,
             copyParts: plan.copyPartCount, copiedBytes: plan.copiedBytes,
             uploadedParts: plan.parts.count - plan.copyPartCount, downloadedBytes: plan.downloadedBytes,
             downloadedSmallParts: plan.downloadedSources.map { infos[$0].location.description })
     }
 
-    /// Runs the plan's parts: the versions that were listed and checked, never ones that
-    /// replaced them since.
+    /// `parts` with their metadata: a part seen only in a listing (``ObjectInfo/metadata`` nil)
+    /// is HEADed, `jobs` at a time, for the server's crc32 and gcdcat's record.
+    ///
+    /// ## Errors
+    /// `.inputChanged` when a part is gone, or its size or ETag differ from the listing's; the
+    /// store's errors.
+    static func withMetadata(_ parts: [ObjectInfo], store: any ObjectStore, jobs: Int) throws -> [ObjectInfo] {
+        let unknown = parts.indices.filter { parts[$0].metadata == nil }
+        guard !unknown.isEmpty else { return parts }
+        let heads = try ParallelMap.map(count: unknown.count, jobs: jobs, pool: .threads) { index -> ObjectInfo in
+            let listed = parts[unknown[index]]
+            guard let info = try store.head(listed.location) else {
+                throw GCDCatError(
+                    .inputChanged, path: listed.location.description, syscall: "HeadObject",
+                    message: "was listed but is gone")
+            }
+            if info.size != listed.size || (info.etag != nil && listed.etag != nil && info.etag != listed.etag) {
+                throw GCDCatError(
+                    .inputChanged, path: listed.location.description, syscall: "HeadObject",
+                    message: "changed since it was listed (\(listed.size) bytes, ETag \(listed.etag ?? "none"); "
+                        + "now \(info.size) bytes, ETag \(info.etag ?? "none"))")
+            }
+            return ObjectInfo(
+                location: listed.location, size: listed.size, etag: listed.etag ?? info.etag, crc32: info.crc32,
+                metadata: info.metadata ?? [:])
+        }
+        var result = parts
+        for (index, info) in zip(unknown, heads) { result[index] = info }
+        return result
+    }
+
+    /// The crc32 the output records: the manifest's joined (the parts are checked against it
+    /// before the output is published), else, with `trustStored`, the parts' stored crc32s
+    /// joined when every part has one; nil otherwise (the output then records none).
+    static func outputRecord(_ parts: [ObjectInfo], expected: [UInt32]?, trustStored: Bool) -> UInt32? {
+        let crcs: [UInt32]
+        if let expected {
+            crcs = expected
+        } else {
+            guard trustStored else { return nil }
+            let stored = parts.compactMap { $0.crc32 ?? $0.recordedCRC32 }
+            guard stored.count == parts.count else { return nil }
+            crcs = stored
+        }
+        return Checksum.combine(
+            .crc32, zip(crcs, parts).map { Checksum(.crc32, value: $0, length: Int64($1.size)) }
+        ).value
+    }
+
+    /// Runs the plan's parts, `jobs` at a time: copies on the server, small runs through a
+    /// buffer of the largest upload.
     private func copyParts(
-        _ plan: ServerSideMergePlan, _ infos: [ObjectInfo], into object: ObjectOutput, counter: TransferCounter
+        _ plan: ServerSideMergePlan, _ infos: [ObjectInfo], into object: ObjectOutput, recording record: UInt32?,
+        counter: TransferCounter
     ) throws {
+        // The versions that were listed and checked, never ones that replaced them since.
         try plan.run(
-            into: object, sources: infos.map { .init(location: $0.location, etag: $0.etag) }, store: store, jobs: jobs
+            into: object, sources: infos.map { .init(location: $0.location, etag: $0.etag) }, recording: record,
+            store: store, jobs: jobs
         ) { counter.add(bytes: Int64($0)) }
     }
 

@@ -200,9 +200,11 @@ struct ObjectSplit: Sendable {
     ) throws -> Facts {
         let plan = try ServerSideMergePlan.make(
             sizes: [UInt64(range.count)], copyable: [!source.key.contains("%")])
+        // The part's crc32 comes from the source's read beside the copies, after the upload
+        // began: such a part records none (a verified merge of it reads it).
         try plan.run(
-            into: object, sources: [.init(location: source, etag: etag)], base: range.lowerBound, store: store,
-            jobs: jobs)
+            into: object, sources: [.init(location: source, etag: etag)], base: range.lowerBound, recording: nil,
+            store: store, jobs: jobs)
         return Facts(copyParts: plan.copyPartCount, copiedBytes: plan.copiedBytes)
     }
 }

@@ -21,13 +21,23 @@ public struct ObjectInfo: Sendable, Equatable {
     /// The object's CRC-32 when the server keeps one (`x-amz-checksum-crc32`); a multipart
     /// object's composite value is not a CRC of the whole and is left nil.
     public var crc32: UInt32?
+    /// The user metadata HEAD returned (`x-amz-meta-NAME`, keyed by NAME in lowercase); nil when
+    /// unknown, as for an object seen in a listing, which carries none.
+    public var metadata: [String: String]?
 
-    public init(location: ObjectLocation, size: UInt64, etag: String? = nil, crc32: UInt32? = nil) {
+    public init(
+        location: ObjectLocation, size: UInt64, etag: String? = nil, crc32: UInt32? = nil,
+        metadata: [String: String]? = nil
+    ) {
         self.location = location
         self.size = size
         self.etag = etag
         self.crc32 = crc32
+        self.metadata = metadata
     }
+
+    /// The crc32 gcdcat recorded when it uploaded the object (``RecordedChecksum``), if any.
+    public var recordedCRC32: UInt32? { metadata.flatMap(RecordedChecksum.crc32(in:)) }
 }
 
 /// A multipart upload in progress: it must end in ``ObjectStore/completeMultipartUpload(_:parts:)``
@@ -75,8 +85,12 @@ public protocol ObjectStore: Sendable {
         _ object: ObjectLocation, range: Range<UInt64>, ifMatch: String?, into buffer: UnsafeMutableRawBufferPointer
     ) throws
     /// PutObject in one request. With `ifNoneMatch`, an existing object is not replaced.
-    func put(_ object: ObjectLocation, body: UnsafeRawBufferPointer, ifNoneMatch: Bool) throws
-    func createMultipartUpload(_ object: ObjectLocation) throws -> MultipartUpload
+    /// `metadata` becomes the object's user metadata (`x-amz-meta-NAME: value`; names lowercase).
+    func put(_ object: ObjectLocation, body: UnsafeRawBufferPointer, ifNoneMatch: Bool, metadata: [String: String])
+        throws
+    /// CreateMultipartUpload; `metadata` becomes the completed object's user metadata (S3 takes
+    /// it here, not at completion).
+    func createMultipartUpload(_ object: ObjectLocation, metadata: [String: String]) throws -> MultipartUpload
     func uploadPart(_ upload: MultipartUpload, partNumber: Int, body: UnsafeRawBufferPointer) throws
         -> UploadedPart
     /// UploadPartCopy of `range` of `source` (at most 5 GiB) on the server. With `ifMatch`
@@ -104,5 +118,16 @@ extension ObjectStore {
         _ upload: MultipartUpload, partNumber: Int, source: ObjectLocation, range: Range<UInt64>
     ) throws -> UploadedPart {
         try uploadPartCopy(upload, partNumber: partNumber, source: source, range: range, ifMatch: nil)
+    }
+
+    /// PutObject without user metadata (tests, fixtures; gcdcat's own outputs go through
+    /// ``ObjectOutput``, which records their crc32).
+    public func put(_ object: ObjectLocation, body: UnsafeRawBufferPointer, ifNoneMatch: Bool) throws {
+        try put(object, body: body, ifNoneMatch: ifNoneMatch, metadata: [:])
+    }
+
+    /// CreateMultipartUpload without user metadata.
+    public func createMultipartUpload(_ object: ObjectLocation) throws -> MultipartUpload {
+        try createMultipartUpload(object, metadata: [:])
     }
 }

@@ -142,7 +142,8 @@ struct ObjectStreamSplit: Sendable {
         }
         let sink = try OutputSink.open(try operation.target(name), inputs: [], overwrite: operation.overwrite)
         do {
-            try sink.object!.begin()
+            // A streamed part's crc32 is known only once it is sent: it records none.
+            try sink.object!.begin(recording: nil)
         } catch {
             sink.discard()
             throw error

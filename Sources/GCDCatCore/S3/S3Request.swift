@@ -18,6 +18,9 @@ struct S3Request {
     /// A check of a successful answer (a ranged GET's length); a non-nil reason is a
     /// retryable failure.
     var checkBody: ((HTTPResponse) -> String?)? = nil
+    /// Called before each retry (CreateMultipartUpload then looks for the upload a lost answer
+    /// may have left).
+    var onRetry: (() -> Void)? = nil
 }
 
 extension S3Client {
@@ -81,6 +84,7 @@ extension S3Client {
                 }
                 throw failure
             }
+            request.onRetry?()
             retry.sleep(retry.delay(afterAttempt: attempt - 1))
         }
     }

@@ -20,16 +20,18 @@ extension ServerSideMergePlan {
     /// slices through one buffer of the largest upload per worker. Every slice's range is
     /// shifted by `base` (a split copies a range of its one source). Every request names the
     /// source's ETag, so a version that replaced it since fails instead of being joined.
-    /// `partDone` hears each finished part's length.
+    /// `recording` is the crc32 the object records (``ObjectOutput/begin(recording:)``), if
+    /// known; `partDone` hears each finished part's length.
     func run(
-        into object: ObjectOutput, sources: [Source], base: UInt64 = 0, store: any ObjectStore, jobs: Int,
+        into object: ObjectOutput, sources: [Source], base: UInt64 = 0, recording: UInt32?, store: any ObjectStore,
+        jobs: Int,
         partDone: @Sendable (UInt64) -> Void = { _ in }
     ) throws {
         guard !parts.isEmpty else {
             object.hold([])
             return
         }
-        try object.begin()
+        try object.begin(recording: recording)
         let parts = self.parts
         let largestUpload = self.largestUpload
         let bufferSize = max(1, Int(largestUpload))
@@ -37,7 +39,7 @@ extension ServerSideMergePlan {
             base + range.lowerBound..<base + range.upperBound
         }
         _ = try ParallelMap.run(
-            count: parts.count, jobs: jobs,
+            count: parts.count, jobs: jobs, pool: .threads,
             makeState: { () throws -> UnsafeMutableRawPointer? in
                 largestUpload == 0
                     ? nil

@@ -38,6 +38,7 @@ public final class URLSessionTransport: HTTPTransport {
         urlRequest.httpMethod = request.method
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
         if !request.body.isEmpty || request.method == "PUT" || request.method == "POST" {
+            // dataTask(with:) copies it into the task's own buffer (the body may be borrowed).
             urlRequest.httpBody = request.body
         }
 

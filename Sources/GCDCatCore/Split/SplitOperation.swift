@@ -208,7 +208,10 @@ public struct SplitOperation: Sendable {
         let written = Mutex<[OutputSink]>([])
         let finished: [(sink: OutputSink, value: MergeResult)]
         do {
-            finished = try ParallelMap.map(count: pieces.count, jobs: parallelParts ? jobs : 1) { index in
+            // Uploads wait on the network: a thread per job, not per core.
+            finished = try ParallelMap.map(
+                count: pieces.count, jobs: parallelParts ? jobs : 1, pool: writesObjects ? .threads : .cores
+            ) { index in
                 let request = MergeRequest(
                     sources: pieces[index], limits: limits, jobs: perPartJobs,
                     computeCRC: computeCRC && pieceCRCs == nil)
@@ -275,7 +278,7 @@ public struct SplitOperation: Sendable {
 
     /// Publishes every finished part and the manifest together (see ``OutputSink/publishAll(_:fsync:)``).
     func publishAll(_ sinks: [OutputSink]) throws {
-        try OutputSink.publishAll(sinks, fsync: fsync)
+        try OutputSink.publishAll(sinks, fsync: fsync, jobs: writesObjects ? jobs : 1)
     }
 
     /// Checks every output before any byte of input is read: each part (those known so far;
@@ -299,9 +302,16 @@ public struct SplitOperation: Sendable {
                     message: "the manifest would take the name of a part; name another manifest")
             }
         }
-        for path in names + (manifestPath.map { [$0] } ?? []) + (digestListPath.map { [$0] } ?? []) {
-            try OutputSink.check(target: try target(path), inputs: inputs, overwrite: overwrite)
+        let paths = names + (manifestPath.map { [$0] } ?? []) + (digestListPath.map { [$0] } ?? [])
+        // Objects are HEADed `jobs` at a time (a round trip each); the first refusal in order wins.
+        let outcomes = try ParallelMap.map(
+            count: paths.count, jobs: writesObjects && !overwrite ? jobs : 1, pool: .threads
+        ) { index in
+            Result<Void, any Error> {
+                try OutputSink.check(target: try target(paths[index]), inputs: inputs, overwrite: overwrite)
+            }
         }
+        for outcome in outcomes { try outcome.get() }
     }
 
     func writeManifest(_ manifest: Manifest, to path: String, inputs: [PartFile]) throws -> OutputSink {

@@ -4,14 +4,21 @@ import Synchronization
 
 /// The one way gcdcat runs work items on several threads.
 ///
-/// `count` items are claimed in order by `min(jobs, count, maximumWorkers)` workers on
-/// `concurrentPerform`; each worker makes its own state once (a buffer, an open part) and
-/// hands it to every item it runs. Results come back in item order.
+/// `count` items are claimed in order by `min(jobs, count, maximumWorkers)` workers; each
+/// worker makes its own state once (a buffer, an open part) and hands it to every item it runs.
+/// Results come back in item order.
+///
+/// Two pools (``Pool``): `.cores` runs the workers on `concurrentPerform`, which never runs
+/// more of them at once than there are cores (libdispatch's `dispatch_apply` takes its thread
+/// count from the active CPUs): right for CPU and disk work. `.threads` gives every worker a
+/// thread of its own: for work that waits on the network (S3 requests), where `--jobs 8` on
+/// two cores must mean eight requests in flight, not two.
 ///
 /// One worker runs on the calling thread, without libdispatch. Under an address-space limit
 /// (`ulimit -v`) the workers are reduced to what fits: libdispatch retries a thread it cannot
 /// create for ever (`_dispatch_temporary_resource_shortage`), so a split under a tight limit
-/// used to hang in `concurrentPerform` instead of failing or finishing.
+/// used to hang in `concurrentPerform` instead of failing or finishing. A `.threads` worker
+/// whose thread cannot be created is skipped: the others claim its items.
 ///
 /// ## Cancellation
 /// The first error wins and later ones are dropped. After it, no worker starts a new item;
@@ -19,6 +26,14 @@ import Synchronization
 enum ParallelMap {
     /// A bound on threads however large `jobs` is: more than this only adds contention here.
     static let maximumWorkers = 64
+
+    /// Where the workers run.
+    enum Pool: Sendable {
+        /// `concurrentPerform`: at most one worker per core at a time.
+        case cores
+        /// One thread per worker: for work that mostly waits (network requests).
+        case threads
+    }
 
     /// The number of workers for `items` items at `jobs` (at least 1, never more than the items
     /// or ``maximumWorkers``); safe for any `jobs`, `Int.max` included.
@@ -42,7 +57,7 @@ enum ParallelMap {
     /// `body(&state, index)` for every index in `0..<count`, with one `makeState()` per worker
     /// and `finish(&state)` when the worker stops.
     static func run<State, Result: Sendable>(
-        count: Int, jobs: Int, makeState: @Sendable () throws -> State,
+        count: Int, jobs: Int, pool: Pool = .cores, makeState: @Sendable () throws -> State,
         finish: @Sendable (inout State) -> Void = { _ in },
         _ body: @Sendable (inout State, Int) throws -> Result
     ) throws -> [Result] {
@@ -76,6 +91,8 @@ enum ParallelMap {
         let workers = affordable(workerCount(jobs: jobs, items: count))
         if workers == 1 {
             worker(0)
+        } else if pool == .threads {
+            WorkerThreads.run(workers, worker)
         } else {
             DispatchQueue.concurrentPerform(iterations: workers, execute: worker)
         }
@@ -85,8 +102,8 @@ enum ParallelMap {
 
     /// `body(index)` for every index in `0..<count`, without per-worker state.
     static func map<Result: Sendable>(
-        count: Int, jobs: Int, _ body: @Sendable (Int) throws -> Result
+        count: Int, jobs: Int, pool: Pool = .cores, _ body: @Sendable (Int) throws -> Result
     ) throws -> [Result] {
-        try run(count: count, jobs: jobs, makeState: { () }) { _, index in try body(index) }
+        try run(count: count, jobs: jobs, pool: pool, makeState: { () }) { _, index in try body(index) }
     }
 }

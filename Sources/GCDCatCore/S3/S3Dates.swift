@@ -1,0 +1,42 @@
+/// The two date forms S3 answers with, as seconds since 1970 (UTC), to whole seconds. Parsed by
+/// hand: Swift's Glibc module has no `strptime`.
+enum S3Dates {
+    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    /// An HTTP `Date` header: `Wed, 25 Nov 2026 02:51:43 GMT`.
+    static func httpDate(_ text: String) -> Double? {
+        let fields = text.split(separator: " ")
+        guard fields.count == 6, fields[5] == "GMT", let day = Int(fields[1]),
+            let month = months.firstIndex(of: String(fields[2])), let year = Int(fields[3])
+        else { return nil }
+        return seconds(year: year, month: month + 1, day: day, time: fields[4])
+    }
+
+    /// An XML timestamp such as ListMultipartUploads' `Initiated`: `2026-11-25T02:51:43.123Z`
+    /// (the fraction is dropped).
+    static func isoDate(_ text: String) -> Double? {
+        let halves = text.split(separator: "T")
+        guard halves.count == 2 else { return nil }
+        let date = halves[0].split(separator: "-")
+        guard date.count == 3, let year = Int(date[0]), let month = Int(date[1]), let day = Int(date[2]) else {
+            return nil
+        }
+        return seconds(year: year, month: month, day: day, time: halves[1].prefix(8))
+    }
+
+    /// `HH:MM:SS` on a civil date, as seconds since 1970.
+    private static func seconds(year: Int, month: Int, day: Int, time: Substring) -> Double? {
+        let clock = time.split(separator: ":").compactMap { Int($0) }
+        guard (1...12).contains(month), (1...31).contains(day), clock.count == 3, (0..<24).contains(clock[0]),
+            (0..<60).contains(clock[1]), (0...60).contains(clock[2])
+        else { return nil }
+        // Days from 1970-01-01 to the date (the proleptic Gregorian calendar, years from March).
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        let days = era * 146_097 + dayOfEra - 719_468
+        return Double(days * 86_400 + clock[0] * 3600 + clock[1] * 60 + clock[2])
+    }
+}

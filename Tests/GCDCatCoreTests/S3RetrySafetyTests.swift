@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+
+@testable import GCDCatCore
+
+/// Retries of the two requests that are not idempotent, through a scripted transport: a
+/// CreateMultipartUpload whose first answer was lost leaves no orphan upload, and a
+/// CompleteMultipartUpload whose first answer was lost is recognised as done.
+struct S3RetrySafetyTests {
+    let object = ObjectLocation(bucket: "bkt", key: "out.bin")
+
+    func client(_ transport: ScriptedTransport) throws -> S3Client {
+        S3Client(
+            configuration: S3Configuration(
+                endpoint: try S3Endpoint(parsing: "http://127.0.0.1:9"), region: "us-east-1",
+                credentials: S3Credentials(accessKeyID: "AKID", secretAccessKey: "secret")),
+            transport: transport, retry: RetryPolicy(maximumAttempts: 3, sleep: { _ in }))
+    }
+
+    static let lost = ScriptedTransport.Step.fail(HTTPTransportError(message: "connection lost", isRetryable: true))
+
+    static func created(_ id: String, date: String) -> ScriptedTransport.Step {
+        .answer(
+            HTTPResponse(
+                status: 200, headers: ["date": date],
+                body: Data(
+                    "<InitiateMultipartUploadResult><UploadId>\(id)</UploadId></InitiateMultipartUploadResult>".utf8)))
+    }
+
+    static func upload(_ key: String, _ id: String, _ initiated: String) -> String {
+        "<Upload><Key>\(key)</Key><UploadId>\(id)</UploadId><Initiated>\(initiated)</Initiated></Upload>"
+    }
+
+    @Test func datesParse() {
+        #expect(S3Dates.httpDate("Wed, 25 Nov 2026 02:51:43 GMT") == 1_795_575_103)
+        #expect(S3Dates.isoDate("2026-11-25T02:51:43.123Z") == 1_795_575_103)
+        #expect(S3Dates.isoDate("2026-11-25T02:51:43Z") == 1_795_575_103)
+        #expect(S3Dates.httpDate("yesterday") == nil)
+    }
+
+    @Test func aRetriedCreateAbortsTheUploadItsLostAnswerLeft() throws {
+        let listing =
+            "<ListMultipartUploadsResult>"
+            + Self.upload("out.bin", "orphan", "2026-11-25T02:51:42.500Z")
+            + Self.upload("out.bin", "ours", "2026-11-25T02:51:43.100Z")
+            + Self.upload("out.bin", "someone-elses", "2026-11-25T01:00:00.000Z")
+            + Self.upload("out.bin.2", "other-key", "2026-11-25T02:51:43.000Z")
+            + "</ListMultipartUploadsResult>"
+        let transport = ScriptedTransport([
+            Self.lost, Self.created("ours", date: "Wed, 25 Nov 2026 02:51:43 GMT"),
+            .answer(HTTPResponse(status: 200, body: Data(listing.utf8))),
+            .answer(HTTPResponse(status: 204)),
+        ])
+        let upload = try client(transport).createMultipartUpload(object, metadata: RecordedChecksum.metadata(7))
+        #expect(upload.uploadID == "ours")
+        let requests = transport.requests
+        #expect(requests.map(\.method) == ["POST", "POST", "GET", "DELETE"])
+        #expect(requests[2].url == "http://127.0.0.1:9/bkt?uploads&prefix=out.bin")
+        #expect(requests[3].url == "http://127.0.0.1:9/bkt/out.bin?uploadId=orphan")
+    }
+
+    @Test func aCreateThatWasNotRetriedListsNothing() throws {
+        let transport = ScriptedTransport([Self.created("ours", date: "Wed, 25 Nov 2026 02:51:43 GMT")])
+        _ = try client(transport).createMultipartUpload(object, metadata: [:])
+        #expect(transport.requests.count == 1)
+    }
+
+    static let parts = [
+        UploadedPart(partNumber: 1, etag: "0cc175b9c0f1b6a831c399e269772661"),
+        UploadedPart(partNumber: 2, etag: "92eb5ffee6ae2fec3ad71c777531578f"),
+    ]
+
+    @Test func theMultipartETagIsTheMD5OfThePartsMD5s() {
+        // md5(md5("a") ‖ md5("b")) in binary, then "-2": as S3 and RGW compute it.
+        #expect(MultipartETag.of(Self.parts) == "96e024ba2074fe77e8e965ba43a704be-2")
+        #expect(MultipartETag.of([UploadedPart(partNumber: 1, etag: "not-md5")]) == nil)
+        #expect(MultipartETag.of([]) == nil)
+    }
+
+    @Test(arguments: [false, true])
+    func aRetriedCompletionThatHadSucceededIsDone(ifNoneMatch: Bool) throws {
+        let etag = try #require(MultipartETag.of(Self.parts))
+        let gone =
+            ifNoneMatch
+            ? ScriptedTransport.Step.answer(HTTPResponse(status: 412))
+            : .answer(
+                HTTPResponse(
+                    status: 404, body: Data("<Error><Code>NoSuchUpload</Code></Error>".utf8)))
+        let transport = ScriptedTransport([
+            Self.lost, gone,
+            .answer(HTTPResponse(status: 200, headers: ["content-length": "2", "etag": "\"\(etag)\""])),
+            .answer(HTTPResponse(status: 404)),
+        ])
+        try client(transport).completeMultipartUpload(
+            MultipartUpload(location: object, uploadID: "u"), parts: Self.parts, ifNoneMatch: ifNoneMatch)
+        #expect(transport.requests.map(\.method) == ["POST", "POST", "HEAD", "DELETE"])
+    }
+
+    @Test func aCompletionWhoseUploadIsGoneAndWhoseKeyHoldsOtherBytesFails() throws {
+        let transport = ScriptedTransport([
+            .answer(HTTPResponse(status: 404, body: Data("<Error><Code>NoSuchUpload</Code></Error>".utf8))),
+            .answer(HTTPResponse(status: 200, headers: ["content-length": "2", "etag": "\"abc-2\""])),
+        ])
+        let error = try #require(throws: GCDCatError.self) {
+            try client(transport).completeMultipartUpload(
+                MultipartUpload(location: object, uploadID: "u"), parts: Self.parts, ifNoneMatch: false)
+        }
+        #expect(error.description == "s3://bkt/out.bin: CompleteMultipartUpload: NoSuchUpload (HTTP 404)")
+        #expect(transport.requests.map(\.method) == ["POST", "HEAD"])
+    }
+}
