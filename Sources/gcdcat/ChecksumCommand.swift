@@ -106,9 +106,12 @@ extension GCDCat {
             var store: CountingObjectStore?
             var facts: ObjectStoreFacts? {
                 store.map { store in
-                    ObjectStoreFacts(
+                    let sources = results.values.compactMap { try? $0.get().source }
+                    return ObjectStoreFacts(
                         counts: store.counts, checkBytesRead: bytesRead,
-                        serverChecksums: results.values.filter { (try? $0.get().source) == .server }.count)
+                        serverChecksums: sources.filter { $0 == .server }.count,
+                        recordedChecksums: sources.filter { $0 == .recorded }.count,
+                        readChecksums: sources.filter { $0 == .read }.count)
                 }
             }
         }

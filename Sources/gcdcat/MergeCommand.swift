@@ -98,7 +98,6 @@ extension GCDCat {
         @Flag(help: "Delete the parts (not the manifest) after a verified, fsynced merge; needs a manifest.")
         var removeParts = false
 
-
         @OptionGroup var transfer: TransferOptions
         @OptionGroup var objectStore: ObjectStoreOptions
         @OptionGroup var reporting: ReportOptions

@@ -213,7 +213,9 @@ extension GCDCat {
             if let store {
                 report.objectStore = ObjectStoreFacts(
                     counts: store.counts, checkBytesRead: report.bytesRead,
-                    serverChecksums: report.files.filter { $0.source == .server }.count)
+                    serverChecksums: report.files.filter { $0.source == .server }.count,
+                    recordedChecksums: report.files.filter { $0.source == .recorded }.count,
+                    readChecksums: report.files.filter { $0.source == .read }.count)
             }
             if let unlisted {
                 let found = try reportingFailures {

@@ -143,6 +143,9 @@ struct S3ReadCLITests {
         #expect(try schema("verify").violations(of: document) == [], "\(json.stdoutText)")
         #expect(document["s3"]?["checkBytesRead"] == .integer(Int64(20 * Self.mib + 4)))
         #expect(document["s3"]?["serverChecksums"] == .integer(0))
+        // Every object was read (big.bin, empty, one), none taken on trust.
+        #expect(document["s3"]?["readChecksums"] == .integer(3))
+        #expect(document["s3"]?["recordedChecksums"] == .integer(0))
         guard case .array(let files)? = document["files"] else {
             Issue.record("no files: \(json.stdoutText)")
             return
@@ -153,6 +156,7 @@ struct S3ReadCLITests {
         let summary = try JSONValue.parse(summed.stdout)
         #expect(try schema("checksum").violations(of: summary) == [], "\(summed.stdoutText)")
         #expect(summary["s3"]?["checkBytesRead"] == .integer(1))
+        #expect(summary["s3"]?["readChecksums"] == .integer(1))
         guard case .array(let summedFiles)? = summary["files"] else {
             Issue.record("no files: \(summed.stdoutText)")
             return
