@@ -35,7 +35,7 @@ extension GCDCat {
                   gcdcat checksum movie.zip.0* > movie.zip.sfv
                   gcdcat checksum --algorithm sha256 *.iso > SHA256SUMS
                   gcdcat checksum --algorithm adler32 --format bsd big.iso
-                  gcdcat checksum s3://bkt/movie.zip.0* --jobs 8
+                  gcdcat checksum s3://bkt/movie.zip.001 s3://bkt/movie.zip.002 --jobs 8
                 """)
 
         @Argument(

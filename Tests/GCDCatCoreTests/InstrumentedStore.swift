@@ -8,17 +8,26 @@ import Testing
 
 /// Passes every call to a ``MemoryObjectStore`` and records what the engines asked: the
 /// prefixes listed and the most GETs ever under way at once. With `reportsCRC32`, HEAD
-/// answers with the object's crc32 as a server that keeps `x-amz-checksum-crc32` does.
+/// answers with the object's crc32 as a server that keeps `x-amz-checksum-crc32` does. With
+/// `ignoresCopyIfMatch` it copies whatever version is there, as Ceph RGW does, and
+/// `beforeCopy` runs before each copy (to replace a source mid-merge).
 final class InstrumentedStore: ObjectStore {
     let inner: MemoryObjectStore
     let getDelay: UInt32
     let reportsCRC32: Bool
+    let ignoresCopyIfMatch: Bool
+    let beforeCopy: (@Sendable (ObjectLocation) -> Void)?
     private let record = Mutex((current: 0, peak: 0, prefixes: [String]()))
 
-    init(_ inner: MemoryObjectStore, getDelay: UInt32 = 0, reportsCRC32: Bool = false) {
+    init(
+        _ inner: MemoryObjectStore, getDelay: UInt32 = 0, reportsCRC32: Bool = false, ignoresCopyIfMatch: Bool = false,
+        beforeCopy: (@Sendable (ObjectLocation) -> Void)? = nil
+    ) {
         self.inner = inner
         self.getDelay = getDelay
         self.reportsCRC32 = reportsCRC32
+        self.ignoresCopyIfMatch = ignoresCopyIfMatch
+        self.beforeCopy = beforeCopy
     }
 
     var peak: Int { record.withLock { $0.peak } }
@@ -68,7 +77,9 @@ final class InstrumentedStore: ObjectStore {
     func uploadPartCopy(
         _ upload: MultipartUpload, partNumber: Int, source: ObjectLocation, range: Range<UInt64>, ifMatch: String?
     ) throws -> UploadedPart {
-        try inner.uploadPartCopy(upload, partNumber: partNumber, source: source, range: range, ifMatch: ifMatch)
+        beforeCopy?(source)
+        return try inner.uploadPartCopy(
+            upload, partNumber: partNumber, source: source, range: range, ifMatch: ignoresCopyIfMatch ? nil : ifMatch)
     }
 
     func completeMultipartUpload(_ upload: MultipartUpload, parts: [UploadedPart], ifNoneMatch: Bool) throws {

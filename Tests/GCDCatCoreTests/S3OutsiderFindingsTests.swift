@@ -33,6 +33,34 @@ struct S3OutsiderFindingsTests {
         #expect(directory.listing().isEmpty)
     }
 
+    /// Second attack: RGW ignores x-amz-copy-source-if-match, so a part replaced while the
+    /// copies ran was joined, with exit 0 and the manifest's crc32 recorded on wrong bytes. Every
+    /// part is now HEADed again after the copies.
+    @Test(arguments: [true, false])
+    func aPartReplacedWhileCopiedOnAServerThatIgnoresIfMatchIsRefused(verified: Bool) throws {
+        let memory = MemoryObjectStore()
+        let (_, parts) = T.storeSet(memory, sizes: [6 * Self.mib, 6 * Self.mib, 6 * Self.mib])
+        let replaced = Mutex(false)
+        let store = InstrumentedStore(memory, ignoresCopyIfMatch: true) { source in
+            guard source == parts[2] else { return }
+            let first = replaced.withLock { done in
+                defer { done = true }
+                return !done
+            }
+            if first { memory.store(parts[2], [UInt8](repeating: 7, count: 6 * Self.mib)) }
+        }
+        let error = #expect(throws: GCDCatError.self) {
+            try ObjectSetMerge(
+                store: store, parts: try T.heads(memory, parts), manifest: verified ? T.at("set.sfv") : nil,
+                output: .object(ObjectTarget(location: T.at("joined"), store: store, partSize: 5 * Self.mib)), jobs: 1
+            ).run()
+        }
+        #expect(error?.code == .inputChanged)
+        #expect(error?.path == "s3://bkt/set.003")
+        #expect(memory.bytes(T.at("joined"))?.count == nil)
+        #expect(try memory.listMultipartUploads(bucket: T.bucket, prefix: "").isEmpty)
+    }
+
     @Test func theSamePartTwiceIsRefusedUnlessAllowed() throws {
         let store = MemoryObjectStore()
         let (_, parts) = T.storeSet(store, sizes: [100, 200])
@@ -109,6 +137,7 @@ struct S3OutsiderFindingsTests {
         #expect(
             S3Endpoint.redactingUserInfo("http://AK:SECRET@127.0.0.1:7503/x") == "http://***@127.0.0.1:7503/x")
         #expect(S3Endpoint.redactingUserInfo("http://127.0.0.1:7503") == "http://127.0.0.1:7503")
+        #expect(S3Endpoint.redactingUserInfo("http://h:1/?x=SECRET") == "http://h:1/?***")
     }
 
     /// A set being published with `--force` is finished before a signal's sweep runs.

@@ -195,8 +195,11 @@ public struct ObjectSetMerge: Sendable {
                 _ = try? check?.wait()
                 throw error
             }
-            guard let check, let expected else { return nil }
-            let checksums = try check.wait()
+            let checked = Swift.Result { try check?.wait() }
+            // RGW ignores x-amz-copy-source-if-match: a part replaced while the copies ran is seen
+            // only by looking at every part again once they are done.
+            try Self.requireUnchanged(infos, store: store, jobs: jobs)
+            guard let expected, let checksums = try checked.get() else { return nil }
             for (index, item) in checksums.objects.enumerated() where item.checksum.value != expected[index] {
                 throw Self.mismatch(
                     infos[index].location, actual: item.checksum.value, expected: expected[index], manifest: manifest)
@@ -213,6 +216,26 @@ public struct ObjectSetMerge: Sendable {
             copyParts: plan.copyPartCount, copiedBytes: plan.copiedBytes,
             uploadedParts: plan.parts.count - plan.copyPartCount, downloadedBytes: plan.downloadedBytes,
             downloadedSmallParts: plan.downloadedSources.map { infos[$0].location.description })
+    }
+
+    /// Every part HEADed again (`jobs` at a time): still there, the same size and ETag as when
+    /// it was listed, so the copies took the version that was checked.
+    ///
+    /// ## Errors
+    /// `.inputChanged` naming the first part that is gone or differs; the store's errors.
+    static func requireUnchanged(_ parts: [ObjectInfo], store: any ObjectStore, jobs: Int) throws {
+        _ = try ParallelMap.map(count: parts.count, jobs: jobs, pool: .threads) { index -> Bool in
+            let listed = parts[index]
+            let now = try store.head(listed.location)
+            guard let now, now.size == listed.size, now.etag == listed.etag else {
+                throw GCDCatError(
+                    .inputChanged, path: listed.location.description, syscall: "HeadObject",
+                    message:
+                        "replaced while it was copied (ETag \(listed.etag ?? "none") when listed, now "
+                        + "\(now?.etag ?? "gone")); nothing was published")
+            }
+            return true
+        }
     }
 
     /// `parts` with their metadata: a part seen only in a listing (``ObjectInfo/metadata`` nil)
