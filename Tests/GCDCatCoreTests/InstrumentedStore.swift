@@ -11,7 +11,7 @@ import Testing
 /// answers with the object's crc32 as a server that keeps `x-amz-checksum-crc32` does. With
 /// `ignoresCopyIfMatch` it copies whatever version is there, as Ceph RGW does, and
 /// `beforeCopy` runs before each copy (to replace a source mid-merge).
-final class InstrumentedStore: ObjectStore {
+final class InstrumentedStore: ForwardingStore {
     let inner: MemoryObjectStore
     let getDelay: UInt32
     let reportsCRC32: Bool
@@ -60,20 +60,6 @@ final class InstrumentedStore: ObjectStore {
         try inner.get(object, range: range, ifMatch: ifMatch, into: buffer)
     }
 
-    func put(_ object: ObjectLocation, body: UnsafeRawBufferPointer, ifNoneMatch: Bool, metadata: [String: String])
-        throws
-    {
-        try inner.put(object, body: body, ifNoneMatch: ifNoneMatch, metadata: metadata)
-    }
-
-    func createMultipartUpload(_ object: ObjectLocation, metadata: [String: String]) throws -> MultipartUpload {
-        try inner.createMultipartUpload(object, metadata: metadata)
-    }
-
-    func uploadPart(_ upload: MultipartUpload, partNumber: Int, body: UnsafeRawBufferPointer) throws -> UploadedPart {
-        try inner.uploadPart(upload, partNumber: partNumber, body: body)
-    }
-
     func uploadPartCopy(
         _ upload: MultipartUpload, partNumber: Int, source: ObjectLocation, range: Range<UInt64>, ifMatch: String?
     ) throws -> UploadedPart {
@@ -81,16 +67,4 @@ final class InstrumentedStore: ObjectStore {
         return try inner.uploadPartCopy(
             upload, partNumber: partNumber, source: source, range: range, ifMatch: ignoresCopyIfMatch ? nil : ifMatch)
     }
-
-    func completeMultipartUpload(_ upload: MultipartUpload, parts: [UploadedPart], ifNoneMatch: Bool) throws {
-        try inner.completeMultipartUpload(upload, parts: parts, ifNoneMatch: ifNoneMatch)
-    }
-
-    func abortMultipartUpload(_ upload: MultipartUpload) throws { try inner.abortMultipartUpload(upload) }
-
-    func listMultipartUploads(bucket: String, prefix: String) throws -> [MultipartUpload] {
-        try inner.listMultipartUploads(bucket: bucket, prefix: prefix)
-    }
-
-    func delete(_ object: ObjectLocation) throws { try inner.delete(object) }
 }
