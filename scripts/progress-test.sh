@@ -34,7 +34,9 @@ watch_pane() {
     runs=$((runs + 1))
     local session="$SESSION-$runs"
     tmux new-session -d -s "$session" -x "$columns" -y 20 -c "$SCRATCH" || return 1
-    tmux send-keys -t "$session" "clear; $command; echo DONE" Enter
+    # The marker is typed as "DO""NE", so the echoed command line, which wraps at the pane's
+    # width, can never show a bare DONE (a long gcdcat path once wrapped right before it).
+    tmux send-keys -t "$session" "clear; $command; echo \"DO\"\"NE\"" Enter
     : >"$captures"
     local started=$SECONDS
     while [ $((SECONDS - started)) -lt 120 ]; do
