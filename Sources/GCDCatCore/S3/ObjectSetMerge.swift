@@ -224,17 +224,8 @@ public struct ObjectSetMerge: Sendable {
     /// ## Errors
     /// `.inputChanged` naming the first part that is gone or differs; the store's errors.
     static func requireUnchanged(_ parts: [ObjectInfo], store: any ObjectStore, jobs: Int) throws {
-        _ = try ParallelMap.map(count: parts.count, jobs: jobs, pool: .threads) { index -> Bool in
-            let listed = parts[index]
-            let now = try store.head(listed.location)
-            guard let now, now.size == listed.size, now.etag == listed.etag else {
-                throw GCDCatError(
-                    .inputChanged, path: listed.location.description, syscall: "HeadObject",
-                    message:
-                        "replaced while it was copied (ETag \(listed.etag ?? "none") when listed, now "
-                        + "\(now?.etag ?? "gone")); nothing was published")
-            }
-            return true
+        _ = try ParallelMap.map(count: parts.count, jobs: jobs, pool: .threads) { index in
+            try parts[index].headAgain(in: store, "while it was copied; nothing was published")
         }
     }
 
@@ -249,17 +240,7 @@ public struct ObjectSetMerge: Sendable {
         guard !unknown.isEmpty else { return parts }
         let heads = try ParallelMap.map(count: unknown.count, jobs: jobs, pool: .threads) { index -> ObjectInfo in
             let listed = parts[unknown[index]]
-            guard let info = try store.head(listed.location) else {
-                throw GCDCatError(
-                    .inputChanged, path: listed.location.description, syscall: "HeadObject",
-                    message: "was listed but is gone")
-            }
-            if info.size != listed.size || (info.etag != nil && listed.etag != nil && info.etag != listed.etag) {
-                throw GCDCatError(
-                    .inputChanged, path: listed.location.description, syscall: "HeadObject",
-                    message: "changed since it was listed (\(listed.size) bytes, ETag \(listed.etag ?? "none"); "
-                        + "now \(info.size) bytes, ETag \(info.etag ?? "none"))")
-            }
+            let info = try listed.headAgain(in: store, "since it was listed")
             return ObjectInfo(
                 location: listed.location, size: listed.size, etag: listed.etag ?? info.etag, crc32: info.crc32,
                 metadata: info.metadata ?? [:])

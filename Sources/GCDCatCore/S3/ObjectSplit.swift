@@ -112,10 +112,7 @@ struct ObjectSplit: Sendable {
                 crcs = finished.map(\.value)
             }
             // A replaced object would give parts of two objects: compare with the first HEAD.
-            guard let after = try store.head(source), after.size == info.size, after.etag == info.etag else {
-                throw GCDCatError(
-                    .inputChanged, path: source.description, message: "changed while it was split (ETag or size)")
-            }
+            _ = try info.headAgain(in: store, "while it was split")
             var sinks = finished.map(\.sink)
             var inputCRC: UInt32?
             if let manifestPath, let entryNames {

@@ -131,3 +131,25 @@ extension ObjectStore {
         try createMultipartUpload(object, metadata: [:])
     }
 }
+
+extension ObjectInfo {
+    /// The object as HEAD sees it now, which must still be this version: the same size and,
+    /// where both are known, the same ETag. `moment` ends the message ("while it was copied").
+    ///
+    /// ## Errors
+    /// `.inputChanged` naming the object when it is gone or differs; the store's errors.
+    public func headAgain(in store: any ObjectStore, _ moment: String) throws -> ObjectInfo {
+        guard let now = try store.head(location) else {
+            throw GCDCatError(
+                .inputChanged, path: location.description, syscall: "HeadObject", message: "gone \(moment)")
+        }
+        if now.size != size || (now.etag != nil && etag != nil && now.etag != etag) {
+            throw GCDCatError(
+                .inputChanged, path: location.description, syscall: "HeadObject",
+                message:
+                    "changed \(moment) (\(size) bytes, ETag \(etag ?? "none"); now \(now.size) bytes, "
+                    + "ETag \(now.etag ?? "none"))")
+        }
+        return now
+    }
+}
