@@ -20,12 +20,14 @@ let package = Package(
         .systemLibrary(name: "CDeflate", providers: [.apt(["libdeflate-dev"])]),
         // md5/sha digests: OpenSSL's libcrypto (see Digester for why not swift-crypto).
         .systemLibrary(name: "COpenSSL", providers: [.apt(["libssl-dev"])]),
+        // The S3 client's HTTP: libcurl's easy interface (see CurlTransport for why not URLSession).
+        .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // Swift's Glibc module is built without _GNU_SOURCE, so copy_file_range,
         // fallocate and friends are reached through this shim.
         .target(name: "CSystemShim"),
         .target(
             name: "GCDCatCore",
-            dependencies: ["CZlib", "CIsal", "CDeflate", "COpenSSL", "CSystemShim"]
+            dependencies: ["CZlib", "CIsal", "CDeflate", "COpenSSL", "CCurl", "CSystemShim"]
         ),
         .executableTarget(
             name: "gcdcat",

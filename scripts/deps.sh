@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs the C libraries gcdcat links (zlib, ISA-L, libdeflate, OpenSSL, and libcurl under
-# URLSession: Debian -dev packages) and any extra packages named as arguments, when they are
+# Installs the C libraries gcdcat links (zlib, ISA-L, libdeflate, OpenSSL, and libcurl for the
+# S3 client: Debian -dev packages) and any extra packages named as arguments, when they are
 # missing. As root it runs apt-get; otherwise it says what to install and fails. Sourced by
 # demo.sh and test.sh, so two commands are enough on a fresh machine.
 #

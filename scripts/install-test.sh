@@ -38,9 +38,9 @@ if ldd "$G" | grep -q 'libswift\|libFoundation\|libdispatch'; then
 else
     ok "no dynamic Swift runtime: $(ldd "$G" | awk '{print $1}' | tr '\n' ' ')"
 fi
-# The S3 client's URLSession runs on libcurl: Debian's libcurl4 is a runtime dependency.
-ldd "$G" | grep -q 'libcurl\.so\.4' && ok "libcurl.so.4 linked (URLSession, the S3 client's HTTP)" \
-    || bad "libcurl.so.4 is not linked: URLSession needs it"
+# The S3 client's HTTP is libcurl: Debian's libcurl4 is a runtime dependency.
+ldd "$G" | grep -q 'libcurl\.so\.4' && ok "libcurl.so.4 linked (the S3 client's HTTP)" \
+    || bad "libcurl.so.4 is not linked: the S3 client needs it"
 file "$G" | grep -q 'not stripped' && bad "binary is not stripped" || ok "binary is stripped"
 
 pages=("$prefix"/share/man/man1/*.1)

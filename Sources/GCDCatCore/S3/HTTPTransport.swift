@@ -45,7 +45,7 @@ public struct HTTPTransportError: Error, Sendable, Equatable {
 }
 
 /// The seam between ``S3Client`` and the network: blocking, callable from any thread.
-/// ``URLSessionTransport`` is the real one; tests script a fake to force retries.
+/// ``CurlTransport`` is the real one; tests script a fake to force retries.
 ///
 /// A request's `body` may be `Data` over the caller's buffer (no copy), valid only until
 /// ``send(_:)`` returns: a transport that keeps the body longer must copy it.

@@ -13,9 +13,8 @@ import Synchronization
 /// - Every request is retried per ``RetryPolicy``, re-sending the body from memory.
 /// - The body is not copied here: it reaches the transport as `Data` over the caller's buffer,
 ///   valid only during the call (``HTTPTransport``'s contract: a transport that keeps the body
-///   copies it). URLSession copies a task's body into its own buffer when the task is created,
-///   so an abandoned request never reads the caller's buffer later, and a second copy here
-///   only cost a fresh 16 MiB (page faults and zeroing) per part.
+///   copies it). ``CurlTransport`` reads it in place and returns only when libcurl is done
+///   with it; a copy here would cost a fresh 16 MiB (page faults and zeroing) per part.
 /// - A 200 answer to UploadPartCopy or CompleteMultipartUpload can still be an `<Error>`;
 ///   it is treated as the error it carries.
 /// - Ceph answers CompleteMultipartUpload with an empty ETag; nothing here depends on it.
@@ -28,7 +27,7 @@ public final class S3Client: ObjectStore {
     let received = Atomic<UInt64>(0)
 
     public convenience init(configuration: S3Configuration) {
-        self.init(configuration: configuration, transport: URLSessionTransport(), retry: .standard)
+        self.init(configuration: configuration, transport: CurlTransport(), retry: .standard)
     }
 
     /// With a chosen transport and retry policy: tests script both.

@@ -58,7 +58,7 @@ extension S3Client {
                 method: request.method, encodedPath: path, query: request.query, headers: headers,
                 payloadHash: payloadHash, amzDate: headers["x-amz-date"]!)
             headers["authorization"] = signature.authorization
-            headers["host"] = nil  // URLSession sets it from the URL, the same text
+            headers["host"] = nil  // libcurl sends it from the URL, the same text
             sent.add(UInt64(request.body.count), ordering: .relaxed)
             do {
                 let response = try transport.send(
@@ -93,9 +93,8 @@ extension S3Client {
     private func classify(_ response: HTTPResponse, _ request: S3Request, allowing: Set<Int>, signature: String)
         -> (GCDCatError, Bool)?
     {
-        let body = [UInt8](response.body)
         if (200..<300).contains(response.status) || allowing.contains(response.status) {
-            if request.errorMayComeWith200, let error = S3XML.error(in: body) {
+            if request.errorMayComeWith200, let error = S3XML.error(in: [UInt8](response.body)) {
                 return (
                     makeError(request, status: response.status, code: error.code, message: error.message, signature),
                     RetryPolicy.isRetryable(code: error.code)
@@ -109,7 +108,7 @@ extension S3Client {
             }
             return nil
         }
-        let parsed = S3XML.error(in: body)
+        let parsed = S3XML.error(in: [UInt8](response.body))
         let code = parsed?.code ?? Self.statusName(response.status)
         return (
             makeError(request, status: response.status, code: code, message: parsed?.message ?? "", signature),

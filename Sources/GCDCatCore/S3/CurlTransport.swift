@@ -1,0 +1,159 @@
+import CCurl
+import Foundation
+import Synchronization
+
+/// ``HTTPTransport`` over libcurl's easy interface: each request is one blocking
+/// `curl_easy_perform` on the caller's thread.
+///
+/// Why not Foundation's URLSession, which runs on the same libcurl: on Linux it drives
+/// libcurl's multi interface from a dispatch event loop, which woke tens of thousands of times
+/// during a server-side merge that moved no data (one core busy, taken from a server on the
+/// same machine), and it copies every body into a buffer of its own. Here libcurl reads the
+/// body straight from the caller's buffer, and a thread that waits on a long UploadPartCopy
+/// sleeps in `poll` (docs/notes/s3.md, "Transport").
+///
+/// ## Implementation details
+/// - Handles are pooled: each keeps its connection open between requests, so a worker that
+///   sends part after part reuses one connection. `curl_easy_reset` clears a handle's options
+///   between requests and keeps the connection.
+/// - `Expect:` goes out empty, or libcurl would wait for `100 Continue` before each body.
+/// - Timeouts: the connect may take `timeout` seconds, and a request fails once less than one
+///   byte per second moved for `timeout` seconds (the idle timeout URLSession had).
+/// - `CURLOPT_NOSIGNAL`: libcurl must leave signals alone in a threaded program (gcdcat's
+///   handler owns them); it sends with `MSG_NOSIGNAL`, so a closed socket raises no SIGPIPE.
+public final class CurlTransport: HTTPTransport {
+    private let idle = Mutex<[CurlEasyHandle]>([])
+
+    /// libcurl's one-time global setup; thread-safe in the libcurl Debian 12 ships (7.88).
+    private static let globalSetup: CURLcode = curl_global_init(Int(CURL_GLOBAL_ALL))
+
+    /// libcurl's socket buffers: larger than its defaults (64 KiB up, 16 KiB down), so a part
+    /// moves in fewer callbacks and system calls.
+    private static let uploadBufferSize = 1 << 20
+    private static let downloadBufferSize = 512 << 10
+
+    public init() { _ = Self.globalSetup }
+
+    public func send(_ request: HTTPRequest) throws(HTTPTransportError) -> HTTPResponse {
+        guard Self.globalSetup == CURLE_OK else {
+            throw HTTPTransportError(message: "libcurl could not start (curl_global_init)", isRetryable: false)
+        }
+        guard let handle = idle.withLock({ $0.popLast() }) ?? CurlEasyHandle() else {
+            throw HTTPTransportError(message: "libcurl could not make a handle (curl_easy_init)", isRetryable: false)
+        }
+        defer { idle.withLock { $0.append(handle) } }
+        let result = request.body.withUnsafeBytes { body in perform(request, body: body, on: handle) }
+        return try result.get()
+    }
+
+    private func perform(
+        _ request: HTTPRequest, body: UnsafeRawBufferPointer, on handle: CurlEasyHandle
+    ) -> Result<HTTPResponse, HTTPTransportError> {
+        let easy = handle.raw
+        curl_easy_reset(easy)
+        let exchange = CurlExchange(body: body)
+        var headerList: UnsafeMutablePointer<curl_slist>? = nil
+        defer { curl_slist_free_all(headerList) }
+        for (name, value) in request.headers { headerList = curl_slist_append(headerList, "\(name): \(value)") }
+        headerList = curl_slist_append(headerList, "Expect:")
+
+        var setup = [
+            gcdcat_curl_set_string(easy, CURLOPT_URL, request.url),
+            gcdcat_curl_set_headers(easy, headerList),
+            gcdcat_curl_set_long(easy, CURLOPT_NOSIGNAL, 1),
+            gcdcat_curl_set_long(easy, CURLOPT_CONNECTTIMEOUT, max(1, Int(request.timeout))),
+            gcdcat_curl_set_long(easy, CURLOPT_LOW_SPEED_LIMIT, 1),
+            gcdcat_curl_set_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, Int(request.timeout))),
+            gcdcat_curl_set_long(easy, CURLOPT_BUFFERSIZE, Self.downloadBufferSize),
+            gcdcat_curl_set_pointer(easy, CURLOPT_ERRORBUFFER, exchange.errorBuffer),
+            gcdcat_curl_set_pointer(easy, CURLOPT_WRITEDATA, exchange.context),
+            gcdcat_curl_set_callback(easy, CURLOPT_WRITEFUNCTION) { bytes, size, count, context in
+                let length = size * count
+                CurlExchange.from(context).receive(UnsafeRawBufferPointer(start: bytes, count: length))
+                return length
+            },
+            gcdcat_curl_set_pointer(easy, CURLOPT_HEADERDATA, exchange.context),
+            gcdcat_curl_set_callback(easy, CURLOPT_HEADERFUNCTION) { bytes, size, count, context in
+                let length = size * count
+                CurlExchange.from(context).header(UnsafeRawBufferPointer(start: bytes, count: length))
+                return length
+            },
+        ]
+        switch request.method {
+        case "HEAD":
+            setup.append(gcdcat_curl_set_long(easy, CURLOPT_NOBODY, 1))
+        case "GET":
+            setup.append(gcdcat_curl_set_long(easy, CURLOPT_HTTPGET, 1))
+        case "PUT", "POST":
+            // An upload of exactly `body.count` bytes, read from the caller's buffer.
+            setup += [
+                gcdcat_curl_set_long(easy, CURLOPT_UPLOAD, 1),
+                gcdcat_curl_set_offset(easy, CURLOPT_INFILESIZE_LARGE, curl_off_t(body.count)),
+                gcdcat_curl_set_long(easy, CURLOPT_UPLOAD_BUFFERSIZE, Self.uploadBufferSize),
+                gcdcat_curl_set_pointer(easy, CURLOPT_READDATA, exchange.context),
+                gcdcat_curl_set_callback(easy, CURLOPT_READFUNCTION) { buffer, size, count, context in
+                    guard let buffer else { return 0 }
+                    return CurlExchange.from(context).read(into: buffer, capacity: size * count)
+                },
+                gcdcat_curl_set_pointer(easy, CURLOPT_SEEKDATA, exchange.context),
+                gcdcat_curl_set_seek_callback(easy) { context, offset, origin in
+                    CurlExchange.from(context).seek(to: Int64(offset), origin: origin)
+                },
+            ]
+            if request.method == "POST" { setup.append(gcdcat_curl_set_string(easy, CURLOPT_CUSTOMREQUEST, "POST")) }
+        default:
+            guard body.isEmpty else {
+                return .failure(
+                    HTTPTransportError(message: "a \(request.method) request with a body", isRetryable: false))
+            }
+            setup.append(gcdcat_curl_set_string(easy, CURLOPT_CUSTOMREQUEST, request.method))
+        }
+        if let refused = setup.first(where: { $0 != CURLE_OK }) {
+            return .failure(Self.transportError(refused, exchange))
+        }
+
+        let code = withExtendedLifetime(exchange) { curl_easy_perform(easy) }
+        guard code == CURLE_OK else { return .failure(Self.transportError(code, exchange)) }
+        return .success(
+            HTTPResponse(
+                status: gcdcat_curl_response_code(easy), headers: exchange.headers, body: exchange.received))
+    }
+
+    /// The failure in the words the retry policy and the user need: what happened, and
+    /// whether another attempt may do better.
+    static func transportError(_ code: CURLcode, _ exchange: CurlExchange) -> HTTPTransportError {
+        let detail = exchange.errorMessage.isEmpty ? String(cString: curl_easy_strerror(code)) : exchange.errorMessage
+        switch code {
+        case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT, CURLE_NOT_BUILT_IN, CURLE_BAD_FUNCTION_ARGUMENT,
+            CURLE_UNKNOWN_OPTION, CURLE_OUT_OF_MEMORY, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE,
+            CURLE_SSL_CERTPROBLEM:
+            return HTTPTransportError(message: detail, isRetryable: false)
+        case CURLE_OPERATION_TIMEDOUT:
+            return HTTPTransportError(message: "timed out: \(detail)", isRetryable: true)
+        case CURLE_COULDNT_CONNECT:
+            return HTTPTransportError(message: "cannot connect to host: \(detail)", isRetryable: true)
+        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
+            return HTTPTransportError(message: "cannot find host: \(detail)", isRetryable: true)
+        case CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE:
+            return HTTPTransportError(message: "connection lost: \(detail)", isRetryable: true)
+        default:
+            return HTTPTransportError(message: detail, isRetryable: true)
+        }
+    }
+}
+
+/// One libcurl easy handle and the connection it keeps open.
+///
+/// `@unchecked Sendable`: a handle is used by one request at a time. ``CurlTransport`` takes it
+/// from its pool under the pool's lock and returns it there when the request is done, so it
+/// passes between threads only through that lock.
+final class CurlEasyHandle: @unchecked Sendable {
+    let raw: UnsafeMutableRawPointer
+
+    init?() {
+        guard let raw = curl_easy_init() else { return nil }
+        self.raw = raw
+    }
+
+    deinit { curl_easy_cleanup(raw) }
+}
