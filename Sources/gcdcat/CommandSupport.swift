@@ -9,6 +9,7 @@ func reportingFailures<T>(_ body: () throws -> T) throws -> T {
         return try body()
     } catch let error as GCDCatError {
         writeToStandardError("gcdcat: \(error)\n")
+        for line in CleanupRegistry.shared.takeLeftBehind() { writeToStandardError("gcdcat: left behind: \(line)\n") }
         JSONErrors.write(ErrorReport(command: JSONErrors.command, error: error))
         throw ExitCode(error.exitStatus)
     }

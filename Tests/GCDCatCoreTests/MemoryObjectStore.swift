@@ -25,6 +25,8 @@ final class MemoryObjectStore: ObjectStore {
         var nextUploadID = 1
         var calls: [String: Int] = [:]
         var failures: [String: Int] = [:]
+        /// Operations that fail on every call (a server that stopped answering them).
+        var broken: Set<String> = []
         /// Each write of an object gets a new ETag, as a new version on S3 does.
         var etags: [ObjectLocation: String] = [:]
         var writes = 0
@@ -66,6 +68,11 @@ final class MemoryObjectStore: ObjectStore {
         }
     }
 
+    /// Makes every later call of `operation` fail.
+    func failAlways(_ operation: String) {
+        state.withLock { _ = $0.broken.insert(operation) }
+    }
+
     /// How many times `operation` was called.
     func callCount(_ operation: String) -> Int { state.withLock { $0.calls[operation] ?? 0 } }
 
@@ -87,7 +94,7 @@ final class MemoryObjectStore: ObjectStore {
         let failing = state.withLock { state -> Bool in
             let call = (state.calls[operation] ?? 0) + 1
             state.calls[operation] = call
-            return state.failures[operation] == call
+            return state.failures[operation] == call || state.broken.contains(operation)
         }
         if failing {
             throw GCDCatError(

@@ -42,6 +42,9 @@ public final class CleanupRegistry: Sendable {
         /// Remote steps under way outside the lock (``make(_:registering:)``,
         /// ``commitRemote(forgetting:registering:_:)``); a sweep waits for them.
         var inFlight = 0
+        /// What could not be undone (an upload the server would not abort), each as a line
+        /// that says how to remove it by hand.
+        var leftBehind: [String] = []
     }
 
     private let state = Mutex(State())
@@ -107,6 +110,20 @@ public final class CleanupRegistry: Sendable {
 
     private static func interrupted(by signal: Int32) -> GCDCatError {
         GCDCatError(.interrupted, errno: signal, message: "interrupted")
+    }
+
+    /// Records something remote that could not be undone, as a line saying how to remove it
+    /// by hand (``LeftBehindAdvice``); the command prints it when it ends.
+    func noteLeftBehind(_ line: String) {
+        state.withLock { $0.leftBehind.append(line) }
+    }
+
+    /// The lines recorded by ``noteLeftBehind(_:)`` since the last call, and forgets them.
+    public func takeLeftBehind() -> [String] {
+        state.withLock { state in
+            defer { state.leftBehind = [] }
+            return state.leftBehind
+        }
     }
 
     public func forget(_ token: Int) {
@@ -184,7 +201,8 @@ public final class CleanupRegistry: Sendable {
     }
 
     /// Stops registered children, undoes remote work (aborts uploads), removes every registered file and then folder (newest first),
-    /// and blocks later commits. Returns the files and folders removed.
+    /// and blocks later commits. Returns what was removed; what could not be undone is kept
+    /// for ``takeLeftBehind()``.
     /// `signal` (SIGINT unless given) is the exit status's signal for work that is refused
     /// from now on.
     @discardableResult
@@ -206,8 +224,12 @@ public final class CleanupRegistry: Sendable {
             }
             var removed: [String] = []
             for case .undo(let action) in ordered {
-                action.run()
-                removed.append(action.name)
+                do {
+                    try action.run()
+                    removed.append(action.name)
+                } catch {
+                    state.leftBehind.append(action.leftBehind(error))
+                }
             }
             for case .file(let path) in ordered where Syscall.unlink(path) == 0 { removed.append(path) }
             for case .directory(let path) in ordered where Syscall.rmdir(path) == 0 { removed.append(path) }
@@ -235,14 +257,20 @@ public final class CleanupRegistry: Sendable {
 public final class UndoAction: Sendable, Equatable {
     /// What is undone, for the interruption message (`s3://b/k`).
     public let name: String
-    private let action: @Sendable () -> Void
+    private let action: @Sendable () throws -> Void
+    /// The line that says how to undo it by hand, when `action` failed with this error.
+    let leftBehind: @Sendable (any Error) -> String
 
-    public init(name: String, _ action: @escaping @Sendable () -> Void) {
+    public init(
+        name: String, _ action: @escaping @Sendable () throws -> Void,
+        ifItFails leftBehind: @escaping @Sendable (any Error) -> String = { "could not be undone: \($0)" }
+    ) {
         self.name = name
         self.action = action
+        self.leftBehind = leftBehind
     }
 
-    func run() { action() }
+    func run() throws { try action() }
 
     public static func == (lhs: UndoAction, rhs: UndoAction) -> Bool { lhs === rhs }
 }

@@ -347,8 +347,7 @@ public final class OutputSink: Sendable {
                 }
                 for (object, outcome) in zip(objects, outcomes) {
                     guard case .success(let token?) = outcome else { continue }
-                    let (store, location) = (object.store, object.location)
-                    placed.append(({ try? store.delete(location) }, token, object.registry))
+                    placed.append((object.deleteAgain, token, object.registry))
                 }
                 for outcome in outcomes { _ = try outcome.get() }
             }
@@ -356,8 +355,7 @@ public final class OutputSink: Sendable {
                 if let object = sink.object {
                     // An object placed is deleted if a later one fails.
                     guard let token = try object.publish(registeringFinalName: true) else { continue }
-                    let (store, location) = (object.store, object.location)
-                    placed.append(({ try? store.delete(location) }, token, object.registry))
+                    placed.append((object.deleteAgain, token, object.registry))
                     continue
                 }
                 guard let file = sink.atomicFile,

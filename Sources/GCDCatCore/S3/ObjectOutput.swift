@@ -77,7 +77,10 @@ public final class ObjectOutput: Sendable {
         let (upload, token) = try registry.make({
             try store.createMultipartUpload(location, metadata: metadata)
         }) { upload in
-            .undo(UndoAction(name: location.description) { try? store.abortMultipartUpload(upload) })
+            .undo(
+                UndoAction(
+                    name: location.description, { try store.abortMultipartUpload(upload) },
+                    ifItFails: { LeftBehindAdvice.upload(upload, $0) }))
         }
         state.withLock {
             $0.upload = upload
@@ -146,7 +149,10 @@ public final class ObjectOutput: Sendable {
             try Self.requireAbsent(target, overwrite: overwrite)
             let undo: CleanupRegistry.Entry? =
                 registeringFinalName
-                ? .undo(UndoAction(name: location.description) { try? store.delete(location) }) : nil
+                ? .undo(
+                    UndoAction(
+                        name: location.description, { try store.delete(location) },
+                        ifItFails: { LeftBehindAdvice.object(location, $0) })) : nil
             let finalToken = try registry.commitRemote(forgetting: token.map { [$0] } ?? [], registering: undo) {
                 do {
                     if let upload {
@@ -177,6 +183,16 @@ public final class ObjectOutput: Sendable {
         }
     }
 
+    /// Deletes the object this run published, when a later member of its set failed; if the
+    /// server refuses, the user is told how to delete it by hand.
+    func deleteAgain() {
+        do {
+            try store.delete(location)
+        } catch {
+            registry.noteLeftBehind(LeftBehindAdvice.object(location, error))
+        }
+    }
+
     /// Abandons the object: aborts the upload, if any. Safe to call more than once.
     public func discard() {
         abort()
@@ -191,8 +207,17 @@ public final class ObjectOutput: Sendable {
             return (state.upload, state.token)
         }
         if let upload {
-            // One retry: a failed abort leaves the upload (and its storage) behind.
-            if (try? store.abortMultipartUpload(upload)) == nil { try? store.abortMultipartUpload(upload) }
+            // One retry: a failed abort leaves the upload (and its storage) behind, and then
+            // the user is told how to remove it.
+            do {
+                try store.abortMultipartUpload(upload)
+            } catch {
+                do {
+                    try store.abortMultipartUpload(upload)
+                } catch {
+                    registry.noteLeftBehind(LeftBehindAdvice.upload(upload, error))
+                }
+            }
         }
         if let token { registry.forget(token) }
     }

@@ -68,6 +68,9 @@ public enum InterruptHandler {
         let name = signals.first { $0.number == number }?.name ?? "signal \(number)"
         let note = removed.isEmpty ? "" : "; removed \(removed.count) unfinished file(s)"
         StandardStreams.writeError("\ngcdcat: interrupted by \(name)\(note)\n")
+        for line in CleanupRegistry.shared.takeLeftBehind() {
+            StandardStreams.writeError("gcdcat: left behind: \(line)\n")
+        }
         if let words = lastWords.withLock({ $0 }) {
             // A reader that went away (SIGPIPE) makes this fail; the exit status still tells.
             try? StandardStreams.writeOutput(words(number, name))

@@ -1,0 +1,43 @@
+import Foundation
+
+/// The lines that tell a user what gcdcat could not clean up on a server, and the awscli
+/// command that removes it, ready to paste.
+///
+/// An upload that was never aborted keeps its parts' storage (and their cost) until someone
+/// aborts it or a lifecycle rule does; only its upload ID names it, and the ID is not shown
+/// anywhere else. So when an abort fails (a server that stopped answering), the ID is printed.
+public enum LeftBehindAdvice {
+    public static func upload(_ upload: MultipartUpload, _ error: any Error) -> String {
+        let location = upload.location
+        return "\(location): the multipart upload \(upload.uploadID) could not be aborted (\(reason(error))); "
+            + "its parts keep their storage until it is: aws s3api abort-multipart-upload --bucket "
+            + "\(shellQuoted(location.bucket)) --key \(shellQuoted(location.key)) --upload-id "
+            + "\(shellQuoted(upload.uploadID))" + endpointNote
+    }
+
+    public static func object(_ location: ObjectLocation, _ error: any Error) -> String {
+        "\(location): placed by this run, then not deleted when the run failed (\(reason(error))): "
+            + "aws s3 rm \(shellQuoted(location.description))" + endpointNote
+    }
+
+    /// awscli needs the endpoint too, unless it is AWS or `AWS_ENDPOINT_URL` names it.
+    private static let endpointNote = " (and --endpoint-url, as for gcdcat, for a store other than AWS)"
+
+    /// The failure without the location the line already starts with.
+    private static func reason(_ error: any Error) -> String {
+        guard let error = error as? GCDCatError else { return String(describing: error) }
+        return [error.syscall, error.message].compactMap { $0 }.joined(separator: ": ")
+    }
+
+    /// `text` as one shell word: bare when it is plain, else in single quotes.
+    static func shellQuoted(_ text: String) -> String {
+        let plain =
+            !text.isEmpty
+            && text.unicodeScalars.allSatisfy {
+                $0.isASCII
+                    && ($0.properties.isAlphabetic || $0.properties.numericType != nil
+                        || "/._-~:".unicodeScalars.contains($0))
+            }
+        return plain ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+}

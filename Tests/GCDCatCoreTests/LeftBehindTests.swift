@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+
+@testable import GCDCatCore
+
+/// When a server will not undo what gcdcat started (abort an upload, delete an object it
+/// placed), the user is told what is left and the command that removes it.
+@Suite struct LeftBehindTests {
+    static let location = ObjectLocation(bucket: "bkt", key: "dir/movie.zip")
+
+    @Test func anUploadThatCannotBeAbortedIsNamedWithItsID() throws {
+        let store = MemoryObjectStore()
+        let registry = CleanupRegistry()
+        let output = ObjectOutput(
+            target: ObjectTarget(location: Self.location, store: store), overwrite: false, registry: registry)
+        try output.begin(recording: nil)
+        let upload = try #require(try store.listMultipartUploads(bucket: "bkt", prefix: "").first)
+        store.failAlways("AbortMultipartUpload")
+        output.discard()
+
+        #expect(store.callCount("AbortMultipartUpload") == 2)
+        #expect(
+            registry.takeLeftBehind() == [
+                "s3://bkt/dir/movie.zip: the multipart upload \(upload.uploadID) could not be aborted "
+                    + "(AbortMultipartUpload: InternalError (HTTP 500): injected failure); its parts keep their "
+                    + "storage until it is: aws s3api abort-multipart-upload --bucket bkt --key dir/movie.zip "
+                    + "--upload-id \(LeftBehindAdvice.shellQuoted(upload.uploadID)) (and --endpoint-url, as for "
+                    + "gcdcat, for a store other than AWS)"
+            ])
+        #expect(registry.takeLeftBehind() == [])
+    }
+
+    @Test func anUploadAbortedAtTheSecondTryLeavesNothingToSay() throws {
+        let store = MemoryObjectStore()
+        let registry = CleanupRegistry()
+        let output = ObjectOutput(
+            target: ObjectTarget(location: Self.location, store: store), overwrite: false, registry: registry)
+        try output.begin(recording: nil)
+        store.failCall("AbortMultipartUpload", at: 1)
+        output.discard()
+        #expect(try store.listMultipartUploads(bucket: "bkt", prefix: "") == [])
+        #expect(registry.takeLeftBehind() == [])
+    }
+
+    @Test func theSignalSweepReportsWhatItCouldNotUndo() throws {
+        let store = MemoryObjectStore()
+        let registry = CleanupRegistry()
+        let output = ObjectOutput(
+            target: ObjectTarget(location: Self.location, store: store), overwrite: false, registry: registry)
+        try output.begin(recording: nil)
+        let upload = try #require(try store.listMultipartUploads(bucket: "bkt", prefix: "").first)
+        store.failAlways("AbortMultipartUpload")
+
+        let removed = registry.removeAll(signal: SIGTERM)
+
+        #expect(removed == [])
+        let lines = registry.takeLeftBehind()
+        #expect(lines.count == 1)
+        #expect(lines.first?.hasPrefix("s3://bkt/dir/movie.zip: the multipart upload \(upload.uploadID) ") == true)
+        #expect(lines.first?.contains("--upload-id \(LeftBehindAdvice.shellQuoted(upload.uploadID)) ") == true)
+    }
+
+    @Test func anObjectPlacedAndNotDeletedIsNamed() {
+        let line = LeftBehindAdvice.object(
+            ObjectLocation(bucket: "bkt", key: "it's here.001"),
+            GCDCatError(.io, path: "s3://bkt/it's here.001", syscall: "DeleteObject", message: "connection lost"))
+        #expect(
+            line
+                == "s3://bkt/it's here.001: placed by this run, then not deleted when the run failed "
+                + "(DeleteObject: connection lost): aws s3 rm 's3://bkt/it'\\''s here.001' (and --endpoint-url, as "
+                + "for gcdcat, for a store other than AWS)")
+    }
+
+    @Test(arguments: [
+        ("plain/key.001", "plain/key.001"),
+        ("2~Abc-DEF_ghi", "2~Abc-DEF_ghi"),
+        ("with space", "'with space'"),
+        ("it's", "'it'\\''s'"),
+        ("$(rm -rf ~)", "'$(rm -rf ~)'"),
+        ("*.zip", "'*.zip'"),
+        ("ünïcode", "'ünïcode'"),
+        ("", "''"),
+    ])
+    func wordsAreQuotedForTheShell(text: String, quoted: String) {
+        #expect(LeftBehindAdvice.shellQuoted(text) == quoted)
+    }
+}
