@@ -226,6 +226,13 @@ extension GCDCat {
                     "standard input is split into s3:// objects by --size; --lines, --line-bytes and --line-boundary need a local prefix."
                 )
             }
+            if let checksum, ObjectLocation.isObjectPath(input),
+                (prefix ?? prefixArgument).map(ObjectLocation.isObjectPath) == true
+            {
+                throw ValidationError(
+                    "--checksum \(checksum.rawValue): an object split into objects is copied on the server, so its parts "
+                        + "never pass through gcdcat to be hashed; the SFV checks them (or split to local files).")
+            }
             if input == "-" && ![.auto, .stream].contains(strategy) {
                 throw ValidationError(
                     "standard input is split by the stream path; --strategy \(strategy) needs a file.")

@@ -205,6 +205,45 @@ struct S3MergeCLITests {
         #expect((report["notes"] as? [String] ?? []).contains { $0.contains("S3 copies no part under 5 MiB") })
     }
 
+    /// `--checksum` beside parts uploaded from a file and from standard input: the list is an
+    /// object next to the SFV, and coreutils' `sha256sum -c`/`md5sum -c` accept it against the
+    /// parts read back (the parts are never read back by gcdcat itself).
+    @Test func digestListsAreUploadedBesideTheParts() throws {
+        let scratch = try Scratch()
+        let bucket = try LiveS3.freshBucket("digest")
+        let input = try LiveS3.randomFile(scratch, "d.bin", 13 * Self.mib + 5)
+        let split = try LiveS3.gcdcat(
+            ["split", "d.bin", "--size", "6M", "--checksum", "sha256", "--prefix", "s3://\(bucket)/d.bin.", "-q"],
+            in: scratch.path)
+        #expect(split.status == 0, "\(split.stderr)")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = [
+            "-c",
+            "exec \"$0\" split - --size 5M --checksum md5 --prefix s3://\(bucket)/s. -q --endpoint-url \"$1\" < d.bin",
+            gcdcatPath, LiveS3.endpoint!,
+        ]
+        process.currentDirectoryURL = URL(fileURLWithPath: scratch.path)
+        process.environment = LiveS3.environment()
+        let stream = try collect(process)
+        #expect(stream.status == 0, "\(stream.stderr)")
+        #expect(
+            try LiveS3.keys(bucket) == [
+                "d.bin.001", "d.bin.002", "d.bin.003", "d.bin.sfv", "d.bin.sha256", "s.001", "s.002", "s.003", "s.md5",
+                "s.sfv",
+            ])
+        let download = try Scratch()
+        for key in try LiveS3.keys(bucket) { try download.write(key, try #require(try LiveS3.bytes(bucket, key))) }
+        #expect(["d.bin.001", "d.bin.002", "d.bin.003"].compactMap(download.read).reduce(Data(), +) == input)
+        let sha = try runTool("sha256sum", ["-c", "d.bin.sha256"], in: download.path)
+        #expect(sha.status == 0 && sha.stdoutText == "d.bin.001: OK\nd.bin.002: OK\nd.bin.003: OK\n", "\(sha.stderr)")
+        let md5 = try runTool("md5sum", ["-c", "s.md5"], in: download.path)
+        #expect(md5.status == 0 && md5.stdoutText == "s.001: OK\ns.002: OK\ns.003: OK\n", "\(md5.stderr)")
+        let verify = try LiveS3.gcdcat(["verify", "s3://\(bucket)/d.bin.sha256", "-q"], in: scratch.path)
+        #expect(verify.status == 0, "\(verify.stderr)")
+        #expect(try LiveS3.uploads(bucket).isEmpty)
+    }
+
     @Test func wrongCredentialsFailClearlyWithoutTheSecret() throws {
         let scratch = try Scratch()
         let bucket = try LiveS3.freshBucket("creds")

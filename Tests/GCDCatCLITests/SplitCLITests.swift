@@ -76,6 +76,21 @@ import Testing
         #expect(scratch.listing() == ["f"])
     }
 
+    /// Refused before any credentials or network are looked at: the parts of an object split into
+    /// objects are copied on the server and never pass through gcdcat to be hashed.
+    @Test func aDigestListOfAnObjectSplitOnTheServerIsAUsageError() throws {
+        let scratch = try Scratch()
+        let result = try gcdcat(
+            ["split", "s3://b/big", "--size", "8M", "--checksum", "sha256", "--prefix", "s3://b/p."], in: scratch.path)
+        #expect(result.status == 64)
+        #expect(
+            result.stderr.hasPrefix(
+                "Error: --checksum sha256: an object split into objects is copied on the server, so its parts never "
+                    + "pass through gcdcat to be hashed; the SFV checks them (or split to local files).\n"),
+            "\(result.stderr)")
+        #expect(scratch.listing() == [])
+    }
+
     @Test func badInputsLeaveNothingBehind() throws {
         let scratch = try Scratch()
         let missing = try gcdcat(["split", "nope", "--size", "1K"], in: scratch.path)

@@ -12,7 +12,7 @@ struct ObjectStreamSplitTests {
     static let mib = 1 << 20
 
     static func split(
-        _ store: MemoryObjectStore, _ bytes: [UInt8], size: Int64, jobs: Int = 2
+        _ store: MemoryObjectStore, _ bytes: [UInt8], size: Int64, jobs: Int = 2, digest: DigestAlgorithm? = nil
     ) throws -> SplitResult {
         let directory = TemporaryDirectory()
         writeFile(directory.file("stream"), bytes)
@@ -23,6 +23,7 @@ struct ObjectStreamSplitTests {
             input: "-", mode: .size(size), naming: PartNaming(prefix: "s3://bkt/x."), jobs: jobs)
         operation.objectStore = store
         operation.objectPartSize = 5 * mib
+        operation.digest = digest
         return try ObjectStreamSplit(operation: operation, fd: fd, path: "standard input").run(
             counter: TransferCounter())
     }
@@ -44,6 +45,25 @@ struct ObjectStreamSplitTests {
         #expect(manifest.whole?.crc32 == S3MergeTests.crc(input))
         #expect(store.callCount("UploadPart") == 6)
         #expect(try store.listMultipartUploads(bucket: "bkt", prefix: "").isEmpty)
+    }
+
+    /// `--checksum` on a stream: each part hashed as it is read, the list put beside the SFV.
+    @Test func aDigestListOfTheStreamsParts() throws {
+        let store = MemoryObjectStore()
+        let input = seededBytes(13 * Self.mib + 77, seed: 43)
+        let result = try Self.split(store, input, size: Int64(6 * Self.mib), jobs: 2, digest: .sha1)
+        #expect(result.partPaths == ["s3://bkt/x.001", "s3://bkt/x.002", "s3://bkt/x.003"])
+        var expected = ""
+        for (index, path) in result.partPaths.enumerated() {
+            let location = try #require(try ObjectLocation(parsing: path))
+            let bytes = try #require(store.bytes(location))
+            #expect(bytes == Array(input[(index * 6 * Self.mib)..<min(input.count, (index + 1) * 6 * Self.mib)]))
+            var digester = try Digester(.sha1)
+            digester.update(bytes)
+            expected += "\(digester.finalize())  x.00\(index + 1)\n"
+        }
+        let list = try #require(store.bytes(ObjectLocation(bucket: "bkt", key: "x.sha1")))
+        #expect(String(decoding: list, as: UTF8.self) == expected)
     }
 
     @Test func anExactMultipleMakesNoEmptyPartAndAnEmptyStreamNone() throws {

@@ -35,6 +35,41 @@ struct S3SplitTests {
         #expect(try store.listMultipartUploads(bucket: "bkt", prefix: "").isEmpty)
     }
 
+    /// `--checksum` beside an upload: the list is an object too, and each line is the digest of
+    /// the object as stored (the parts are not read back: their input ranges are hashed).
+    @Test(arguments: [DigestAlgorithm.sha256, .md5])
+    func aDigestListLandsBesideTheParts(algorithm: DigestAlgorithm) throws {
+        let directory = TemporaryDirectory()
+        let input = seededBytes(23 * Self.mib + 5, seed: 7)
+        writeFile(directory.file("big"), input)
+        let store = MemoryObjectStore()
+        var operation = Self.split(store, directory.file("big"), size: Int64(12 * Self.mib), jobs: 2)
+        operation.digest = algorithm
+        let result = try operation.run()
+        let list = try #require(store.bytes(ObjectLocation(bucket: "bkt", key: "big.\(algorithm.rawValue)")))
+        var expected = ""
+        for (path, name) in zip(result.partPaths, ["big.001", "big.002"]) {
+            var digester = try Digester(algorithm)
+            let location = try #require(try ObjectLocation(parsing: path))
+            digester.update(try #require(store.bytes(location)))
+            expected += "\(digester.finalize())  \(name)\n"
+        }
+        #expect(String(decoding: list, as: UTF8.self) == expected)
+        #expect(store.bytes(ObjectLocation(bucket: "bkt", key: "big.sfv")) != nil)
+        #expect(try store.listMultipartUploads(bucket: "bkt", prefix: "").isEmpty)
+    }
+
+    @Test func anExistingDigestListIsRefusedBeforeAnythingIsUploaded() throws {
+        let directory = TemporaryDirectory()
+        writeFile(directory.file("big"), seededBytes(3000, seed: 8))
+        let store = MemoryObjectStore(objects: [ObjectLocation(bucket: "bkt", key: "big.sha256"): [1]])
+        var operation = Self.split(store, directory.file("big"), size: 1000)
+        operation.digest = .sha256
+        let error = #expect(throws: GCDCatError.self) { try operation.run() }
+        #expect(error?.description == "s3://bkt/big.sha256: already exists (use --force to replace it)")
+        #expect(store.callCount("CreateMultipartUpload") == 0)
+    }
+
     @Test func manySmallPartsAndAnEmptyOne() throws {
         let directory = TemporaryDirectory()
         let input = seededBytes(10_000, seed: 4)

@@ -86,21 +86,41 @@ public enum FileHash {
         return digester.finalize()
     }
 
-    /// Feeds bytes `0..<length` of `fd` to `digester` (and to `crc32` when there is one) with
-    /// `pread`.
+    /// The md5/sha digest of `ranges` joined in order: the bytes a split part was cut from,
+    /// read from its input (a part uploaded to S3 cannot be read back locally).
+    ///
+    /// ## Errors
+    /// `.io` for read errors; `.inputChanged` when an input is shorter than its range or changed.
+    public static func of(ranges: [SourceRange], algorithm: DigestAlgorithm) throws -> String {
+        var digester = try Digester(algorithm)
+        var noCRC: Checksum?
+        for range in ranges {
+            let fd = try range.file.open()
+            defer { close(fd) }
+            try digest(
+                fd: fd, path: range.file.path, from: range.offset, length: range.length, into: &digester,
+                crc32: &noCRC, counter: nil)
+            try range.file.requireUnchanged(fd: fd)
+        }
+        return digester.finalize()
+    }
+
+    /// Feeds bytes `start..<start + length` of `fd` to `digester` (and to `crc32` when there is
+    /// one) with `pread`.
     private static func digest(
-        fd: Int32, path: String, length: Int64, into digester: inout Digester, crc32: inout Checksum?,
-        counter: TransferCounter?
+        fd: Int32, path: String, from start: Int64 = 0, length: Int64, into digester: inout Digester,
+        crc32: inout Checksum?, counter: TransferCounter?
     ) throws {
         let buffer = try Syscall.allocate(byteCount: bufferSize, alignment: 4096, path: path)
         defer { free(buffer) }
         var position: Int64 = 0
         while position < length {
             let want = Int(min(Int64(bufferSize), length - position))
-            let got = try Syscall.pread(fd, into: buffer, count: want, offset: position, path: path)
+            let got = try Syscall.pread(fd, into: buffer, count: want, offset: start + position, path: path)
             guard got > 0 else {
                 throw GCDCatError(
-                    .inputChanged, path: path, message: "ended at byte \(position), before the expected \(length)")
+                    .inputChanged, path: path,
+                    message: "ended at byte \(start + position), before the expected \(start + length)")
             }
             let bytes = UnsafeRawBufferPointer(start: buffer, count: got)
             digester.update(bytes)

@@ -48,12 +48,15 @@ struct ObjectStreamSplit: Sendable {
         var sinks: [OutputSink] = []
         var names: [String] = []
         var crcs: [Checksum] = []
+        // With --checksum: each part's md5/sha, hashed as it is read, like its crc32.
+        var digests: [String] = []
         var whole = Checksum(.crc32)
         var ended = false
         do {
             while !ended {
                 var part: OutputSink?
                 var partCRC = Checksum(.crc32)
+                var partDigest = try operation.digest.map { try Digester($0) }
                 var length: Int64 = 0
                 var number = 0
                 while length < size {
@@ -80,6 +83,7 @@ struct ObjectStreamSplit: Sendable {
                     }
                     let bytes = UnsafeRawBufferPointer(start: buffer.pointer, count: got)
                     partCRC.update(bytes)
+                    partDigest?.update(bytes)
                     whole.update(bytes)
                     length += Int64(got)
                     number += 1
@@ -106,7 +110,10 @@ struct ObjectStreamSplit: Sendable {
                     if let error = failure.error { throw error }
                     if ended { break }
                 }
-                if part != nil { crcs.append(partCRC) }
+                if part != nil {
+                    crcs.append(partCRC)
+                    if let hex = partDigest?.finalize() { digests.append(hex) }
+                }
             }
             uploads.wait()
             if let error = failure.error { throw error }
@@ -118,6 +125,7 @@ struct ObjectStreamSplit: Sendable {
                     whole: Manifest.Whole(name: "standard input", size: whole.length, crc32: whole.value))
                 all.append(try operation.writeManifest(manifest, to: manifestPath, inputs: []))
             }
+            if let list = try operation.writeDigestList(names: names, hexes: digests, inputs: []) { all.append(list) }
             try operation.publishAll(all)
             let total = whole.length
             return SplitResult(

@@ -166,12 +166,12 @@ public struct SplitOperation: Sendable {
                 throw GCDCatError(.invalidInput, path: input, message: "no object store to read it from")
             }
             if writesObjects && digest != nil {
-                throw GCDCatError(.invalidInput, path: naming.prefix, message: "a digest list is not written to S3")
+                throw GCDCatError(
+                    .invalidInput, path: naming.prefix,
+                    message: "a digest list is written for parts of a local file or standard input, not for an "
+                        + "object split on the server (its parts never pass through gcdcat); use the SFV")
             }
             return try ObjectSplit(operation: self, source: source, store: objectStore).run(counter: counter)
-        }
-        if writesObjects && digest != nil {
-            throw GCDCatError(.invalidInput, path: naming.prefix, message: "a digest list is not written to S3")
         }
         if writesObjects && input == "-" {
             return try ObjectStreamSplit(operation: self, fd: STDIN_FILENO, path: "standard input").run(
@@ -247,7 +247,8 @@ public struct SplitOperation: Sendable {
                         : nil)
                 manifestSink = try writeManifest(manifest, to: manifestPath, inputs: [file])
             }
-            let listSink = try writeDigestList(names: names, parts: finished.map(\.sink), inputs: [file])
+            let listSink = try writeDigestList(
+                names: names, parts: finished.map(\.sink), inputs: [file], sources: pieces)
             try publishAll(finished.map(\.sink) + (manifestSink.map { [$0] } ?? []) + (listSink.map { [$0] } ?? []))
             return SplitResult(
                 partPaths: names, partCRCs: crcs, manifestPath: manifestPath, bytesRead: file.size,
@@ -325,24 +326,42 @@ public struct SplitOperation: Sendable {
 
     /// Writes the GNU list of ``digest`` over the finished (not yet published) parts, read back
     /// while hot in the page cache; nil when no digest was asked for. `names` are the parts' final
-    /// names, in the order of `parts`.
-    func writeDigestList(names: [String], parts: [OutputSink], inputs: [PartFile]) throws -> OutputSink? {
+    /// names, in the order of `parts`. A part that is an object is not read back: its digest
+    /// comes from `sources`, the input ranges it was cut from (the crc32 check of the upload
+    /// already tied the bytes sent to them).
+    func writeDigestList(
+        names: [String], parts: [OutputSink], inputs: [PartFile], sources: [[SourceRange]] = []
+    ) throws -> OutputSink? {
+        guard let digest else { return nil }
+        let hexes = try parts.enumerated().map { index, sink in
+            if sink.object != nil {
+                guard sources.indices.contains(index) else {
+                    throw GCDCatError(
+                        .invalidInput, path: sink.path, message: "no input ranges to hash for an uploaded part")
+                }
+                return try FileHash.of(ranges: sources[index], algorithm: digest)
+            }
+            let fd = try sink.openForReading()
+            defer { close(fd) }
+            return try FileHash.of(fd: fd, path: sink.path, algorithm: digest)
+        }
+        return try writeDigestList(names: names, hexes: hexes, inputs: inputs)
+    }
+
+    /// Writes the GNU list of ``digest`` with `hexes`, the parts' digests in the order of
+    /// `names`; nil when no digest was asked for.
+    func writeDigestList(names: [String], hexes: [String], inputs: [PartFile]) throws -> OutputSink? {
         guard let digest, let listPath = digestListPath else { return nil }
         let entryNames = try SplitOperation.manifestNames(names, manifestPath: listPath)
         var text = ""
-        for (name, sink) in zip(entryNames, parts) {
-            let fd = try sink.openForReading()
-            defer { close(fd) }
-            let hex = try FileHash.of(fd: fd, path: sink.path, algorithm: digest)
+        for (name, hex) in zip(entryNames, hexes) {
             text += ChecksumLineFormat.gnu.render(name: name, algorithm: HashAlgorithm(digest), hex: hex) + "\n"
         }
         let bytes = PathName.bytes(of: text)
         return try OutputSink.produce(
-            .path(listPath), inputs: inputs, overwrite: overwrite, bytes: Int64(bytes.count), fsync: fsync
+            try target(listPath), inputs: inputs, overwrite: overwrite, bytes: Int64(bytes.count), fsync: fsync
         ) { sink in
-            try bytes.withUnsafeBytes {
-                try Syscall.writeAll(sink.fd, from: $0.baseAddress!, count: $0.count, path: listPath)
-            }
+            try sink.write(bytes)
         }.sink
     }
 
