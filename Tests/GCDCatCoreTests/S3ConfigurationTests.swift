@@ -157,7 +157,10 @@ struct S3ConfigurationTests {
         #expect(!"\(half)".contains(secret))
     }
 
-    @Test(arguments: ["127.0.0.1:7480", "ftp://host", "http://", "http://host:0", "http://host:99999", "http://u@host"])
+    @Test(arguments: [
+        "127.0.0.1:7480", "ftp://host", "http://", "http://host:0", "http://host:99999", "http://u@host", "http://[::1",
+        "http://[]:80", "http:// host", "http://ho st:80", "http://[::1]x",
+    ])
     func badEndpointsAreRefused(url: String) throws {
         let error = try #require(throws: GCDCatError.self) {
             try S3Configuration.resolve(
@@ -167,6 +170,14 @@ struct S3ConfigurationTests {
             error.description
                 == "\(url.replacingOccurrences(of: "u@", with: "***@")): endpoint: not an endpoint URL; expected http://HOST[:PORT] or https://HOST[:PORT]"
         )
+    }
+
+    @Test func ipv6AndNamedHostsAreEndpoints() throws {
+        #expect(try S3Endpoint(parsing: "http://[::1]:7480").description == "http://[::1]:7480")
+        #expect(try S3Endpoint(parsing: "https://[fe80::1]").host == "[fe80::1]")
+        #expect(
+            try S3Endpoint(parsing: "http://rgw_1.example-2.internal:80/").description
+                == "http://rgw_1.example-2.internal")
     }
 
     @Test func credentialsDescriptionRedacts() {

@@ -84,7 +84,19 @@ public struct S3Endpoint: Sendable, Equatable, CustomStringConvertible {
             host = String(authority)
             port = nil
         }
-        guard !host.isEmpty else { throw Self.invalid(url) }
+        guard Self.isHost(host) else { throw Self.invalid(url) }
+    }
+
+    /// A host name (letters, digits, `-`, `.`, `_`) or a bracketed IPv6 literal: anything else
+    /// (spaces, an unclosed `[`) would only fail later, inside libcurl, with its own words.
+    private static func isHost(_ host: String) -> Bool {
+        if host.hasPrefix("[") {
+            let inside = host.dropFirst().dropLast()
+            return host.hasSuffix("]") && !inside.isEmpty
+                && inside.allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." }
+        }
+        return !host.isEmpty
+            && host.allSatisfy { ($0.isASCII && ($0.isLetter || $0.isNumber)) || $0 == "-" || $0 == "." || $0 == "_" }
     }
 
     private static func invalid(_ url: String) -> GCDCatError {
