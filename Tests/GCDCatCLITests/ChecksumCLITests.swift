@@ -187,6 +187,17 @@ import Testing
         #expect(
             required.stderr
                 == "gcdcat: e.sfv: not found: verification needs a manifest (name one with --manifest PATH)\n")
+        // Files with no part number have no default manifest to name: the sentence says so instead.
+        try scratch.write("notes.txt", Data("ghi".utf8))
+        for flag in ["--verify", "--remove-parts"] {
+            let listed = try gcdcat(["merge", "notes.txt", "e.001", "--as-given", "-o", "out", flag], in: scratch.path)
+            #expect(listed.status == 1)
+            #expect(
+                listed.stderr
+                    == "gcdcat: verification needs a manifest, and parts named one by one have no default one "
+                    + "(name it with --manifest PATH)\n")
+            #expect(scratch.listing() == ["e.001", "e.002", "notes.txt"])
+        }
         let warned = try gcdcat(["merge", "e.001"], in: scratch.path)
         #expect(warned.status == 0)
         #expect(warned.stderr.hasPrefix("gcdcat: warning: the last part, e.002, is exactly as large as the others"))

@@ -47,9 +47,13 @@ public struct MergeVerification: Sendable, Equatable {
             }
         }
         if policy == .required {
+            // Parts named one by one (--as-given, an explicit list) have no default manifest.
             throw GCDCatError(
                 .missingPart, path: candidates.first,
-                message: "not found: verification needs a manifest (name one with --manifest PATH)")
+                message: candidates.isEmpty
+                    ? "verification needs a manifest, and parts named one by one have no default one "
+                        + "(name it with --manifest PATH)"
+                    : "not found: verification needs a manifest (name one with --manifest PATH)")
         }
         return (nil, warnings)
     }
