@@ -32,13 +32,15 @@ temps() { find "$1" -name '.*.gcdcat-*' 2>/dev/null | head -3; }
 holds() { ls -l "/proc/$1/fd" 2>/dev/null | grep -q -e "$2/#" -e "$2/\..*\.gcdcat-"; }
 
 # Runs "$@" in the background in $dir, waits for a temporary file, sends $sig, and checks the
-# exit status and that $dir holds exactly what it held before.
+# exit status and that $dir holds exactly what it held before. Every signal starts at its default
+# (env --default-signal): gcdcat keeps a signal ignored when it starts ignored, and a background
+# job of this script starts with SIGINT and SIGQUIT ignored.
 interrupt() {
     local label=$1 sig=$2 want=$3 dir=$4
     shift 4
     local before after status
     before=$(ls -A "$dir")
-    (cd "$dir" && exec "$@") 2>"$work/stderr" &
+    (cd "$dir" && exec env --default-signal "$@") 2>"$work/stderr" &
     local pid=$!
     local seen=no
     for _ in $(seq 1 1000); do
@@ -77,7 +79,7 @@ interrupt "SIGTERM during split of 2 GiB" TERM 143 "$work/s" "$G" split whole.bi
 interrupt "SIGINT during split of 2 GiB from stdin" INT 130 "$work/s" sh -c "exec \"$G\" split - --size 256M --fsync -q < whole.bin"
 
 before=$(ls -d /tmp/gcdcat-bench-* 2>/dev/null)
-"$G" bench --size 512M --merge-only --repeat 3 >/dev/null 2>"$work/stderr" &
+env --default-signal "$G" bench --size 512M --merge-only --repeat 3 >/dev/null 2>"$work/stderr" &
 pid=$!
 for _ in $(seq 1 2000); do
     grep -q "round 1/3" "$work/stderr" 2>/dev/null && break
@@ -292,9 +294,9 @@ for run in $(seq 0 49); do
     want=$((128 + $(kill -l "$sig")))
     delay=$(printf '0.%02d' $((10 + RANDOM % 60)))
     case $((run % 3)) in
-        0) dir="$r/m"; (cd "$dir" && exec "$G" merge a.001 --strategy stream --high-water 4K -q) 2>/dev/null & ;;
-        1) dir="$r/s"; (cd "$dir" && exec "$G" split in --size 10 --prefix o/p. -q) 2>/dev/null & ;;
-        2) dir="$r/s"; (cd "$dir" && exec "$G" split - --size 10 --prefix o/q. -q < in) 2>/dev/null & ;;
+        0) dir="$r/m"; (cd "$dir" && exec env --default-signal "$G" merge a.001 --strategy stream --high-water 4K -q) 2>/dev/null & ;;
+        1) dir="$r/s"; (cd "$dir" && exec env --default-signal "$G" split in --size 10 --prefix o/p. -q) 2>/dev/null & ;;
+        2) dir="$r/s"; (cd "$dir" && exec env --default-signal "$G" split - --size 10 --prefix o/q. -q < in) 2>/dev/null & ;;
     esac
     pid=$!
     before=$(ls -A "$dir")
@@ -310,6 +312,22 @@ for run in $(seq 0 49); do
     fi
 done
 [ $leaks = 0 ] && ok "50 signals (INT TERM HUP PIPE QUIT ALRM) at 0.10-0.69 s into merge, split and stdin split: 128+N, nothing left"
+
+echo "== robust: nohup (SIGHUP ignored at start) keeps a merge going through a hangup"
+mkdir -p "$r/n"
+head -c 1000000 /dev/urandom > "$r/n/n.001" && truncate -s 160M "$r/n/n.002"
+(cd "$r/n" && exec nohup "$G" merge n.001 -o out --strategy stream --high-water 4K -q) >/dev/null 2>"$work/stderr" &
+pid=$!
+for _ in $(seq 1 500); do holds $pid "$r/n" && break; sleep 0.01; done
+kill -HUP $pid 2>/dev/null && sent=yes || sent=no
+wait $pid
+status=$?
+if [ $sent = yes ] && [ $status = 0 ] && cat "$r/n/n.001" "$r/n/n.002" | cmp -s - "$r/n/out"; then
+    ok "nohup merge: SIGHUP mid-merge ignored, exit 0, output byte-identical"
+else
+    bad "nohup merge: signal sent while running: $sent, exit $status ($(tail -c 200 "$work/stderr"))"
+fi
+rm -rf "$r/n"
 
 echo "== robust: SIGKILL mid-merge"
 (cd "$r/m" && exec "$G" merge a.001 --strategy stream --high-water 4K -q) 2>/dev/null &

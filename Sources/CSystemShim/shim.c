@@ -114,6 +114,12 @@ int gcdcat_install_signal_pipe(const int *signals, int count) {
     sigemptyset(&action.sa_mask);
     for (int i = 0; i < count; i++) sigaddset(&action.sa_mask, signals[i]);
     for (int i = 0; i < count; i++) {
+        // A signal ignored when the process started stays ignored, as in coreutils: nohup
+        // ignores SIGHUP so that a closed terminal does not end the job, and a shell without job
+        // control starts background jobs with SIGINT and SIGQUIT ignored.
+        struct sigaction current;
+        if (sigaction(signals[i], NULL, &current) != 0) return -1;
+        if (current.sa_handler == SIG_IGN) continue;
         if (sigaction(signals[i], &action, NULL) != 0) return -1;
     }
     sigset_t unblock;

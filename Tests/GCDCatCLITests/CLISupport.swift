@@ -25,6 +25,20 @@ func gcdcat(_ arguments: [String], in directory: String? = nil) throws -> RunRes
     try run(executable: gcdcatPath, arguments, in: directory)
 }
 
+/// A `Process` that runs gcdcat with every signal at its default disposition
+/// (`env --default-signal`), for tests that signal it. gcdcat leaves a signal alone when it
+/// starts ignored (as `nohup` and a shell's background jobs arrange), and Foundation's `Process`
+/// starts its children with SIGPIPE ignored, so the test must not rely on what it inherited.
+func signalableGCDCat(_ arguments: [String]) -> Process {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["--default-signal", gcdcatPath] + arguments
+    return process
+}
+
+/// ``signalableGCDCat(_:)`` as a shell command word: `env --default-signal '…/gcdcat'`.
+let signalableGCDCatCommand = "env --default-signal '\(gcdcatPath)'"
+
 /// Runs `executable` with `arguments` in `directory`; standard input is empty.
 @discardableResult
 func run(executable: String, _ arguments: [String], in directory: String? = nil) throws -> RunResult {

@@ -157,7 +157,8 @@ import Testing
             executable: "/bin/sh",
             [
                 "-c",
-                "{ sleep 30; } 2>/dev/null | \"$0\" split - --size 1M --prefix p. --json -q & pid=$!; sleep 1; kill -TERM $pid; wait $pid",
+                "{ sleep 30; } 2>/dev/null | env --default-signal \"$0\" split - --size 1M --prefix p. --json -q & pid=$!; "
+                    + "sleep 1; kill -TERM $pid; wait $pid",
                 gcdcatPath,
             ], in: scratch.path)
         #expect(result.status == 143, "\(result.stderr)")

@@ -194,15 +194,13 @@ import Testing
         let scratch = try Scratch()
         // A FIFO as the last part blocks the merge mid-way, after the output was created.
         try scratch.write("a.001", randomData(3_000_000, seed: 1))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: gcdcatPath)
         // Slow the merge down with tiny chunks and a huge part so it is surely running.
         let big = scratch.file("a.002")
         #expect(FileManager.default.createFile(atPath: big, contents: nil))
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: big))
         try handle.truncate(atOffset: 3 << 30)
         try handle.close()
-        process.arguments = ["merge", "a.001", "--strategy", strategy.rawValue, "--high-water", "4K", "-q"]
+        let process = signalableGCDCat(["merge", "a.001", "--strategy", strategy.rawValue, "--high-water", "4K", "-q"])
         process.currentDirectoryURL = URL(fileURLWithPath: scratch.path)
         let err = Pipe()
         process.standardError = err

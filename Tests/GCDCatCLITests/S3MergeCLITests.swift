@@ -298,11 +298,9 @@ struct S3MergeCLITests {
         let scratch = try Scratch()
         let bucket = try LiveS3.freshBucket("sig")
         _ = try LiveS3.randomFile(scratch, "big.001", 200 * Self.mib)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: gcdcatPath)
-        process.arguments = [
+        let process = signalableGCDCat([
             "merge", "big.001", "-o", "s3://\(bucket)/big", "--jobs", "1", "-q", "--endpoint-url", LiveS3.endpoint!,
-        ]
+        ])
         process.currentDirectoryURL = URL(fileURLWithPath: scratch.path)
         process.environment = LiveS3.environment()
         process.standardInput = FileHandle.nullDevice

@@ -122,11 +122,9 @@ struct S3SplitObjectCLITests {
 
     @Test func sigintWhileStandardInputStreamsLeavesNoUpload() throws {
         let bucket = try LiveS3.freshBucket("stdsig")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: gcdcatPath)
-        process.arguments = [
+        let process = signalableGCDCat([
             "split", "-", "--size", "64M", "--prefix", "s3://\(bucket)/x.", "-q", "--endpoint-url", LiveS3.endpoint!,
-        ]
+        ])
         process.environment = LiveS3.environment()
         let input = Pipe()
         process.standardInput = input

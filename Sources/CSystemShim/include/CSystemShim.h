@@ -62,7 +62,8 @@ int gcdcat_link_descriptor(int fd, const char *target);
 /// Installs one handler for each of the `count` signals in `signals` (SA_RESTART, all of them
 /// blocked while it runs) that writes the signal's number as one byte to a pipe, and returns
 /// the pipe's read end (-1 on failure). A thread reading it then does the real work outside
-/// signal context. Inherited SIG_IGN dispositions are replaced.
+/// signal context. A signal whose disposition is SIG_IGN (inherited: nohup, a background job of
+/// a shell without job control) is left ignored, as coreutils leaves it.
 int gcdcat_install_signal_pipe(const int *signals, int count);
 
 /// mallopt(M_ARENA_MAX, count): at most `count` malloc arenas. Returns 1 on success.

@@ -15,6 +15,11 @@ import Synchronization
 /// alike. SIGKILL cannot be caught; ``AtomicOutputFile`` keeps unfinished files unnamed so that
 /// it has nothing to leave.
 ///
+/// A signal that is ignored when gcdcat starts stays ignored, as coreutils leaves it: `nohup`
+/// ignores SIGHUP so that a long merge outlives its ssh session, and a shell without job
+/// control starts background jobs with SIGINT and SIGQUIT ignored. (With SIGPIPE ignored, a
+/// write to a closed pipe fails with EPIPE instead, and the error path removes the same files.)
+///
 /// ## Implementation details
 /// A C handler writes the signal's number to a pipe (the only async-signal-safe thing it does);
 /// a dedicated thread reads it and sweeps the ``CleanupRegistry``, so the sweep is ordinary code
