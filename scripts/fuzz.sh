@@ -19,8 +19,8 @@ MAP
 clang -c -O1 -fsanitize=fuzzer-no-link,address -I Sources/CSystemShim/include \
     Sources/CSystemShim/shim.c -o "$build/shim.o"
 swiftc -O -sanitize=fuzzer,address -use-ld=lld -parse-as-library -module-name GCDCatFuzz -swift-version 6 \
-    -I "$build/modules" -I Sources/CZlib -I Sources/CIsal -I Sources/CDeflate -I Sources/COpenSSL \
-    $(find Sources/GCDCatCore -name '*.swift') Fuzz/ParserFuzzer.swift "$build/shim.o" -lz -lisal -ldeflate -lcrypto \
+    -I "$build/modules" -I Sources/CZlib -I Sources/CIsal -I Sources/CDeflate -I Sources/COpenSSL -I Sources/CCurl \
+    $(find Sources/GCDCatCore -name '*.swift') Fuzz/ParserFuzzer.swift "$build/shim.o" -lz -lisal -ldeflate -lcrypto -lcurl \
     -o "$build/parser-fuzzer"
 cp Fixtures/cksfv-set/*.sfv "$build/corpus/"
 # Seeds for the flag fuzzer: size, high-water, parts, suffix length, start, input size.
