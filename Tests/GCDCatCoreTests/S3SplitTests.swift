@@ -70,6 +70,41 @@ struct S3SplitTests {
         #expect(store.callCount("CreateMultipartUpload") == 0)
     }
 
+    /// `--force` over an existing set, and the manifest's PUT fails after the parts replaced the
+    /// old ones: the rollback keeps the parts that replaced objects (deleting them would lose the
+    /// old set too; it deleted them before) and deletes only what is new, and the error says so.
+    @Test func aFailedForceSplitKeepsThePartsThatReplacedObjects() throws {
+        let directory = TemporaryDirectory()
+        let old = seededBytes(3000, seed: 20)
+        let new = seededBytes(4500, seed: 21)
+        writeFile(directory.file("old"), old)
+        writeFile(directory.file("big"), new)
+        let store = MemoryObjectStore()
+        var first = Self.split(store, directory.file("old"), size: 1000)
+        first.naming = PartNaming(prefix: "s3://bkt/big.")
+        _ = try first.run()
+        let oldSFV = store.bytes(ObjectLocation(bucket: "bkt", key: "big.sfv"))
+        // The parts are multipart uploads; the manifest is the one PutObject.
+        store.failCall("PutObject", at: 1)
+        var again = Self.split(store, directory.file("big"), size: 1000)
+        again.overwrite = true
+        let error = try #require(throws: GCDCatError.self) { try again.run() }
+        #expect(error.path == "s3://bkt/big.sfv")
+        #expect(
+            error.message.hasSuffix(
+                "; 3 output(s) had already replaced existing ones and were kept (removing them would lose the old "
+                    + "ones too), so the set there is mixed: s3://bkt/big.001, s3://bkt/big.002, s3://bkt/big.003"),
+            "\(error.message)")
+        // The three that replaced old parts hold the new bytes; the two new keys are gone again.
+        #expect(
+            try store.list(bucket: "bkt", prefix: "").map(\.location.key) == [
+                "big.001", "big.002", "big.003", "big.sfv",
+            ])
+        #expect(store.bytes(ObjectLocation(bucket: "bkt", key: "big.002")) == Array(new[1000..<2000]))
+        #expect(store.bytes(ObjectLocation(bucket: "bkt", key: "big.sfv")) == oldSFV)
+        #expect(try store.listMultipartUploads(bucket: "bkt", prefix: "").isEmpty)
+    }
+
     @Test func manySmallPartsAndAnEmptyOne() throws {
         let directory = TemporaryDirectory()
         let input = seededBytes(10_000, seed: 4)

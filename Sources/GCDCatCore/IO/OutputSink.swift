@@ -320,7 +320,9 @@ public final class OutputSink: Sendable {
     /// Each new file is named in turn; the names placed so far are registered, so a signal
     /// removes them too. If one fails, the files this call placed are removed and the rest
     /// discarded. Only files gcdcat created are ever removed: a direct descriptor (a device, a
-    /// symlink to `/dev/null`) is closed, never unlinked. On return nothing stays registered.
+    /// symlink to `/dev/null`) is closed, never unlinked, and an output that replaced an existing
+    /// file or object (`--force`) is kept, since removing it would lose the old one as well; the
+    /// error then names what was replaced. On return nothing stays registered.
     ///
     /// When every output is an object and `jobs` > 1, all but the last (a split's manifest)
     /// are completed `jobs` at a time, then the last: each completion is a round trip (a HEAD
@@ -335,7 +337,7 @@ public final class OutputSink: Sendable {
             replacing.isEmpty ? nil : replacing.first.flatMap { $0.object?.registry ?? $0.atomicFile?.registry }
         try registry?.beginPublishing()
         defer { registry?.endPublishing() }
-        var placed: [(remove: () -> Void, token: Int, registry: CleanupRegistry)] = []
+        var placed: [(remove: () -> Void, token: Int, registry: CleanupRegistry, replaced: String?)] = []
         defer { for entry in placed { entry.registry.forget(entry.token) } }
         do {
             let together = jobs > 1 && sinks.count > 2 && sinks.allSatisfy { $0.object != nil } ? sinks.count - 1 : 0
@@ -343,32 +345,53 @@ public final class OutputSink: Sendable {
                 let objects = sinks.prefix(together).map { $0.object! }
                 // Every completion is tried; the ones that succeeded are undone if any failed.
                 let outcomes = try ParallelMap.map(count: together, jobs: jobs, pool: .threads) { index in
-                    Result<Int?, any Error> { try objects[index].publish(registeringFinalName: true) }
+                    Result<(token: Int?, replaces: Bool), any Error> {
+                        let replaces = Self.replacesAnObject(objects[index])
+                        return (try objects[index].publish(registeringFinalName: true), replaces)
+                    }
                 }
                 for (object, outcome) in zip(objects, outcomes) {
-                    guard case .success(let token?) = outcome else { continue }
-                    placed.append((object.deleteAgain, token, object.registry))
+                    guard case .success(let published) = outcome, let token = published.token else { continue }
+                    placed.append(
+                        (
+                            object.deleteAgain, token, object.registry,
+                            published.replaces ? object.location.description : nil
+                        ))
                 }
                 for outcome in outcomes { _ = try outcome.get() }
             }
             for sink in sinks.dropFirst(together) {
                 if let object = sink.object {
-                    // An object placed is deleted if a later one fails.
+                    // An object placed is deleted if a later one fails, unless it replaced one.
+                    let replaces = Self.replacesAnObject(object)
                     guard let token = try object.publish(registeringFinalName: true) else { continue }
-                    placed.append((object.deleteAgain, token, object.registry))
+                    placed.append(
+                        (object.deleteAgain, token, object.registry, replaces ? object.location.description : nil))
                     continue
                 }
-                guard let file = sink.atomicFile,
-                    let token = try file.publish(fsync: fsync, registeringFinalName: true)
-                else { continue }
+                guard let file = sink.atomicFile else { continue }
+                let replaces = file.overwrite && (try? Syscall.statIfExists(sink.path, followLinks: false)) != nil
+                guard let token = try file.publish(fsync: fsync, registeringFinalName: true) else { continue }
                 let path = sink.path
-                placed.append(({ _ = Syscall.unlink(path) }, token, file.registry))
+                placed.append(({ _ = Syscall.unlink(path) }, token, file.registry, replaces ? path : nil))
             }
         } catch {
-            for entry in placed { entry.remove() }
+            for entry in placed where entry.replaced == nil { entry.remove() }
             for sink in sinks { sink.discard() }
-            throw error
+            let kept = placed.compactMap(\.replaced)
+            guard !kept.isEmpty, var failure = error as? GCDCatError else { throw error }
+            let shown = kept.prefix(3).map(\.displayPath).joined(separator: ", ")
+            failure.message +=
+                "; \(kept.count) output(s) had already replaced existing ones and were kept (removing them would "
+                + "lose the old ones too), so the set there is mixed: \(shown)\(kept.count > 3 ? ", …" : "")"
+            throw failure
         }
+    }
+
+    /// Whether publishing `object` replaces an existing one: only asked under `--force`, and
+    /// taken as yes when the HEAD fails (then a rollback keeps it rather than risk the old one).
+    private static func replacesAnObject(_ object: ObjectOutput) -> Bool {
+        object.overwrite && ((try? object.keyExists()) ?? true)
     }
 }
 

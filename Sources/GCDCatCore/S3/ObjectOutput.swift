@@ -125,6 +125,12 @@ public final class ObjectOutput: Sendable {
         throw exists(target.location)
     }
 
+    /// Whether the key holds an object now (one HEAD): before a `--force` publish, whether it
+    /// replaces one.
+    func keyExists() throws -> Bool {
+        try target.store.head(target.location) != nil
+    }
+
     static func exists(_ location: ObjectLocation) -> GCDCatError {
         GCDCatError(
             .outputExists, path: location.description, message: "already exists (use --force to replace it)")
