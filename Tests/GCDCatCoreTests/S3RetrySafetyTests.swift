@@ -59,6 +59,44 @@ struct S3RetrySafetyTests {
         #expect(requests[3].url == "http://127.0.0.1:9/bkt/out.bin?uploadId=orphan")
     }
 
+    /// Every attempt's answer lost (F2 of the third S3 attack: five uploads were left, unsaid):
+    /// the uploads those attempts started are aborted, dated by the listing's own `Date`.
+    @Test func aCreateWhoseEveryAnswerWasLostAbortsWhatItStarted() throws {
+        let listing =
+            "<ListMultipartUploadsResult>"
+            + Self.upload("out.bin", "lost-1", "2026-11-25T02:51:42.000Z")
+            + Self.upload("out.bin", "lost-2", "2026-11-25T02:51:42.900Z")
+            + Self.upload("out.bin", "someone-elses", "2026-11-25T01:00:00.000Z")
+            + "</ListMultipartUploadsResult>"
+        let transport = ScriptedTransport([
+            Self.lost, Self.lost, Self.lost,
+            .answer(
+                HTTPResponse(status: 200, headers: ["date": "Wed, 25 Nov 2026 02:51:43 GMT"], body: Data(listing.utf8))),
+            .answer(HTTPResponse(status: 204)), .answer(HTTPResponse(status: 204)),
+        ])
+        let error = try #require(throws: GCDCatError.self) {
+            try client(transport).createMultipartUpload(object, metadata: [:])
+        }
+        #expect(error.syscall == "CreateMultipartUpload")
+        #expect(!error.message.contains("list-multipart-uploads"), "\(error.message)")
+        let requests = transport.requests
+        #expect(requests.map(\.method) == ["POST", "POST", "POST", "GET", "DELETE", "DELETE"])
+        #expect(requests[4].url == "http://127.0.0.1:9/bkt/out.bin?uploadId=lost-1")
+        #expect(requests[5].url == "http://127.0.0.1:9/bkt/out.bin?uploadId=lost-2")
+    }
+
+    /// When the server cannot even be asked what was left, the error says how to look.
+    @Test func aCreateThatCannotCleanUpSaysHowToListTheUploads() throws {
+        let transport = ScriptedTransport([Self.lost, Self.lost, Self.lost, Self.lost, Self.lost, Self.lost])
+        let error = try #require(throws: GCDCatError.self) {
+            try client(transport).createMultipartUpload(object, metadata: [:])
+        }
+        #expect(
+            error.message.hasSuffix(
+                "; an attempt may have started an upload whose answer was lost, which keeps storage until aborted: "
+                    + "aws s3api list-multipart-uploads --bucket bkt --prefix out.bin lists it"), "\(error.message)")
+    }
+
     @Test func aCreateThatWasNotRetriedListsNothing() throws {
         let transport = ScriptedTransport([Self.created("ours", date: "Wed, 25 Nov 2026 02:51:43 GMT")])
         _ = try client(transport).createMultipartUpload(object, metadata: [:])

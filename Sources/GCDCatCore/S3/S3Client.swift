@@ -181,7 +181,8 @@ public final class S3Client: ObjectStore {
 
     /// CreateMultipartUpload. A retried one may have created an upload whose answer was lost:
     /// after a retry, the key's other uploads initiated while this call ran are aborted
-    /// (``abortOrphans(of:keeping:serverDate:window:)``).
+    /// (``abortOrphans(of:keeping:serverDate:since:)``), whether a later attempt succeeded or
+    /// every attempt failed. When they cannot be, the error says how to list them.
     public func createMultipartUpload(_ object: ObjectLocation, metadata: [String: String]) throws -> MultipartUpload {
         var request = S3Request(
             operation: "CreateMultipartUpload", method: "POST", location: object, query: [("uploads", "")],
@@ -189,42 +190,68 @@ public final class S3Client: ObjectStore {
         var retried = false
         request.onRetry = { retried = true }
         let started = ContinuousClock.now
-        let response = try perform(request)
+        let response: HTTPResponse
+        do {
+            response = try perform(request)
+        } catch {
+            guard retried else { throw error }
+            // Each attempt may have created an upload whose answer never came.
+            var failure = error
+            if !abortOrphans(of: object, keeping: nil, serverDate: nil, since: started) {
+                failure.message +=
+                    "; an attempt may have started an upload whose answer was lost, which keeps storage until "
+                    + "aborted: aws s3api list-multipart-uploads --bucket \(LeftBehindAdvice.shellQuoted(object.bucket)) "
+                    + "--prefix \(LeftBehindAdvice.shellQuoted(object.key)) lists it"
+            }
+            throw failure
+        }
         guard let id = S3XML.value("UploadId", in: [UInt8](response.body)), !id.isEmpty else {
             throw GCDCatError(
                 .io, path: object.description, syscall: "CreateMultipartUpload", message: "the answer has no UploadId")
         }
         if retried {
-            let elapsed = ContinuousClock.now - started
             abortOrphans(
                 of: object, keeping: id, serverDate: response.headers["date"].flatMap(S3Dates.httpDate),
-                window: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+                since: started)
         }
         return MultipartUpload(location: object, uploadID: id)
     }
 
     /// Aborts the uploads of `object`'s key, other than `keeping`, that the server initiated
-    /// within `window` seconds (plus 2 s of rounding) before `serverDate`: those a retried
-    /// CreateMultipartUpload left when an earlier attempt succeeded but its answer was lost.
-    /// Best effort: a failure here leaves the orphan, as before. Without the server's `Date`
-    /// nothing is aborted (the client's clock may be off).
+    /// since `started` (the seconds since then, plus 2 s of rounding, before `serverDate`, or
+    /// before the listing's own `Date` when nil): those a retried CreateMultipartUpload left when
+    /// an attempt succeeded but its answer was lost. Best effort; true when the listing came and
+    /// every such upload was aborted. Without a server `Date` nothing is aborted (the client's
+    /// clock may be off).
     ///
     /// An upload of the same key that another writer started in that same moment would be
     /// aborted too; two writers of one key at once already lose one write (docs/notes/s3.md).
-    func abortOrphans(of object: ObjectLocation, keeping id: String, serverDate: Double?, window: Double) {
-        guard let serverDate,
+    @discardableResult
+    func abortOrphans(
+        of object: ObjectLocation, keeping id: String?, serverDate: Double?, since started: ContinuousClock.Instant
+    ) -> Bool {
+        guard
             let response = try? perform(
                 S3Request(
                     operation: "ListMultipartUploads", method: "GET", location: object, bucketLevel: true,
-                    query: [("uploads", ""), ("prefix", object.key)]))
-        else { return }
+                    query: [("uploads", ""), ("prefix", object.key)])),
+            let serverDate = serverDate ?? response.headers["date"].flatMap(S3Dates.httpDate)
+        else { return false }
+        let elapsed = ContinuousClock.now - started
+        let window = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        var cleared = true
         for entry in S3XML.blocks("Upload", in: [UInt8](response.body)) {
             guard S3XML.value("Key", in: entry) == object.key, let other = S3XML.value("UploadId", in: entry),
                 other != id, let initiated = S3XML.value("Initiated", in: entry).flatMap(S3Dates.isoDate),
                 initiated >= serverDate - window - 2, initiated <= serverDate + 2
             else { continue }
-            try? abortMultipartUpload(MultipartUpload(location: object, uploadID: other))
+            do {
+                try abortMultipartUpload(MultipartUpload(location: object, uploadID: other))
+            } catch {
+                cleared = false
+            }
         }
+        return cleared
     }
 
     public func uploadPart(_ upload: MultipartUpload, partNumber: Int, body: UnsafeRawBufferPointer) throws
