@@ -276,7 +276,8 @@ extension GCDCat {
                 bytes: result.bytes, limits: try transfer.limits(), chunks: Int64(store.counts.requests),
                 jobs: jobs, time: time, memory: memory, crc32: result.crc32,
                 inputs: set.parts.map(\.location.description),
-                output: target == .standardOutput ? nil : target.displayName, notes: notes)
+                output: target == .standardOutput ? nil : target.displayName,
+                manifest: manifestObject?.description, notes: notes)
             report.objectStore = ObjectStoreFacts(
                 counts: store.counts, copyParts: result.copyParts, copiedBytes: result.copiedBytes,
                 downloadedSmallParts: result.downloadedSmallParts, checkBytesRead: result.checkBytesRead,

@@ -116,6 +116,8 @@ struct S3MergeCLITests {
         #expect(merge.status == 0, "\(merge.stderr)")
         #expect(try LiveS3.bytes(bucket, "movie.bin") == input)
         let facts = try LiveS3.json(merge)["s3"] as? [String: Any]
+        // The manifest object it was verified against (the third attack: it said null).
+        #expect(try LiveS3.json(merge)["manifest"] as? String == "s3://\(bucket)/movie.bin.sfv")
         #expect((facts?["clientBytes"] as? Int ?? Int.max) < 1 << 20, "\(merge.stdoutText)")
         #expect(facts?["copyParts"] as? Int == 5)
         #expect(facts?["downloadedSmallParts"] as? [String] == [])
