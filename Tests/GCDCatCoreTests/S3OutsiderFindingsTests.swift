@@ -138,6 +138,8 @@ struct S3OutsiderFindingsTests {
             S3Endpoint.redactingUserInfo("http://AK:SECRET@127.0.0.1:7503/x") == "http://***@127.0.0.1:7503/x")
         #expect(S3Endpoint.redactingUserInfo("http://127.0.0.1:7503") == "http://127.0.0.1:7503")
         #expect(S3Endpoint.redactingUserInfo("http://h:1/?x=SECRET") == "http://h:1/?***")
+        // A fragment keeps its own mark (it was shown as a query; third attack, F6).
+        #expect(S3Endpoint.redactingUserInfo("http://h:1#frag") == "http://h:1#***")
     }
 
     /// A set being published with `--force` is finished before a signal's sweep runs.

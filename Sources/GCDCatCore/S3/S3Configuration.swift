@@ -108,7 +108,7 @@ public struct S3Endpoint: Sendable, Equatable, CustomStringConvertible {
     /// `url` with anything between `://` and an `@` (a user and password) shown as `***`, and
     /// any query or fragment dropped, so a secret typed into the URL is not echoed into logs.
     static func redactingUserInfo(_ full: String) -> String {
-        let url = full.firstIndex(where: { $0 == "?" || $0 == "#" }).map { String(full[..<$0]) + "?***" } ?? full
+        let url = full.firstIndex(where: { $0 == "?" || $0 == "#" }).map { String(full[...$0]) + "***" } ?? full
         guard let scheme = url.range(of: "://") else { return url }
         let rest = url[scheme.upperBound...]
         let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
