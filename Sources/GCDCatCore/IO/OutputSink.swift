@@ -346,7 +346,7 @@ public final class OutputSink: Sendable {
                 // Every completion is tried; the ones that succeeded are undone if any failed.
                 let outcomes = try ParallelMap.map(count: together, jobs: jobs, pool: .threads) { index in
                     Result<(token: Int?, replaces: Bool), any Error> {
-                        let replaces = Self.replacesAnObject(objects[index])
+                        let replaces = sinks[index].replacesAnOutput()
                         return (try objects[index].publish(registeringFinalName: true), replaces)
                     }
                 }
@@ -363,14 +363,14 @@ public final class OutputSink: Sendable {
             for sink in sinks.dropFirst(together) {
                 if let object = sink.object {
                     // An object placed is deleted if a later one fails, unless it replaced one.
-                    let replaces = Self.replacesAnObject(object)
+                    let replaces = sink.replacesAnOutput()
                     guard let token = try object.publish(registeringFinalName: true) else { continue }
                     placed.append(
                         (object.deleteAgain, token, object.registry, replaces ? object.location.description : nil))
                     continue
                 }
                 guard let file = sink.atomicFile else { continue }
-                let replaces = file.overwrite && (try? Syscall.statIfExists(sink.path, followLinks: false)) != nil
+                let replaces = sink.replacesAnOutput()
                 guard let token = try file.publish(fsync: fsync, registeringFinalName: true) else { continue }
                 let path = sink.path
                 placed.append(({ _ = Syscall.unlink(path) }, token, file.registry, replaces ? path : nil))
@@ -388,10 +388,17 @@ public final class OutputSink: Sendable {
         }
     }
 
-    /// Whether publishing `object` replaces an existing one: only asked under `--force`, and
-    /// taken as yes when the HEAD fails (then a rollback keeps it rather than risk the old one).
-    private static func replacesAnObject(_ object: ObjectOutput) -> Bool {
-        object.overwrite && ((try? object.keyExists()) ?? true)
+    /// Whether publishing this output replaces an existing file or object: only asked under
+    /// `--force` (an `lstat`, or a HEAD), and taken as yes when that check fails, so a rollback
+    /// keeps it rather than risk losing the old one.
+    private func replacesAnOutput() -> Bool {
+        if let object { return object.overwrite && ((try? object.keyExists()) ?? true) }
+        guard let atomicFile, atomicFile.overwrite else { return false }
+        do {
+            return try Syscall.statIfExists(path, followLinks: false) != nil
+        } catch {
+            return true
+        }
     }
 }
 
