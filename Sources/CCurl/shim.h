@@ -38,9 +38,9 @@ static inline CURLcode gcdcat_curl_set_seek_callback(CURL *handle, gcdcat_curl_s
     return curl_easy_setopt(handle, CURLOPT_SEEKFUNCTION, callback);
 }
 
-static inline long gcdcat_curl_response_code(CURL *handle) {
-    long code = 0;
-    if (curl_easy_getinfo(handle, CURLINFO_RESPONSE_CODE, &code) != CURLE_OK) return 0;
-    return code;
+static inline long gcdcat_curl_info_long(CURL *handle, CURLINFO info, long fallback) {
+    long value = 0;
+    if (curl_easy_getinfo(handle, info, &value) != CURLE_OK) return fallback;
+    return value;
 }
 #endif

@@ -116,18 +116,45 @@ import Testing
         #expect(server.connections == 1)
     }
 
+    /// Every answer closes the connection without saying so. libcurl usually sees the close
+    /// before it reuses the connection, but the close can cross the next request on the wire,
+    /// and the body's send then meets a reset. CI met it once in 3 requests; before the
+    /// transport sent such a request again, 2 or 3 of 300 failed here with "Send failure".
+    /// Each request must arrive once, whole.
     @Test func aConnectionTheServerClosedIsReplacedAndTheBodySentWhole() throws {
-        // Every answer closes the connection without saying so: the next request finds it dead.
-        let server = try LoopbackHTTPServer { _ in .raw("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", close: true) }
-        defer { server.stop() }
-        let body = Data(repeating: 0x5a, count: 2 << 20)
-        for _ in 0..<3 {
-            let response = try transport.send(
-                HTTPRequest(method: "PUT", url: server.url("/b/k"), headers: [:], body: body, timeout: 5))
-            #expect(response.status == 200)
+        let body = [UInt8](repeating: 0x5a, count: 1 << 20)
+        let server = try LoopbackHTTPServer(keepsBodies: false) { request in
+            let status = request.body == body ? "200 OK" : "400 Bad Request"
+            return .raw("HTTP/1.1 \(status)\r\nContent-Length: 0\r\n\r\n", close: true)
         }
-        #expect(server.requests.count == 3)
-        #expect(server.requests.allSatisfy { $0.body == [UInt8](body) })
+        defer { server.stop() }
+        var statuses: [Int: Int] = [:]
+        for _ in 0..<500 {
+            let response = try transport.send(
+                HTTPRequest(method: "PUT", url: server.url("/b/k"), headers: [:], body: Data(body), timeout: 5))
+            statuses[response.status, default: 0] += 1
+        }
+        #expect(statuses == [200: 500])
+        #expect(server.requests.count == 500)
+    }
+
+    /// Once a status line came back, the server may have acted: a connection lost after that
+    /// is not sent again by the transport (the S3 client's retry policy decides).
+    @Test func aRequestTheServerBeganToAnswerIsNotSentAgain() throws {
+        let server = try LoopbackHTTPServer { request in
+            request.connection == 0 && request.target == "/first"
+                ? .raw("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", close: false)
+                : .raw("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\ncut", close: true)
+        }
+        defer { server.stop() }
+        _ = try transport.send(HTTPRequest(method: "GET", url: server.url("/first"), headers: [:], timeout: 5))
+        let error = #expect(throws: HTTPTransportError.self) {
+            try transport.send(
+                HTTPRequest(method: "PUT", url: server.url("/second"), headers: [:], body: Data("x".utf8), timeout: 5))
+        }
+        #expect(error?.message.hasPrefix("connection lost") == true)
+        #expect(server.requests.map(\.target) == ["/first", "/second"])
+        #expect(server.connections == 1)
     }
 
     @Test func aRefusedConnectIsRetryableAndSaysSo() throws {

@@ -33,12 +33,15 @@ final class LoopbackHTTPServer: Sendable {
     private let handler: @Sendable (Request) -> Reply
     private let seen = Mutex<[Request]>([])
     private let accepted = Atomic<Int>(0)
+    /// Whether ``requests`` keeps each body; a test sending hundreds of large bodies checks
+    /// them in its handler instead.
+    private let keepsBodies: Bool
 
     /// Every request served so far, in order.
     var requests: [Request] { seen.withLock { $0 } }
     var connections: Int { accepted.load(ordering: .relaxed) }
 
-    init(handler: @escaping @Sendable (Request) -> Reply) throws {
+    init(keepsBodies: Bool = true, handler: @escaping @Sendable (Request) -> Reply) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
         var address = sockaddr_in()
@@ -58,6 +61,7 @@ final class LoopbackHTTPServer: Sendable {
         listener = fd
         port = UInt16(bigEndian: address.sin_port)
         self.handler = handler
+        self.keepsBodies = keepsBodies
         Thread.detachNewThread { [self] in acceptLoop() }
     }
 
@@ -85,7 +89,9 @@ final class LoopbackHTTPServer: Sendable {
         defer { close(fd) }
         var pending: [UInt8] = []
         while let request = Self.readRequest(fd, &pending, connection: number) {
-            seen.withLock { $0.append(request) }
+            var kept = request
+            if !keepsBodies { kept.body = [] }
+            seen.withLock { [kept] in $0.append(kept) }
             switch handler(request) {
             case .raw(let text, let closing):
                 let bytes = Array(text.utf8)

@@ -11,6 +11,9 @@ final class CurlExchange {
     /// Header names lowercased; a repeated header's values joined with ", ".
     private(set) var headers: [String: String] = [:]
     private(set) var received = Data()
+    /// Whether a status line came back: once the server has answered, the request may have
+    /// acted, and a lost connection is the retry policy's to judge, not the transport's.
+    private(set) var answered = false
     /// libcurl's message for the last failure (`CURLOPT_ERRORBUFFER`).
     let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
 
@@ -74,6 +77,7 @@ final class CurlExchange {
         }
         let text = String(decoding: UnsafeRawBufferPointer(rebasing: line[..<length]), as: UTF8.self)
         if text.hasPrefix("HTTP/") {
+            answered = true
             headers = [:]
             received = Data()
             return

@@ -42,13 +42,21 @@ public final class CurlTransport: HTTPTransport {
             throw HTTPTransportError(message: "libcurl could not make a handle (curl_easy_init)", isRetryable: false)
         }
         defer { idle.withLock { $0.append(handle) } }
-        let result = request.body.withUnsafeBytes { body in perform(request, body: body, on: handle) }
-        return try result.get()
+        return try request.body.withUnsafeBytes { body in
+            let first = perform(request, body: body, on: handle, freshConnection: false)
+            guard first.diedOnAKeptConnection else { return first.result }
+            return perform(request, body: body, on: handle, freshConnection: true).result
+        }.get()
     }
 
+    /// One `curl_easy_perform`, and whether it failed on a kept-alive connection before any
+    /// answer came. The server closed that connection while it sat idle (a close can cross
+    /// the next request on the wire), so the request never reached it whole and goes again
+    /// on a new connection. libcurl 7.88 does this itself only for a failed receive, not for a
+    /// body whose send meets the reset.
     private func perform(
-        _ request: HTTPRequest, body: UnsafeRawBufferPointer, on handle: CurlEasyHandle
-    ) -> Result<HTTPResponse, HTTPTransportError> {
+        _ request: HTTPRequest, body: UnsafeRawBufferPointer, on handle: CurlEasyHandle, freshConnection: Bool
+    ) -> (result: Result<HTTPResponse, HTTPTransportError>, diedOnAKeptConnection: Bool) {
         let easy = handle.raw
         curl_easy_reset(easy)
         let exchange = CurlExchange(body: body)
@@ -61,6 +69,7 @@ public final class CurlTransport: HTTPTransport {
             gcdcat_curl_set_string(easy, CURLOPT_URL, request.url),
             gcdcat_curl_set_headers(easy, headerList),
             gcdcat_curl_set_long(easy, CURLOPT_NOSIGNAL, 1),
+            gcdcat_curl_set_long(easy, CURLOPT_FRESH_CONNECT, freshConnection ? 1 : 0),
             gcdcat_curl_set_long(easy, CURLOPT_CONNECTTIMEOUT, max(1, Int(request.timeout))),
             gcdcat_curl_set_long(easy, CURLOPT_LOW_SPEED_LIMIT, 1),
             gcdcat_curl_set_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, Int(request.timeout))),
@@ -103,20 +112,26 @@ public final class CurlTransport: HTTPTransport {
             if request.method == "POST" { setup.append(gcdcat_curl_set_string(easy, CURLOPT_CUSTOMREQUEST, "POST")) }
         default:
             guard body.isEmpty else {
-                return .failure(
-                    HTTPTransportError(message: "a \(request.method) request with a body", isRetryable: false))
+                let refusal = HTTPTransportError(message: "a \(request.method) request with a body", isRetryable: false)
+                return (.failure(refusal), false)
             }
             setup.append(gcdcat_curl_set_string(easy, CURLOPT_CUSTOMREQUEST, request.method))
         }
         if let refused = setup.first(where: { $0 != CURLE_OK }) {
-            return .failure(Self.transportError(refused, exchange))
+            return (.failure(Self.transportError(refused, exchange)), false)
         }
 
         let code = withExtendedLifetime(exchange) { curl_easy_perform(easy) }
-        guard code == CURLE_OK else { return .failure(Self.transportError(code, exchange)) }
-        return .success(
-            HTTPResponse(
-                status: gcdcat_curl_response_code(easy), headers: exchange.headers, body: exchange.received))
+        guard code == CURLE_OK else {
+            let connectionLost = [CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_GOT_NOTHING].contains(code)
+            let newConnections = gcdcat_curl_info_long(easy, CURLINFO_NUM_CONNECTS, 1)
+            return (
+                .failure(Self.transportError(code, exchange)),
+                connectionLost && newConnections == 0 && !exchange.answered && !freshConnection
+            )
+        }
+        let status = gcdcat_curl_info_long(easy, CURLINFO_RESPONSE_CODE, 0)
+        return (.success(HTTPResponse(status: status, headers: exchange.headers, body: exchange.received)), false)
     }
 
     /// The failure in the words the retry policy and the user need: what happened, and
