@@ -192,6 +192,26 @@ import Testing
         #expect(error?.message.hasPrefix("connection lost") == true)
     }
 
+    /// libcurl 7.88 leaves a handle whose name lookup failed refusing CURLOPT_BUFFERSIZE: when
+    /// that handle went back to the pool, every later request on it failed with "A libcurl
+    /// function was given a bad argument", a failure not retried.
+    @Test func aFailedNameLookupLeavesTheTransportWorking() throws {
+        let server = try LoopbackHTTPServer { _ in Self.answer("200 OK", body: "ok") }
+        defer { server.stop() }
+        for _ in 0..<3 {
+            let error = #expect(throws: HTTPTransportError.self) {
+                try transport.send(
+                    HTTPRequest(method: "GET", url: "http://no-such-host.invalid/b/k", headers: [:], timeout: 5))
+            }
+            #expect(error?.message.hasPrefix("cannot find host: ") == true, "\(String(describing: error))")
+            #expect(error?.isRetryable == true)
+            let response = try transport.send(
+                HTTPRequest(method: "GET", url: server.url("/b/k"), headers: [:], timeout: 5))
+            #expect(response.status == 200)
+        }
+        #expect(server.requests.count == 3)
+    }
+
     @Test func anUnsupportedSchemeIsNotRetried() throws {
         let error = #expect(throws: HTTPTransportError.self) {
             try transport.send(HTTPRequest(method: "GET", url: "gopherx://127.0.0.1/b/k", headers: [:], timeout: 5))

@@ -15,7 +15,7 @@ import Synchronization
 /// ## Implementation details
 /// - Handles are pooled: each keeps its connection open between requests, so a worker that
 ///   sends part after part reuses one connection. `curl_easy_reset` clears a handle's options
-///   between requests and keeps the connection.
+///   between requests and keeps the connection. A handle whose request failed is dropped.
 /// - `Expect:` goes out empty, or libcurl would wait for `100 Continue` before each body.
 /// - Timeouts: the connect may take `timeout` seconds, and a request fails once less than one
 ///   byte per second moved for `timeout` seconds (the idle timeout URLSession had).
@@ -38,24 +38,36 @@ public final class CurlTransport: HTTPTransport {
         guard Self.globalSetup == CURLE_OK else {
             throw HTTPTransportError(message: "libcurl could not start (curl_global_init)", isRetryable: false)
         }
-        guard let handle = idle.withLock({ $0.popLast() }) ?? CurlEasyHandle() else {
-            throw HTTPTransportError(message: "libcurl could not make a handle (curl_easy_init)", isRetryable: false)
-        }
-        defer { idle.withLock { $0.append(handle) } }
         return try request.body.withUnsafeBytes { body in
-            let first = perform(request, body: body, on: handle, freshConnection: false)
+            let first = attempt(request, body: body, handle: idle.withLock { $0.popLast() } ?? CurlEasyHandle())
             guard first.diedOnAKeptConnection else { return first.result }
-            return perform(request, body: body, on: handle, freshConnection: true).result
+            return attempt(request, body: body, handle: CurlEasyHandle()).result
         }.get()
+    }
+
+    /// One request on `handle`, which goes back to the pool only when an answer came. A failed
+    /// handle is not trusted again: after a failed name lookup, libcurl 7.88 refuses
+    /// `CURLOPT_BUFFERSIZE` on that handle ever after, so a pooled one failed every later request.
+    private func attempt(
+        _ request: HTTPRequest, body: UnsafeRawBufferPointer, handle: CurlEasyHandle?
+    ) -> (result: Result<HTTPResponse, HTTPTransportError>, diedOnAKeptConnection: Bool) {
+        guard let handle else {
+            let failure = HTTPTransportError(
+                message: "libcurl could not make a handle (curl_easy_init)", isRetryable: false)
+            return (.failure(failure), false)
+        }
+        let outcome = perform(request, body: body, on: handle)
+        if case .success = outcome.result { idle.withLock { $0.append(handle) } }
+        return outcome
     }
 
     /// One `curl_easy_perform`, and whether it failed on a kept-alive connection before any
     /// answer came. The server closed that connection while it sat idle (a close can cross
     /// the next request on the wire), so the request never reached it whole and goes again
-    /// on a new connection. libcurl 7.88 does this itself only for a failed receive, not for a
-    /// body whose send meets the reset.
+    /// on a new handle's connection. libcurl 7.88 does this itself only for a failed receive,
+    /// not for a body whose send meets the reset.
     private func perform(
-        _ request: HTTPRequest, body: UnsafeRawBufferPointer, on handle: CurlEasyHandle, freshConnection: Bool
+        _ request: HTTPRequest, body: UnsafeRawBufferPointer, on handle: CurlEasyHandle
     ) -> (result: Result<HTTPResponse, HTTPTransportError>, diedOnAKeptConnection: Bool) {
         let easy = handle.raw
         curl_easy_reset(easy)
@@ -69,7 +81,6 @@ public final class CurlTransport: HTTPTransport {
             gcdcat_curl_set_string(easy, CURLOPT_URL, request.url),
             gcdcat_curl_set_headers(easy, headerList),
             gcdcat_curl_set_long(easy, CURLOPT_NOSIGNAL, 1),
-            gcdcat_curl_set_long(easy, CURLOPT_FRESH_CONNECT, freshConnection ? 1 : 0),
             gcdcat_curl_set_long(easy, CURLOPT_CONNECTTIMEOUT, max(1, Int(request.timeout))),
             gcdcat_curl_set_long(easy, CURLOPT_LOW_SPEED_LIMIT, 1),
             gcdcat_curl_set_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, Int(request.timeout))),
@@ -127,7 +138,7 @@ public final class CurlTransport: HTTPTransport {
             let newConnections = gcdcat_curl_info_long(easy, CURLINFO_NUM_CONNECTS, 1)
             return (
                 .failure(Self.transportError(code, exchange)),
-                connectionLost && newConnections == 0 && !exchange.answered && !freshConnection
+                connectionLost && newConnections == 0 && !exchange.answered
             )
         }
         let status = gcdcat_curl_info_long(easy, CURLINFO_RESPONSE_CODE, 0)
