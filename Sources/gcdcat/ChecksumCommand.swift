@@ -75,6 +75,7 @@ extension GCDCat {
             }
             if json && format != nil { throw ValidationError("--json and --format are alternatives; give one.") }
             try checkJobs(jobs)
+            try validateObjectNames(files)
         }
 
         /// One file's line of the JSON document: its checksum, or the error that stopped it.

@@ -113,6 +113,7 @@ extension GCDCat {
             if let command = likelyMistypedCommand(parts[0]) {
                 throw ValidationError("Unknown command '\(parts[0].displayPath)'. Did you mean '\(command)'?")
             }
+            try validateObjectNames(parts + [output, manifest])
             if verify && noVerify {
                 throw ValidationError("--verify and --no-verify contradict each other.")
             }

@@ -32,3 +32,17 @@ extension ObjectStoreFacts {
         self.init(counts: store.counts)
     }
 }
+
+/// A malformed `s3://` name (`s3://bucket`, a `..` segment) is a mistake in the command line,
+/// caught with the other usage errors (exit 64) rather than when the run reaches it.
+/// `suffix` completes a name that is a prefix (`split --prefix s3://b/movie.` names parts
+/// `movie.001`, …), so the prefix is checked as the names it will make.
+func validateObjectNames(_ paths: [String?], suffix: String = "") throws {
+    for path in paths.compactMap({ $0 }) where ObjectLocation.isObjectPath(path) {
+        do {
+            _ = try ObjectLocation(parsing: path + suffix)
+        } catch let error as GCDCatError {
+            throw ValidationError("\(path.displayPath): \(error.message)")
+        }
+    }
+}

@@ -172,6 +172,8 @@ extension GCDCat {
                 throw ValidationError("--verbose and --json both write to standard output; choose one.")
             }
             try validateRest(lineBoundary: lineBoundary || lineBytes != nil)
+            try validateObjectNames([input, manifest])
+            try validateObjectNames([prefix ?? prefixArgument], suffix: "001")
         }
 
         func validateSizeOrParts() throws {

@@ -96,6 +96,7 @@ extension GCDCat {
                 throw ValidationError("standard input (-) can be read only once")
             }
             if status && (json || quiet) { throw ValidationError("--status prints nothing; drop --json and --quiet") }
+            try validateObjectNames(lists)
             if unlisted != nil, let object = lists.first(where: ObjectLocation.isObjectPath) {
                 throw ValidationError(
                     "--unlisted lists a local folder; \(object.displayPath) names objects, not files in it.")
