@@ -116,6 +116,17 @@ struct S3ReadCLITests {
         let noList = try LiveS3.gcdcat(["verify", "s3://\(bucket)/set/nope.sfv"], in: scratch.path)
         #expect(noList.status == 1)
         #expect(noList.stderr == "gcdcat: s3://\(bucket)/set/nope.sfv: No such object\n", "\(noList.stderr)")
+        // A bucket that does not exist is named as such (a HEAD's 404 alone cannot tell).
+        let gone = "\(bucket)-gone"
+        for arguments in [
+            ["checksum", "s3://\(gone)/set/one"], ["verify", "s3://\(gone)/set/SHA256SUMS"],
+            ["split", "s3://\(gone)/set/one", "--size", "1", "--prefix", "p."],
+        ] {
+            let noBucket = try LiveS3.gcdcat(arguments, in: scratch.path)
+            #expect(noBucket.status == 1, "\(arguments)")
+            #expect(noBucket.stderr.contains("gcdcat: s3://\(gone)/set/"), "\(noBucket.stderr)")
+            #expect(noBucket.stderr.contains(": No such bucket\n"), "\(noBucket.stderr)")
+        }
     }
 
     @Test func aCorruptObjectExitsTwoAndTheJSONSaysWhatWasRead() throws {

@@ -9,6 +9,8 @@ protocol ForwardingStore: ObjectStore {
 extension ForwardingStore {
     func head(_ object: ObjectLocation) throws -> ObjectInfo? { try inner.head(object) }
 
+    func bucketExists(_ bucket: String) throws -> Bool { try inner.bucketExists(bucket) }
+
     func list(bucket: String, prefix: String) throws -> [ObjectInfo] { try inner.list(bucket: bucket, prefix: prefix) }
 
     func get(

@@ -57,7 +57,11 @@ final class MemoryObjectStore: ObjectStore {
 
     private let state = Mutex(State())
 
-    init(objects: [ObjectLocation: [UInt8]] = [:]) {
+    /// Buckets that are not there: their objects' HEADs answer as for a missing object.
+    let missingBuckets: Set<String>
+
+    init(objects: [ObjectLocation: [UInt8]] = [:], missingBuckets: Set<String> = []) {
+        self.missingBuckets = missingBuckets
         state.withLock { state in for (object, bytes) in objects { state.set(object, bytes) } }
     }
 
@@ -114,6 +118,12 @@ final class MemoryObjectStore: ObjectStore {
         return state.withLock { state in
             state.info(object)
         }
+    }
+
+    /// Every bucket exists except those named in `missingBuckets`.
+    func bucketExists(_ bucket: String) throws -> Bool {
+        try count("HeadBucket", ObjectLocation(bucket: bucket, key: ""))
+        return !missingBuckets.contains(bucket)
     }
 
     func list(bucket: String, prefix: String) throws -> [ObjectInfo] {

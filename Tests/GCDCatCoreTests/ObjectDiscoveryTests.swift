@@ -221,4 +221,29 @@ import Testing
         }
         #expect(missing?.description == "s3://bucket/sets/none.sfv: No such object")
     }
+
+    /// A HEAD answers 404 with no body whether the object or its bucket is missing; HeadBucket
+    /// tells which, and when it cannot answer the object is what is reported.
+    @Test func aMissingBucketIsNamedAsSuch() throws {
+        let gone = ObjectLocation(bucket: "gone", key: "x.001")
+        let memory = MemoryObjectStore(objects: [Self.location("x.001"): [1]], missingBuckets: ["gone"])
+        for store in [memory, MemoryObjectStore(missingBuckets: ["gone"])] {
+            let resolved = #expect(throws: GCDCatError.self) { try ObjectDiscovery.resolve([gone], store: store) }
+            #expect(resolved?.description == "s3://gone/x.001: No such bucket")
+            #expect(resolved?.code == .missingPart)
+            let list = #expect(throws: GCDCatError.self) {
+                try ObjectDiscovery.loadList(ObjectLocation(bucket: "gone", key: "x.sfv"), store: store)
+            }
+            #expect(list?.description == "s3://gone/x.sfv: No such bucket")
+        }
+        let heads = ObjectReader(store: memory, jobs: 2).headsEach([Self.location("x.001"), gone, Self.location("y")])
+        #expect(heads.map { (try? $0.get())?.size } == [1, nil, nil])
+        #expect(
+            heads.map { if case .failure(let error) = $0 { error.description } else { "ok" } } == [
+                "ok", "s3://gone/x.001: No such bucket", "s3://bucket/y: No such object",
+            ])
+        memory.failAlways("HeadBucket")
+        let unknown = #expect(throws: GCDCatError.self) { try ObjectDiscovery.resolve([gone], store: memory) }
+        #expect(unknown?.description == "s3://gone/x.001: No such object")
+    }
 }

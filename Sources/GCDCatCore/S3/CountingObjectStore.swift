@@ -35,6 +35,11 @@ public final class CountingObjectStore: ObjectStore {
         return try base.head(object)
     }
 
+    public func bucketExists(_ bucket: String) throws -> Bool {
+        count()
+        return try base.bucketExists(bucket)
+    }
+
     public func list(bucket: String, prefix: String) throws -> [ObjectInfo] {
         count()
         return try base.list(bucket: bucket, prefix: prefix)

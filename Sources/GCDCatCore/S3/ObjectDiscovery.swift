@@ -77,7 +77,7 @@ public enum ObjectDiscovery {
         let listing = try store.list(bucket: first.bucket, prefix: listingPrefix(for: first.key))
         let byName = Dictionary(
             listing.map { ($0.location.description, $0) }, uniquingKeysWith: { first, _ in first })
-        guard byName[first.description] != nil else { throw missing(first) }
+        guard byName[first.description] != nil else { throw missing(first, store: store) }
         let names = ListedNames(byName.keys)
         let resolved = try PartArguments.resolve([first.description], names: names)
         let manifest = resolved.manifestCandidates.lazy.compactMap { byName[$0] }.first
@@ -107,14 +107,18 @@ public enum ObjectDiscovery {
     /// HEADs every object, `jobs` at a time; a missing one is an error naming it.
     public static func heads(_ objects: [ObjectLocation], store: any ObjectStore, jobs: Int) throws -> [ObjectInfo] {
         try ParallelMap.map(count: objects.count, jobs: jobs, pool: .threads) { index in
-            guard let info = try store.head(objects[index]) else { throw missing(objects[index]) }
+            guard let info = try store.head(objects[index]) else { throw missing(objects[index], store: store) }
             return info
         }
     }
 
-    /// The error for an object that is not there.
-    public static func missing(_ object: ObjectLocation) -> GCDCatError {
-        GCDCatError(.missingPart, path: object.description, message: "No such object")
+    /// The error for an object that is not there: "No such bucket" when HeadBucket says its
+    /// bucket is missing too (asked only on this failure path; if that fails as well, the
+    /// object is what is reported), else "No such object".
+    public static func missing(_ object: ObjectLocation, store: any ObjectStore) -> GCDCatError {
+        let bucketIsMissing = (try? store.bucketExists(object.bucket)) == false
+        return GCDCatError(
+            .missingPart, path: object.description, message: bucketIsMissing ? "No such bucket" : "No such object")
     }
 
     /// Lists larger than this are refused: a checksum list is text, and this bounds the memory.
@@ -126,7 +130,7 @@ public enum ObjectDiscovery {
     /// `.missingPart` when it does not exist; `.malformedManifest` when it is over 64 MiB; the
     /// store's errors.
     public static func fetchList(_ object: ObjectLocation, store: any ObjectStore) throws -> [UInt8] {
-        guard let info = try store.head(object) else { throw missing(object) }
+        guard let info = try store.head(object) else { throw missing(object, store: store) }
         guard info.size <= maximumListSize else {
             throw GCDCatError(
                 .malformedManifest, path: object.description, message: "too large for a checksum list (over 64 MiB)")

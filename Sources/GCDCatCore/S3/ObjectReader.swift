@@ -323,14 +323,14 @@ public struct ObjectReader: Sendable {
 
 extension ObjectReader {
     /// Each named object HEAD-ed, `jobs` at once, for its size and the server's crc32; a
-    /// missing one fails on its own (`.missingPart`, "No such object"), as does one the store
+    /// missing one fails on its own (`.missingPart`, "No such object" or "No such bucket"), as does one the store
     /// refuses (its error names the object and `HeadObject`).
     public func headsEach(_ locations: [ObjectLocation]) -> [Result<ObjectInfo, GCDCatError>] {
         let store = store
         let head: @Sendable (Int) -> Result<ObjectInfo, GCDCatError> = { index in
             do {
                 guard let info = try store.head(locations[index]) else {
-                    return .failure(ObjectDiscovery.missing(locations[index]))
+                    return .failure(ObjectDiscovery.missing(locations[index], store: store))
                 }
                 return .success(info)
             } catch {

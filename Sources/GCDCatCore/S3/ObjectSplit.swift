@@ -42,7 +42,7 @@ struct ObjectSplit: Sendable {
     }
 
     func run(counter: TransferCounter) throws -> SplitResult {
-        guard let info = try store.head(source) else { throw ObjectDiscovery.missing(source) }
+        guard let info = try store.head(source) else { throw ObjectDiscovery.missing(source, store: store) }
         let ranges = try plan(info)
         let naming = operation.naming
         try naming.requireCapacity(ranges.count)

@@ -76,6 +76,9 @@ public struct UploadedPart: Sendable, Equatable {
 public protocol ObjectStore: Sendable {
     /// HEAD; nil when there is no such object (404).
     func head(_ object: ObjectLocation) throws -> ObjectInfo?
+    /// HeadBucket: false when there is no such bucket (404). A HEAD of an object answers 404
+    /// with no body whether the object or its bucket is missing; this tells the user which.
+    func bucketExists(_ bucket: String) throws -> Bool
     /// ListObjectsV2 of every key under `prefix`, all pages, in the server's (byte) order.
     func list(bucket: String, prefix: String) throws -> [ObjectInfo]
     /// A ranged GET of exactly `range` into `buffer` (`buffer.count == range.count`); a short

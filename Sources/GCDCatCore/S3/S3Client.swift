@@ -83,6 +83,15 @@ public final class S3Client: ObjectStore {
         Dictionary(uniqueKeysWithValues: metadata.map { ("x-amz-meta-" + $0.key.lowercased(), $0.value) })
     }
 
+    public func bucketExists(_ bucket: String) throws -> Bool {
+        let response = try perform(
+            S3Request(
+                operation: "HeadBucket", method: "HEAD", location: ObjectLocation(bucket: bucket, key: ""),
+                bucketLevel: true),
+            allowing: [404])
+        return response.status != 404
+    }
+
     public func list(bucket: String, prefix: String) throws -> [ObjectInfo] {
         try list(bucket: bucket, prefix: prefix, pageSize: nil)
     }
