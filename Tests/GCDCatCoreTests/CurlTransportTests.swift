@@ -138,6 +138,27 @@ import Testing
         #expect(server.requests.count == 500)
     }
 
+    /// A kept connection that the server closes after reading a request whole, without an
+    /// answer: libcurl sends the request again on a new connection by itself, so the server
+    /// may have acted twice (a lost answer). The response says so; a plain one does not.
+    @Test func anAnswerLibcurlGotBySendingAgainSaysSo() throws {
+        let server = try LoopbackHTTPServer { request in
+            request.target == "/lost" && request.connection == 0
+                ? .stall(seconds: 0)
+                : .raw("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", close: false)
+        }
+        defer { server.stop() }
+        let first = try transport.send(HTTPRequest(method: "GET", url: server.url("/first"), headers: [:], timeout: 5))
+        #expect(first.mayHaveBeenSentTwice == false)
+        let again = try transport.send(
+            HTTPRequest(method: "POST", url: server.url("/lost"), headers: [:], body: Data("x".utf8), timeout: 5))
+        #expect(again.status == 200)
+        #expect(again.mayHaveBeenSentTwice == true)
+        #expect(server.requests.map(\.target) == ["/first", "/lost", "/lost"])
+        let next = try transport.send(HTTPRequest(method: "GET", url: server.url("/next"), headers: [:], timeout: 5))
+        #expect(next.mayHaveBeenSentTwice == false)
+    }
+
     /// Once a status line came back, the server may have acted: a connection lost after that
     /// is not sent again by the transport (the S3 client's retry policy decides).
     @Test func aRequestTheServerBeganToAnswerIsNotSentAgain() throws {

@@ -146,4 +146,56 @@ struct S3RetrySafetyTests {
         #expect(error.description == "s3://bkt/out.bin: CompleteMultipartUpload: NoSuchUpload (HTTP 404)")
         #expect(transport.requests.map(\.method) == ["POST", "HEAD"])
     }
+
+    /// An answer the transport got by sending the request again (its kept connection died)
+    /// counts as a retry: the first sending may have created an upload and lost the answer.
+    @Test func aCreateTheTransportSentTwiceLooksForAnOrphan() throws {
+        let listing =
+            "<ListMultipartUploadsResult>" + Self.upload("out.bin", "orphan", "2026-11-25T02:51:42.500Z")
+            + Self.upload("out.bin", "ours", "2026-11-25T02:51:43.000Z") + "</ListMultipartUploadsResult>"
+        let body = "<InitiateMultipartUploadResult><UploadId>ours</UploadId></InitiateMultipartUploadResult>"
+        let transport = ScriptedTransport([
+            .answer(
+                HTTPResponse(
+                    status: 200, headers: ["date": "Wed, 25 Nov 2026 02:51:43 GMT"], body: Data(body.utf8),
+                    mayHaveBeenSentTwice: true)),
+            .answer(HTTPResponse(status: 200, body: Data(listing.utf8))),
+            .answer(HTTPResponse(status: 204)),
+        ])
+        #expect(try client(transport).createMultipartUpload(object, metadata: [:]).uploadID == "ours")
+        #expect(transport.requests.map(\.method) == ["POST", "GET", "DELETE"])
+        #expect(transport.requests[2].url == "http://127.0.0.1:9/bkt/out.bin?uploadId=orphan")
+    }
+
+    static let manifest = Data("; a manifest\nx.001 0A1B2C3D\n".utf8)
+
+    /// A conditional PUT whose first answer was lost (third S3 attack, second round, F2): the
+    /// retry's 412 is about the object the first sending stored, so HEAD decides. Its ETag is
+    /// the body's MD5: the PUT succeeded. Another ETag, or a 412 with no earlier sending, is a
+    /// real "already exists".
+    @Test(arguments: [(true, true), (true, false), (false, true)])
+    func aConditionalPutSentTwiceRecognisesItsOwnObject(repeated: Bool, sameBytes: Bool) throws {
+        var digester = try Digester(.md5)
+        digester.update(Self.manifest)
+        let md5 = digester.finalize()
+        let head = ScriptedTransport.Step.answer(
+            HTTPResponse(
+                status: 200,
+                headers: ["content-length": String(Self.manifest.count), "etag": "\"\(sameBytes ? md5 : "0123")\""]))
+        let transport = ScriptedTransport(
+            (repeated ? [Self.lost] : []) + [.answer(HTTPResponse(status: 412)), head])
+        let put = {
+            try Self.manifest.withUnsafeBytes {
+                try client(transport).put(self.object, body: $0, ifNoneMatch: true, metadata: [:])
+            }
+        }
+        if repeated && sameBytes {
+            try put()
+            #expect(transport.requests.map(\.method) == ["PUT", "PUT", "HEAD"])
+        } else {
+            let error = try #require(throws: GCDCatError.self) { try put() }
+            #expect(error.code == .outputExists)
+            #expect(transport.requests.map(\.method) == (repeated ? ["PUT", "PUT", "HEAD"] : ["PUT"]))
+        }
+    }
 }

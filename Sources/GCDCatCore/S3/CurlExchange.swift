@@ -11,8 +11,8 @@ final class CurlExchange {
     /// Header names lowercased; a repeated header's values joined with ", ".
     private(set) var headers: [String: String] = [:]
     private(set) var received = Data()
-    /// Whether a status line came back: once the server has answered, the request may have
-    /// acted, and a lost connection is the retry policy's to judge, not the transport's.
+    /// Whether a status line came back: once the server has answered, it may have acted, and
+    /// a lost connection is the retry policy's to judge, not the transport's.
     private(set) var answered = false
     /// libcurl's message for the last failure (`CURLOPT_ERRORBUFFER`).
     let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))

@@ -39,9 +39,10 @@ public final class CurlTransport: HTTPTransport {
             throw HTTPTransportError(message: "libcurl could not start (curl_global_init)", isRetryable: false)
         }
         return try request.body.withUnsafeBytes { body in
-            let first = attempt(request, body: body, handle: idle.withLock { $0.popLast() } ?? CurlEasyHandle())
-            guard first.diedOnAKeptConnection else { return first.result }
-            return attempt(request, body: body, handle: CurlEasyHandle()).result
+            let pooled = idle.withLock { $0.popLast() }
+            let first = attempt(request, body: body, handle: pooled ?? CurlEasyHandle(), keptAConnection: pooled != nil)
+            guard first.sendFailedOnAKeptConnection else { return first.result }
+            return attempt(request, body: body, handle: CurlEasyHandle(), keptAConnection: false).result
         }.get()
     }
 
@@ -49,26 +50,31 @@ public final class CurlTransport: HTTPTransport {
     /// handle is not trusted again: after a failed name lookup, libcurl 7.88 refuses
     /// `CURLOPT_BUFFERSIZE` on that handle ever after, so a pooled one failed every later request.
     private func attempt(
-        _ request: HTTPRequest, body: UnsafeRawBufferPointer, handle: CurlEasyHandle?
-    ) -> (result: Result<HTTPResponse, HTTPTransportError>, diedOnAKeptConnection: Bool) {
+        _ request: HTTPRequest, body: UnsafeRawBufferPointer, handle: CurlEasyHandle?, keptAConnection: Bool
+    ) -> (result: Result<HTTPResponse, HTTPTransportError>, sendFailedOnAKeptConnection: Bool) {
         guard let handle else {
             let failure = HTTPTransportError(
                 message: "libcurl could not make a handle (curl_easy_init)", isRetryable: false)
             return (.failure(failure), false)
         }
-        let outcome = perform(request, body: body, on: handle)
+        let outcome = perform(request, body: body, on: handle, keptAConnection: keptAConnection)
         if case .success = outcome.result { idle.withLock { $0.append(handle) } }
         return outcome
     }
 
-    /// One `curl_easy_perform`, and whether it failed on a kept-alive connection before any
-    /// answer came. The server closed that connection while it sat idle (a close can cross
-    /// the next request on the wire), so the request never reached it whole and goes again
-    /// on a new handle's connection. libcurl 7.88 does this itself only for a failed receive,
-    /// not for a body whose send meets the reset.
+    /// One `curl_easy_perform`, and whether its send failed on a kept-alive connection before
+    /// any answer came. The server closed that connection while it sat idle (a close can cross
+    /// the next request on the wire), so the request never reached it whole: it goes again on
+    /// a new handle's connection, safely for every method.
+    ///
+    /// libcurl 7.88 itself sends a request again on a new connection when the kept one gave
+    /// nothing back: a failed *receive*, after which the server may have acted on the first
+    /// sending and lost only the answer. That cannot be told from a connection found closed
+    /// before the send, so every answer that needed a new connection on a handle that kept
+    /// one says ``HTTPResponse/mayHaveBeenSentTwice``.
     private func perform(
-        _ request: HTTPRequest, body: UnsafeRawBufferPointer, on handle: CurlEasyHandle
-    ) -> (result: Result<HTTPResponse, HTTPTransportError>, diedOnAKeptConnection: Bool) {
+        _ request: HTTPRequest, body: UnsafeRawBufferPointer, on handle: CurlEasyHandle, keptAConnection: Bool
+    ) -> (result: Result<HTTPResponse, HTTPTransportError>, sendFailedOnAKeptConnection: Bool) {
         let easy = handle.raw
         curl_easy_reset(easy)
         let exchange = CurlExchange(body: body)
@@ -133,16 +139,15 @@ public final class CurlTransport: HTTPTransport {
         }
 
         let code = withExtendedLifetime(exchange) { curl_easy_perform(easy) }
+        let newConnections = gcdcat_curl_info_long(easy, CURLINFO_NUM_CONNECTS, 1)
         guard code == CURLE_OK else {
-            let connectionLost = [CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_GOT_NOTHING].contains(code)
-            let newConnections = gcdcat_curl_info_long(easy, CURLINFO_NUM_CONNECTS, 1)
-            return (
-                .failure(Self.transportError(code, exchange)),
-                connectionLost && newConnections == 0 && !exchange.answered
-            )
+            let sendFailed = code == CURLE_SEND_ERROR && newConnections == 0 && !exchange.answered
+            return (.failure(Self.transportError(code, exchange)), sendFailed)
         }
-        let status = gcdcat_curl_info_long(easy, CURLINFO_RESPONSE_CODE, 0)
-        return (.success(HTTPResponse(status: status, headers: exchange.headers, body: exchange.received)), false)
+        let response = HTTPResponse(
+            status: gcdcat_curl_info_long(easy, CURLINFO_RESPONSE_CODE, 0), headers: exchange.headers,
+            body: exchange.received, mayHaveBeenSentTwice: keptAConnection && newConnections > 0)
+        return (.success(response), false)
     }
 
     /// The failure in the words the retry policy and the user need: what happened, and

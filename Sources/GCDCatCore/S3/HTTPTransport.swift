@@ -24,11 +24,17 @@ public struct HTTPResponse: Sendable {
     public var status: Int
     public var headers: [String: String]
     public var body: Data
+    /// The transport may have sent the request twice: its kept connection died and the
+    /// request went again on a new one, so an answer to the first sending may have been lost
+    /// after the server acted. The S3 client treats it as a retry (a CreateMultipartUpload
+    /// looks for an orphan; a conditional PUT's 412 may be its own object).
+    public var mayHaveBeenSentTwice: Bool
 
-    public init(status: Int, headers: [String: String] = [:], body: Data = Data()) {
+    public init(status: Int, headers: [String: String] = [:], body: Data = Data(), mayHaveBeenSentTwice: Bool = false) {
         self.status = status
         self.headers = headers
         self.body = body
+        self.mayHaveBeenSentTwice = mayHaveBeenSentTwice
     }
 }
 

@@ -183,9 +183,30 @@ public final class S3Client: ObjectStore {
         var headers = Self.metadataHeaders(metadata)
         headers["content-type"] = "application/octet-stream"
         if ifNoneMatch { headers["if-none-match"] = "*" }
-        _ = try perform(
-            S3Request(
-                operation: "PutObject", method: "PUT", location: object, headers: headers, body: Self.borrowed(body)))
+        var request = S3Request(
+            operation: "PutObject", method: "PUT", location: object, headers: headers, body: Self.borrowed(body))
+        var repeated = false
+        request.onRetry = { repeated = true }
+        let failure: GCDCatError
+        do {
+            _ = try perform(request)
+            return
+        } catch {
+            failure = error
+        }
+        // An earlier sending may have stored the object and lost only its answer: the 412 is
+        // then about our own object, whose ETag is the MD5 of these bytes.
+        guard failure.code == .outputExists, repeated, let info = try? head(object),
+            info.size == UInt64(body.count), info.etag == Self.md5(body)
+        else { throw failure }
+    }
+
+    /// The ETag S3 gives an object stored by one PutObject (without SSE-KMS): the body's MD5.
+    private static func md5(_ body: UnsafeRawBufferPointer) -> String? {
+        var digester: Digester
+        do { digester = try Digester(.md5) } catch { return nil }
+        digester.update(body)
+        return digester.finalize()
     }
 
     /// CreateMultipartUpload. A retried one may have created an upload whose answer was lost:

@@ -18,8 +18,9 @@ struct S3Request {
     /// A check of a successful answer (a ranged GET's length); a non-nil reason is a
     /// retryable failure.
     var checkBody: ((HTTPResponse) -> String?)? = nil
-    /// Called before each retry (CreateMultipartUpload then looks for the upload a lost answer
-    /// may have left).
+    /// Called when the request may have reached the server more than once: before each retry,
+    /// and for an answer the transport got by sending it again (CreateMultipartUpload then looks
+    /// for the upload a lost answer may have left; a conditional PutObject's 412 may be its own).
     var onRetry: (() -> Void)? = nil
 }
 
@@ -66,6 +67,7 @@ extension S3Client {
                         method: request.method, url: url, headers: headers, body: request.body,
                         timeout: configuration.requestTimeout))
                 received.add(UInt64(response.body.count), ordering: .relaxed)
+                if response.mayHaveBeenSentTwice { request.onRetry?() }
                 guard let problem = classify(response, request, allowing: allowing, signature: signature.signature)
                 else { return response }
                 (failure, retryable) = problem
