@@ -166,6 +166,46 @@ struct S3RetryTests {
         #expect(error.message == "Content-Length 4 for a range of 8 bytes (after 5 attempts)")
     }
 
+    /// A server (or proxy) that answers another range of the same length: the bytes would
+    /// pass every length check (second attack on the transport, F1: wrong bytes, exit 0).
+    @Test(arguments: ["bytes 101-108/200", "", "bytes 100-107"])
+    func aRangedAnswerForAnotherRangeIsRetriedThenReported(contentRange: String) throws {
+        let headers = ["content-length": "8"].merging(contentRange.isEmpty ? [:] : ["content-range": contentRange]) {
+            $1
+        }
+        let shifted = HTTPResponse(status: 206, headers: headers, body: Data(1...8))
+        let transport = ScriptedTransport(Array(repeating: .answer(shifted), count: 5))
+        let (client, _) = try client(transport)
+        var buffer = [UInt8](repeating: 0, count: 8)
+        let error = try #require(throws: GCDCatError.self) {
+            try buffer.withUnsafeMutableBytes { try client.get(object, range: 100..<108, into: $0) }
+        }
+        #expect(transport.requests.count == 5)
+        #expect(error.message == "Content-Range '\(contentRange)' for the range 100-107 (after 5 attempts)")
+        #expect(buffer == [UInt8](repeating: 0, count: 8))
+
+        let right = HTTPResponse(
+            status: 206, headers: ["content-length": "8", "content-range": "bytes 100-107/200"], body: Data(1...8))
+        let (good, _) = try self.client(ScriptedTransport([.answer(right)]))
+        try buffer.withUnsafeMutableBytes { try good.get(object, range: 100..<108, into: $0) }
+        #expect(buffer == Array(1...8))
+    }
+
+    /// A 200 that is not S3's XML (a captive portal's page) was read as an empty listing, so an
+    /// existing set was "No such object" (F5).
+    @Test func aListingThatIsNotXMLIsRetriedThenReported() throws {
+        let page = HTTPResponse(status: 200, body: Data("<html><body>Log in to the Wi-Fi</body></html>".utf8))
+        let transport = ScriptedTransport(Array(repeating: .answer(page), count: 10))
+        let (client, _) = try client(transport)
+        let error = try #require(throws: GCDCatError.self) { try client.list(bucket: "bkt", prefix: "x.") }
+        #expect(
+            error.description == "s3://bkt/x.: ListObjectsV2: the answer is not a ListBucketResult (after 5 attempts)")
+        let uploads = try #require(throws: GCDCatError.self) {
+            try client.listMultipartUploads(bucket: "bkt", prefix: "x.")
+        }
+        #expect(uploads.message == "the answer is not a ListMultipartUploadsResult (after 5 attempts)")
+    }
+
     @Test func serverMessagesNeverCarryTheSecretOrSignature() throws {
         let transport = ScriptedTransport([
             Self.xmlError(403, "SignatureDoesNotMatch", "secret was \(secret)")

@@ -107,7 +107,8 @@ public final class S3Client: ObjectStore {
             let response = try perform(
                 S3Request(
                     operation: "ListObjectsV2", method: "GET", location: ObjectLocation(bucket: bucket, key: prefix),
-                    bucketLevel: true, query: query))
+                    bucketLevel: true, query: query,
+                    checkBody: { Self.isXML("ListBucketResult", $0) ? nil : "the answer is not a ListBucketResult" }))
             let body = [UInt8](response.body)
             for entry in S3XML.blocks("Contents", in: body) {
                 guard let key = S3XML.value("Key", in: entry) else { continue }
@@ -154,6 +155,12 @@ public final class S3Client: ObjectStore {
                         }
                         if response.body.count != range.count {
                             return "short body: \(response.body.count) of \(range.count) bytes"
+                        }
+                        // The length alone would pass another range of the same size.
+                        let asked = "bytes \(range.lowerBound)-\(range.upperBound - 1)/"
+                        if response.status == 206, response.headers["content-range"]?.hasPrefix(asked) != true {
+                            return "Content-Range '\(response.headers["content-range"] ?? "")' for the range "
+                                + "\(range.lowerBound)-\(range.upperBound - 1)"
                         }
                         return nil
                     }))
@@ -374,7 +381,11 @@ public final class S3Client: ObjectStore {
             let response = try perform(
                 S3Request(
                     operation: "ListMultipartUploads", method: "GET",
-                    location: ObjectLocation(bucket: bucket, key: prefix), bucketLevel: true, query: query))
+                    location: ObjectLocation(bucket: bucket, key: prefix), bucketLevel: true, query: query,
+                    checkBody: {
+                        Self.isXML("ListMultipartUploadsResult", $0)
+                            ? nil : "the answer is not a ListMultipartUploadsResult"
+                    }))
             let body = [UInt8](response.body)
             for entry in S3XML.blocks("Upload", in: body) {
                 guard let key = S3XML.value("Key", in: entry), let id = S3XML.value("UploadId", in: entry) else {
@@ -429,6 +440,12 @@ public final class S3Client: ObjectStore {
     }
 
     // MARK: Requests
+
+    /// Whether a 200's body is the XML document `root` names: a proxy or portal that answers
+    /// 200 with a page of its own must not read as an empty listing.
+    private static func isXML(_ root: String, _ response: HTTPResponse) -> Bool {
+        response.body.range(of: Data("<\(root)".utf8)) != nil
+    }
 
     private static func unquoted(_ etag: String) -> String {
         var value = Substring(etag)
