@@ -140,6 +140,8 @@ extension GCDCat {
                 }
             } else if noStoredChecksums {
                 throw ValidationError("--no-stored-checksums applies to s3:// parts; local parts are always read.")
+            } else if let manifest, ObjectLocation.isObjectPath(manifest) {
+                throw ValidationError("--manifest must be a local file when the parts are files.")
             }
         }
 

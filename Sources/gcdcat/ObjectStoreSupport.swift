@@ -11,6 +11,21 @@ struct ObjectStoreOptions: ParsableArguments {
             valueName: "url"))
     var endpointURL: String?
 
+    /// A malformed URL is a usage error even when no s3:// name needs it, and an empty one is
+    /// not a quiet fallback to AWS (signed requests would go there).
+    func validate() throws {
+        guard let endpointURL else { return }
+        guard !endpointURL.isEmpty else {
+            throw ValidationError(
+                "--endpoint-url is empty: give http://HOST[:PORT] or https://HOST[:PORT], or leave it out for AWS.")
+        }
+        do {
+            _ = try S3Endpoint(parsing: endpointURL)
+        } catch {
+            throw ValidationError("--endpoint-url \(error.path ?? ""): \(error.message)")
+        }
+    }
+
     /// The store every `s3://` name of the command goes through, counted for the report.
     func makeStore() throws -> CountingObjectStore {
         try makeObjectStore(endpointURL: endpointURL)

@@ -10,13 +10,24 @@ extension ObjectLocation {
     /// its own; a `.` or `..` segment is refused, since the URL path would drop it.
     ///
     /// ## Errors
-    /// `.invalidInput` naming `path` when it has no bucket or no key.
+    /// `.invalidInput` naming `path` when it has no bucket or no key, or the bucket's name has a
+    /// character no bucket name has.
     public init?(parsing path: String) throws {
         guard Self.isObjectPath(path) else { return nil }
         let rest = path.dropFirst(Self.scheme.count)
         guard let slash = rest.firstIndex(of: "/"), slash != rest.startIndex else {
             throw GCDCatError(
                 .invalidInput, path: path, message: "no bucket and key: an object is named s3://BUCKET/KEY")
+        }
+        // Letters, digits, '.', '-' and '_' (AWS's legacy names allow capitals and '_'); a
+        // space, '@' or ':' can only be a mistake, and would reach the server as another host.
+        let bucket = rest[..<slash]
+        guard bucket.count <= 255,
+            bucket.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) })
+        else {
+            throw GCDCatError(
+                .invalidInput, path: path,
+                message: "'\(bucket)' is not a bucket name (letters, digits, '.', '-' and '_')")
         }
         let key = rest[rest.index(after: slash)...]
         guard !key.isEmpty else {
@@ -29,7 +40,7 @@ extension ObjectLocation {
                 .invalidInput, path: path,
                 message: "a key with a '.' or '..' segment cannot be addressed over HTTP (the URL path drops it)")
         }
-        self.init(bucket: String(rest[..<slash]), key: String(key))
+        self.init(bucket: String(bucket), key: String(key))
     }
 
     /// The object `name` stands for when a list in this object names it: relative to this
