@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import GCDCatCore
@@ -58,6 +59,42 @@ import Testing
         #expect(lines.count == 1)
         #expect(lines.first?.hasPrefix("s3://bkt/dir/movie.zip: the multipart upload \(upload.uploadID) ") == true)
         #expect(lines.first?.contains("--upload-id \(LeftBehindAdvice.shellQuoted(upload.uploadID)) ") == true)
+    }
+
+    /// A server that stopped answering held an interrupted split for 16 minutes, silent, while
+    /// its aborts ran one after another, and a second Ctrl-C named no upload (second transport
+    /// attack, F4). The undos are announced, run at once, and those still waiting are listed.
+    @Test func undosAreAnnouncedRunAtOnceAndThoseStillWaitingAreListed() throws {
+        let registry = CleanupRegistry()
+        let release = DispatchSemaphore(value: 0)
+        let quickOneRan = DispatchSemaphore(value: 0)
+        _ = registry.register(
+            .undo(UndoAction(name: "s3://bkt/slow", { release.wait() }, ifItFails: { "slow: \($0)" })))
+        _ = registry.register(
+            .undo(UndoAction(name: "s3://bkt/quick", { quickOneRan.signal() }, ifItFails: { "quick: \($0)" })))
+        #expect(registry.unfinishedUndos().count == 2)
+
+        let announced = Mutex<[Int]>([])
+        let swept = DispatchSemaphore(value: 0)
+        let removed = Mutex<[String]>([])
+        Thread.detachNewThread {
+            let names = registry.removeAll(signal: SIGINT) { count in announced.withLock { $0.append(count) } }
+            removed.withLock { $0 = names }
+            swept.signal()
+        }
+        // The quick undo runs while the slow one still waits on its "server".
+        #expect(quickOneRan.wait(timeout: .now() + 10) == .success)
+        var waiting: [String] = []
+        for _ in 0..<500 where waiting.count != 1 {
+            waiting = registry.unfinishedUndos()
+            usleep(10_000)
+        }
+        #expect(waiting == ["slow: interrupted again while it was being undone"])
+        #expect(announced.withLock { $0 } == [2])
+        release.signal()
+        #expect(swept.wait(timeout: .now() + 10) == .success)
+        #expect(removed.withLock { $0 }.sorted() == ["s3://bkt/quick", "s3://bkt/slow"])
+        #expect(registry.unfinishedUndos() == [])
     }
 
     @Test func anObjectPlacedAndNotDeletedIsNamed() {

@@ -45,6 +45,8 @@ public final class CleanupRegistry: Sendable {
         /// What could not be undone (an upload the server would not abort), each as a line
         /// that says how to remove it by hand.
         var leftBehind: [String] = []
+        /// Remote undos under way (``removeAll(signal:beforeUndoing:)``).
+        var undoing: [UndoAction] = []
     }
 
     private let state = Mutex(State())
@@ -200,46 +202,81 @@ public final class CleanupRegistry: Sendable {
         }
     }
 
-    /// Stops registered children, undoes remote work (aborts uploads), removes every registered file and then folder (newest first),
-    /// and blocks later commits. Returns what was removed; what could not be undone is kept
-    /// for ``takeLeftBehind()``.
+    /// Stops registered children, undoes remote work (aborts uploads), removes every
+    /// registered file and then folder (newest first), and blocks later commits. Returns what
+    /// was removed; what could not be undone is kept for ``takeLeftBehind()``.
     /// `signal` (SIGINT unless given) is the exit status's signal for work that is refused
-    /// from now on.
+    /// from now on. `beforeUndoing` hears how many remote steps are about to be undone, so the
+    /// user learns why an interrupted run has not exited yet (each waits on a server).
+    ///
+    /// The undos run all at once, outside the lock: each may wait on a server that stopped
+    /// answering, and ``unfinishedUndos()`` must stay readable meanwhile (a second signal
+    /// lists what is still pending).
     @discardableResult
-    public func removeAll(signal: Int32 = SIGINT) -> [String] {
-        state.withLock { state in
+    public func removeAll(signal: Int32 = SIGINT, beforeUndoing: (Int) -> Void = { _ in }) -> [String] {
+        let remote = state.withLock { state in
             state.aborted = true
             state.signal = signal
+            return state.inFlight + state.entries.values.filter { if case .undo = $0 { true } else { false } }.count
         }
+        if remote > 0 { beforeUndoing(remote) }
         // A set being published is finished first (then it is no longer registered); remote
         // steps under way finish and register what they made, which is then undone.
-        while state.withLock({ $0.publishing > 0 || $0.inFlight > 0 }) { usleep(1000) }
-        return state.withLock { state in
-            let ordered = state.entries.sorted { $0.key > $1.key }.map(\.value)
-            state.entries.removeAll()
-            for case .process(let pid) in ordered {
-                kill(pid, SIGTERM)
-                var status: Int32 = 0
-                waitpid(pid, &status, 0)
-            }
-            var removed: [String] = []
-            for case .undo(let action) in ordered {
+        while state.withLock({ $0.publishing > 0 || $0.inFlight > 0 }) { usleep(20_000) }
+        let ordered = state.withLock { state in
+            defer { state.entries.removeAll() }
+            return state.entries.sorted { $0.key > $1.key }.map(\.value)
+        }
+        for case .process(let pid) in ordered {
+            kill(pid, SIGTERM)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+        }
+        var removed = undoAll(ordered.compactMap { if case .undo(let action) = $0 { action } else { nil } })
+        for case .file(let path) in ordered where Syscall.unlink(path) == 0 { removed.append(path) }
+        for case .directory(let path) in ordered where Syscall.rmdir(path) == 0 { removed.append(path) }
+        for case .tree(let path) in ordered {
+            removeTree(path)
+            removed.append(path)
+        }
+        return removed
+    }
+
+    /// Runs `actions` at once, a thread each (up to 64; they wait on a server, not a core);
+    /// returns the names of those undone, in order, and keeps a left-behind line for each that
+    /// failed.
+    private func undoAll(_ actions: [UndoAction]) -> [String] {
+        guard !actions.isEmpty else { return [] }
+        state.withLock { $0.undoing = actions }
+        let undone =
+            (try? ParallelMap.map(count: actions.count, jobs: 64, pool: .threads) { index -> Bool in
+                let action = actions[index]
+                defer { self.state.withLock { state in state.undoing.removeAll { $0 === action } } }
                 do {
                     try action.run()
-                    removed.append(action.name)
+                    return true
                 } catch {
-                    state.leftBehind.append(action.leftBehind(error))
+                    self.state.withLock { state in state.leftBehind.append(action.leftBehind(error)) }
+                    return false
                 }
+            }) ?? []
+        return zip(actions, undone).compactMap { $1 ? $0.name : nil }
+    }
+
+    /// A left-behind line for each remote undo not yet done: still registered (the sweep waits
+    /// for steps in flight) or waiting on its server. What a second signal, which ends the
+    /// process at once, prints.
+    public func unfinishedUndos() -> [String] {
+        state.withLock { state in
+            let registered = state.entries.sorted { $0.key < $1.key }.compactMap {
+                if case .undo(let action) = $0.value { action } else { nil }
             }
-            for case .file(let path) in ordered where Syscall.unlink(path) == 0 { removed.append(path) }
-            for case .directory(let path) in ordered where Syscall.rmdir(path) == 0 { removed.append(path) }
-            for case .tree(let path) in ordered {
-                removeTree(path)
-                removed.append(path)
-            }
-            return removed
+            return (registered + state.undoing).map { $0.leftBehind(Self.interruptedDuringUndo) }
         }
     }
+
+    private static let interruptedDuringUndo = GCDCatError(
+        .interrupted, message: "interrupted again while it was being undone")
 
     /// The registered files, for tests.
     public var registeredPaths: [String] {

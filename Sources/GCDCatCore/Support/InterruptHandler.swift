@@ -69,8 +69,12 @@ public enum InterruptHandler {
         let impatient = Thread { exitOnSecondSignal(readEnd) }
         impatient.name = "gcdcat.signals.again"
         impatient.start()
-        let removed = CleanupRegistry.shared.removeAll(signal: number)
         let name = signals.first { $0.number == number }?.name ?? "signal \(number)"
+        let removed = CleanupRegistry.shared.removeAll(signal: number) { count in
+            StandardStreams.writeError(
+                "\ngcdcat: interrupted by \(name); undoing what was started on the server (\(count) step(s)); a "
+                    + "second signal stops at once and lists what is left\n")
+        }
         let note = removed.isEmpty ? "" : "; removed \(removed.count) unfinished file(s)"
         StandardStreams.writeError("\ngcdcat: interrupted by \(name)\(note)\n")
         for line in CleanupRegistry.shared.takeLeftBehind() {
@@ -92,6 +96,9 @@ public enum InterruptHandler {
             "\ngcdcat: interrupted again by \(name) before the cleanup finished: a multipart upload may be "
                 + "left on the server (aws s3api list-multipart-uploads shows it), or a .NAME.gcdcat-XXXXXX file "
                 + "where the filesystem has no O_TMPFILE\n")
+        for line in CleanupRegistry.shared.unfinishedUndos() {
+            StandardStreams.writeError("gcdcat: left behind: \(line)\n")
+        }
         _exit(128 + number)
     }
 }
