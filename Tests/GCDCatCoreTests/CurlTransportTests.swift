@@ -233,6 +233,18 @@ import Testing
         #expect(server.requests.count == 3)
     }
 
+    /// Bytes that are not HTTP (a wrong port, a middlebox) are a garbled answer, retried like a
+    /// lost connection; libcurl's own code for it (UNSUPPORTED_PROTOCOL) was read as a bad scheme.
+    @Test func anAnswerThatIsNotHTTPIsRetryableAndSaysSo() throws {
+        let server = try LoopbackHTTPServer { _ in .raw("SSH-2.0-OpenSSH_9.2\r\n\r\n", close: true) }
+        defer { server.stop() }
+        let error = #expect(throws: HTTPTransportError.self) {
+            try transport.send(HTTPRequest(method: "GET", url: server.url("/b/k"), headers: [:], timeout: 5))
+        }
+        #expect(error?.isRetryable == true)
+        #expect(error?.message.hasPrefix("the answer is not HTTP: ") == true, "\(String(describing: error))")
+    }
+
     @Test func anUnsupportedSchemeIsNotRetried() throws {
         let error = #expect(throws: HTTPTransportError.self) {
             try transport.send(HTTPRequest(method: "GET", url: "gopherx://127.0.0.1/b/k", headers: [:], timeout: 5))

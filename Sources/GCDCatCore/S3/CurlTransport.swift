@@ -142,6 +142,16 @@ public final class CurlTransport: HTTPTransport {
         let newConnections = gcdcat_curl_info_long(easy, CURLINFO_NUM_CONNECTS, 1)
         guard code == CURLE_OK else {
             let sendFailed = code == CURLE_SEND_ERROR && newConnections == 0 && !exchange.answered
+            // The URL's scheme is http or https (S3Endpoint), so here this code means the
+            // server's bytes were not HTTP at all (libcurl: "Received HTTP/0.9"): a middlebox
+            // or a wrong port, worth another attempt like any garbled answer.
+            if code == CURLE_UNSUPPORTED_PROTOCOL, request.url.hasPrefix("http://") || request.url.hasPrefix("https://")
+            {
+                let garbled = HTTPTransportError(
+                    message: "the answer is not HTTP: \(Self.transportError(code, exchange).message)", isRetryable: true
+                )
+                return (.failure(garbled), false)
+            }
             return (.failure(Self.transportError(code, exchange)), sendFailed)
         }
         let response = HTTPResponse(
