@@ -198,4 +198,57 @@ struct S3RetrySafetyTests {
             #expect(transport.requests.map(\.method) == (repeated ? ["PUT", "PUT", "HEAD"] : ["PUT"]))
         }
     }
+
+    /// Every answer to CompleteMultipartUpload lost, though the server completed it (third
+    /// attack on the transport, F1: exit 1 while the object was there, unnamed). HEAD decides:
+    /// the parts' ETag means it is done; another object, or none, keeps the error.
+    @Test(arguments: [true, false])
+    func aCompletionWhoseEveryAnswerWasLostIsRecognisedByItsETag(landed: Bool) throws {
+        let etag = try #require(MultipartETag.of(Self.parts))
+        let head =
+            landed
+            ? ScriptedTransport.Step.answer(
+                HTTPResponse(status: 200, headers: ["content-length": "2", "etag": "\"\(etag)\""]))
+            : .answer(HTTPResponse(status: 404))
+        let transport = ScriptedTransport([Self.lost, Self.lost, Self.lost, head, .answer(HTTPResponse(status: 404))])
+        let complete = {
+            try client(transport).completeMultipartUpload(
+                MultipartUpload(location: object, uploadID: "u"), parts: Self.parts, ifNoneMatch: true)
+        }
+        if landed {
+            try complete()
+            #expect(transport.requests.map(\.method) == ["POST", "POST", "POST", "HEAD", "DELETE"])
+        } else {
+            let error = try #require(throws: GCDCatError.self) { try complete() }
+            #expect(error.message == "connection lost (http://127.0.0.1:9) (after 3 attempts)")
+            #expect(transport.requests.map(\.method) == ["POST", "POST", "POST", "HEAD"])
+        }
+    }
+
+    /// Every answer to a PutObject lost (F2: the manifest was left, unnamed, after the rollback).
+    @Test(arguments: [true, false])
+    func aPutWhoseEveryAnswerWasLostIsRecognisedByItsMD5(landed: Bool) throws {
+        var digester = try Digester(.md5)
+        digester.update(Self.manifest)
+        let md5 = digester.finalize()
+        let head =
+            landed
+            ? ScriptedTransport.Step.answer(
+                HTTPResponse(
+                    status: 200, headers: ["content-length": String(Self.manifest.count), "etag": "\"\(md5)\""]))
+            : .answer(HTTPResponse(status: 404))
+        let transport = ScriptedTransport([Self.lost, Self.lost, Self.lost, head])
+        let put = {
+            try Self.manifest.withUnsafeBytes {
+                try client(transport).put(self.object, body: $0, ifNoneMatch: true, metadata: [:])
+            }
+        }
+        if landed {
+            try put()
+        } else {
+            let error = try #require(throws: GCDCatError.self) { try put() }
+            #expect(error.message == "connection lost (http://127.0.0.1:9) (after 3 attempts)")
+        }
+        #expect(transport.requests.map(\.method) == ["PUT", "PUT", "PUT", "HEAD"])
+    }
 }

@@ -201,9 +201,10 @@ public final class S3Client: ObjectStore {
         } catch {
             failure = error
         }
-        // An earlier sending may have stored the object and lost only its answer: the 412 is
-        // then about our own object, whose ETag is the MD5 of these bytes.
-        guard failure.code == .outputExists, repeated, let info = try? head(object),
+        // An earlier sending may have stored the object and lost only its answer: a retry's 412
+        // is then about our own object, and when every answer was lost it may be there all the
+        // same. It is ours when its ETag is the MD5 of these bytes.
+        guard repeated, let info = try? head(object),
             info.size == UInt64(body.count), info.etag == Self.md5(body)
         else { throw failure }
     }
@@ -344,20 +345,23 @@ public final class S3Client: ObjectStore {
         xml += "</CompleteMultipartUpload>"
         var headers = ["content-type": "application/xml"]
         if ifNoneMatch { headers["if-none-match"] = "*" }
+        var request = S3Request(
+            operation: "CompleteMultipartUpload", method: "POST", location: upload.location,
+            query: [("uploadId", upload.uploadID)], headers: headers, body: Data(xml.utf8),
+            errorMayComeWith200: true)
+        var retried = false
+        request.onRetry = { retried = true }
         let failure: GCDCatError
         do {
-            _ = try perform(
-                S3Request(
-                    operation: "CompleteMultipartUpload", method: "POST", location: upload.location,
-                    query: [("uploadId", upload.uploadID)], headers: headers, body: Data(xml.utf8),
-                    errorMayComeWith200: true))
+            _ = try perform(request)
             return
         } catch {
             failure = error
         }
         // A retry whose first attempt completed (its answer lost) finds the upload gone, or
-        // (If-None-Match) its own object. It is ours when its ETag is the one these parts make.
-        guard failure.message.hasPrefix("NoSuchUpload") || failure.code == .outputExists,
+        // (If-None-Match) its own object; and when every answer was lost, the server may have
+        // completed it all the same. It is ours when its ETag is the one these parts make.
+        guard retried || failure.message.hasPrefix("NoSuchUpload") || failure.code == .outputExists,
             let expected = MultipartETag.of(parts), let info = try? head(upload.location), info.etag == expected
         else { throw failure }
         try? abortMultipartUpload(upload)  // gone already, unless the key held these bytes before
