@@ -190,23 +190,36 @@ public final class S3Client: ObjectStore {
         var headers = Self.metadataHeaders(metadata)
         headers["content-type"] = "application/octet-stream"
         if ifNoneMatch { headers["if-none-match"] = "*" }
-        var request = S3Request(
-            operation: "PutObject", method: "PUT", location: object, headers: headers, body: Self.borrowed(body))
-        var repeated = false
-        request.onRetry = { repeated = true }
+        // A retry's 412 is then about our own object, or every answer was lost.
+        _ = try performWrite(
+            S3Request(
+                operation: "PutObject", method: "PUT", location: object, headers: headers, body: Self.borrowed(body)),
+            landedAs: Self.md5(body), size: UInt64(body.count), mayHaveLanded: { _, retried in retried })
+    }
+
+    /// Sends a write that a lost answer makes ambiguous: an earlier sending may have acted,
+    /// so a failure may hide a write that landed. When `mayHaveLanded` says so (given the
+    /// failure and whether the request went more than once), HEAD decides: the key holding
+    /// `etag` (and `size`, when given) means the write is ours, and it counts as done.
+    /// Returns true when it was recognised so rather than answered.
+    private func performWrite(
+        _ request: S3Request, landedAs etag: String?, size: UInt64? = nil,
+        mayHaveLanded: (GCDCatError, _ retried: Bool) -> Bool
+    ) throws(GCDCatError) -> Bool {
+        var request = request
+        var retried = false
+        request.onRetry = { retried = true }
         let failure: GCDCatError
         do {
             _ = try perform(request)
-            return
+            return false
         } catch {
             failure = error
         }
-        // An earlier sending may have stored the object and lost only its answer: a retry's 412
-        // is then about our own object, and when every answer was lost it may be there all the
-        // same. It is ours when its ETag is the MD5 of these bytes.
-        guard repeated, let info = try? head(object),
-            info.size == UInt64(body.count), info.etag == Self.md5(body)
+        guard mayHaveLanded(failure, retried), let etag, let info = try? head(request.location), info.etag == etag,
+            size == nil || info.size == size
         else { throw failure }
+        return true
     }
 
     /// The ETag S3 gives an object stored by one PutObject (without SSE-KMS): the body's MD5.
@@ -345,26 +358,19 @@ public final class S3Client: ObjectStore {
         xml += "</CompleteMultipartUpload>"
         var headers = ["content-type": "application/xml"]
         if ifNoneMatch { headers["if-none-match"] = "*" }
-        var request = S3Request(
-            operation: "CompleteMultipartUpload", method: "POST", location: upload.location,
-            query: [("uploadId", upload.uploadID)], headers: headers, body: Data(xml.utf8),
-            errorMayComeWith200: true)
-        var retried = false
-        request.onRetry = { retried = true }
-        let failure: GCDCatError
-        do {
-            _ = try perform(request)
-            return
-        } catch {
-            failure = error
-        }
         // A retry whose first attempt completed (its answer lost) finds the upload gone, or
         // (If-None-Match) its own object; and when every answer was lost, the server may have
         // completed it all the same. It is ours when its ETag is the one these parts make.
-        guard retried || failure.message.hasPrefix("NoSuchUpload") || failure.code == .outputExists,
-            let expected = MultipartETag.of(parts), let info = try? head(upload.location), info.etag == expected
-        else { throw failure }
-        try? abortMultipartUpload(upload)  // gone already, unless the key held these bytes before
+        let recognised = try performWrite(
+            S3Request(
+                operation: "CompleteMultipartUpload", method: "POST", location: upload.location,
+                query: [("uploadId", upload.uploadID)], headers: headers, body: Data(xml.utf8),
+                errorMayComeWith200: true),
+            landedAs: MultipartETag.of(parts),
+            mayHaveLanded: { failure, retried in
+                retried || failure.message.hasPrefix("NoSuchUpload") || failure.code == .outputExists
+            })
+        if recognised { try? abortMultipartUpload(upload) }  // gone already, unless the key held these bytes before
     }
 
     /// An upload that is already gone (404) counts as aborted.
