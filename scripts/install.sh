@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
-# Installs gcdcat: a release binary with the Swift runtime linked in statically (so it runs
-# once copied anywhere, with no Swift toolchain), stripped; man pages for gcdcat and each
-# subcommand; bash, zsh and fish completions. Records every file it writes, so --uninstall
-# removes exactly those and nothing else.
+# Installs gcdcat: what scripts/stage.sh builds (a static, stripped release binary, man pages
+# for gcdcat and each subcommand, bash, zsh and fish completions). Records every file it
+# writes, so --uninstall removes exactly those and nothing else.
 #
 #   scripts/install.sh [--prefix DIR]              (default /usr/local)
 #   scripts/install.sh [--prefix DIR] --uninstall
@@ -40,19 +39,9 @@ if [ $uninstall = yes ]; then
     exit 0
 fi
 
-scripts/deps.sh
-echo "install.sh: building a static release binary (about a minute)" >&2
-swift build -c release --static-swift-stdlib --scratch-path .build/static 2>&1 | tail -1
-built="$(swift build -c release --static-swift-stdlib --scratch-path .build/static --show-bin-path)/gcdcat"
-
 stage=$(mktemp -d /tmp/gcdcat-install.XXXXXX)
 trap 'rm -rf "$stage"' EXIT
-cp "$built" "$stage/gcdcat"
-strip "$stage/gcdcat"
-scripts/make-man.py "$stage/gcdcat" "$stage/man" >/dev/null
-"$stage/gcdcat" --generate-completion-script bash >"$stage/gcdcat.bash"
-"$stage/gcdcat" --generate-completion-script zsh >"$stage/_gcdcat"
-"$stage/gcdcat" --generate-completion-script fish >"$stage/gcdcat.fish"
+scripts/stage.sh "$stage"
 
 installed=()
 created=()
@@ -73,11 +62,13 @@ put() { # put SOURCE DEST MODE
     installed+=("$2")
     echo "installed $2"
 }
-put "$stage/gcdcat" "$prefix/bin/gcdcat" 755
-for page in "$stage"/man/*.1; do put "$page" "$prefix/share/man/man1/$(basename "$page")" 644; done
-put "$stage/gcdcat.bash" "$prefix/share/bash-completion/completions/gcdcat" 644
-put "$stage/_gcdcat" "$prefix/share/zsh/site-functions/_gcdcat" 644
-put "$stage/gcdcat.fish" "$prefix/share/fish/vendor_completions.d/gcdcat.fish" 644
+# Every staged file, with the staging folder's layout under the prefix.
+while IFS= read -r -d '' file; do
+    relative=${file#"$stage"/}
+    mode=644
+    [ "$relative" = bin/gcdcat ] && mode=755
+    put "$file" "$prefix/$relative" "$mode"
+done < <(find "$stage" -type f -print0 | sort -z)
 note_folders "$record"
 mkdir -p "$(dirname "$record")"
 printf '%s\n' "${installed[@]}" >"$record"

@@ -1,6 +1,7 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import GCDCatCore
+import Glibc
 
 extension GCDCat {
     struct Bench: ParsableCommand {
@@ -194,15 +195,26 @@ struct BenchJSON: Encodable {
 
 /// Writes `bytes` to the file at `path` (created or replaced), naming the path on failure.
 private func writeFile(_ bytes: [UInt8], to path: String) throws {
-    do {
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
-    } catch {
-        let reason = (error as NSError).localizedDescription
-        throw GCDCatError(.io, path: path, syscall: "write", message: "cannot write the JSON file (\(reason))")
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
+    guard fd >= 0 else { throw GCDCatError.syscall("open", path: path, errno: errno) }
+    var written = 0
+    while written < bytes.count {
+        let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
+        if count < 0 && errno == EINTR { continue }
+        guard count > 0 else {
+            let failure = errno
+            close(fd)
+            throw GCDCatError.syscall("write", path: path, errno: failure)
+        }
+        written += count
     }
+    guard close(fd) == 0 else { throw GCDCatError.syscall("close", path: path, errno: errno) }
 }
 
 /// This executable's path, so the children run the same build.
 func currentExecutablePath() -> String {
-    (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+    guard length > 0 else { return CommandLine.arguments[0] }
+    return String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import GCDCatCore
 
 /// Runs a command's work, turning a ``GCDCatError`` into `gcdcat: message` and its exit status

@@ -1,6 +1,7 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import GCDCatCore
+import Glibc
 
 extension GCDCat {
     struct Merge: ParsableCommand {
@@ -312,10 +313,8 @@ extension GCDCat {
                 object.location.key += name
                 return .object(object)
             case .path(let path):
-                var isFolder: ObjCBool = false
-                if path.hasSuffix("/")
-                    || FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue
-                {
+                var info = stat()
+                if path.hasSuffix("/") || stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR {
                     guard let name else {
                         throw GCDCatError(.invalidInput, path: output, message: "name the file in full")
                     }

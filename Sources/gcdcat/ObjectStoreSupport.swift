@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import GCDCatCore
 
 /// `--endpoint-url`, for commands that read or write `s3://` objects.

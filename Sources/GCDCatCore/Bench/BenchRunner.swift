@@ -1,5 +1,5 @@
 import CSystemShim
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
     import Glibc

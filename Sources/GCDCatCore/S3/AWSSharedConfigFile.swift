@@ -10,17 +10,17 @@ struct AWSSharedConfigFile {
         var current: String?
         for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
             if let first = rawLine.first, first == " " || first == "\t" { continue }
-            let line = rawLine.trimmingINISpaces
+            let line = rawLine.trimmingSpaces
             if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
             if line.hasPrefix("[") && line.hasSuffix("]") {
-                let name = String(line.dropFirst().dropLast()).trimmingINISpaces
+                let name = String(line.dropFirst().dropLast()).trimmingSpaces
                 current = name
                 sections[name, default: [:]] = sections[name] ?? [:]
                 continue
             }
             guard let current, let equals = line.firstIndex(of: "=") else { continue }
-            let key = String(line[..<equals]).trimmingINISpaces.lowercased()
-            let value = String(line[line.index(after: equals)...]).trimmingINISpaces
+            let key = String(line[..<equals]).trimmingSpaces.lowercased()
+            let value = String(line[line.index(after: equals)...]).trimmingSpaces
             sections[current, default: [:]][key] = value
         }
     }
@@ -40,14 +40,5 @@ struct AWSSharedConfigFile {
     /// The config file's section for `profile`: `[default]` or `[profile NAME]`.
     func configSection(_ profile: String) -> [String: String]? {
         sections["profile \(profile)"] ?? (profile == "default" ? sections["default"] : nil)
-    }
-}
-
-extension StringProtocol {
-    fileprivate var trimmingINISpaces: String {
-        var slice = Substring(self)
-        while let first = slice.first, first == " " || first == "\t" { slice = slice.dropFirst() }
-        while let last = slice.last, last == " " || last == "\t" || last == "\r" { slice = slice.dropLast() }
-        return String(slice)
     }
 }

@@ -1,5 +1,5 @@
 import CCurl
-import Foundation
+import FoundationEssentials
 
 /// One request's state while libcurl runs it: the body it reads from, and the status line,
 /// headers and body it answers with. ``CurlTransport`` hands it to libcurl's callbacks as
@@ -84,7 +84,7 @@ final class CurlExchange {
         }
         guard let colon = text.firstIndex(of: ":") else { return }
         let name = text[..<colon].lowercased()
-        let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        let value = text[text.index(after: colon)...].trimmingSpaces
         if let earlier = headers[name] {
             headers[name] = earlier + ", " + value
         } else {

@@ -1,5 +1,5 @@
 import CCurl
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// ``HTTPTransport`` over libcurl's easy interface: each request is one blocking

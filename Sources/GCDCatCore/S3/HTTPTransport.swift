@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One HTTP request as ``S3Client`` sends it: signed, with the whole body in memory.
 public struct HTTPRequest: Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The lines that tell a user what gcdcat could not clean up on a server, and the awscli
 /// command that removes it, ready to paste.
@@ -38,6 +38,6 @@ public enum LeftBehindAdvice {
                     && ($0.properties.isAlphabetic || $0.properties.numericType != nil
                         || "/._-~:".unicodeScalars.contains($0))
             }
-        return plain ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        return plain ? text : "'" + text.replacing("'", with: "'\\''") + "'"
     }
 }

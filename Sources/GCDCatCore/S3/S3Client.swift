@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// The real ``ObjectStore``: S3 and S3-compatible stores (Ceph RGW, MinIO) over HTTP, signed
@@ -454,7 +454,7 @@ public final class S3Client: ObjectStore {
     /// Whether a 200's body is the XML document `root` names: a proxy or portal that answers
     /// 200 with a page of its own must not read as an empty listing.
     private static func isXML(_ root: String, _ response: HTTPResponse) -> Bool {
-        response.body.range(of: Data("<\(root)".utf8)) != nil
+        response.body.firstRange(of: Data("<\(root)".utf8)) != nil
     }
 
     private static func unquoted(_ etag: String) -> String {

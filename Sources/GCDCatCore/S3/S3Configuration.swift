@@ -109,7 +109,7 @@ public struct S3Endpoint: Sendable, Equatable, CustomStringConvertible {
     /// any query or fragment dropped, so a secret typed into the URL is not echoed into logs.
     static func redactingUserInfo(_ full: String) -> String {
         let url = full.firstIndex(where: { $0 == "?" || $0 == "#" }).map { String(full[...$0]) + "***" } ?? full
-        guard let scheme = url.range(of: "://") else { return url }
+        guard let scheme = url.firstRange(of: "://") else { return url }
         let rest = url[scheme.upperBound...]
         let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
         guard let at = rest[..<authorityEnd].lastIndex(of: "@") else { return url }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One S3 operation before signing: what ``S3Client/perform(_:allowing:)`` turns into HTTP.
 struct S3Request {
@@ -129,7 +129,7 @@ extension S3Client {
             configuration.credentials.secretAccessKey, signature, configuration.credentials.sessionToken ?? "",
         ]
         where !secret.isEmpty {
-            said = said.replacingOccurrences(of: secret, with: "<redacted>")
+            said = said.replacing(secret, with: "<redacted>")
         }
         if !said.isEmpty { text += ": \(said)" }
         switch code {

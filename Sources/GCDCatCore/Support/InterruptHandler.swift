@@ -1,5 +1,5 @@
 import CSystemShim
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 #if canImport(Glibc)
@@ -40,9 +40,7 @@ public enum InterruptHandler {
             gcdcat_install_signal_pipe($0.baseAddress, Int32($0.count))
         }
         guard readEnd >= 0 else { return }
-        let thread = Thread { sweepOnSignal(readEnd) }
-        thread.name = "gcdcat.signals"
-        thread.start()
+        WorkerThreads.detach { sweepOnSignal(readEnd) }
     }()
 
     /// What goes to standard output before the exit, given the signal's number and name: the
@@ -66,9 +64,7 @@ public enum InterruptHandler {
         let number = Int32(byte)
         // The sweep may wait on a server (aborting uploads) that does not answer: a second
         // signal ends the process at once, saying what may be left.
-        let impatient = Thread { exitOnSecondSignal(readEnd) }
-        impatient.name = "gcdcat.signals.again"
-        impatient.start()
+        WorkerThreads.detach { exitOnSecondSignal(readEnd) }
         let name = signals.first { $0.number == number }?.name ?? "signal \(number)"
         let removed = CleanupRegistry.shared.removeAll(signal: number) { count in
             StandardStreams.writeError(

@@ -1,5 +1,6 @@
 import CSystemShim
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// Ends the process with a clean error when the work has stalled because the address space
@@ -20,7 +21,7 @@ public final class StallWatchdog: Sendable {
 
     /// Starts watching `counter` for a run that writes `outputName`.
     public init(counter: TransferCounter, outputName: String, patience: Double = 8, probe: Int = 96 << 20) {
-        let thread = Thread { [self] in
+        WorkerThreads.detach(stackSize: 256 << 10) { [self] in
             var last = counter.bytes
             var still = 0.0
             while !self.stopped.load(ordering: .acquiring) {
@@ -39,9 +40,6 @@ public final class StallWatchdog: Sendable {
                 _exit(1)
             }
         }
-        thread.name = "gcdcat.watchdog"
-        thread.stackSize = 256 << 10
-        thread.start()
     }
 
     /// Stops watching; the thread ends within half a second.

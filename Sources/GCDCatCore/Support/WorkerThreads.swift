@@ -39,4 +39,32 @@ enum WorkerThreads {
             for thread in threads { pthread_join(thread, nil) }
         }
     }
+
+    /// Starts `body` on a detached thread of its own that the process never joins: the signal
+    /// sweeper and the stall watchdog, which live until the process exits. Returns false when
+    /// the thread cannot be created (EAGAIN under `ulimit -u` or `ulimit -v`). Plain pthreads
+    /// rather than Foundation's `Thread`, so the binary needs only FoundationEssentials.
+    @discardableResult
+    static func detach(stackSize: Int? = nil, _ body: @escaping @Sendable () -> Void) -> Bool {
+        let work = Unmanaged.passRetained(Work(body))
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        // A small stack where the caller must run under a tight `ulimit -v`.
+        if let stackSize { pthread_attr_setstacksize(&attributes, stackSize) }
+        var thread = pthread_t()
+        let started = pthread_create(
+            &thread, &attributes,
+            { raw in
+                let work = Unmanaged<Work>.fromOpaque(raw!).takeRetainedValue()
+                work.body()
+                return nil
+            }, work.toOpaque())
+        guard started == 0 else {
+            work.release()
+            return false
+        }
+        pthread_detach(thread)
+        return true
+    }
 }
