@@ -158,7 +158,11 @@ import Testing
             [
                 "-c",
                 "{ sleep 30; } 2>/dev/null | env --default-signal \"$0\" split - --size 1M --prefix p. --json -q & pid=$!; "
-                    + "sleep 1; kill -TERM $pid; wait $pid",
+                    // Signalled once it catches SIGTERM (bit 14 of SigCgt), not after a fixed
+                    // sleep: under load a second was not always enough, and the default action
+                    // ended it before it could say anything.
+                    + "until [ $(( 0x$(sed -n 's/^SigCgt:[[:space:]]*//p' /proc/$pid/status) >> 14 & 1 )) = 1 ]; "
+                    + "do sleep 0.05; done; kill -TERM $pid; wait $pid",
                 gcdcatPath,
             ], in: scratch.path)
         #expect(result.status == 143, "\(result.stderr)")
