@@ -221,10 +221,12 @@ import Testing
                 "Error: OUT does not exist and is not a part of A.001's set. To write the merge to it, name it with -o: "
                     + "gcdcat merge A.001 -o OUT\n"))
         #expect(scratch.listing() == ["A.001", "A.002"])
-        // A missing number of the set is still a missing part.
-        let missing = try gcdcat(["merge", "A.001", "A.002", "A.003"], in: scratch.path)
-        #expect(missing.status == 1)
-        #expect(missing.stderr == "gcdcat: A.003: open: No such file or directory\n")
+        // A missing number of the set, or a name that is itself a part's, is still a missing part.
+        for last in ["A.003", "B.001"] {
+            let missing = try gcdcat(["merge", "A.001", "A.002", last, "-q"], in: scratch.path)
+            #expect(missing.status == 1)
+            #expect(missing.stderr.hasPrefix("gcdcat: \(last): open: No such file or directory\n"), "\(missing.stderr)")
+        }
     }
 
     // Names are bytes: `café.002` in NFD is not part 2 of `café.001` in NFC's set, and the

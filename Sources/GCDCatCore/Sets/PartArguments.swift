@@ -80,10 +80,12 @@ public enum PartArguments {
     }
 
     /// The last argument when it looks like an output given as `cp` takes one (`merge A.001
-    /// OUT`): at least two arguments, the first a numbered part, and the last no file and no
-    /// number of the first's set.
+    /// OUT`): at least two arguments, the first a numbered part, and the last no file, no number
+    /// of the first's set, and not named as a part itself (`b.001`: a missing part).
     public static func misplacedOutput(_ arguments: [String], names: any SetNames = FileSystemNames()) -> String? {
-        guard arguments.count >= 2, let last = arguments.last, !names.exists(last) else { return nil }
+        guard arguments.count >= 2, let last = arguments.last, !names.exists(last),
+            !NumberedName.readings(of: last).contains(where: { $0.alphabet == .digits && $0.width >= 2 })
+        else { return nil }
         let readings = NumberedName.readings(of: arguments[0])
         guard !readings.isEmpty, !readings.contains(where: { $0.number(of: last) != nil }) else { return nil }
         return last
