@@ -54,6 +54,9 @@ check merge 0 merge data.bin.001 -o out --json
 check error 1 merge data.bin.001 -o out --json
 check error 1 merge gone.001 --json
 check error 64 merge --json --verify --no-verify data.bin.001
+"$gcdcat" split data.bin --size 2500 --prefix other.bin. -q && mkdir sets
+check merge-sets 0 merge data.bin.001 other.bin.001 -o sets/ --json -q
+check merge-sets 1 merge data.bin.001 other.bin.001 --json -q   # data.bin exists
 check split 0 split data.bin --size 1500 --prefix s. --json -q
 check error 1 split gone.bin --size 1K --json
 check error 64 split data.bin --json --size 1K --parts 2

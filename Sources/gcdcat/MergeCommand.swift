@@ -13,10 +13,19 @@ extension GCDCat {
                 file.part1, out_00.txt (split --additional-suffix). A part that is not the first is an error naming the first; a gap, \
                 .000 beside .001, or mixed widths (x.0003 among x.001, x.002) are errors naming \
                 the clash. Or give every part: a list of one set must be in numeric order with \
-                no gap (the shell's glob order of a complete set is sorted, with a note); \
-                --as-given takes the list as it is. A checksum list among the parts (.sfv, \
-                .md5, .sha256, or text that reads as one) and spanned zip or RAR volumes are \
-                refused. The output defaults to NAME.
+                no gap (the shell's glob order of a complete set is sorted, with a note). Or \
+                give the set's checksum list alone (NAME.sfv, NAME.md5, SHA256SUMS): the set \
+                it names is merged and checked against it. A checksum list among the parts \
+                (.sfv, .md5, .sha256, or text that reads as one) and spanned zip or RAR \
+                volumes are refused. The output defaults to NAME.
+
+                Several sets (gcdcat *.001, gcdcat *.00*, gcdcat *.sfv) are merged each to \
+                its own output, checked against its own manifest; one that fails does not \
+                stop the others, a line on standard error says which were merged, --json \
+                prints {"sets": [each set's report or error object], "exitStatus"}, and the \
+                exit status is the worst (1 over 2 over 0). -o must then be a folder. A list \
+                that mixes sets (a.001 a.002 b.003) is refused, naming the odd part; \
+                --as-given says the list is arbitrary and joins it exactly as given.
 
                 Every part is checked (exists, regular file, readable) before a byte is \
                 written. The output is written to a temporary file beside it and renamed into \
@@ -53,9 +62,13 @@ extension GCDCat {
                   gcdcat merge a b c -o all --strategy stream --high-water 2M --report
                   gcdcat merge part.001 -o - | tar x
                   gcdcat merge movie.zip.001 --remove-parts
+                  gcdcat merge SHA256SUMS                 # the set the list names
+                  gcdcat *.001 -o merged/                 # every set, each to its own file
                 """)
 
-        @Argument(help: "The first part (NAME.001), or every part in order.", completion: .file())
+        @Argument(
+            help: "The first part (NAME.001), every part in order, the set's checksum list, or several sets.",
+            completion: .file())
         var parts: [String] = []
 
         @Option(
@@ -93,7 +106,10 @@ extension GCDCat {
                     + "record (x-amz-meta-gcdcat-crc32) gives its crc32."))
         var noStoredChecksums = false
 
-        @Flag(help: "Merge the listed parts in the order given, even out of numeric order or with gaps.")
+        @Flag(
+            help:
+                "Join the listed files exactly as given: in any order, with gaps, or from several sets."
+        )
         var asGiven = false
 
         @Flag(help: "Delete the parts (not the manifest) after a verified, fsynced merge; needs a manifest.")
@@ -115,6 +131,16 @@ extension GCDCat {
                 throw ValidationError("Unknown command '\(parts[0].displayPath)'. Did you mean '\(command)'?")
             }
             try validateObjectNames(parts + [output, manifest])
+            // The `cp` habit: `merge A.001 OUT`, where OUT is no file and no part of A's set.
+            if output == nil, !parts.contains(where: ObjectLocation.isObjectPath),
+                let misplaced = PartArguments.misplacedOutput(parts)
+            {
+                throw ValidationError(
+                    "\(misplaced.displayPath) does not exist and is not a part of \(parts[0].displayPath)'s set. To write "
+                        + "the merge to it, name it with -o: gcdcat merge \(parts.dropLast().map(\.displayPath).joined(separator: " ")) "
+                        + "-o \(misplaced.displayPath)")
+            }
+            if !partsAreObjects { try validateSets() }
             if verify && noVerify {
                 throw ValidationError("--verify and --no-verify contradict each other.")
             }
@@ -150,53 +176,145 @@ extension GCDCat {
             InterruptHandler.install()
             try reportingFailures {
                 if partsAreObjects { return try mergeObjects() }
-                let store = try output.flatMap { ObjectLocation.isObjectPath($0) ? try objectStore.makeStore() : nil }
-                var operation = MergeOperation(
-                    arguments: parts, output: try output.map { try target($0, store: store) },
-                    manifest: manifest,
-                    manifestPolicy: verify || removeParts ? .required : noVerify ? .disabled : .automatic,
-                    asGiven: asGiven, strategy: strategy, limits: try transfer.limits(),
-                    jobs: transfer.jobs(objects: store != nil),
-                    overwrite: force, fsync: fsync || removeParts, allowDuplicates: allowDuplicates)
-                operation.showsCheckProgress = !reporting.quiet
-                operation.requiresCRCManifest = removeParts
-                var measurement: (time: (wall: Double, user: Double, system: Double), memory: MemorySample)?
-                // The times cover the manifest check too, which may read every part before the run.
-                let clock = ProcessClock()
-                let outcome = try operation.merge(notice: announce) { target, total, body in
-                    let (result, time, memory) = try measured(
-                        label: target.displayName, total: total, quiet: reporting.quiet, since: clock, body)
-                    measurement = (time, memory)
-                    return result
-                }
-                guard let measurement else { return }
-                if removeParts {
-                    // An md5/sha list verifies the parts but leaves the output no crc32 to meet.
-                    guard outcome.verification.expectedCRC != nil else {
-                        throw GCDCatError(
-                            .invalidInput, path: outcome.verification.manifestPath ?? parts[0],
-                            message:
-                                "the merge is done, but the parts were kept: --remove-parts needs an SFV manifest, "
-                                + "whose crc32 the output is checked against")
-                    }
-                    // Only now: the output is named, matched the verified parts' crc32, and is durable.
-                    for warning in try PartRemoval.remove(outcome.request.parts) {
-                        writeToStandardError("gcdcat: warning: \(warning)\n")
-                    }
-                }
-                var report = RunReport(
-                    operation: "merge", strategy: strategy.rawValue, parts: outcome.request.parts.count,
-                    bytes: outcome.result.bytes, limits: operation.limits, chunks: outcome.result.chunks,
-                    jobs: operation.jobs, time: measurement.time, memory: measurement.memory,
-                    copyMethod: outcome.result.method, crc32: outcome.result.crc32,
-                    inputs: outcome.request.parts.map(\.path),
-                    output: outcome.output.path,
-                    manifest: outcome.verification.manifestPath,
-                    clonedBytes: outcome.result.clonedBytes, copiedBytes: outcome.result.copiedBytes,
-                    notes: outcome.result.notes)
-                report.objectStore = store.map(ObjectStoreFacts.init)
-                try emit(report, options: reporting)
+                let groups = try SetGrouping.group(parts, asGiven: asGiven)
+                if groups.count > 1 { return try mergeSets(groups) }
+                if let report = try mergeSet(parts) { try emit(report, options: reporting) }
             }
+        }
+
+        /// Merges one set (`parts`: a first part, or a list of one set or taken as given) and
+        /// returns its report; nil when there was nothing to measure.
+        private func mergeSet(_ parts: [String]) throws -> RunReport? {
+            let store = try output.flatMap { ObjectLocation.isObjectPath($0) ? try objectStore.makeStore() : nil }
+            var operation = MergeOperation(
+                arguments: parts, output: try output.map { try target($0, store: store) },
+                manifest: manifest,
+                manifestPolicy: verify || removeParts ? .required : noVerify ? .disabled : .automatic,
+                asGiven: asGiven, strategy: strategy, limits: try transfer.limits(),
+                jobs: transfer.jobs(objects: store != nil),
+                overwrite: force, fsync: fsync || removeParts, allowDuplicates: allowDuplicates)
+            operation.showsCheckProgress = !reporting.quiet
+            operation.requiresCRCManifest = removeParts
+            var measurement: (time: (wall: Double, user: Double, system: Double), memory: MemorySample)?
+            // The times cover the manifest check too, which may read every part before the run.
+            let clock = ProcessClock()
+            let outcome = try operation.merge(notice: announce) { target, total, body in
+                let (result, time, memory) = try measured(
+                    label: target.displayName, total: total, quiet: reporting.quiet, since: clock, body)
+                measurement = (time, memory)
+                return result
+            }
+            guard let measurement else { return nil }
+            if removeParts {
+                // An md5/sha list verifies the parts but leaves the output no crc32 to meet.
+                guard outcome.verification.expectedCRC != nil else {
+                    throw GCDCatError(
+                        .invalidInput, path: outcome.verification.manifestPath ?? parts[0],
+                        message:
+                            "the merge is done, but the parts were kept: --remove-parts needs an SFV manifest, "
+                            + "whose crc32 the output is checked against")
+                }
+                // Only now: the output is named, matched the verified parts' crc32, and is durable.
+                for warning in try PartRemoval.remove(outcome.request.parts) {
+                    writeToStandardError("gcdcat: warning: \(warning)\n")
+                }
+            }
+            var report = RunReport(
+                operation: "merge", strategy: strategy.rawValue, parts: outcome.request.parts.count,
+                bytes: outcome.result.bytes, limits: operation.limits, chunks: outcome.result.chunks,
+                jobs: operation.jobs, time: measurement.time, memory: measurement.memory,
+                copyMethod: outcome.result.method, crc32: outcome.result.crc32,
+                inputs: outcome.request.parts.map(\.path),
+                output: outcome.output.path,
+                manifest: outcome.verification.manifestPath,
+                clonedBytes: outcome.result.clonedBytes, copiedBytes: outcome.result.copiedBytes,
+                notes: outcome.result.notes)
+            report.objectStore = store.map(ObjectStoreFacts.init)
+            return report
+        }
+
+        /// Several sets (`gcdcat *.001`, `gcdcat *.00*`): each is merged on its own, to its own
+        /// output, checked against its own manifest, as `7z x *.001` extracts each archive. A
+        /// set that fails does not stop the others; the exit status is the worst (1 over 2 over
+        /// 0, as for verify); an interruption stops them all.
+        private func mergeSets(_ groups: [SetGrouping.Group]) throws {
+            var documents: [SetsReport.Entry] = []
+            var merged: [String] = []
+            var failed: [String] = []
+            var worst: Int32 = 0
+            for group in groups {
+                do {
+                    guard let report = try mergeSet(group.arguments) else { continue }
+                    if reporting.report { writeToStandardError(report.text + "\n") }
+                    documents.append(.report(report))
+                    merged.append(report.output ?? group.name)
+                } catch let error as GCDCatError where error.code != .interrupted {
+                    writeToStandardError("gcdcat: \(error)\n")
+                    for line in CleanupRegistry.shared.takeLeftBehind() {
+                        writeToStandardError("gcdcat: left behind: \(line)\n")
+                    }
+                    documents.append(.error(ErrorReport(command: "merge", error: error)))
+                    failed.append(group.name)
+                    worst = worse(worst, error.exitStatus)
+                }
+            }
+            if !failed.isEmpty || !reporting.quiet {
+                var summary = "gcdcat: \(merged.count) of \(groups.count) sets merged"
+                if !merged.isEmpty { summary += " (\(merged.map(\.displayPath).joined(separator: ", ")))" }
+                if !failed.isEmpty { summary += "; failed: \(failed.map(\.displayPath).joined(separator: ", "))" }
+                writeToStandardError(summary + "\n")
+            }
+            if reporting.json {
+                try StandardStreams.writeOutput(JSONDocument.encode(SetsReport(sets: documents, exitStatus: worst)))
+            }
+            if worst != 0 { throw ExitCode(worst) }
+        }
+
+        /// Several sets take a folder as their output, no one set's manifest, and no two of them
+        /// the same output: usage errors, like any other contradiction, found before anything is read.
+        private func validateSets() throws {
+            guard let groups = try? SetGrouping.group(parts, asGiven: asGiven), groups.count > 1 else { return }
+            let sets = groups.map { group in
+                group.arguments.count == 1
+                    ? group.arguments[0].displayPath
+                    : "\(group.arguments[0].displayPath) … \(group.arguments.last!.displayPath)"
+            }.joined(separator: ", ")
+            if let manifest {
+                throw ValidationError(
+                    "--manifest \(manifest.displayPath) is one set's list, but the parts are \(groups.count) sets "
+                        + "(\(sets)); give one set at a time, or let each find its own")
+            }
+            if let output, !output.hasSuffix("/"), !isFolder(output) {
+                throw ValidationError(
+                    "-o \(output.displayPath) names one file, but the parts are \(groups.count) sets (\(sets)); give a "
+                        + "folder (-o DIR/) to merge each set into it, or --as-given to join the list as it is")
+            }
+            var destinations: [[UInt8]: SetGrouping.Group] = [:]
+            for group in groups {
+                guard let whole = group.naming?.wholeName else { continue }
+                let destination =
+                    output.map {
+                        $0 + ($0.hasSuffix("/") ? "" : "/")
+                            + whole[(whole.lastIndex(of: "/").map(whole.index(after:)) ?? whole.startIndex)...]
+                    } ?? whole
+                if let other = destinations.updateValue(group, forKey: PathName.bytes(of: destination)) {
+                    throw ValidationError(
+                        "\(other.arguments[0].displayPath) and \(group.arguments[0].displayPath) are two sets that would "
+                            + "both be merged into \(destination.displayPath); merge them one at a time, with -o")
+                }
+            }
+        }
+
+        /// The worse of two exit statuses: an incomplete merge (1) over a corrupt one (2), as
+        /// verify ranks them, over success.
+        private func worse(_ a: Int32, _ b: Int32) -> Int32 {
+            let rank: (Int32) -> Int = { $0 == 0 ? 0 : $0 == 2 ? 1 : 2 }
+            return rank(b) > rank(a) ? b : a
+        }
+
+        private func isFolder(_ path: String) -> Bool {
+            var isFolder: ObjCBool = false
+            return FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue
         }
 
         /// `-o`'s value as an output: `-`, a file, or an `s3://` object reached through `store`.

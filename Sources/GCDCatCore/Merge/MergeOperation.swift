@@ -161,7 +161,14 @@ public struct MergeOperation: Sendable {
         notice: (Notice) -> Void,
         measure: (OutputTarget, Int64, (TransferCounter) throws -> MergeResult) throws -> MergeResult
     ) throws -> Outcome {
+        // A checksum list alone names its set: merge that set, checked against the list.
+        if partPaths.count == 1, !asGiven, SetFromList.isNamedAsList(partPaths[0]) {
+            return try fromList(partPaths[0]).merge(notice: notice, measure: measure)
+        }
         let resolved = try PartArguments.resolve(partPaths, asGiven: asGiven)
+        if partPaths.count == 1, !asGiven, !resolved.discovered, try SetFromList.readsAsList(partPaths[0]) {
+            return try fromList(partPaths[0]).merge(notice: notice, measure: measure)
+        }
         for note in resolved.notes { notice(.note(note)) }
         let target = try intoFolder(output, resolved) ?? derivedOutput(resolved)
         let parts = try validatedParts(resolved.parts)
@@ -251,6 +258,21 @@ public struct MergeOperation: Sendable {
             notice(.verified(parts: parts.count, manifest: checked.manifestPath ?? ""))
         }
         return Outcome(output: target, request: request, result: result, verification: verification)
+    }
+
+    /// This merge of the set `list` names, from its first part, with `list` as its manifest.
+    private func fromList(_ list: String) throws -> MergeOperation {
+        if let manifest {
+            throw GCDCatError(
+                .invalidInput, path: manifest,
+                message:
+                    "\(list.displayPath) is the list that names the set and verifies it; give it alone, or give the "
+                    + "first part with --manifest \(manifest.displayPath)")
+        }
+        var operation = self
+        operation.partPaths = [try SetFromList.firstPart(of: list)]
+        if manifestPolicy != .disabled { operation.manifest = list }
+        return operation
     }
 
     /// An output that names a folder (`-o out/`, or an existing folder) receives the derived

@@ -134,7 +134,8 @@ public struct MergeVerification: Sendable, Equatable {
         let names = list.entries.map { (name: $0.name, line: $0.line, rejection: $0.rejection) }
         if list.entries.count == 1, let entry = list.entries.first, entry.rejection == nil,
             let digest = entry.algorithm.digest,
-            try !isPart(ChecksumListVerifier.resolve(entry.name, listPath: path), of: parts)
+            try !isPart(ChecksumListVerifier.resolve(entry.name, listPath: path), of: parts),
+            try !namesAnotherPart(entry.name, listPath: path, parts: parts)
         {
             let actual = try FileHash.ofJoined(parts, algorithm: digest)
             guard actual.digest == entry.expected else {
@@ -204,6 +205,7 @@ public struct MergeVerification: Sendable, Equatable {
                         "line \(entry.line): '\(entry.name.displayPath)' rejected (\(rejection)); it was not opened")
             }
         }
+        try refuseAnotherSetsList(entries, manifestPath: manifestPath, parts: parts)
         for (index, entry) in entries.enumerated() {
             let resolved = ChecksumListVerifier.resolve(entry.name, listPath: manifestPath)
             guard let info = try Syscall.statIfExists(resolved) else {
@@ -233,6 +235,36 @@ public struct MergeVerification: Sendable, Equatable {
                 .invalidInput, path: parts[entries.count].path,
                 message: "is not listed in \(manifestPath.displayPath), which lists \(entries.count) parts")
         }
+    }
+
+    /// A list that names none of the parts is another set's (`--manifest b.bin.sfv` for
+    /// `a.bin`'s parts, or a `NAME.sfv` beside them that lists other names): said as such, not as
+    /// a missing part.
+    static func refuseAnotherSetsList(
+        _ entries: [(name: String, line: Int, rejection: String?)], manifestPath: String, parts: [PartFile]
+    ) throws {
+        guard let first = entries.first, !parts.isEmpty else { return }
+        for entry in entries {
+            let resolved = ChecksumListVerifier.resolve(entry.name, listPath: manifestPath)
+            guard let info = try Syscall.statIfExists(resolved) else { continue }
+            if parts.contains(where: { $0.device == UInt64(info.st_dev) && $0.inode == UInt64(info.st_ino) }) { return }
+        }
+        let listed = ChecksumListVerifier.resolve(first.name, listPath: manifestPath)
+        let set = NumberedName.readings(of: listed).first.flatMap(\.wholeName).map { " (\($0.displayPath))" } ?? ""
+        throw GCDCatError(
+            .invalidInput, path: manifestPath,
+            message:
+                "belongs to another set\(set): it lists none of the parts being merged (line \(first.line) names "
+                + "\(first.name.displayPath), not \(parts[0].path.displayPath)); give this set's own list with --manifest, "
+                + "or merge without one (--no-verify)")
+    }
+
+    /// Whether a list's only entry names a file of another numbered set (`b.bin.001` in a list
+    /// given for `a.bin`'s parts) rather than the whole file the parts join to.
+    static func namesAnotherPart(_ name: String, listPath: String, parts: [PartFile]) throws -> Bool {
+        let resolved = ChecksumListVerifier.resolve(name, listPath: listPath)
+        let padded = NumberedName.readings(of: resolved).contains { $0.alphabet == .digits && $0.width >= 2 }
+        return try padded && Syscall.statIfExists(resolved) != nil && !isPart(resolved, of: parts)
     }
 
     /// A set whose last part is as large as the others may have lost later parts unseen.

@@ -55,6 +55,16 @@ public enum PartArguments {
         for argument in arguments {
             if let refusal = ArchiveVolumes.refusal(for: argument, names: names) { throw refusal }
         }
+        // Parts of several sets are merged one set at a time (``SetGrouping``); a list that
+        // mixes them is refused here.
+        let groups = try SetGrouping.group(arguments, asGiven: asGiven, names: names)
+        if groups.count > 1 {
+            throw GCDCatError(
+                .invalidInput, path: groups[1].arguments[0],
+                message:
+                    "is a part of \(groups[1].name.displayPath), another set than \(groups[0].name.displayPath)'s; "
+                    + "merge one set at a time, or use --as-given to join the list as it is")
+        }
         guard let (naming, numbers) = commonSet(arguments) else {
             return Resolved(
                 parts: arguments, defaultOutput: arguments.first.flatMap(digitsReading)?.wholeName,
@@ -69,6 +79,18 @@ public enum PartArguments {
         return resolved
     }
 
+    /// The last argument when it looks like an output given as `cp` takes one (`merge A.001
+    /// OUT`): at least two arguments, the first a numbered part, and the last no file, no number
+    /// of the first's set, and not named as a part itself (`b.001`: a missing part).
+    public static func misplacedOutput(_ arguments: [String], names: any SetNames = FileSystemNames()) -> String? {
+        guard arguments.count >= 2, let last = arguments.last, !names.exists(last),
+            !NumberedName.readings(of: last).contains(where: { $0.alphabet == .digits && $0.width >= 2 })
+        else { return nil }
+        let readings = NumberedName.readings(of: arguments[0])
+        guard !readings.isEmpty, !readings.contains(where: { $0.number(of: last) != nil }) else { return nil }
+        return last
+    }
+
     static func digitsReading(_ path: String) -> NumberedName? {
         NumberedName.readings(of: path).first { $0.alphabet == .digits }
     }
@@ -76,10 +98,7 @@ public enum PartArguments {
     /// The reading of the first argument under which every argument is a number of one set.
     static func commonSet(_ arguments: [String]) -> (NumberedName, [Int])? {
         for reading in NumberedName.readings(of: arguments[0]) {
-            let numbers = arguments.map { argument in
-                argument.hasPrefix(reading.stem)
-                    ? reading.number(ofSuffix: argument.dropFirst(reading.stem.count)) : nil
-            }
+            let numbers = arguments.map { reading.number(of: $0) }
             if numbers.allSatisfy({ $0 != nil }) { return (reading, numbers.compactMap { $0 }) }
         }
         return nil
@@ -96,10 +115,12 @@ public enum PartArguments {
         let arguments = resolved.parts
         let distinct = Array(Set(numbers)).sorted()
         let complete = distinct.count == numbers.count && distinct.last! - distinct.first! == numbers.count - 1
+        // Compared as bytes: a String's == takes NFC and NFD spellings for one name.
+        let byBytes = { (a: String, b: String) in PathName.bytes(of: a).lexicographicallyPrecedes(PathName.bytes(of: b))
+        }
         let globSorted =
-            arguments == arguments.sorted()
-            || arguments
-                == arguments.sorted { PathName.bytes(of: $0).lexicographicallyPrecedes(PathName.bytes(of: $1)) }
+            arguments.elementsEqual(arguments.sorted(), by: { $0.utf8.elementsEqual($1.utf8) })
+            || arguments.elementsEqual(arguments.sorted(by: byBytes), by: { $0.utf8.elementsEqual($1.utf8) })
         if complete && globSorted {
             resolved.parts = zip(numbers, arguments).sorted { $0.0 < $1.0 }.map(\.1)
             let pair = (0..<(numbers.count - 1)).first { numbers[$0 + 1] < numbers[$0] }!

@@ -112,9 +112,11 @@ public enum PartDiscovery {
         let stem = String(stemBase.dropLast())
         let prefix = String(naming.stem.dropLast(stem.count))
         var firstLater: Int?
-        for entry in try names.entries(inFolder: folder) where entry.hasPrefix(stem) {
+        // Compared as bytes: `café.002` in NFD is another name than `café.002` in NFC.
+        for entry in try names.entries(inFolder: folder) where entry.utf8.starts(with: stem.utf8) {
             // A suffix of the set's alphabet, then the set's tail (`.txt` of `out_00.txt`).
-            let suffix = entry.dropFirst(stem.count)
+            let suffix = String(entry.unicodeScalars[entry.utf8.index(entry.startIndex, offsetBy: stem.utf8.count)...])[
+                ...]
             guard naming.suffix(in: suffix) != nil else { continue }
             guard let number = naming.number(ofSuffix: suffix) else {
                 if naming.alphabet == .digits {
@@ -132,11 +134,19 @@ public enum PartDiscovery {
         }
         if let firstLater {
             let missing = naming.with(number: last + 1).name
+            let later = existing(naming.with(number: firstLater), names) ?? naming.with(number: firstLater).name
+            // A name that reads the same but is spelt with other bytes (NFD for NFC) is another file.
+            let lookalike = try names.entries(inFolder: folder).first {
+                prefix + $0 == missing && !(prefix + $0).utf8.elementsEqual(missing.utf8)
+            }
             throw GCDCatError(
                 .missingPart, path: missing,
                 message:
-                    "missing part: the set has \(existing(naming.with(number: firstLater), names)?.displayPath ?? "") but not this one"
-            )
+                    "missing part: the set has \(later.displayPath) but not this one"
+                    + (lookalike.map {
+                        "; \((prefix + $0).displayPath) looks the same but is spelt with other bytes (another Unicode "
+                            + "normalisation), so it is another file: rename it to match the set"
+                    } ?? ""))
         }
     }
 }

@@ -25,22 +25,24 @@ public struct FileSystemNames: SetNames {
 
 /// A fixed list of full paths, such as every key a listing returned, each spelled
 /// `s3://BUCKET/KEY`. A folder's entries are the paths directly inside it.
+///
+/// Names are keys by their bytes: a `Set<String>` would take `café` in NFC and in NFD for one.
 public struct ListedNames: SetNames {
-    private let paths: Set<String>
-    private let folders: [String: [String]]
+    private let paths: Set<[UInt8]>
+    private let folders: [[UInt8]: [String]]
 
     public init(_ paths: some Sequence<String>) {
-        var all = Set<String>()
-        var folders: [String: [String]] = [:]
-        for path in paths where all.insert(path).inserted {
+        var all = Set<[UInt8]>()
+        var folders: [[UInt8]: [String]] = [:]
+        for path in paths where all.insert(Array(path.utf8)).inserted {
             let (folder, name) = splitPath(path)
-            folders[folder, default: []].append(name)
+            folders[Array(folder.utf8), default: []].append(name)
         }
         self.paths = all
         self.folders = folders
     }
 
-    public func exists(_ path: String) -> Bool { paths.contains(path) }
+    public func exists(_ path: String) -> Bool { paths.contains(Array(path.utf8)) }
 
-    public func entries(inFolder folder: String) throws -> [String] { folders[folder] ?? [] }
+    public func entries(inFolder folder: String) throws -> [String] { folders[Array(folder.utf8)] ?? [] }
 }

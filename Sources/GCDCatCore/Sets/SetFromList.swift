@@ -1,0 +1,83 @@
+/// A merge started from a checksum list: `gcdcat movie.zip.sfv`, `gcdcat merge SHA256SUMS`.
+///
+/// The list names the parts of one set, relative to its folder; the set is merged from its
+/// first part, under the set's name, and the list is the manifest it is checked against. A list
+/// of one entry naming the whole file (`movie.zip.sha256` naming `movie.zip`) names the set
+/// `movie.zip.001` (or `.000`) beside it.
+public enum SetFromList {
+    /// Whether `path` is named as a checksum list: by its extension (`.sfv`, `.md5`, …) or a
+    /// coreutils list name (`SHA256SUMS`, `B2SUMS`, `MD5SUMS`).
+    public static func isNamedAsList(_ path: String) -> Bool {
+        if ChecksumListDetector.kind(ofName: path) != nil { return true }
+        let base = splitPath(path).name
+        return base.uppercased().hasSuffix("SUMS")
+            && base.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") })
+    }
+
+    /// Whether `path`, a small regular file, reads as a checksum list: its first KiB are all
+    /// list lines.
+    public static func readsAsList(_ path: String) throws -> Bool {
+        guard let info = try Syscall.statIfExists(path), info.st_mode & S_IFMT == S_IFREG, info.st_size > 0,
+            info.st_size <= 64 << 20
+        else { return false }
+        let head = try ChecksumListDetector.head(of: path)
+        return ChecksumListDetector.kind(ofHead: head, truncated: info.st_size > ChecksumListDetector.sniffLength)
+            != nil
+    }
+
+    /// The first part of the one set `list` names.
+    ///
+    /// ## Errors
+    /// `.malformedManifest` for a list that reads as none; `.invalidInput` for a list that names
+    /// no set, several sets, or files that are not one set's parts; `.missingPart` for a whole
+    /// file with no parts beside it.
+    public static func firstPart(of list: String, names: any SetNames = FileSystemNames()) throws -> String {
+        let listed = try entryNames(list).map { ChecksumListVerifier.resolve($0, listPath: list) }
+        guard let only = listed.first else {
+            throw GCDCatError(.invalidInput, path: list, message: "lists no files, so it names no set to merge")
+        }
+        if listed.count == 1 {
+            // The whole file's digest: its parts lie beside it.
+            for first in [only + ".001", only + ".000"] where names.exists(first) { return first }
+            if names.exists(only) { return only }
+            throw GCDCatError(
+                .missingPart, path: list,
+                message:
+                    "names \(only.displayPath), the whole file, and no \((only + ".001").displayPath) lies beside it; "
+                    + "give the first part, with --manifest \(list.displayPath)")
+        }
+        let groups = try SetGrouping.group(listed, names: names)
+        if groups.count > 1 {
+            throw GCDCatError(
+                .invalidInput, path: list,
+                message:
+                    "lists the parts of \(groups.count) sets (\(groups.map(\.name.displayPath).joined(separator: ", "))); "
+                    + "merge one from its first part (gcdcat merge \(groups[0].arguments[0].displayPath)) with a list of its own"
+            )
+        }
+        guard let naming = groups[0].naming ?? NumberedName.readings(of: only).first,
+            let numbers = Optional(listed.compactMap(naming.number(of:))), numbers.count == listed.count,
+            let lowest = numbers.min()
+        else {
+            throw GCDCatError(
+                .invalidInput, path: list,
+                message:
+                    "lists files that are not the parts of one set; give the first part, with --manifest \(list.displayPath)"
+            )
+        }
+        return listed[numbers.firstIndex(of: lowest)!]
+    }
+
+    /// The names `list` gives, in order: an SFV's, or a coreutils/BSD list's.
+    static func entryNames(_ list: String) throws -> [String] {
+        do {
+            return try Manifest.load(list).entries.map(\.name)
+        } catch let error as GCDCatError where error.code == .malformedManifest {
+            return try ChecksumList.load(list).entries.map(\.name)
+        }
+    }
+}
+
+#if canImport(Glibc)
+    import Glibc
+#endif

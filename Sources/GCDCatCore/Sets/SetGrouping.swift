@@ -1,0 +1,140 @@
+/// Sorts merge's part arguments into the sets they belong to, as `7z x *.001` takes each
+/// archive on its own: `gcdcat *.001` over two downloads is two first parts, and
+/// `gcdcat *.00*` two complete lists, each merged to its own output.
+///
+/// Arguments are read in order; a run of them that numbers one set (``NumberedName``, compared
+/// as bytes) is one group. Then:
+/// - one run (one set, or one file) is one group, resolved by ``PartArguments`` as before;
+/// - runs that are each evidently a set (two parts listed, a padded suffix such as `.001`, a
+///   `.partN`, or a numbered neighbour on disk) are several groups, one per set;
+/// - a set that comes back after another set's part (`a.001 a.002 b.003 a.004`) is refused,
+///   naming the odd part and its set, and so is a part of the same name in another width
+///   (`x.001 x.002 x.0003`);
+/// - anything else (`a b c`, `header.csv data.001 data.002`) is one list, taken as given.
+///
+/// `asGiven` says the list is arbitrary: one group, whatever it holds.
+public enum SetGrouping {
+    /// One set's arguments.
+    public struct Group: Sendable, Equatable {
+        public var arguments: [String]
+        /// The set's numbering; nil for a list that is not one numbered set, and for a checksum
+        /// list given to name its set.
+        public var naming: NumberedName?
+
+        /// The set as messages name it: its whole file's name, or its first argument.
+        public var name: String { naming?.wholeName ?? arguments[0] }
+    }
+
+    /// The groups `arguments` form, in the order given.
+    ///
+    /// ## Errors
+    /// `.invalidInput` naming a part listed among another set's parts, or a part of the set's
+    /// name in another width.
+    public static func group(
+        _ arguments: [String], asGiven: Bool = false, names: any SetNames = FileSystemNames()
+    ) throws -> [Group] {
+        guard !asGiven, arguments.count > 1 else { return [Group(arguments: arguments, naming: nil)] }
+        // Several checksum lists: each names its own set (`gcdcat *.sfv`).
+        if arguments.allSatisfy({ ChecksumListDetector.kind(ofName: $0) != nil }) {
+            return arguments.map { Group(arguments: [$0], naming: nil) }
+        }
+        var runs: [Run] = []
+        for argument in arguments {
+            if let last = runs.indices.last, runs[last].extend(with: argument) { continue }
+            runs.append(Run(argument))
+        }
+        if runs.count == 1 { return [Group(arguments: arguments, naming: runs[0].naming)] }
+        let namings = runs.map { $0.evidentNaming(names) }
+        try refuseInterleaving(runs, namings)
+        guard namings.allSatisfy({ $0 != nil }) else { return [Group(arguments: arguments, naming: nil)] }
+        return zip(runs, namings).map { Group(arguments: $0.arguments, naming: $1) }
+    }
+
+    /// A set seen again after other arguments, or in another width, is a mixed list.
+    static func refuseInterleaving(_ runs: [Run], _ namings: [NumberedName?]) throws {
+        for (index, naming) in namings.enumerated() {
+            guard let naming,
+                let earlier = namings[..<index].lastIndex(where: { $0.map { sameSet($0, naming) } ?? false })
+            else { continue }
+            let before = runs[earlier].arguments
+            let set = namings[earlier]!
+            let listed =
+                before.count == 1 ? before[0].displayPath : "\(before[0].displayPath) … \(before.last!.displayPath)"
+            if earlier == index - 1 {
+                let part = runs[index].arguments[0]
+                throw GCDCatError(
+                    .invalidInput, path: part,
+                    message:
+                        "does not fit the numbering of \(listed) (mixed widths: \(set.width) "
+                        + "\(set.alphabet == .digits ? "digits" : "letters") there); rename or remove it, or use "
+                        + "--as-given to merge the list as it is")
+            }
+            let odd = runs[earlier + 1].arguments[0]
+            let whose =
+                namings[earlier + 1].flatMap(\.wholeName).map { "belongs to the set of \($0.displayPath), but " } ?? ""
+            throw GCDCatError(
+                .invalidInput, path: odd,
+                message:
+                    "\(whose)is listed among the parts of \(set.wholeName?.displayPath ?? listed) (after "
+                    + "\(before.last!.displayPath), before \(runs[index].arguments[0].displayPath)); list the parts of one "
+                    + "set, or use --as-given if the list is meant to be joined as it is")
+        }
+    }
+
+    /// The same set, whatever width its suffix has: stem, alphabet and tail, as bytes.
+    static func sameSet(_ a: NumberedName, _ b: NumberedName) -> Bool {
+        a.alphabet == b.alphabet && a.stem.utf8.elementsEqual(b.stem.utf8) && a.tail.utf8.elementsEqual(b.tail.utf8)
+    }
+
+    /// Consecutive arguments that number one set under at least one reading.
+    struct Run {
+        var arguments: [String]
+        /// The readings of the first argument every argument so far fits, best first.
+        var candidates: [NumberedName]
+
+        init(_ argument: String) {
+            arguments = [argument]
+            let readings = NumberedName.readings(of: argument)
+            // A letters reading that eats the whole name (`xaa` as part `xaa` of no stem) only
+            // when there is no other: it would take `xaa xab yaa` for one set.
+            let stemmed = readings.filter { !splitPath($0.stem + "x").name.dropLast().isEmpty }
+            candidates = stemmed.isEmpty ? readings : stemmed
+        }
+
+        var naming: NumberedName? { candidates.first }
+
+        mutating func extend(with argument: String) -> Bool {
+            let fitting = candidates.filter { $0.number(of: argument) != nil }
+            guard !fitting.isEmpty else { return false }
+            candidates = fitting
+            arguments.append(argument)
+            return true
+        }
+
+        /// The reading under which this run is surely a set's parts, or nil for a plain file.
+        func evidentNaming(_ names: any SetNames) -> NumberedName? {
+            if arguments.count > 1 { return naming }
+            for reading in candidates {
+                let padded = reading.alphabet == .digits && reading.width >= 2
+                if padded || reading.stem.lowercased().hasSuffix(".part") || PartDiscovery.hasNeighbour(reading, names)
+                {
+                    return reading
+                }
+            }
+            return nil
+        }
+    }
+}
+
+extension NumberedName {
+    /// The number `path` has in this set, or nil when it is not one of its names. Names are
+    /// compared as bytes: `café.002` in NFD is not a part of `café.001` in NFC's set.
+    public func number(of path: String) -> Int? {
+        let stemBytes = stem.utf8
+        guard path.utf8.starts(with: stemBytes) else { return nil }
+        let index = path.utf8.index(path.utf8.startIndex, offsetBy: stemBytes.count)
+        // A byte prefix of valid UTF-8 ends on a scalar boundary.
+        let rest = String(path.unicodeScalars[index...])
+        return number(ofSuffix: rest[...])
+    }
+}

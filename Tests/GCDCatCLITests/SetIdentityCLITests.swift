@@ -1,0 +1,255 @@
+import Foundation
+import Testing
+
+/// A set is an identity (issue 22): a glob over several downloads merges each to its own
+/// output against its own manifest, a list that mixes sets is refused, a checksum list names
+/// the set to merge, a manifest of another set is said to be one, and names are bytes.
+@Suite struct SetIdentityCLITests {
+    /// Two downloads in one folder, as 7-Zip or HJSplit leave them: `a.bin.001…005` with
+    /// `a.bin.sfv`, `b.bin.001…005` with `b.bin.sfv` (written by cksfv). Returns the wholes.
+    func twoDownloads(_ scratch: Scratch) throws -> (a: Data, b: Data) {
+        let a = randomData(5000, seed: 2201)
+        let b = randomData(5000, seed: 2202)
+        for (name, whole) in [("a.bin", a), ("b.bin", b)] {
+            let parts = (1...5).map { "\(name).00\($0)" }
+            for (index, part) in parts.enumerated() {
+                try scratch.write(part, whole.subdata(in: index * 1000..<(index + 1) * 1000))
+            }
+            let sfv = try runTool("cksfv", ["-b"] + parts, in: scratch.path)
+            #expect(sfv.status == 0, "\(sfv.stderr)")
+            try scratch.write("\(name).sfv", sfv.stdout)
+        }
+        return (a, b)
+    }
+
+    func parts(_ name: String) -> [String] { (1...5).map { "\(name).00\($0)" } }
+
+    @Test(arguments: [
+        ["a.bin.001", "b.bin.001"], ["merge", "a.bin.001", "b.bin.001"],
+        (1...5).map { "a.bin.00\($0)" } + (1...5).map { "b.bin.00\($0)" },
+    ])
+    func aGlobOverTwoSetsMergesEachToItsOwnOutput(arguments: [String]) throws {
+        let scratch = try Scratch()
+        let (a, b) = try twoDownloads(scratch)
+        let result = try gcdcat(arguments, in: scratch.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stderr
+                == "gcdcat: 5 parts verified against a.bin.sfv\ngcdcat: 5 parts verified against b.bin.sfv\n"
+                + "gcdcat: 2 of 2 sets merged (a.bin, b.bin)\n")
+        #expect(scratch.read("a.bin") == a)
+        #expect(scratch.read("b.bin") == b)
+    }
+
+    // Each set is checked against its own manifest; one failing does not stop the other, and the
+    // worst status wins: a missing part (1) over a corrupt one (2).
+    @Test func eachSetIsCheckedAloneAndTheWorstStatusWins() throws {
+        let scratch = try Scratch()
+        let (a, _) = try twoDownloads(scratch)
+        try scratch.write("b.bin.002", randomData(1000, seed: 2203))
+        let corrupt = try gcdcat(["a.bin.001", "b.bin.001", "-q"], in: scratch.path)
+        #expect(corrupt.status == 2)
+        #expect(corrupt.stderr.contains("gcdcat: b.bin.002: crc32 is "))
+        #expect(corrupt.stderr.hasSuffix("gcdcat: 1 of 2 sets merged (a.bin); failed: b.bin\n"))
+        #expect(scratch.read("a.bin") == a)
+        #expect(scratch.read("b.bin") == nil)
+        try FileManager.default.removeItem(atPath: scratch.file("a.bin"))
+        try FileManager.default.removeItem(atPath: scratch.file("a.bin.005"))
+        let worst = try gcdcat(["a.bin.001", "b.bin.001", "-q"], in: scratch.path)
+        #expect(worst.status == 1)
+        #expect(
+            worst.stderr.contains(
+                "gcdcat: a.bin.005: missing part: a.bin.sfv lists it (line 13) but it does not exist\n"))
+        #expect(worst.stderr.hasSuffix("gcdcat: 0 of 2 sets merged; failed: a.bin, b.bin\n"))
+        #expect(scratch.read("a.bin") == nil)
+    }
+
+    // --json prints one document: each set's own report or error object, and the exit status.
+    @Test func severalSetsPrintOneJSONDocument() throws {
+        let scratch = try Scratch()
+        _ = try twoDownloads(scratch)
+        try scratch.write("b.bin.003", randomData(1000, seed: 2204))
+        let result = try gcdcat(["a.bin.001", "b.bin.001", "--json", "-q"], in: scratch.path)
+        #expect(result.status == 2)
+        let document = try JSONValue.parse(result.stdout)
+        #expect(try schema("merge-sets").violations(of: document) == [])
+        guard case .object(let top) = document, case .array(let sets)? = top["sets"] else {
+            Issue.record("no sets: \(result.stdoutText)")
+            return
+        }
+        #expect(top["exitStatus"] == .integer(2))
+        #expect(sets.count == 2)
+        #expect(try schema("merge").violations(of: sets[0]) == [])
+        #expect(try schema("error").violations(of: sets[1]) == [])
+        guard case .object(let report) = sets[0], case .object(let failure) = sets[1],
+            case .object(let error)? = failure["error"]
+        else { return }
+        #expect(report["output"] == .string("a.bin"))
+        #expect(error["code"] == .string("checksumMismatch"))
+        #expect(error["path"] == .string("b.bin.003"))
+    }
+
+    // -o with several sets: a folder takes each set; a file name is a usage error naming the sets.
+    @Test func severalSetsNeedAFolderAsTheirOutput() throws {
+        let scratch = try Scratch()
+        let (a, b) = try twoDownloads(scratch)
+        let file = try gcdcat(["a.bin.001", "b.bin.001", "-o", "out"], in: scratch.path)
+        #expect(file.status == 64)
+        #expect(
+            file.stderr.hasPrefix(
+                "Error: -o out names one file, but the parts are 2 sets (a.bin.001, b.bin.001); give a folder (-o DIR/) "
+                    + "to merge each set into it, or --as-given to join the list as it is\n"))
+        let manifest = try gcdcat(["a.bin.001", "b.bin.001", "--manifest", "a.bin.sfv"], in: scratch.path)
+        #expect(manifest.status == 64)
+        #expect(manifest.stderr.hasPrefix("Error: --manifest a.bin.sfv is one set's list, but the parts are 2 sets"))
+        #expect(!scratch.listing().contains("out"))
+        try FileManager.default.createDirectory(atPath: scratch.file("into"), withIntermediateDirectories: false)
+        let merged = try gcdcat(["merge"] + parts("a.bin") + parts("b.bin") + ["-o", "into", "-q"], in: scratch.path)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(scratch.read("into/a.bin") == a)
+        #expect(scratch.read("into/b.bin") == b)
+    }
+
+    // Two sets that would be merged into one name (`m.zip.001` and `m.zip.part1`) are refused.
+    @Test func twoSetsOfOneNameAreRefused() throws {
+        let scratch = try Scratch()
+        try scratch.write("m.zip.001", Data("one".utf8))
+        try scratch.write("m.zip.part1", Data("two".utf8))
+        let result = try gcdcat(["m.zip.001", "m.zip.part1"], in: scratch.path)
+        #expect(result.status == 64)
+        #expect(
+            result.stderr.hasPrefix(
+                "Error: m.zip.001 and m.zip.part1 are two sets that would both be merged into m.zip; merge them one at "
+                    + "a time, with -o\n"))
+        #expect(scratch.listing() == ["m.zip.001", "m.zip.part1"])
+    }
+
+    // A list whose parts belong to two sets is refused naming the odd part; --as-given joins it.
+    @Test func aListMixingSetsIsRefusedNamingTheOddPart() throws {
+        let scratch = try Scratch()
+        let (a, b) = try twoDownloads(scratch)
+        let mixed = ["merge", "a.bin.001", "a.bin.002", "b.bin.003", "a.bin.004", "a.bin.005", "-o", "out"]
+        let refused = try gcdcat(mixed, in: scratch.path)
+        #expect(refused.status == 1)
+        #expect(
+            refused.stderr
+                == "gcdcat: b.bin.003: belongs to the set of b.bin, but is listed among the parts of a.bin (after "
+                + "a.bin.002, before a.bin.004); list the parts of one set, or use --as-given if the list is meant to "
+                + "be joined as it is\n")
+        #expect(scratch.read("out") == nil)
+        let joined = try gcdcat(mixed + ["--as-given", "--no-verify", "-q"], in: scratch.path)
+        #expect(joined.status == 0, "\(joined.stderr)")
+        #expect(scratch.read("out") == a.prefix(2000) + b.subdata(in: 2000..<3000) + a.suffix(2000))
+    }
+
+    // An explicit list with mixed widths is refused, as discovery refuses it.
+    @Test func anExplicitListWithMixedWidthsIsRefused() throws {
+        let scratch = try Scratch()
+        for (name, text) in [("x.001", "aa"), ("x.002", "bb"), ("x.0003", "cc")] {
+            try scratch.write(name, Data(text.utf8))
+        }
+        let result = try gcdcat(["merge", "x.001", "x.002", "x.0003", "-o", "out"], in: scratch.path)
+        #expect(result.status == 1)
+        #expect(
+            result.stderr
+                == "gcdcat: x.0003: does not fit the numbering of x.001 … x.002 (mixed widths: 3 digits there); rename "
+                + "or remove it, or use --as-given to merge the list as it is\n")
+        #expect(scratch.read("out") == nil)
+    }
+
+    // A checksum list names the set to merge, and is the manifest it is checked against.
+    @Test(arguments: [
+        ("m.zip.sfv", "cksfv -b m.zip.00* > m.zip.sfv"),
+        ("m.zip.md5", "md5sum m.zip.00* > m.zip.md5"),
+        ("SHA256SUMS", "sha256sum m.zip.00* > SHA256SUMS"),
+        ("m.zip.sha256", "sha256sum orig | sed 's/orig$/m.zip/' > m.zip.sha256"),
+        ("sums", "sha1sum m.zip.00* > sums"),
+    ])
+    func aChecksumListNamesTheSetToMerge(list: String, make: String) throws {
+        let scratch = try Scratch()
+        let whole = randomData(2500, seed: 2205)
+        try scratch.write("orig", whole)
+        #expect(
+            try gcdcat(["split", "orig", "--size", "1000", "--prefix", "m.zip.", "-q"], in: scratch.path).status == 0)
+        try FileManager.default.removeItem(atPath: scratch.file("m.zip.sfv"))
+        #expect(try runTool("sh", ["-c", make], in: scratch.path).status == 0)
+        let result = try gcdcat(list == "sums" ? [list] : ["merge", list], in: scratch.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr == "gcdcat: 3 parts verified against \(list)\n")
+        #expect(scratch.read("m.zip") == whole)
+        try FileManager.default.removeItem(atPath: scratch.file("m.zip"))
+        try scratch.write("m.zip.002", randomData(1000, seed: 2206))
+        let corrupt = try gcdcat([list, "-q"], in: scratch.path)
+        #expect(corrupt.status == 2, "\(corrupt.stderr)")
+        #expect(scratch.read("m.zip") == nil)
+    }
+
+    // A manifest of another set says so, instead of reporting a missing part.
+    @Test func aManifestOfAnotherSetIsSaidToBeOne() throws {
+        let scratch = try Scratch()
+        let (a, _) = try twoDownloads(scratch)
+        let explicit = try gcdcat(["a.bin.001", "--manifest", "b.bin.sfv", "-o", "out"], in: scratch.path)
+        #expect(explicit.status == 1)
+        #expect(
+            explicit.stderr
+                == "gcdcat: b.bin.sfv: belongs to another set (b.bin): it lists none of the parts being merged (line 9 "
+                + "names b.bin.001, not a.bin.001); give this set's own list with --manifest, or merge without one "
+                + "(--no-verify)\n")
+        try scratch.write("a.bin.sfv", Data("x.001 01234567\nx.002 89abcdef\n".utf8))
+        let beside = try gcdcat(["a.bin.001", "-o", "out"], in: scratch.path)
+        #expect(beside.status == 1)
+        #expect(
+            beside.stderr
+                == "gcdcat: a.bin.sfv: belongs to another set (x): it lists none of the parts being merged (line 1 names "
+                + "x.001, not a.bin.001); give this set's own list with --manifest, or merge without one (--no-verify)\n"
+        )
+        #expect(scratch.read("out") == nil)
+        let unverified = try gcdcat(["a.bin.001", "-o", "out", "--no-verify", "-q"], in: scratch.path)
+        #expect(unverified.status == 0)
+        #expect(scratch.read("out") == a)
+    }
+
+    // The `cp` habit, `merge A.001 OUT`, is told to name the output with -o.
+    @Test func anOutputGivenAsCpTakesItIsToldToUseO() throws {
+        let scratch = try Scratch()
+        try scratch.write("A.001", Data("one".utf8))
+        try scratch.write("A.002", Data("two".utf8))
+        let result = try gcdcat(["merge", "A.001", "OUT"], in: scratch.path)
+        #expect(result.status == 64)
+        #expect(
+            result.stderr.hasPrefix(
+                "Error: OUT does not exist and is not a part of A.001's set. To write the merge to it, name it with -o: "
+                    + "gcdcat merge A.001 -o OUT\n"))
+        #expect(scratch.listing() == ["A.001", "A.002"])
+        // A missing number of the set, or a name that is itself a part's, is still a missing part.
+        for last in ["A.003", "B.001"] {
+            let missing = try gcdcat(["merge", "A.001", "A.002", last, "-q"], in: scratch.path)
+            #expect(missing.status == 1)
+            #expect(missing.stderr.hasPrefix("gcdcat: \(last): open: No such file or directory\n"), "\(missing.stderr)")
+        }
+    }
+
+    // Names are bytes: `café.002` in NFD is not part 2 of `café.001` in NFC's set, and the
+    // missing part is named with its real bytes.
+    @Test func namesInAnotherNormalisationAreOtherFiles() throws {
+        let scratch = try Scratch()
+        let nfc = "caf\u{E9}"
+        let nfd = "cafe\u{301}"
+        #expect(nfc == nfd)  // as Swift Strings; not as names
+        try scratch.write(nfc + ".001", Data("A".utf8))
+        try scratch.write(nfd + ".002", Data("B".utf8))
+        try scratch.write(nfc + ".003", Data("C".utf8))
+        let result = try gcdcat([nfc + ".001", "-o", "out"], in: scratch.path)
+        #expect(result.status == 1)
+        // Compared as bytes: a String's == would take either spelling for the other.
+        let expected =
+            "gcdcat: \(nfc).002: missing part: the set has \(nfc).003 but not this one; \(nfd).002 looks the same "
+            + "but is spelt with other bytes (another Unicode normalisation), so it is another file: rename it to "
+            + "match the set\n"
+        #expect(Array(result.stderr.utf8) == Array(expected.utf8), "\(result.stderr)")
+        let listed = try gcdcat(["merge", nfc + ".001", nfd + ".002", "-o", "out"], in: scratch.path)
+        #expect(listed.status == 64)
+        #expect(listed.stderr.hasPrefix("Error: -o out names one file, but the parts are 2 sets"))
+        #expect(scratch.read("out") == nil)
+    }
+}
