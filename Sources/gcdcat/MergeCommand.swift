@@ -313,8 +313,8 @@ extension GCDCat {
         }
 
         private func isFolder(_ path: String) -> Bool {
-            var isFolder: ObjCBool = false
-            return FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue
+            var info = stat()
+            return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
         }
 
         /// `-o`'s value as an output: `-`, a file, or an `s3://` object reached through `store`.
@@ -431,8 +431,7 @@ extension GCDCat {
                 object.location.key += name
                 return .object(object)
             case .path(let path):
-                var info = stat()
-                if path.hasSuffix("/") || stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR {
+                if path.hasSuffix("/") || isFolder(path) {
                     guard let name else {
                         throw GCDCatError(.invalidInput, path: output, message: "name the file in full")
                     }
