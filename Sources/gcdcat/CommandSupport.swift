@@ -41,6 +41,11 @@ func reportingFailures<T>(_ body: () throws -> T) throws -> T {
 /// Prints `error` (and what was published despite it, and what was left behind) on standard
 /// error and its JSON object under `--json`; returns the exit status to end with.
 func reportFailure(_ error: GCDCatError, published: ErrorReport.Published? = nil) -> ExitCode {
+    // A reader that went away: exit 141 without a word, as `cat` does, whichever of the EPIPE
+    // and the SIGPIPE arrived first.
+    if error.errno == EPIPE, error.code != .interrupted, InterruptHandler.closedPipeEndsProcess {
+        InterruptHandler.endForClosedPipe()
+    }
     writeToStandardError("gcdcat: \(error)\n")
     if let published {
         let check = published.manifest.map { ", verified against \($0.displayPath)," } ?? ""

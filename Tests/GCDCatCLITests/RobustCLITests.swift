@@ -289,7 +289,10 @@ import Testing
     @Test(arguments: [
         ("dangling", "dangling: already exists, a symlink to nothing (use --force to replace it)"),
         ("", "the output name is empty"),
-        ("nodir/out", "nodir/out: open: No such file or directory"),
+        (
+            "nodir/out",
+            "nodir/out: open: No such file or directory (its folder nodir does not exist; create it with mkdir -p, or name another output)"
+        ),
         ("file/out", "file/out: stat: Not a directory"),
     ])
     func aBadOutputFailsBeforeReadingTheParts(output: String, message: String) throws {
