@@ -47,8 +47,10 @@ public final class CleanupRegistry: Sendable {
         var leftBehind: [String] = []
         /// Remote undos under way (``removeAll(signal:beforeUndoing:)``).
         var undoing: [UndoAction] = []
-        /// The final names of outputs begun and not yet published or discarded, by token.
+        /// The final names of outputs begun and not yet published or discarded, by token, and
+        /// the token of each name (a split begins tens of thousands: both lookups are O(1)).
         var pendingOutputs: [Int: String] = [:]
+        var pendingTokens: [String: Int] = [:]
     }
 
     private let state = Mutex(State())
@@ -74,16 +76,21 @@ public final class CleanupRegistry: Sendable {
     /// taken over: publishing the file ends both.
     public func beginOutput(_ finalPath: String) -> Int {
         state.withLock { state in
-            state.pendingOutputs = state.pendingOutputs.filter { $0.value != finalPath }
+            if let earlier = state.pendingTokens[finalPath] { state.pendingOutputs[earlier] = nil }
             state.nextToken += 1
             state.pendingOutputs[state.nextToken] = finalPath
+            state.pendingTokens[finalPath] = state.nextToken
             return state.nextToken
         }
     }
 
     /// Notes that an output begun with ``beginOutput(_:)`` was published or discarded.
     public func endOutput(_ token: Int) {
-        _ = state.withLock { $0.pendingOutputs.removeValue(forKey: token) }
+        state.withLock { state in
+            if let name = state.pendingOutputs.removeValue(forKey: token), state.pendingTokens[name] == token {
+                state.pendingTokens[name] = nil
+            }
+        }
     }
 
     /// The final names of the outputs begun and never published, in the order begun: what an
