@@ -60,7 +60,9 @@ import Testing
 }
 
 /// After Ctrl-C (or SIGTERM) gcdcat says that the output was not created, naming it. strace
-/// delivers the signal at the output's fsync, so the moment is the same every run.
+/// delivers the signal at the merge's first `pread` (the first part's head; the two before it
+/// are the dynamic loader's), and holds that read for a second so that the signal's sweep runs
+/// before the merge could finish: the moment is the same every run.
 @Suite(.enabled(if: toolExists("strace"), "needs strace to deliver the signal mid-merge"))
 struct InterruptMessageCLITests {
     @Test(arguments: [("INT", 130, "SIGINT"), ("TERM", 143, "SIGTERM")])
@@ -72,8 +74,9 @@ struct InterruptMessageCLITests {
         let result = try run(
             executable: "/usr/bin/env",
             [
-                "--default-signal", "strace", "-f", "-o", "/dev/null", "-e", "trace=fsync", "-e",
-                "inject=fsync:signal=\(signal):when=1", gcdcatPath, "merge", "f.001", "-o", "joined", "--fsync", "-q",
+                "--default-signal", "strace", "-f", "-o", "/dev/null", "-e", "trace=pread64", "-e",
+                "inject=pread64:signal=\(signal):delay_exit=1000000:when=3", gcdcatPath, "merge", "f.001", "-o",
+                "joined", "--strategy", "stream", "--no-verify", "-q",
             ], in: scratch.path)
         #expect(result.status == status)
         #expect(result.stderr == "\ngcdcat: interrupted by \(name); joined was not created\n")
