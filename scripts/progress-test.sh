@@ -101,6 +101,15 @@ check $? "the manifest pre-check (a full read of every part) showed progress"
 clean_captures "$SCRATCH/check.txt"
 check $? "the pre-check's pane stayed clean"
 
+# auto into a pipe checks every part before its first byte goes out: that read shows itself.
+sync; echo 3 >/proc/sys/vm/drop_caches 2>/dev/null
+watch_pane "'$GCDCAT' merge s.001 -o - > /dev/null" 50 "$SCRATCH/pipecheck.txt"
+check $? "an auto merge into a pipe, verified against its manifest, finishes"
+grep -q '^checking s.sfv  .*GiB' "$SCRATCH/pipecheck.txt"
+check $? "its pre-check showed 'checking s.sfv' and its progress, not '0 B … 0%'"
+clean_captures "$SCRATCH/pipecheck.txt"
+check $? "the pipe pre-check's pane stayed clean"
+
 # checksum: one bar over every file's bytes; verify: overall, and the file being read.
 # md5 (no hardware help) keeps the run about a second long: crc32 read 2 GiB from a fast
 # disk before a capture showed a rate (seen once in a fresh-clone CI run).
