@@ -168,7 +168,8 @@ def main():
         sys.exit("usage: make-man.py BINARY OUTDIR")
     binary, out = sys.argv[1], sys.argv[2]
     dump = json.loads(subprocess.check_output([binary, "--experimental-dump-help"]))
-    version = subprocess.check_output([binary, "--version"], text=True).strip()
+    # `gcdcat --version` prints "gcdcat VERSION".
+    version = subprocess.check_output([binary, "--version"], text=True).strip().removeprefix("gcdcat ")
     # SOURCE_DATE_EPOCH keeps the pages reproducible, as Debian's tools expect.
     epoch = int(os.environ.get("SOURCE_DATE_EPOCH", "0")) or None
     when = datetime.datetime.fromtimestamp(epoch, datetime.timezone.utc) if epoch else datetime.datetime.now()

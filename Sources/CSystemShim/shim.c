@@ -129,6 +129,18 @@ int gcdcat_install_signal_pipe(const int *signals, int count) {
     return ends[0];
 }
 
+int gcdcat_signal_ignored(int signal) {
+    struct sigaction current;
+    if (sigaction(signal, NULL, &current) != 0) return -1;
+    return current.sa_handler == SIG_IGN ? 1 : 0;
+}
+
+int gcdcat_flush_stdout(void) {
+    errno = 0;
+    if (fflush(stdout) != 0) return errno != 0 ? errno : -1;
+    return ferror(stdout) ? -1 : 0;
+}
+
 int gcdcat_limit_malloc_arenas(int count) {
     return mallopt(M_ARENA_MAX, count);
 }

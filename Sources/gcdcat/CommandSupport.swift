@@ -1,6 +1,31 @@
 import ArgumentParser
 import FoundationEssentials
 import GCDCatCore
+import Glibc
+import Synchronization
+
+/// Every warning of this run: printed on standard error as it happens, and kept so that the
+/// JSON document (report or error object) carries each one too.
+enum Warnings {
+    private static let lines = Mutex<[String]>([])
+
+    /// Prints `gcdcat: warning: TEXT` and records `text`.
+    static func warn(_ text: String) {
+        lines.withLock { $0.append(text) }
+        writeToStandardError("gcdcat: warning: \(text)\n")
+    }
+
+    /// The warnings so far, in order.
+    static var all: [String] { lines.withLock { $0 } }
+}
+
+/// A failure after the command's output was published (a merge whose `--remove-parts` could
+/// not delete a part): the output is complete and stays, and the message and the JSON error
+/// object say so beside the error.
+struct FailureAfterPublishing: Error {
+    var error: GCDCatError
+    var published: ErrorReport.Published
+}
 
 /// Runs a command's work, turning a ``GCDCatError`` into `gcdcat: message` and its exit status
 /// (and, under `--json`, the JSON error object on standard output).
@@ -8,11 +33,30 @@ func reportingFailures<T>(_ body: () throws -> T) throws -> T {
     do {
         return try body()
     } catch let error as GCDCatError {
-        writeToStandardError("gcdcat: \(error)\n")
-        for line in CleanupRegistry.shared.takeLeftBehind() { writeToStandardError("gcdcat: left behind: \(line)\n") }
-        JSONErrors.write(ErrorReport(command: JSONErrors.command, error: error))
-        throw ExitCode(error.exitStatus)
+        throw reportFailure(error)
+    } catch let failure as FailureAfterPublishing {
+        throw reportFailure(failure.error, published: failure.published)
     }
+}
+
+/// Prints `error` (and what was published despite it, and what was left behind) on standard
+/// error and its JSON object under `--json`; returns the exit status to end with.
+func reportFailure(_ error: GCDCatError, published: ErrorReport.Published? = nil) -> ExitCode {
+    // A reader that went away: exit 141 without a word, as `cat` does, whichever of the EPIPE
+    // and the SIGPIPE arrived first.
+    if error.errno == EPIPE, error.code != .interrupted, InterruptHandler.closedPipeEndsProcess {
+        InterruptHandler.endForClosedPipe()
+    }
+    writeToStandardError("gcdcat: \(error)\n")
+    if let published {
+        let check = published.manifest.map { ", verified against \($0.displayPath)," } ?? ""
+        writeToStandardError("gcdcat: \(published.output.displayPath) was published\(check) and stays\n")
+    }
+    for line in CleanupRegistry.shared.takeLeftBehind() { writeToStandardError("gcdcat: left behind: \(line)\n") }
+    var report = ErrorReport(command: JSONErrors.command, error: error)
+    report.published = published
+    JSONErrors.write(report)
+    return ExitCode(error.exitStatus)
 }
 
 /// Runs `body` while measuring it: time, memory peaks, and a progress bar over the bytes it
@@ -42,6 +86,8 @@ func measured<T>(
 
 /// Prints `report` as the options ask: text on standard error, JSON on standard output.
 func emit(_ report: RunReport, options: ReportOptions) throws {
+    var report = report
+    report.warnings = Warnings.all
     if options.report {
         writeToStandardError(report.text + "\n")
     }

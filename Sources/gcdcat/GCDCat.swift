@@ -26,7 +26,7 @@ struct GCDCat: ParsableCommand {
             "path", "syscall", "errno", "message"}} with the same exit status. Schemas: \
             docs/json-schema/ in the source.
             """,
-        version: gcdcatVersion,
+        version: "gcdcat " + gcdcatVersion,
         subcommands: [Merge.self, Split.self, ChecksumFiles.self, Verify.self, Bench.self],
         defaultSubcommand: Merge.self
     )
@@ -35,6 +35,7 @@ struct GCDCat: ParsableCommand {
     /// an unknown option before a failed validation (see ``UsageCheck``).
     static func main() {
         MallocArenas.limit(to: 2)
+        StandardOutputCheck.atExit()
         do {
             var command = try UsageCheck.parse(JSONErrors.arguments)
             JSONErrors.reportInterruptions()

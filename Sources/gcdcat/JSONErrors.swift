@@ -21,6 +21,8 @@ enum JSONErrors {
     /// Writes `report` to standard output when `--json` was given. A failing standard output
     /// cannot be told about, and the exit status already carries the failure.
     static func write(_ report: ErrorReport) {
+        var report = report
+        report.warnings = Warnings.all
         guard requested, let bytes = try? JSONDocument.encode(report) else { return }
         try? StandardStreams.writeOutput(bytes)
     }

@@ -205,6 +205,7 @@ extension GCDCat {
                 return result
             }
             guard let measurement else { return nil }
+            var removed: [String] = []
             if removeParts {
                 // An md5/sha list verifies the parts but leaves the output no crc32 to meet.
                 guard outcome.verification.expectedCRC != nil else {
@@ -215,8 +216,18 @@ extension GCDCat {
                             + "whose crc32 the output is checked against")
                 }
                 // Only now: the output is named, matched the verified parts' crc32, and is durable.
-                for warning in try PartRemoval.remove(outcome.request.parts) {
-                    writeToStandardError("gcdcat: warning: \(warning)\n")
+                do throws(PartRemoval.Failure) {
+                    let removal = try PartRemoval.remove(outcome.request.parts)
+                    removed = removal.removed
+                    removal.warnings.forEach(Warnings.warn)
+                } catch let failure {
+                    removed = failure.outcome.removed
+                    failure.outcome.warnings.forEach(Warnings.warn)
+                    throw FailureAfterPublishing(
+                        error: failure.error,
+                        published: ErrorReport.Published(
+                            output: outcome.output.path ?? outcome.output.displayName, verified: true,
+                            manifest: outcome.verification.manifestPath))
                 }
             }
             var report = RunReport(
@@ -230,6 +241,8 @@ extension GCDCat {
                 clonedBytes: outcome.result.clonedBytes, copiedBytes: outcome.result.copiedBytes,
                 notes: outcome.result.notes)
             report.objectStore = store.map(ObjectStoreFacts.init)
+            report.verified = outcome.verification.manifestPath != nil
+            report.removedParts = removed
             return report
         }
 
@@ -405,6 +418,7 @@ extension GCDCat {
                 downloadedSmallParts: result.downloadedSmallParts, checkBytesRead: result.checkBytesRead,
                 serverChecksums: result.serverChecksums, recordedChecksums: result.recordedChecksums,
                 readChecksums: result.readChecksums)
+            report.verified = manifestObject != nil
             try emit(report, options: reporting)
         }
 
@@ -446,7 +460,7 @@ extension GCDCat {
         private func announce(_ notice: MergeOperation.Notice) {
             switch notice {
             case .note(let text): writeToStandardError("gcdcat: note: \(text)\n")
-            case .warning(let text): writeToStandardError("gcdcat: warning: \(text)\n")
+            case .warning(let text): Warnings.warn(text)
             case .verified(let count, let path):
                 if !reporting.quiet {
                     writeToStandardError("gcdcat: \(count) parts verified against \(path.displayPath)\n")

@@ -27,7 +27,7 @@ import Testing
         let document = try JSONValue.parse(result.stdout)
         let violations = try schema(schemaName).violations(of: document)
         #expect(violations == [], "\(arguments): \(result.stdoutText)", sourceLocation: sourceLocation)
-        #expect(document["schemaVersion"] == .integer(1), sourceLocation: sourceLocation)
+        #expect(document["schemaVersion"] == .integer(2), sourceLocation: sourceLocation)
         if schemaName == "error" {
             #expect(document["error"]?["exitStatus"] == .integer(Int64(status)), sourceLocation: sourceLocation)
             #expect(!result.stderr.isEmpty, "the human message stays on standard error", sourceLocation: sourceLocation)

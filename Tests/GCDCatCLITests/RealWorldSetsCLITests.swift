@@ -352,7 +352,10 @@ extension String {
         try FileManager.default.createSymbolicLink(atPath: scratch.file("dangling"), withDestinationPath: "nowhere/x")
         let cases: [(String, String)] = [
             ("", "gcdcat: the output name is empty\n"),
-            ("nodir/out", "gcdcat: nodir/out: open: No such file or directory\n"),
+            (
+                "nodir/out",
+                "gcdcat: nodir/out: open: No such file or directory (its folder nodir does not exist; create it with mkdir -p, or name another output)\n"
+            ),
             ("dangling", "gcdcat: dangling: already exists, a symlink to nothing (use --force to replace it)\n"),
         ]
         for (output, message) in cases {

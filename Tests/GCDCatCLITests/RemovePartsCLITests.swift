@@ -64,7 +64,7 @@ import Testing
         let result = try gcdcat(["merge", "f.001", "--remove-parts", "-q"], in: scratch.path)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(scratch.read("f") == original)
-        #expect(result.stderr == "gcdcat: warning: f.003 is a symlink or no longer the file that was read; kept\n")
+        #expect(result.stderr == "gcdcat: warning: f.003 kept: it is a symlink or no longer the file that was read\n")
         #expect(scratch.listing() == ["f", "f.003", "f.sfv", "original", "third"])
     }
 
@@ -85,5 +85,107 @@ import Testing
         )
         #expect(scratch.read("original") == original)
         #expect(scratch.listing() == ["f.001", "f.002", "f.003", "f.sha256", "original"])
+    }
+}
+
+/// `--remove-parts` against writers: a part changed between its read and its `unlink` is kept.
+/// strace stretches the window (every `fsync`, the output's and its folder's, sleeps), and the
+/// test appends to a part once the output has its name, before the parts go.
+@Suite(.enabled(if: toolExists("strace"), "needs strace to stretch the window before the unlinks"))
+struct RemovePartsRaceCLITests {
+    /// Runs `gcdcat ARGUMENTS` under `strace STRACE`, in `scratch`.
+    func traced(_ strace: [String], _ arguments: [String], in scratch: Scratch) -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["strace", "-f", "-o", "/dev/null"] + strace + [gcdcatPath] + arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: scratch.path)
+        return process
+    }
+
+    @Test func aPartAppendedToAfterItWasReadIsKeptWithAWarning() throws {
+        let scratch = try Scratch()
+        let original = try RemovePartsCLITests().splitSet(in: scratch)
+        let process = traced(
+            ["-e", "trace=fsync", "-e", "inject=fsync:delay_enter=1500000"],
+            ["merge", "f.001", "--remove-parts", "-q", "--json"], in: scratch)
+        let pending = try collectLater(process)
+        // The output is named before its folder's fsync, which sleeps 1.5 s: append then.
+        var waited = 0
+        while !FileManager.default.fileExists(atPath: scratch.file("f")) && waited < 60_000 {
+            usleep(5000)
+            waited += 5
+        }
+        let handle = try #require(FileHandle(forWritingAtPath: scratch.file("f.002")))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("appended".utf8))
+        try handle.close()
+        let result = pending.wait()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(scratch.read("f") == original)
+        #expect(
+            result.stderr
+                == "gcdcat: warning: f.002 kept: its size changed from 102400 to 102408 bytes since it was read\n")
+        #expect(scratch.listing() == ["f", "f.002", "f.sfv", "original"])
+        let report = try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any]
+        #expect(report?["removedParts"] as? [String] == ["f.001", "f.003"])
+        #expect(
+            report?["warnings"] as? [String]
+                == ["f.002 kept: its size changed from 102400 to 102408 bytes since it was read"])
+        #expect(report?["verified"] as? Bool == true)
+        #expect(report?["exitStatus"] as? Int == 0)
+    }
+
+    /// An `unlink` that fails after the output was published: exit 1, and both the message and
+    /// the JSON error object say that the output is there, verified, and stays.
+    @Test func aFailedUnlinkSaysWhatWasPublished() throws {
+        let scratch = try Scratch()
+        let original = try RemovePartsCLITests().splitSet(in: scratch)
+        let process = traced(
+            ["-e", "trace=unlink,unlinkat", "-e", "inject=unlink,unlinkat:error=EBUSY:when=2"],
+            ["merge", "f.001", "--remove-parts", "-q", "--json"], in: scratch)
+        let result = try collect(process)
+        #expect(result.status == 1)
+        #expect(
+            result.stderr
+                == "gcdcat: f.002: unlink: Device or resource busy\n"
+                + "gcdcat: f was published, verified against f.sfv, and stays\n")
+        #expect(scratch.read("f") == original)
+        #expect(scratch.listing() == ["f", "f.002", "f.sfv", "original"])
+        let document = try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any]
+        let error = document?["error"] as? [String: Any]
+        #expect(error?["code"] as? String == "io")
+        #expect(error?["path"] as? String == "f.002")
+        #expect(error?["syscall"] as? String == "unlink")
+        #expect(error?["exitStatus"] as? Int == 1)
+        let published = document?["published"] as? [String: Any]
+        #expect(published?["output"] as? String == "f")
+        #expect(published?["verified"] as? Bool == true)
+        #expect(published?["manifest"] as? String == "f.sfv")
+    }
+}
+
+/// Starts `process` and returns what ``collect(_:)`` would, on `wait()`.
+private func collectLater(_ process: Process) throws -> PendingRun {
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    return PendingRun(
+        process: process, stdout: ReadAll(out.fileHandleForReading), stderr: ReadAll(err.fileHandleForReading))
+}
+
+/// A process running, with its outputs being read.
+private struct PendingRun {
+    var process: Process
+    var stdout: ReadAll
+    var stderr: ReadAll
+
+    func wait() -> RunResult {
+        let standardError = stderr.wait()
+        let standardOutput = Data(stdout.wait().utf8)
+        process.waitUntilExit()
+        return RunResult(status: process.terminationStatus, stdout: standardOutput, stderr: standardError)
     }
 }

@@ -117,7 +117,13 @@ import Testing
             """, in: scratch.path)
         #expect(result.stdoutText.contains("status=\(status)"), "\(result.stdoutText)")
         let stderr = String(decoding: scratch.read("err") ?? Data(), as: UTF8.self)
-        #expect(stderr.contains("interrupted by SIG\(signal)"), "\(stderr)")
+        // A reader that went away (SIGPIPE) ends gcdcat without a word, as it ends `cat`; the
+        // others say so, and name the output not made.
+        if signal == "PIPE" {
+            #expect(stderr.isEmpty, "\(stderr)")
+        } else {
+            #expect(stderr.hasSuffix("interrupted by SIG\(signal); a was not created\n"), "\(stderr)")
+        }
         #expect(!stderr.contains("crashed"))
         #expect(scratch.listing() == ["a.001", "a.002", "err"])
     }
@@ -289,7 +295,10 @@ import Testing
     @Test(arguments: [
         ("dangling", "dangling: already exists, a symlink to nothing (use --force to replace it)"),
         ("", "the output name is empty"),
-        ("nodir/out", "nodir/out: open: No such file or directory"),
+        (
+            "nodir/out",
+            "nodir/out: open: No such file or directory (its folder nodir does not exist; create it with mkdir -p, or name another output)"
+        ),
         ("file/out", "file/out: stat: Not a directory"),
     ])
     func aBadOutputFailsBeforeReadingTheParts(output: String, message: String) throws {

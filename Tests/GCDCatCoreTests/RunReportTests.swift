@@ -17,7 +17,7 @@ import Testing
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let text = String(decoding: try encoder.encode(try report()), as: UTF8.self)
-        #expect(text.contains(#""schemaVersion":1"#))
+        #expect(text.contains(#""schemaVersion":2"#))
         #expect(text.contains(#""inputs":["p.001","p.002"]"#))
         #expect(text.contains(#""output":"p""#))
         #expect(text.contains(#""wallSeconds":0.001442"#), "\(text)")

@@ -87,7 +87,10 @@ import Testing
         let (paths, _) = writeParts(in: directory, sizes: [5])
         let output = directory.file("no/such/out")
         let error = expectGCDCatError { _ = try merge(paths, into: output, strategy: .auto) }
-        #expect(error?.description == "\(output): open: No such file or directory")
+        #expect(
+            error?.description
+                == "\(output): open: No such file or directory (its folder \(directory.file("no/such")) does not exist; "
+                + "create it with mkdir -p, or name another output)")
     }
 
     @Test func duplicatePartsAreRefusedUnlessAllowed() throws {

@@ -66,6 +66,13 @@ int gcdcat_link_descriptor(int fd, const char *target);
 /// a shell without job control) is left ignored, as coreutils leaves it.
 int gcdcat_install_signal_pipe(const int *signals, int count);
 
+/// 1 when `signal`'s disposition is "ignore" (SIG_IGN), 0 when not, -1 on error.
+int gcdcat_signal_ignored(int signal);
+
+/// Flushes C's stdout: 0 when everything written through it so far reached the descriptor,
+/// else the errno of the failure (-1 when a write failed earlier and left no errno).
+int gcdcat_flush_stdout(void);
+
 /// mallopt(M_ARENA_MAX, count): at most `count` malloc arenas. Returns 1 on success.
 int gcdcat_limit_malloc_arenas(int count);
 

@@ -32,6 +32,8 @@ public final class AtomicOutputFile: Sendable {
     let overwrite: Bool
     let registry: CleanupRegistry
     private let token: Int?
+    /// The registry's note that this output is under way (``CleanupRegistry/beginOutput(_:)``).
+    private let outputToken: Int
     private let state = Mutex(DescriptorState())
 
     /// Creates the unfinished file for `finalPath`, unnamed unless `unnamed` is false or the
@@ -57,6 +59,7 @@ public final class AtomicOutputFile: Sendable {
                 self.temporaryPath = "/proc/self/fd/\(fd)"
                 self.isUnnamed = true
                 self.token = nil
+                self.outputToken = registry.beginOutput(finalPath)
                 return
             }
             let code = gcdcat_errno()
@@ -77,6 +80,7 @@ public final class AtomicOutputFile: Sendable {
                 self.temporaryPath = candidate
                 self.fd = fd
                 self.token = token
+                self.outputToken = registry.beginOutput(finalPath)
                 return
             }
             attempt += 1
@@ -133,6 +137,7 @@ public final class AtomicOutputFile: Sendable {
             discard()
             throw error
         }
+        registry.endOutput(outputToken)
         if isUnnamed, state.withLock({ $0.closeOnce() }) { _ = Glibc.close(fd) }
         if fsync { try syncDirectory(of: finalPath) }
         return finalToken
@@ -143,6 +148,7 @@ public final class AtomicOutputFile: Sendable {
         if state.withLock({ $0.closeOnce() }) { _ = Glibc.close(fd) }
         if !isUnnamed { Syscall.unlink(temporaryPath) }
         if let token { registry.forget(token) }
+        registry.endOutput(outputToken)
     }
 
     private func renameIntoPlace() throws {

@@ -47,6 +47,10 @@ public final class CleanupRegistry: Sendable {
         var leftBehind: [String] = []
         /// Remote undos under way (``removeAll(signal:beforeUndoing:)``).
         var undoing: [UndoAction] = []
+        /// The final names of outputs begun and not yet published or discarded, by token, and
+        /// the token of each name (a split begins tens of thousands: both lookups are O(1)).
+        var pendingOutputs: [Int: String] = [:]
+        var pendingTokens: [String: Int] = [:]
     }
 
     private let state = Mutex(State())
@@ -65,6 +69,34 @@ public final class CleanupRegistry: Sendable {
             state.entries[state.nextToken] = entry
             return state.nextToken
         }
+    }
+
+    /// Notes that the output `finalPath` is being made; returns a token for ``endOutput(_:)``.
+    /// A note for the same name made earlier (a command's, before its file was opened) is
+    /// taken over: publishing the file ends both.
+    public func beginOutput(_ finalPath: String) -> Int {
+        state.withLock { state in
+            if let earlier = state.pendingTokens[finalPath] { state.pendingOutputs[earlier] = nil }
+            state.nextToken += 1
+            state.pendingOutputs[state.nextToken] = finalPath
+            state.pendingTokens[finalPath] = state.nextToken
+            return state.nextToken
+        }
+    }
+
+    /// Notes that an output begun with ``beginOutput(_:)`` was published or discarded.
+    public func endOutput(_ token: Int) {
+        state.withLock { state in
+            if let name = state.pendingOutputs.removeValue(forKey: token), state.pendingTokens[name] == token {
+                state.pendingTokens[name] = nil
+            }
+        }
+    }
+
+    /// The final names of the outputs begun and never published, in the order begun: what an
+    /// interruption leaves uncreated.
+    public var unpublishedOutputs: [String] {
+        state.withLock { state in state.pendingOutputs.sorted { $0.key < $1.key }.map(\.value) }
     }
 
     /// Creates the file `path` with `create` (an `open` returning a descriptor or -1) and

@@ -120,18 +120,32 @@ public final class OutputSink: Sendable {
     /// The one way gcdcat makes an output: opens `target`, reserves `bytes` on a new file,
     /// lets `write` fill it, and finishes writing (with `fsync`, durably) without publishing.
     /// On any failure the output is discarded before the error is rethrown.
+    ///
+    /// `reserving` names the ranges to reserve once the output is open (those not cloned,
+    /// ``copiedRanges(_:into:)``); nil reserves all `bytes`. A full disk, at the reservation or
+    /// a later write, says how much was needed and how much was free.
     public static func produce<T>(
         _ target: OutputTarget, inputs: [PartFile], overwrite: Bool, bytes: Int64, fsync: Bool,
-        unnamed: Bool = true, _ write: (OutputSink) throws -> T
+        unnamed: Bool = true, reserving: ((OutputSink) -> [Range<Int64>]?)? = nil, _ write: (OutputSink) throws -> T
     ) throws -> (sink: OutputSink, value: T) {
         let sink = try open(target, inputs: inputs, overwrite: overwrite, unnamed: unnamed)
         do {
             // Reserving the blocks up front reports a full disk before any data is written,
             // and made every strategy faster here (ext4 allocates once instead of per write).
-            if sink.allowsPositionalWrites && bytes > 0 { try preallocate(sink, bytes: bytes) }
+            if sink.allowsPositionalWrites && bytes > 0 {
+                try preallocate(sink, bytes: bytes, ranges: reserving?(sink))
+            }
             let value = try write(sink)
             try sink.finishWriting(fsync: fsync)
             return (sink, value)
+        } catch var error as GCDCatError {
+            if let code = error.errno, code == ENOSPC || code == EDQUOT, error.code == .io, error.path == sink.path,
+                let syscall = error.syscall, syscall != "fallocate"
+            {
+                error = spaceError(code, syscall: syscall, output: sink, needed: bytes)
+            }
+            sink.discard()
+            throw error
         } catch {
             sink.discard()
             throw error
@@ -256,10 +270,16 @@ public final class OutputSink: Sendable {
     private static func requireWritableFolder(of path: String) throws {
         let folder = splitPath(path).directory
         guard let info = try Syscall.statIfExists(folder) else {
-            throw GCDCatError.syscall("open", path: path, errno: ENOENT)
+            throw GCDCatError(
+                .io, path: path, syscall: "open", errno: ENOENT,
+                message:
+                    "\(describeErrno(ENOENT)) (its folder \(folder.displayPath) does not exist; create it with "
+                    + "mkdir -p, or name another output)")
         }
         guard info.st_mode & S_IFMT == S_IFDIR else {
-            throw GCDCatError.syscall("open", path: path, errno: ENOTDIR)
+            throw GCDCatError(
+                .io, path: path, syscall: "open", errno: ENOTDIR,
+                message: "\(describeErrno(ENOTDIR)) (\(folder.displayPath) is not a folder)")
         }
         if PathName.withPathCString(folder, { access($0, W_OK | X_OK) }) != 0 {
             let code = gcdcat_errno()

@@ -1,3 +1,5 @@
+import CSystemShim
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -30,6 +32,13 @@ public enum StandardStreams {
     @discardableResult
     public static func writeError(_ text: String) -> Bool {
         (try? write(PathName.bytes(of: text), to: STDERR_FILENO, name: "standard error")) != nil
+    }
+
+    /// Flushes what C's stdio holds for standard output (text a library `print`ed): 0 when it
+    /// all reached the descriptor, else the errno of the failure (-1 when an earlier write
+    /// failed and left none).
+    public static func flushBufferedOutput() -> Int32 {
+        gcdcat_flush_stdout()
     }
 
     /// Writes all of `bytes` to `fd`, retrying EINTR and short counts.

@@ -175,9 +175,10 @@ enum Syscall {
         }
     }
 
-    /// `fallocate` (mode 0) through the seam; -1 with errno on failure.
-    static func fallocate(_ fd: Int32, length: Int64, path: String) -> Int32 {
-        Int32(seam(.fallocate, count: 0, paths: (path, nil)) { _ in Int(gcdcat_fallocate(fd, 0, length)) })
+    /// `fallocate` (mode 0) of `length` bytes at `offset`, through the seam; -1 with errno on
+    /// failure.
+    static func fallocate(_ fd: Int32, offset: Int64 = 0, length: Int64, path: String) -> Int32 {
+        Int32(seam(.fallocate, count: 0, paths: (path, nil)) { _ in Int(gcdcat_fallocate(fd, offset, length)) })
     }
 
     static func ftruncate(_ fd: Int32, length: Int64, path: String) throws(GCDCatError) {

@@ -171,6 +171,9 @@ public struct MergeOperation: Sendable {
         }
         for note in resolved.notes { notice(.note(note)) }
         let target = try intoFolder(output, resolved) ?? derivedOutput(resolved)
+        // From here an interruption says that this output was not created.
+        let pending = target.path.map { CleanupRegistry.shared.beginOutput($0) }
+        defer { pending.map(CleanupRegistry.shared.endOutput) }
         let parts = try validatedParts(resolved.parts)
         try refuseSpannedZip(parts.first)
         let (manifestFile, warnings) = try MergeVerification.locate(
@@ -325,7 +328,7 @@ public struct MergeOperation: Sendable {
         }
         let (sink, result) = try OutputSink.produce(
             output, inputs: request.parts + otherInputs, overwrite: overwrite, bytes: request.totalBytes,
-            fsync: fsync
+            fsync: fsync, reserving: strategy == .auto ? { copiedRanges(request, into: $0) } : nil
         ) { sink in
             let result = try sink.strategy(strategy).merge(request, into: sink, counter: counter)
             try Self.requireCRC(result.crc32, expected: expectedCRC, output: sink.path)

@@ -29,11 +29,14 @@ extension MergeOperation {
         }
         let (sink, outcome) = try OutputSink.produce(
             output, inputs: request.parts + otherInputs, overwrite: overwrite, bytes: request.totalBytes,
-            fsync: fsync
+            fsync: fsync, reserving: strategy == .auto ? { copiedRanges(request, into: $0) } : nil
         ) { sink -> (MergeResult, MergeVerification) in
             guard sink.allowsPositionalWrites else {
-                // A pipe or device shows each byte at once: check everything before the first.
-                let verification = try check.run(jobs: request.jobs)
+                // A pipe or device shows each byte at once: check everything before the first,
+                // as a step of its own on the progress line.
+                counter.beginPhase("checking " + check.file.path.displayPath, total: request.totalBytes)
+                let verification = try check.run(jobs: request.jobs, counter: counter)
+                counter.endPhase()
                 var checked = request
                 checked.computeCRC = true
                 let result = try strategy.strategy.merge(checked, into: sink, counter: counter)

@@ -74,10 +74,31 @@ private final class StreamPump: @unchecked Sendable {
             cleanupHandler: { [finished] _ in finished.signal() })
         request.limits.apply(to: channel)
         queue.async { self.pump() }
-        finished.wait()
+        try waitForCleanup()
         reader.closeCurrent()
         if let failure { throw failure }
         return MergeResult(bytes: request.totalBytes, chunks: chunks, crc32: crc?.value)
+    }
+
+    /// Waits for the channel's cleanup handler. A pipe whose reader has gone is seen by poll
+    /// (POLLERR), not by libdispatch, which waits for it to become writable for ever (its
+    /// threads block SIGPIPE, and no write is made to fail with EPIPE): the merge then fails
+    /// with EPIPE, and the channel is stopped.
+    func waitForCleanup() throws {
+        var stopped = 0
+        while finished.wait(timeout: .now() + .milliseconds(500)) == .timedOut {
+            guard !output.isRegularFile, Syscall.readerGone(output.fd) else { continue }
+            if stopped == 0 {
+                queue.async { [self] in
+                    fail(GCDCatError.syscall("write", path: output.path, errno: EPIPE))
+                    closing = true
+                    channel.close(flags: .stop)
+                }
+            }
+            stopped += 1
+            // A stop that does not reach the stuck write: the caller ends the process anyway.
+            if stopped > 4 { throw GCDCatError.syscall("write", path: output.path, errno: EPIPE) }
+        }
     }
 
     /// Reads chunks into free buffers and submits them, a batch per DispatchIO write.

@@ -11,7 +11,7 @@ import FoundationEssentials
 public enum JSONDocument {
     /// The version of every document's layout, raised when a key is removed or changes meaning;
     /// new keys may appear without a raise.
-    public static let schemaVersion = 1
+    public static let schemaVersion = 2
 
     /// `value` as pretty-printed JSON with sorted keys and a newline.
     public static func encode(_ value: some Encodable) throws -> [UInt8] {
@@ -22,7 +22,7 @@ public enum JSONDocument {
 }
 
 /// What a command prints on standard output instead of its report when it fails under `--json`:
-/// `{"schemaVersion": 1, "command": "merge", "error": {…}}`, with the exit status it exits with.
+/// `{"schemaVersion": 2, "command": "merge", "error": {…}, "warnings": […], "published": null}`, with the exit status it exits with.
 public struct ErrorReport: Encodable, Sendable, Equatable {
     /// The `error` member: the class of failure and where it happened.
     public struct Details: Encodable, Sendable, Equatable {
@@ -49,6 +49,31 @@ public struct ErrorReport: Encodable, Sendable, Equatable {
         enum CodingKeys: String, CodingKey { case code, exitStatus, path, syscall, errno, message }
     }
 
+    /// An output that was published before the failure (a merge whose `--remove-parts` failed
+    /// after the output was named): it is complete and stays.
+    public struct Published: Encodable, Sendable, Equatable {
+        /// The output's path, in ``PathName``'s lossless form.
+        public var output: String
+        /// True when it was checked against the manifest (`manifest`).
+        public var verified: Bool
+        public var manifest: String?
+
+        public init(output: String, verified: Bool, manifest: String?) {
+            self.output = output
+            self.verified = verified
+            self.manifest = manifest
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(output, forKey: .output)
+            try container.encode(verified, forKey: .verified)
+            try container.encode(manifest, forKey: .manifest)
+        }
+
+        enum CodingKeys: String, CodingKey { case output, verified, manifest }
+    }
+
     /// The code of a usage error; every other code is a ``GCDCatError/Code``.
     public static let usageCode = "usage"
 
@@ -56,6 +81,21 @@ public struct ErrorReport: Encodable, Sendable, Equatable {
     /// The subcommand (`merge`, `split`, …).
     public var command: String
     public var error: Details
+    /// Every warning printed on standard error before the failure.
+    public var warnings: [String] = []
+    /// What was published despite the failure; null when nothing was.
+    public var published: Published?
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(schemaVersion, forKey: .schemaVersion)
+        try container.encode(command, forKey: .command)
+        try container.encode(error, forKey: .error)
+        try container.encode(warnings, forKey: .warnings)
+        try container.encode(published, forKey: .published)
+    }
+
+    enum CodingKeys: String, CodingKey { case schemaVersion, command, error, warnings, published }
 
     /// The object for `error`.
     public init(command: String, error: GCDCatError) {

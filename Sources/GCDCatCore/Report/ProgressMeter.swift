@@ -27,19 +27,26 @@ public final class ProgressMeter {
         let window = RateWindow()
         // Both sources run on `queue`, so draws never interleave; the last rate is kept for a
         // resize, which must not add a sample of its own.
-        let lastRate = Mutex<Double>(0)
+        let lastRate = Mutex<(rate: Double, phase: Int)>((0, 0))
         let draw: @Sendable (Bool) -> Void = { sample in
+            let phase = counter.phase
+            let number = counter.phaseNumber
             let done = counter.bytes
-            let rate =
-                sample
-                ? lastRate.withLock {
-                    $0 = window.record(bytes: done, at: clock.elapsed().wall)
-                    return $0
-                } : lastRate.withLock { $0 }
-            // Verify and checksum name the file being read, which says more than the list's name.
+            let rate = lastRate.withLock { last in
+                // A new step counts from 0: its rate starts afresh.
+                if last.phase != number {
+                    window.reset()
+                    last = (0, number)
+                }
+                if sample { last.rate = window.record(bytes: done, at: clock.elapsed().wall) }
+                return last.rate
+            }
+            // A step before the run shows itself; verify and checksum name the file being read,
+            // which says more than the list's name.
+            let shownTotal = phase?.total ?? total
             let line = Self.line(
-                label: counter.current ?? label, done: done, total: total > 0 ? total : nil, bytesPerSecond: rate,
-                columns: terminalColumns())
+                label: phase?.label ?? counter.current ?? label, done: done, total: shownTotal > 0 ? shownTotal : nil,
+                bytesPerSecond: rate, columns: terminalColumns())
             writeToStandardError("\r\u{1B}[K" + line)
         }
         timer = DispatchSource.makeTimerSource(queue: queue)
@@ -52,40 +59,52 @@ public final class ProgressMeter {
         resize.resume()
     }
 
-    /// `movie.zip  1.00 GiB / 2.00 GiB  [#####.....]  50%  1.23 GB/s  ETA 0:00:01`, or
-    /// without a known total `-  2.62 GiB  0.15 GB/s`, cut to fit in `columns - 1` characters
-    /// (the last column is left free: writing into it makes some terminals wrap).
+    /// `movie.zip  1.00 GiB / 2.00 GiB  [#####.....]  50%  1.23 GiB/s  ETA 0:00:01`, or
+    /// without a known total `-  2.62 GiB  150.00 MiB/s`, cut to fit in `columns - 1`
+    /// characters (the last column is left free: writing into it makes some terminals wrap).
+    ///
+    /// The rate is in the same binary units as the sizes. When the line is narrow, what goes
+    /// first is what pv drops first: the bar, then the label (cut from the left at a `/` or a
+    /// word, keeping the file name: `…/dir/movie.zip.003`, then left out), then the sizes, the
+    /// percentage and the ETA; the rate stays longest.
     public static func line(
         label: String, done: Int64, total: Int64?, bytesPerSecond rate: Double, columns: Int = 80
     ) -> String {
-        var fields = [ByteSize.humanReadable(done)]
+        let width = max(columns - 1, 1)
         // A total that the data outgrew (a part grew) is no longer a total.
         let known = total.flatMap { $0 >= done ? $0 : nil }
         let fraction = known.map { $0 > 0 ? Double(done) / Double($0) : 1 }
-        if let known, let fraction {
-            fields[0] += " / " + ByteSize.humanReadable(known)
-            fields.append("\(Int(fraction * 100))%")
+        let amount = ByteSize.humanReadable(done) + (known.map { " / " + ByteSize.humanReadable($0) } ?? "")
+        let percent = fraction.map { "\(Int($0 * 100))%" }
+        let speed = ByteSize.humanReadable(Int64(rate.isFinite ? max(rate, 0).rounded() : 0)) + "/s"
+        let eta = known.flatMap { known in rate > 0 ? "ETA \(formatDuration(Double(known - done) / rate))" : nil }
+        // The fields that say how it goes, least needed first.
+        var core: [(String, Int)] = [(amount, 0), percent.map { ($0, 1) }, (speed, 3), eta.map { ($0, 2) }]
+            .compactMap { $0 }
+        let length = { (fields: [(String, Int)]) in fields.map(\.0.count).reduce(0, +) + 2 * (fields.count - 1) }
+        while core.count > 1, length(core) > width {
+            let least = core.indices.min { core[$0].1 < core[$1].1 }!
+            // The sizes lose their total (which the percentage says) before they go.
+            if core[least].1 == 0, known != nil, core[least].0 != ByteSize.humanReadable(done) {
+                core[least].0 = ByteSize.humanReadable(done)
+            } else {
+                core.remove(at: least)
+            }
         }
-        fields.append("\(formatFixed(rate / 1e9, decimals: 2)) GB/s")
-        if let known, rate > 0 {
-            fields.append("ETA \(formatDuration(Double(known - done) / rate))")
+        var fields = core.map(\.0)
+        var room = width - length(core) - 2
+        guard room > 0 else { return String(fields.joined(separator: "  ").prefix(width)) }
+        // The label before the bar; a long path gets at most a third of a wide line first.
+        let shown = label.displayPath
+        let labelBudget = min(shown.count, max(room - 7, min(room, max(20, width / 3))))
+        let name = leftElided(shown, to: labelBudget)
+        if let name { room -= name.count + 2 }
+        // The bar goes before the percentage it draws, and only with it; under 10 columns it
+        // says nothing.
+        if let fraction, let percent, let at = fields.firstIndex(of: percent), room >= 10 {
+            fields.insert(progressBar(fraction, width: min(room, 30)), at: at)
         }
-        let width = max(columns - 1, 1)
-        // Drop the least useful fields first (ETA, then the rate), then shorten the label.
-        while fields.count > 1 {
-            let needed = fields.joined(separator: "  ").count + 2 + min(label.count, 12)
-            if needed <= width { break }
-            fields.removeLast()
-        }
-        // The bar takes what room is left, up to 30 columns; under 5 it is left out.
-        if let fraction {
-            let free = width - fields.joined(separator: "  ").count - 2 - min(label.count, 12) - 4
-            if free >= 5 { fields.insert(progressBar(fraction, width: min(free, 30)), at: 1) }
-        }
-        let rest = fields.joined(separator: "  ")
-        let room = width - rest.count - 2
-        guard room > 0 else { return String(rest.prefix(width)) }
-        return elided(label.displayPath, to: room) + "  " + rest
+        return ((name.map { [$0] } ?? []) + fields).joined(separator: "  ")
     }
 
     public func finish() {
@@ -104,6 +123,11 @@ final class RateWindow: Sendable {
 
     init(span: Double = 3) { self.span = span }
 
+    /// Forgets every sample (a new step counts from 0).
+    func reset() {
+        samples.withLock { $0.removeAll() }
+    }
+
     /// Adds a sample and returns the rate between the oldest sample in the window and this one.
     func record(bytes: Int64, at seconds: Double) -> Double {
         samples.withLock { samples in
@@ -115,14 +139,19 @@ final class RateWindow: Sendable {
     }
 }
 
-/// `text` shortened to `width` characters with `…` in the middle, keeping both ends (a path's
-/// folder and its file name are the parts people recognise).
-func elided(_ text: String, to width: Int) -> String {
-    guard text.count > width else { return text }
-    guard width > 1 else { return String(text.prefix(width)) }
-    let tail = (width - 1) / 2
-    let head = width - 1 - tail
-    return String(text.prefix(head)) + "…" + String(text.suffix(tail))
+/// `text` in at most `width` characters: whole, or its longest tail that starts at a `/` or
+/// after a `/` or a space, behind `…` (`…/dir/movie.zip.003`, `…movie.zip.003`, `…output`); nil
+/// when not even the file name or last word fits. A name is never cut inside a word.
+func leftElided(_ text: String, to width: Int) -> String? {
+    let characters = Array(text)
+    guard characters.count > width else { return text.isEmpty ? nil : text }
+    for start in characters.indices.dropFirst() where characters.count - start + 1 <= width {
+        let previous = characters[start - 1]
+        if characters[start] == "/" || previous == "/" || previous == " " {
+            return "…" + String(characters[start...])
+        }
+    }
+    return nil
 }
 
 /// `[#####.....]`: `fraction` of `width - 2` columns filled.

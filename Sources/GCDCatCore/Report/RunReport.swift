@@ -50,6 +50,16 @@ public struct RunReport: Codable, Sendable, Equatable {
     public var jobs: Int
     /// Object-storage facts (key `s3`), null when no object was read or written.
     public var objectStore: ObjectStoreFacts?
+    /// The process's exit status with this report: 0, as a report is printed only on success.
+    public var exitStatus: Int32 = 0
+    /// True when the bytes were checked against a manifest: a merge's parts against the set's
+    /// manifest (and the output against their combined crc32, where it has one). Always false
+    /// for split, which writes its manifest rather than checking one.
+    public var verified = false
+    /// Every warning printed on standard error (without its `gcdcat: warning: ` prefix).
+    public var warnings: [String] = []
+    /// The parts `merge --remove-parts` deleted, in order; empty otherwise.
+    public var removedParts: [String] = []
 
     enum CodingKeys: String, CodingKey {
         case schemaVersion, command, operation, inputs, output, outputs, manifest, strategy, parts, bytes
@@ -57,6 +67,7 @@ public struct RunReport: Codable, Sendable, Equatable {
         case meanChunkBytes, wallSeconds, userSeconds, systemSeconds, peakRSSBytes, peakRSSAnonBytes
         case peakRSSFileBytes, throughputBytesPerSecond, copyMethod, clonedBytes, copiedBytes, notes, crc32, jobs
         case objectStore = "s3"
+        case exitStatus, verified, warnings, removedParts
     }
 
     public init(
@@ -116,6 +127,8 @@ public struct RunReport: Codable, Sendable, Equatable {
         if let crc32 { lines.append("crc32          \(crc32)") }
         lines += objectStore?.lines ?? []
         lines += notes.map { "note           \($0)" }
+        if !removedParts.isEmpty { lines.append("removed        \(removedParts.count) parts") }
+        lines += warnings.map { "warning        \($0)" }
         return lines.joined(separator: "\n")
     }
 
@@ -151,6 +164,10 @@ public struct RunReport: Codable, Sendable, Equatable {
         try container.encode(notes, forKey: .notes)
         try container.encode(jobs, forKey: .jobs)
         try container.encode(objectStore, forKey: .objectStore)
+        try container.encode(exitStatus, forKey: .exitStatus)
+        try container.encode(verified, forKey: .verified)
+        try container.encode(warnings, forKey: .warnings)
+        try container.encode(removedParts, forKey: .removedParts)
     }
 }
 

@@ -52,6 +52,19 @@ public enum InterruptHandler {
         lastWords.withLock { $0 = words }
     }
 
+    /// True unless SIGPIPE was ignored when gcdcat started: then a write to a closed pipe ends
+    /// the process with status 141 and no message, as it ends `cat`. (Ignored, the write fails
+    /// with EPIPE, which is reported as an error, as coreutils does.)
+    public static var closedPipeEndsProcess: Bool { gcdcat_signal_ignored(SIGPIPE) == 0 }
+
+    /// Ends the process as the SIGPIPE of the write that just failed with EPIPE would: the
+    /// handler's sweep removes every unfinished file and exits 141, without a word. Funnelling
+    /// the EPIPE through the signal gives one outcome whichever of the two is seen first.
+    public static func endForClosedPipe() -> Never {
+        raise(SIGPIPE)
+        while true { pause() }
+    }
+
     /// Installs the handlers once; later calls do nothing.
     public static func install() {
         _ = installed
@@ -66,13 +79,24 @@ public enum InterruptHandler {
         // signal ends the process at once, saying what may be left.
         WorkerThreads.detach { exitOnSecondSignal(readEnd) }
         let name = signals.first { $0.number == number }?.name ?? "signal \(number)"
+        // Read before the sweep: the interrupted work discards its outputs as it fails.
+        let outputs = CleanupRegistry.shared.unpublishedOutputs.map(\.displayPath)
         let removed = CleanupRegistry.shared.removeAll(signal: number) { count in
             StandardStreams.writeError(
                 "\ngcdcat: interrupted by \(name); undoing what was started on the server (\(count) step(s)); a "
                     + "second signal stops at once and lists what is left\n")
         }
-        let note = removed.isEmpty ? "" : "; removed \(removed.count) unfinished file(s)"
-        StandardStreams.writeError("\ngcdcat: interrupted by \(name)\(note)\n")
+        // A reader that went away ends gcdcat silently, as it ends `cat`: the shell's 141 says it.
+        if number != SIGPIPE {
+            let note = removed.isEmpty ? "" : "; removed \(removed.count) unfinished file(s)"
+            let notCreated =
+                switch outputs.count {
+                case 0: ""
+                case 1: "; \(outputs[0]) was not created"
+                default: "; \(outputs[0]) and \(outputs.count - 1) other outputs were not created"
+                }
+            StandardStreams.writeError("\ngcdcat: interrupted by \(name)\(note)\(notCreated)\n")
+        }
         for line in CleanupRegistry.shared.takeLeftBehind() {
             StandardStreams.writeError("gcdcat: left behind: \(line)\n")
         }
@@ -85,7 +109,9 @@ public enum InterruptHandler {
 
     private static func exitOnSecondSignal(_ readEnd: Int32) -> Never {
         var byte: UInt8 = 0
-        while read(readEnd, &byte, 1) != 1 {}
+        // A SIGPIPE now comes from the sweep's own last words to a reader that left, not from
+        // someone asking gcdcat to stop sooner.
+        while read(readEnd, &byte, 1) != 1 || Int32(byte) == SIGPIPE {}
         let number = Int32(byte)
         let name = signals.first { $0.number == number }?.name ?? "signal \(number)"
         StandardStreams.writeError(

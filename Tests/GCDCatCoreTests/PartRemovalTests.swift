@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+
+@testable import GCDCatCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `merge --remove-parts` deletes only what it verified: each part is checked again (type,
+/// device and inode, size, mtime and ctime) right before its own `unlink`.
+@Suite struct PartRemovalTests {
+    /// Three parts of 1000 bytes, validated (as a merge reads them).
+    func parts(in directory: TemporaryDirectory) throws -> [PartFile] {
+        try (1...3).map { index in
+            let path = directory.file("p.00\(index)")
+            writeFile(path, seededBytes(1000, seed: UInt64(index)))
+            return try PartFile.validate(path)
+        }
+    }
+
+    @Test func unchangedPartsAreRemoved() throws {
+        let directory = TemporaryDirectory()
+        let outcome = try PartRemoval.remove(try parts(in: directory))
+        #expect(outcome.removed == ["p.001", "p.002", "p.003"].map(directory.file))
+        #expect(outcome.warnings.isEmpty)
+        #expect(directory.listing().isEmpty)
+    }
+
+    /// A part appended to after it was read keeps its new bytes: it is kept, with a warning.
+    @Test func aPartAppendedToAfterItWasReadIsKept() throws {
+        let directory = TemporaryDirectory()
+        let parts = try parts(in: directory)
+        let handle = try #require(FileHandle(forWritingAtPath: parts[1].path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("new".utf8))
+        try handle.close()
+        let outcome = try PartRemoval.remove(parts)
+        #expect(outcome.removed == [parts[0].path, parts[2].path])
+        #expect(
+            outcome.warnings == ["\(parts[1].path) kept: its size changed from 1000 to 1003 bytes since it was read"])
+        #expect(directory.listing() == ["p.002"])
+    }
+
+    /// A write that keeps the size still moves the mtime and ctime.
+    @Test func aPartRewrittenInPlaceIsKept() throws {
+        let directory = TemporaryDirectory()
+        let parts = try parts(in: directory)
+        // One tick of the filesystem's clock at least, so the new times differ.
+        var times = [timespec(tv_sec: 1, tv_nsec: 0), timespec(tv_sec: 1, tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, parts[2].path, &times, 0) == 0)
+        let outcome = try PartRemoval.remove(parts)
+        #expect(outcome.removed == [parts[0].path, parts[1].path])
+        #expect(
+            outcome.warnings == [
+                "\(parts[2].path) kept: it was modified since it was read (its mtime or ctime changed)"
+            ])
+        #expect(directory.listing() == ["p.003"])
+    }
+
+    /// The check runs before each unlink, not once for all: a part changed while the ones
+    /// before it are being removed is still seen.
+    @Test func eachPartIsCheckedRightBeforeItsOwnUnlink() throws {
+        let directory = TemporaryDirectory()
+        let parts = try parts(in: directory)
+        let outcome = try PartRemoval.remove(parts) { part in
+            guard part == parts[2] else { return }
+            writeFile(part.path, seededBytes(999, seed: 9))
+        }
+        #expect(outcome.removed == [parts[0].path, parts[1].path])
+        #expect(
+            outcome.warnings == ["\(parts[2].path) kept: its size changed from 1000 to 999 bytes since it was read"])
+    }
+
+    @Test func aPartReplacedByAnotherFileIsKept() throws {
+        let directory = TemporaryDirectory()
+        let parts = try parts(in: directory)
+        // Renamed aside, not deleted: a new file could get the freed inode number.
+        #expect(rename(parts[0].path, directory.file("aside")) == 0)
+        writeFile(parts[0].path, seededBytes(1000, seed: 1))
+        let outcome = try PartRemoval.remove(parts)
+        #expect(outcome.warnings == ["\(parts[0].path) kept: it was replaced by another file since it was read"])
+        #expect(directory.listing() == ["aside", "p.001"])
+    }
+}
