@@ -195,7 +195,13 @@ import Testing
             body += text.dropFirst("id,value\n".count)
         }
         #expect(body == rows)
-        #expect(result.inputCRC == nil)
+        // The manifest records the original (the header once), which merge restores.
+        var original = Checksum(.crc32)
+        original.update(Array(("id,value\n" + rows).utf8))
+        #expect(result.inputCRC == original.value)
+        let manifest = try Manifest.load(try #require(result.manifestPath))
+        #expect(manifest.header == Manifest.Header(size: 9, crc32: manifest.header?.crc32 ?? 0))
+        #expect(manifest.whole?.size == original.length)
     }
 
     @Test func anEmptyInputGivesNoPartsAndAManifestOfTheEmptyWhole() throws {
