@@ -8,8 +8,9 @@ let rawArguments: [String] = (1..<Int(CommandLine.argc)).map { index in
     PathName.decode(cString: CommandLine.unsafeArgv[index]!)
 }
 
-/// GNU split's `--numeric-suffixes=FROM`, whose value is optional (ArgumentParser's options
-/// always take one), spelled as the flag plus `--start FROM`. Only in split's arguments, and
+/// GNU split's `--numeric-suffixes=FROM` and `--hex-suffixes=FROM`, whose value is optional
+/// (ArgumentParser's options always take one), spelled as the flag plus `--suffix-from FROM`:
+/// FROM is the first suffix as written, in the flag's digits. Only in split's arguments, and
 /// only before a `--` that ends the options. Also bench's first spelling, `--json FILE`.
 func expandingOptionalValues(_ arguments: [String]) -> [String] {
     if arguments.first == "bench" { return expandingBenchJSONFile(arguments) }
@@ -17,8 +18,8 @@ func expandingOptionalValues(_ arguments: [String]) -> [String] {
     var result: [String] = []
     var optionsEnded = false
     for argument in arguments {
-        if !optionsEnded, argument.hasPrefix("--numeric-suffixes=") {
-            result += ["--numeric-suffixes", "--start", String(argument.dropFirst("--numeric-suffixes=".count))]
+        if !optionsEnded, let flag = ["--numeric-suffixes=", "--hex-suffixes="].first(where: argument.hasPrefix) {
+            result += [String(flag.dropLast()), "--suffix-from", String(argument.dropFirst(flag.count))]
         } else {
             if argument == "--" { optionsEnded = true }
             result.append(argument)

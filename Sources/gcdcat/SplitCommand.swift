@@ -1,6 +1,10 @@
 import ArgumentParser
 import GCDCatCore
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 extension PartNaming.Style: ExpressibleByArgument {}
 
 extension GCDCat {
@@ -13,7 +17,8 @@ extension GCDCat {
                 --line-boundary every part holds at most SIZE bytes and ends at a newline \
                 (except the last, when the input does not end in one); a single line longer \
                 than SIZE is cut at SIZE. --header-lines K repeats the input's first K lines \
-                atop every part (CSV headers); SIZE counts them.
+                atop every part (CSV headers), with --lines or --line-boundary; SIZE counts \
+                them. The manifest records the header, so merge restores the original file.
 
                 Parts are named PREFIX + suffix. The default PREFIX is FILE. (x. for standard \
                 input) and the default suffix 001, 002, … (7-Zip/HJSplit style, widening to \
@@ -26,9 +31,13 @@ extension GCDCat {
                 it directly: 'split -b 100K f out_' makes out_001); -b/--bytes is --size; \
                 -C/--line-bytes SIZE is --size SIZE --line-boundary; -l/--lines N; -a; \
                 -d/--numeric-suffixes[=FROM] names parts 00, 01, … (from FROM), widening as \
-                GNU does (89, 9000); --additional-suffix .txt makes x00.txt (merge finds \
-                such sets from their first part); --verbose. gcdcat's defaults stay: \
-                the FILE. prefix, 001 numbering and the manifest.
+                GNU does (89, 9000; with FROM, FROM is the first suffix and the width stays \
+                2 unless -a); -x/--hex-suffixes[=FROM]; -n/--number N, l/N, r/N and K/N, \
+                l/K/N, r/K/N (part K to standard output); -e; -t SEP ('\\0' for NUL); \
+                --additional-suffix .txt makes x00.txt (merge finds such sets from their \
+                first part); --filter COMMAND ($FILE names the part); --verbose. gcdcat's \
+                defaults stay: the FILE. prefix, 001 numbering and the manifest (none for \
+                r/N and --filter, whose parts do not join back).
 
                 An SFV manifest of the parts' crc32 (cksfv and rhash -c read it) goes beside \
                 them, named after the prefix: movie.zip.sfv for movie.zip.001. A comment in it \
@@ -81,17 +90,39 @@ extension GCDCat {
         var lineBytes: ByteSize?
 
         @Option(
-            name: [.customShort("n"), .long], parsing: .unconditional,
-            help: "Number of parts, 1 to 50000 (a file of known size only).")
-        var parts: Int?
+            name: [.customShort("n"), .customLong("parts"), .customLong("number")], parsing: .unconditional,
+            help: ArgumentHelp(
+                "N parts, 1 to 50000 (a file of known size only); as GNU split, l/N ends them at lines, r/N deals "
+                    + "lines in turn, K/N (l/K/N, r/K/N) writes only part K to standard output.",
+                valueName: "chunks"))
+        var chunks: ChunkSpec?
+
+        /// The part count of --parts/-n.
+        var parts: Int? { chunks?.n }
 
         @Flag(help: "End every part at a newline (needs --size).")
         var lineBoundary = false
 
         @Option(
             parsing: .unconditional,
-            help: ArgumentHelp("Repeat the first K lines atop every part (needs --line-boundary).", valueName: "K"))
+            help: ArgumentHelp(
+                "Repeat the first K lines atop every part (with --lines, --line-boundary or --line-bytes); the manifest "
+                    + "records them, so merge restores the file.", valueName: "K"))
         var headerLines: Int = 0
+
+        @Option(
+            name: [.customShort("t"), .customLong("separator")], parsing: .unconditional,
+            help: ArgumentHelp("Lines end at SEP instead of a newline; '\\0' is NUL (as GNU split).", valueName: "sep"))
+        var separator: String?
+
+        @Flag(name: [.customShort("e"), .customLong("elide-empty-files")], help: "Write no empty parts (with -n).")
+        var elideEmptyFiles = false
+
+        @Option(
+            help: ArgumentHelp(
+                "Write each part to the standard input of 'sh -c COMMAND' (as GNU split: $SHELL, with the part's name "
+                    + "in $FILE) instead of a file; no manifest then.", valueName: "command"))
+        var filter: String?
 
         @Option(help: "numeric (.001), alpha (aa) or gnu-numeric (00).")
         var suffix: PartNaming.Style = .numeric
@@ -100,6 +131,15 @@ extension GCDCat {
             name: [.customShort("d"), .customLong("numeric-suffixes")],
             help: "GNU digit suffixes 00, 01, … (--suffix gnu-numeric); --numeric-suffixes=FROM starts at FROM.")
         var numericSuffixes = false
+
+        @Flag(
+            name: [.customShort("x"), .customLong("hex-suffixes")],
+            help: "GNU hex suffixes 00, 01, … 0f, 10, …; --hex-suffixes=FROM starts at FROM (hex).")
+        var hexSuffixes = false
+
+        /// FROM of --numeric-suffixes=FROM and --hex-suffixes=FROM, as written.
+        @Option(help: .hidden)
+        var suffixFrom: String?
 
         @Option(
             name: [.customShort("a"), .long], parsing: .unconditional,
@@ -168,6 +208,12 @@ extension GCDCat {
             if numericSuffixes && suffix != .numeric {
                 throw ValidationError("--numeric-suffixes and --suffix \(suffix) contradict each other.")
             }
+            if hexSuffixes && (numericSuffixes || suffix != .numeric) {
+                throw ValidationError(
+                    "--hex-suffixes and \(numericSuffixes ? "--numeric-suffixes" : "--suffix \(suffix)") contradict each other."
+                )
+            }
+            try validateGNUForms()
             if verbose && reporting.json {
                 throw ValidationError("--verbose and --json both write to standard output; choose one.")
             }
@@ -191,8 +237,8 @@ extension GCDCat {
 
         func validateRest(lineBoundary: Bool) throws {
             if headerLines < 0 { throw ValidationError("--header-lines must not be negative.") }
-            if headerLines > 0 && !lineBoundary {
-                throw ValidationError("--header-lines needs --line-boundary (or --line-bytes).")
+            if headerLines > 0 && !lineBoundary && lines == nil {
+                throw ValidationError("--header-lines needs --lines, --line-boundary or --line-bytes.")
             }
             if let suffixLength, !(1...SplitLimits.maximumSuffixLength).contains(suffixLength) {
                 throw ValidationError(
@@ -213,7 +259,7 @@ extension GCDCat {
             if noManifest && manifest != nil {
                 throw ValidationError("--manifest and --no-manifest contradict each other.")
             }
-            if input == "-" && parts != nil {
+            if input == "-" && parts != nil && chunks?.kind != .roundRobin {
                 throw ValidationError("--parts needs a file of known size, not standard input.")
             }
             if ObjectLocation.isObjectPath(input) && (lines != nil || lineBytes != nil || lineBoundary) {
@@ -240,6 +286,102 @@ extension GCDCat {
                     "standard input is split by the stream path; --strategy \(strategy) needs a file.")
             }
             try checkPartCount()
+        }
+
+        /// GNU split's -n forms, -t, -e and suffix starts, checked as GNU checks them.
+        func validateGNUForms() throws {
+            if let separator, separatorByte == nil {
+                throw ValidationError(
+                    separator.isEmpty
+                        ? "--separator: empty record separator."
+                        : "--separator: multi-character separator '\(separator.displayPath)' (one byte, or '\\0' for NUL)."
+                )
+            }
+            if let suffixFrom {
+                guard let start = suffixStart else {
+                    throw ValidationError(
+                        "'\(suffixFrom.displayPath)': invalid start value for \(hexSuffixes ? "hexadecimal" : "numerical") suffix."
+                    )
+                }
+                if start != nil && self.start != nil {
+                    throw ValidationError("Give the first suffix once: FROM or --start.")
+                }
+            }
+            if let chunks {
+                if chunks.k != nil && (reporting.json || verbose) {
+                    throw ValidationError(
+                        "-n \(chunks) writes part \(chunks.k!) to standard output; --json and --verbose need files.")
+                }
+                if chunks.kind == .roundRobin && manifest != nil {
+                    throw ValidationError(
+                        "-n \(chunks): round-robin parts do not join back into the input, so no manifest describes them."
+                    )
+                }
+                if chunks.kind != .bytes,
+                    ObjectLocation.isObjectPath(input)
+                        || (prefix ?? prefixArgument).map(ObjectLocation.isObjectPath) == true
+                {
+                    throw ValidationError("-n \(chunks) reads lines: it needs a local file and local parts.")
+                }
+                if chunks.kind == .roundRobin && lineBoundary {
+                    throw ValidationError("--line-boundary goes with --size only.")
+                }
+            }
+            if filter != nil {
+                if chunks?.k != nil {
+                    throw ValidationError("--filter does not process a part extracted to standard output.")
+                }
+                if manifest != nil || checksum != nil {
+                    throw ValidationError(
+                        "--filter sends the parts to a command, which writes them where it likes: no manifest or list describes them."
+                    )
+                }
+                if input == "-" || chunks?.kind == .roundRobin || ObjectLocation.isObjectPath(input) {
+                    throw ValidationError("--filter needs a file, cut by --size, --lines, --line-bytes or -n N, l/N.")
+                }
+            }
+            if let needed = neededSuffixLength, let suffixLength, suffixLength < needed {
+                throw ValidationError("--suffix-length: the suffix length needs to be at least \(needed).")
+            }
+            let naming = naming()
+            if let from = suffixFrom, let width = naming.width, from.drop(while: { $0 == "0" }).count > width {
+                throw ValidationError(
+                    "numerical suffix start value '\(from)' is too large for the suffix length \(width).")
+            }
+        }
+
+        /// The record separator's byte: -t's single byte, or NUL for '\0'.
+        var separatorByte: UInt8? {
+            guard let separator else { return 0x0A }
+            if separator == "\\0" { return 0 }
+            let bytes = PathName.bytes(of: separator)
+            return bytes.count == 1 ? bytes[0] : nil
+        }
+
+        /// The first suffix from FROM (in hex for -x), nil for none; .some(nil) when FROM is bad.
+        var suffixStart: Int?? {
+            guard let suffixFrom else { return .some(nil) }
+            let radix = hexSuffixes ? 16 : 10
+            guard !suffixFrom.isEmpty,
+                suffixFrom.allSatisfy({ $0.isASCII && $0.isHexDigit && (radix == 16 ? !$0.isUppercase : $0.isNumber) }),
+                let value = Int(
+                    suffixFrom.drop(while: { $0 == "0" }).isEmpty ? "0" : String(suffixFrom.drop(while: { $0 == "0" })),
+                    radix: radix),
+                value <= SplitLimits.maximumStart
+            else { return nil }
+            return .some(value)
+        }
+
+        /// GNU's rule for a split into a known number of parts: a fixed suffix width that fits
+        /// them all (at least 2), for its own suffix styles.
+        var neededSuffixLength: Int? {
+            guard let chunks, chunks.k == nil, suffixStyle != .numeric else { return nil }
+            let from = (suffixStart ?? nil) ?? start ?? 0
+            return PartNaming(prefix: "", style: suffixStyle).alphabetWidth(count: chunks.n, start: from)
+        }
+
+        var suffixStyle: PartNaming.Style {
+            hexSuffixes ? .hex : numericSuffixes ? .gnuNumeric : suffix
         }
 
         /// Refuses, as a usage error, a part size that would cut the input into too many parts,
@@ -274,7 +416,7 @@ extension GCDCat {
         func naming() -> PartNaming {
             PartNaming(
                 prefix: prefix ?? prefixArgument ?? defaultPrefix,
-                style: numericSuffixes ? .gnuNumeric : suffix, width: suffixLength, start: start,
+                style: suffixStyle, width: suffixLength ?? neededSuffixLength, start: (suffixStart ?? nil) ?? start,
                 additionalSuffix: additionalSuffix)
         }
 
@@ -282,7 +424,13 @@ extension GCDCat {
             InterruptHandler.install()
             try reportingFailures {
                 let mode: SplitMode =
-                    if let parts { .parts(parts) } else if let lines { .lineCount(lines) } else if let lineBytes {
+                    if let chunks {
+                        switch chunks.kind {
+                        case .bytes: .parts(chunks.n)
+                        case .lines: .lineChunks(chunks.n)
+                        case .roundRobin: .roundRobin(chunks.n)
+                        }
+                    } else if let lines { .lineCount(lines, headerLines: headerLines) } else if let lineBytes {
                         .lines(limit: lineBytes.bytes, headerLines: headerLines)
                     } else if lineBoundary {
                         .lines(limit: size!.bytes, headerLines: headerLines)
@@ -290,11 +438,26 @@ extension GCDCat {
                 let naming = naming()
                 var operation = SplitOperation(
                     input: input, mode: mode, naming: naming,
-                    manifest: noManifest ? .none : manifest.map { .path($0) } ?? .beside,
+                    manifest: noManifest || chunks?.kind == .roundRobin ? .none : manifest.map { .path($0) } ?? .beside,
                     strategy: input == "-" ? .stream : strategy, limits: try transfer.limits(),
                     jobs: transfer.jobs(objects: ObjectLocation.isObjectPath(naming.prefix)), overwrite: force,
                     fsync: fsync)
                 operation.digest = checksum
+                operation.separator = separatorByte ?? 0x0A
+                operation.elideEmpty = elideEmptyFiles
+                if let k = chunks?.k {
+                    try operation.extract(chunk: k, to: STDOUT_FILENO, outputPath: "standard output")
+                    return
+                }
+                if let filter {
+                    operation.manifest = .none
+                    _ = try SplitFilter(command: filter).run(operation) { name in
+                        if verbose {
+                            try? StandardStreams.writeOutput(Array("executing with FILE=\(name.displayPath)\n".utf8))
+                        }
+                    }
+                    return
+                }
                 let inputIsObject = ObjectLocation.isObjectPath(input)
                 let store = operation.writesObjects || inputIsObject ? try objectStore.makeStore() : nil
                 operation.objectStore = store
@@ -324,6 +487,9 @@ extension GCDCat {
                             + (result.manifestPath.map { "; manifest \($0.displayPath)" } ?? "")
                             + (operation.digestListPath.map { "; \(checksum!.rawValue) list \($0.displayPath)" } ?? "")
                             + "\n")
+                    if chunks?.kind == .roundRobin {
+                        for note in result.notes { writeToStandardError("gcdcat: \(note)\n") }
+                    }
                 }
                 let strategy =
                     !inputIsObject

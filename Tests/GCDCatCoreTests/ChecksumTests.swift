@@ -35,4 +35,18 @@ import Testing
         #expect(hex8(0) == "00000000")
         #expect(hex8(0xABC) == "00000abc")
     }
+
+    /// crc32 is linear: the checksum of what follows a known prefix needs no read.
+    @Test func removingAPrefixLeavesTheRestsChecksum() {
+        let header = Array("id,name\n".utf8)
+        let body = Array((0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        var whole = Checksum(.crc32)
+        whole.update(header + body)
+        var prefix = Checksum(.crc32)
+        prefix.update(header)
+        var rest = Checksum(.crc32)
+        rest.update(body)
+        #expect(whole.removingPrefix(prefix) == rest)
+        #expect(whole.removingPrefix(Checksum(.crc32)) == whole)
+    }
 }

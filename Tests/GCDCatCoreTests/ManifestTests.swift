@@ -195,4 +195,18 @@ import Testing
         }
         #expect(extra?.description.contains("is not listed in") == true)
     }
+
+    /// A split's repeated header is a comment other tools skip, read back by gcdcat.
+    @Test func theHeaderRecordRoundTrips() throws {
+        let manifest = Manifest(
+            entries: [Manifest.Entry(name: "t.csv.001", crc32: 0x1234_5678)],
+            whole: Manifest.Whole(name: "t.csv", size: 99, crc32: 0xdead_beef),
+            header: Manifest.Header(size: 15, crc32: 0x0102_0304))
+        let text = manifest.render(generator: "test")
+        #expect(text.contains("\n; gcdcat-header: 15 01020304\n"))
+        let parsed = try Manifest.parse(text, path: "t.sfv")
+        #expect(parsed.header == Manifest.Header(size: 15, crc32: 0x0102_0304))
+        #expect(parsed.whole == manifest.whole)
+        #expect(try Manifest.parse("t.001 12345678\n", path: "t.sfv").header == nil)
+    }
 }

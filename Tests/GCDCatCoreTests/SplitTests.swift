@@ -51,6 +51,35 @@ import Testing
         }
     }
 
+    /// GNU split: a start given for digits or hex is the first suffix itself, over a fixed width.
+    @Test func aDigitStartIsTheFirstSuffixNotAPlaceInTheWidening() throws {
+        let numbered = PartNaming(prefix: "out_", style: .gnuNumeric, start: 95)
+        #expect(try [0, 1, 4].map { try numbered.name(at: $0) } == ["out_95", "out_96", "out_99"])
+        #expect(throws: GCDCatError.self) { try numbered.requireCapacity(6) }
+        #expect(try PartNaming(prefix: "h", style: .hex, start: 0xfe).name(at: 1) == "hff")
+        let hex = PartNaming(prefix: "h", style: .hex)
+        #expect(try [0, 15, 16, 239, 240].map { try hex.name(at: $0) } == ["h00", "h0f", "h10", "hef", "hf000"])
+        #expect(PartNaming(prefix: "", style: .hex).alphabetWidth(count: 300, start: 0) == 3)
+        #expect(PartNaming(prefix: "", style: .gnuNumeric).alphabetWidth(count: 100, start: 0) == 2)
+        #expect(PartNaming(prefix: "", style: .gnuNumeric).alphabetWidth(count: 10, start: 95) == 2)
+        #expect(PartNaming(prefix: "", style: .gnuNumeric).alphabetWidth(count: 10, start: 5) == 2)
+        #expect(PartNaming(prefix: "", style: .gnuNumeric).alphabetWidth(count: 96, start: 5) == 3)
+    }
+
+    /// GNU `-n l/N`: part c ends after the first newline at or past its boundary's last byte;
+    /// a line across whole boundaries leaves empty parts.
+    @Test func lineChunkPlannerEndsPartsAsGNUDoes() throws {
+        let directory = TemporaryDirectory()
+        let text = Data(("aaaaaaaaaaaaaaaaaaaa\nb\nc\n").utf8)
+        try text.write(to: URL(fileURLWithPath: directory.file("t")))
+        let fd = open(directory.file("t"), O_RDONLY)
+        defer { close(fd) }
+        #expect(
+            try LineChunkPlanner.plan(fd: fd, path: "t", size: 25, count: 4) == [0..<21, 21..<21, 21..<21, 21..<25])
+        #expect(try LineChunkPlanner.plan(fd: fd, path: "t", size: 25, count: 1) == [0..<25])
+        #expect(try LineChunkPlanner.plan(fd: fd, path: "t", size: 0, count: 3) == [0..<0, 0..<0, 0..<0])
+    }
+
     @Test func lineCountPlannerCutsAfterEveryNthNewline() throws {
         let directory = TemporaryDirectory()
         let text = Data("a\nbb\n\nccc\nd".utf8)
@@ -166,7 +195,13 @@ import Testing
             body += text.dropFirst("id,value\n".count)
         }
         #expect(body == rows)
-        #expect(result.inputCRC == nil)
+        // The manifest records the original (the header once), which merge restores.
+        var original = Checksum(.crc32)
+        original.update(Array(("id,value\n" + rows).utf8))
+        #expect(result.inputCRC == original.value)
+        let manifest = try Manifest.load(try #require(result.manifestPath))
+        #expect(manifest.header == Manifest.Header(size: 9, crc32: manifest.header?.crc32 ?? 0))
+        #expect(manifest.whole?.size == original.length)
     }
 
     @Test func anEmptyInputGivesNoPartsAndAManifestOfTheEmptyWhole() throws {

@@ -54,6 +54,16 @@ public struct Checksum: Sendable, Equatable {
         return Checksum(algorithm, value: joined, length: length + next.length)
     }
 
+    /// The crc32 of what follows `prefix` in the piece this checksum covers: crc32 is linear, so
+    /// crc(P+B) = crc32_combine(crc(P), 0, |B|) xor crc(B), and B's needs no read.
+    public func removingPrefix(_ prefix: Checksum) -> Checksum {
+        precondition(algorithm == .crc32 && prefix.algorithm == .crc32, "only crc32 removes a prefix")
+        precondition(prefix.length <= length, "a prefix longer than the piece")
+        let rest = length - prefix.length
+        let shifted = UInt32(crc32_combine(uLong(prefix.value), 0, Int(rest)))
+        return Checksum(.crc32, value: value ^ shifted, length: rest)
+    }
+
     /// Joins checksums of adjacent pieces, in order.
     public static func combine(_ algorithm: ChecksumAlgorithm, _ pieces: [Checksum]) -> Checksum {
         pieces.reduce(Checksum(algorithm)) { $0.combined(with: $1) }

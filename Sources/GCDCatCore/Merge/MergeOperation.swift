@@ -240,9 +240,12 @@ public struct MergeOperation: Sendable {
                 for warning in MergeVerification.truncationWarning(parts) { notice(.warning(warning)) }
             }
         }
+        // A split that repeated a header atop every part: the output drops it again.
         let request = MergeRequest(
-            parts: overlapped?.parts ?? parts, limits: limits, jobs: jobs,
-            computeCRC: overlapped == nil && verification.expectedCRC != nil)
+            sources: MergeVerification.sources(
+                overlapped?.parts ?? parts,
+                repeatedHeader: overlapped?.check.repeatedHeader ?? verification.repeatedHeader),
+            limits: limits, jobs: jobs, computeCRC: overlapped == nil && verification.expectedCRC != nil)
         var operation = self
         operation.output = target
         let expectedCRC = verification.expectedCRC

@@ -23,6 +23,18 @@ public struct MergeVerification: Sendable, Equatable {
 
     /// The manifest file used, checked as an input: no output may replace it.
     public var manifestFile: PartFile?
+    /// Bytes at the head of every part after the first that the output drops: the header a
+    /// split repeated (the manifest's `; gcdcat-header:`), or 0.
+    public var repeatedHeader: Int64 = 0
+
+    /// The ranges of `parts` that make the output: whole parts, except that every part after
+    /// the first loses its first `repeatedHeader` bytes.
+    public static func sources(_ parts: [PartFile], repeatedHeader: Int64) -> [SourceRange] {
+        parts.enumerated().map { index, part in
+            index > 0 && repeatedHeader > 0
+                ? SourceRange(file: part, offset: min(repeatedHeader, part.size)) : SourceRange(file: part)
+        }
+    }
 
     /// The manifest to use: `explicit`, or (when `policy` allows) the first of `candidates` that
     /// exists. A candidate that is not a regular file (a folder named `NAME.sfv`) is skipped with
@@ -287,6 +299,10 @@ public struct MergeVerification: Sendable, Equatable {
 /// the whole file's size and crc32 when the manifest records them. The entries were already
 /// matched to the parts (``MergeVerification/prepareCRCCheck(_:manifest:)``).
 public struct PartCRCCheck: Sendable {
+    /// Bytes the output drops at the head of every part after the first (see
+    /// ``MergeVerification/repeatedHeader``).
+    public var repeatedHeader: Int64 { manifest.header?.size ?? 0 }
+
     let parts: [PartFile]
     let manifest: Manifest
     let file: PartFile
@@ -306,14 +322,31 @@ public struct PartCRCCheck: Sendable {
                     "crc32 is \(checksum.hex), but \(path.displayPath) line \(manifest.entries[index].line) says \(hex8(manifest.entries[index].crc32)): the part is corrupt"
             )
         }
-        let combined = Checksum.combine(.crc32, checksums)
+        // A repeated header (`; gcdcat-header:`) is dropped from every part after the first: the
+        // output's crc32 is that of what remains, and the whole record must describe it.
+        var restored = checksums
+        if let header = manifest.header {
+            for index in checksums.indices.dropFirst() {
+                guard parts[index].size >= header.size else {
+                    throw GCDCatError(
+                        .checksumMismatch, path: parts[index].path,
+                        message:
+                            "is \(parts[index].size) bytes, shorter than the \(header.size)-byte header \(path.displayPath) says every part after the first repeats"
+                    )
+                }
+                restored[index] = checksums[index].removingPrefix(header.checksum)
+            }
+        }
+        let combined = Checksum.combine(.crc32, restored)
         if let whole = manifest.whole, whole.size != combined.length || whole.crc32 != combined.value {
             throw GCDCatError(
                 .checksumMismatch, path: path,
                 message:
-                    "the parts join to \(combined.length) bytes with crc32 \(combined.hex), but the manifest records \(whole.size) bytes with \(hex8(whole.crc32)) for \(whole.name.displayPath)"
+                    "the parts join to \(combined.length) bytes with crc32 \(combined.hex)\(manifest.header == nil ? "" : " (their repeated headers dropped)"), but the manifest records \(whole.size) bytes with \(hex8(whole.crc32)) for \(whole.name.displayPath)"
             )
         }
-        return MergeVerification(manifestPath: path, expectedCRC: combined.value, warnings: [], manifestFile: file)
+        return MergeVerification(
+            manifestPath: path, expectedCRC: combined.value, warnings: [], manifestFile: file,
+            repeatedHeader: manifest.header?.size ?? 0)
     }
 }

@@ -137,6 +137,12 @@ public struct ObjectSetMerge: Sendable {
             }
             return entry.crc32
         }
+        if parsed.header != nil {
+            throw GCDCatError(
+                .invalidInput, path: manifest.description,
+                message: "the parts repeat a header that merge drops, which a copy on the server cannot do; "
+                    + "merge them to a local file")
+        }
         // The whole file's record (`; gcdcat-whole:`), checked from the sizes and the listed
         // crc32s before anything runs: each part must then match its line, so the whole does.
         if let whole = parsed.whole {

@@ -153,7 +153,7 @@ struct ObjectSplit: Sendable {
         case .parts(let count):
             try SplitLimits.requirePartCount(Int64(count), path: source.description)
             pieces = total == 0 ? [] : SplitPlan.byCount(total: total, count: count)
-        case .lines, .lineCount:
+        case .lines, .lineCount, .lineChunks, .roundRobin:
             throw GCDCatError(
                 .invalidInput, path: source.description,
                 message: "an object is split by --size or --parts; lines are found in a local file")

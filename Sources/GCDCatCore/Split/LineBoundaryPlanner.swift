@@ -8,7 +8,8 @@ import CSystemShim
 ///
 /// Every part holds at most `limit` bytes, its header included, and ends just after a newline,
 /// except the last part when the input does not end in one. A line longer than the room in a
-/// part is cut where the room ends.
+/// part is cut where the room ends. A line ends at `separator` (GNU split's `-t`), `\n` unless
+/// given.
 public struct LineBoundaryPlanner {
     /// One part: the header (when repeated) and a range of the input.
     public struct Piece: Sendable, Equatable {
@@ -28,23 +29,13 @@ public struct LineBoundaryPlanner {
     ///
     /// ## Errors
     /// `.invalidInput` when the header lines alone fill `limit`; `.io` for read errors.
-    public static func plan(fd: Int32, path: String, size: Int64, limit: Int64, headerLines: Int) throws -> Plan {
+    public static func plan(
+        fd: Int32, path: String, size: Int64, limit: Int64, headerLines: Int, separator: UInt8 = 0x0A
+    ) throws -> Plan {
         let buffer = try Syscall.allocate(byteCount: window, alignment: 4096, path: path)
         defer { free(buffer) }
-        var headerEnd: Int64 = 0
-        if headerLines > 0 {
-            var found = 0
-            while found < headerLines, headerEnd < size {
-                guard let newline = try nextNewline(fd, path: path, from: headerEnd, before: size, buffer: buffer)
-                else {
-                    headerEnd = size
-                    break
-                }
-                headerEnd = newline + 1
-                found += 1
-            }
-        }
-        let headerSize = headerEnd
+        let headerSize = try headerEnd(
+            fd, path: path, size: size, lines: headerLines, separator: separator, buffer: buffer)
         guard headerLines == 0 || headerSize < limit else {
             throw GCDCatError(
                 .invalidInput, path: path,
@@ -59,7 +50,9 @@ public struct LineBoundaryPlanner {
             let room = repeats ? limit - headerSize : limit
             // `room` may be near Int64.max (a huge --size): never add it to `start` unclamped.
             var end = start + min(room, size - start)
-            if end < size, let newline = try lastNewline(fd, path: path, in: start..<end, buffer: buffer) {
+            if end < size,
+                let newline = try lastNewline(fd, path: path, in: start..<end, separator: separator, buffer: buffer)
+            {
                 end = newline + 1
             }
             pieces.append(Piece(range: start..<end, repeatsHeader: repeats))
@@ -69,16 +62,44 @@ public struct LineBoundaryPlanner {
         return Plan(header: 0..<headerSize, pieces: pieces)
     }
 
-    /// The offset of the first newline at or after `start`, searching before `end`.
+    /// How many bytes the first `lines` lines of the `size`-byte `fd` take.
+    ///
+    /// ## Errors
+    /// `.io` for read errors.
+    public static func headerSize(fd: Int32, path: String, size: Int64, lines: Int, separator: UInt8) throws -> Int64 {
+        let buffer = try Syscall.allocate(byteCount: window, alignment: 4096, path: path)
+        defer { free(buffer) }
+        return try headerEnd(fd, path: path, size: size, lines: lines, separator: separator, buffer: buffer)
+    }
+
+    /// Where the first `lines` lines of the `size`-byte `fd` end: all of it when it holds fewer.
+    static func headerEnd(
+        _ fd: Int32, path: String, size: Int64, lines: Int, separator: UInt8, buffer: UnsafeMutableRawPointer
+    ) throws -> Int64 {
+        var end: Int64 = 0
+        var found = 0
+        while found < lines, end < size {
+            guard
+                let newline = try nextNewline(
+                    fd, path: path, from: end, before: size, separator: separator, buffer: buffer)
+            else { return size }
+            end = newline + 1
+            found += 1
+        }
+        return end
+    }
+
+    /// The offset of the first `separator` at or after `start`, searching before `end`.
     static func nextNewline(
-        _ fd: Int32, path: String, from start: Int64, before end: Int64, buffer: UnsafeMutableRawPointer
+        _ fd: Int32, path: String, from start: Int64, before end: Int64, separator: UInt8 = 0x0A,
+        buffer: UnsafeMutableRawPointer
     ) throws -> Int64? {
         var position = start
         while position < end {
             let count = Int(min(Int64(window), end - position))
             let got = try Syscall.pread(fd, into: buffer, count: count, offset: position, path: path)
             guard got > 0 else { return nil }
-            if let hit = memchr(buffer, 0x0A, got) {
+            if let hit = memchr(buffer, Int32(separator), got) {
                 return position + Int64(buffer.distance(to: hit))
             }
             position += Int64(got)
@@ -86,16 +107,16 @@ public struct LineBoundaryPlanner {
         return nil
     }
 
-    /// The offset of the last newline in `range`, searching backwards a window at a time.
+    /// The offset of the last `separator` in `range`, searching backwards a window at a time.
     static func lastNewline(
-        _ fd: Int32, path: String, in range: Range<Int64>, buffer: UnsafeMutableRawPointer
+        _ fd: Int32, path: String, in range: Range<Int64>, separator: UInt8 = 0x0A, buffer: UnsafeMutableRawPointer
     ) throws -> Int64? {
         var end = range.upperBound
         while end > range.lowerBound {
             let start = max(range.lowerBound, end - Int64(window))
             let count = Int(end - start)
             let got = try Syscall.pread(fd, into: buffer, count: count, offset: start, path: path)
-            if let hit = gcdcat_memrchr(buffer, 0x0A, got) {
+            if let hit = gcdcat_memrchr(buffer, Int32(separator), got) {
                 return start + Int64(buffer.distance(to: hit))
             }
             end = start

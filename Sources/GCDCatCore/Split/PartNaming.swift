@@ -5,7 +5,11 @@
 /// - Alphabetic is GNU split style: `aa`, `ab`, …, `yz`, then `zaaa` … `zyzz`, then `zzaaaa`:
 ///   names keep sorting in order as they widen, so `cat x*` still joins them.
 /// - GNU numeric (`split -d`) is `00`, `01`, …, `89`, then `9000` … `9899`, then `990000`: the
-///   same widening over digits, starting at 0.
+///   same widening over digits, starting at 0. GNU hex (`split -x`) widens the same way over
+///   `0`–`f` (`ef`, then `f000`).
+/// - A start given for digits or hex (`--numeric-suffixes=FROM`) is the first suffix itself, so
+///   the width is fixed, at 2 unless given, as GNU split does: `95`, `96`, … `99`, never widened
+///   (a widened series from 95 would read `9005`).
 /// - A fixed ``width`` never widens: running out of names is an error, raised before any part
 ///   is written.
 /// - An ``additionalSuffix`` (GNU's `--additional-suffix`) follows every suffix: `x00.txt`.
@@ -14,6 +18,7 @@ public struct PartNaming: Sendable, Equatable {
         case numeric
         case alpha
         case gnuNumeric = "gnu-numeric"
+        case hex
     }
 
     public var prefix: String
@@ -30,7 +35,9 @@ public struct PartNaming: Sendable, Equatable {
     ) {
         self.prefix = prefix
         self.style = style
-        self.width = width
+        // GNU split: "the suffix auto length feature is incompatible with a user specified start
+        // value", for `-d` and `-x` alike.
+        self.width = width ?? (start != nil && (style == .gnuNumeric || style == .hex) ? 2 : nil)
         self.start = start ?? (style == .numeric ? 1 : 0)
         self.additionalSuffix = additionalSuffix
     }
@@ -48,7 +55,7 @@ public struct PartNaming: Sendable, Equatable {
         switch style {
         case .numeric where width == nil:
             return prefix + zeroPadded(number, width: 3)
-        case .numeric, .gnuNumeric, .alpha:
+        case .numeric, .gnuNumeric, .alpha, .hex:
             if let width {
                 guard let suffix = alphabet.fixed(number, width: width) else { throw exhausted(index) }
                 return prefix + suffix
@@ -57,7 +64,19 @@ public struct PartNaming: Sendable, Equatable {
         }
     }
 
-    private var alphabet: SuffixAlphabet { style == .alpha ? .letters : .digits }
+    var alphabet: SuffixSymbols {
+        switch style {
+        case .alpha: return .letters
+        case .hex: return .hex
+        case .numeric, .gnuNumeric: return .digits
+        }
+    }
+
+    /// The fixed width GNU split gives `count` names numbered from `start` in this style's
+    /// symbols when it knows the count (`-n`): enough for the last, and at least 2.
+    public func alphabetWidth(count: Int, start: Int) -> Int {
+        alphabet.widthNeeded(count: count, start: start)
+    }
 
     /// True when `path` is a name of this series (the prefix and a suffix of its style), so
     /// some split with this naming could write a part there.
@@ -70,7 +89,7 @@ public struct PartNaming: Sendable, Equatable {
         switch style {
         case .numeric:
             return (width != nil || suffix.count >= 3) && suffix.allSatisfy { $0.isASCII && $0.isNumber }
-        case .alpha, .gnuNumeric:
+        case .alpha, .gnuNumeric, .hex:
             guard suffix.allSatisfy({ alphabet.contains($0) }) else { return false }
             if width != nil { return true }
             // Widening names are `z`×j then j+2 letters, the first of them not `z`: aa, zaaa, zzaaaa
@@ -108,7 +127,7 @@ public struct PartNaming: Sendable, Equatable {
         GCDCatError(
             .invalidInput, path: prefix,
             message:
-                "suffixes exhausted: \(index + 1) parts need more than \(width ?? 0) \(style == .alpha ? "letters" : "digits") (raise --suffix-length)"
+                "suffixes exhausted: \(index + 1) parts need more than \(width ?? 0) \(style == .alpha ? "letters" : style == .hex ? "hex digits" : "digits") (raise --suffix-length)"
         )
     }
 }

@@ -13,8 +13,14 @@ public enum SplitMode: Sendable, Equatable {
     case parts(Int)
     /// Parts of at most `limit` bytes ending at newlines, with `headerLines` repeated atop each.
     case lines(limit: Int64, headerLines: Int)
-    /// Parts of this many lines each (GNU `split -l`), the last fewer.
-    case lineCount(Int)
+    /// Parts of this many lines each (GNU `split -l`), the last fewer, with `headerLines`
+    /// repeated atop each part after the first (the first holds them and as many lines after).
+    case lineCount(Int, headerLines: Int = 0)
+    /// This many parts of about equal size, each ending at a line's end (GNU `split -n l/N`).
+    case lineChunks(Int)
+    /// This many parts, the lines dealt to them in turn (GNU `split -n r/N`). The parts do not
+    /// join back into the input, so no manifest is written.
+    case roundRobin(Int)
 }
 
 /// Where the SFV manifest goes.
@@ -75,6 +81,10 @@ public struct SplitOperation: Sendable {
     public var objectStore: (any ObjectStore)?
     /// The multipart part size (and per-worker buffer) for parts uploaded to a store.
     public var objectPartSize = MultipartSizing.defaultPartSize
+    /// The byte that ends a line (GNU split's `-t`): `\n` unless given; `\0` for NUL records.
+    public var separator: UInt8 = 0x0A
+    /// Write no empty parts (GNU split's `-e`): the others take the names in turn.
+    public var elideEmpty = false
 
     public init(
         input: String, mode: SplitMode, naming: PartNaming, manifest: ManifestDestination = .beside,
@@ -121,41 +131,117 @@ public struct SplitOperation: Sendable {
         return .object(ObjectTarget(location: location, store: objectStore, partSize: objectPartSize))
     }
 
-    /// Validates the input and plans every part, before anything is written.
-    public func plan() throws -> (input: PartFile, parts: [[SourceRange]], wholeIsInput: Bool) {
+    /// Validates the input and plans every part, before anything is written. `header` is the
+    /// input's range that every part after the first repeats, when one does.
+    public func plan() throws -> (input: PartFile, parts: [[SourceRange]], header: Range<Int64>?) {
         let file = try PartFile.validate(input)
-        let pieces: [[SourceRange]]
-        var wholeIsInput = true
+        var pieces: [[SourceRange]]
+        var header: Range<Int64>?
         switch mode {
         case .size(let size):
             try SplitLimits.requirePartCount(SplitLimits.partCount(total: file.size, size: size), path: file.path)
             pieces = SplitPlan.bySize(total: file.size, size: size).map { [range($0, of: file)] }
         case .parts(let count):
             try SplitLimits.requirePartCount(Int64(count), path: file.path)
-            pieces =
-                file.size == 0 ? [] : SplitPlan.byCount(total: file.size, count: count).map { [range($0, of: file)] }
+            // As GNU split: COUNT parts whatever the size, empty ones included (unless elided).
+            pieces = SplitPlan.byCount(total: file.size, count: count).map { [range($0, of: file)] }
+        case .lineChunks(let count):
+            try SplitLimits.requirePartCount(Int64(count), path: file.path)
+            let fd = try file.open()
+            defer { close(fd) }
+            pieces = try LineChunkPlanner.plan(
+                fd: fd, path: file.path, size: file.size, count: count, separator: separator
+            ).map { [range($0, of: file)] }
+        case .roundRobin:
+            throw GCDCatError(
+                .invalidInput, path: file.path, message: "a round-robin split deals lines; it has no plan of ranges")
         case .lines(let limit, let headerLines):
             try SplitLimits.requirePartCount(SplitLimits.partCount(total: file.size, size: limit), path: file.path)
             let fd = try file.open()
             defer { close(fd) }
             let plan = try LineBoundaryPlanner.plan(
-                fd: fd, path: file.path, size: file.size, limit: limit, headerLines: headerLines)
-            wholeIsInput = !plan.pieces.contains { $0.repeatsHeader }
+                fd: fd, path: file.path, size: file.size, limit: limit, headerLines: headerLines,
+                separator: separator)
+            header = plan.pieces.contains { $0.repeatsHeader } ? plan.header : nil
             pieces = plan.pieces.map { piece in
                 (piece.repeatsHeader ? [range(plan.header, of: file)] : []) + [range(piece.range, of: file)]
             }
-        case .lineCount(let lines):
+        case .lineCount(let lines, let headerLines):
             let fd = try file.open()
             defer { close(fd) }
-            pieces = try LineCountPlanner.plan(fd: fd, path: file.path, size: file.size, lines: lines).map {
-                [range($0, of: file)]
+            let ranges = try LineCountPlanner.plan(
+                fd: fd, path: file.path, size: file.size, lines: lines, headerLines: headerLines,
+                separator: separator)
+            if headerLines > 0 && ranges.count > 1 {
+                let size = try LineBoundaryPlanner.headerSize(
+                    fd: fd, path: file.path, size: file.size, lines: headerLines, separator: separator)
+                header = 0..<size
+            }
+            pieces = ranges.enumerated().map { index, body in
+                (index > 0 ? header.map { [range($0, of: file)] } ?? [] : []) + [range(body, of: file)]
             }
         }
-        return (file, pieces, wholeIsInput)
+        if elideEmpty { pieces.removeAll { $0.allSatisfy { $0.length == 0 } } }
+        return (file, pieces, header)
+    }
+
+    /// The crc32 of `range` of `file`, read now (a header: small, and in the page cache).
+    static func checksum(of range: Range<Int64>, in file: PartFile) throws -> Checksum {
+        let fd = try file.open()
+        defer { close(fd) }
+        return try ParallelChecksum.compute(
+            .crc32, fd: fd, path: file.path, offset: range.lowerBound, length: Int64(range.count), jobs: 1)
     }
 
     private func range(_ range: Range<Int64>, of file: PartFile) -> SourceRange {
         SourceRange(file: file, offset: range.lowerBound, length: range.upperBound - range.lowerBound)
+    }
+
+    /// Writes only part `k` (1-based) to `output`, and no file (GNU `split -n K/N`, `l/K/N`,
+    /// `r/K/N`). Empty parts count, as GNU counts them.
+    ///
+    /// ## Errors
+    /// `.invalidInput` for a mode that does not count parts, or `k` outside 1…count; read and
+    /// write errors naming the input or `outputPath`.
+    public func extract(
+        chunk k: Int, to output: Int32, outputPath: String, counter: TransferCounter = TransferCounter()
+    )
+        throws
+    {
+        switch mode {
+        case .roundRobin(let count):
+            guard count > 0, (1...count).contains(k) else { throw badChunk(k, of: count) }
+            return try RoundRobinSplitter(operation: self, count: count, counter: counter).extract(
+                k, to: output, outputPath: outputPath)
+        case .parts(let count), .lineChunks(let count):
+            guard count > 0, (1...count).contains(k) else { throw badChunk(k, of: count) }
+            var whole = self
+            whole.elideEmpty = false
+            let (_, pieces, _) = try whole.plan()
+            let buffer = try Syscall.allocate(byteCount: 1 << 20, alignment: 4096, path: input)
+            defer { free(buffer) }
+            for source in pieces[k - 1] {
+                let fd = try source.file.open()
+                defer { close(fd) }
+                var offset = source.offset
+                while offset < source.offset + source.length {
+                    let want = Int(min(Int64(1 << 20), source.offset + source.length - offset))
+                    let got = try Syscall.pread(fd, into: buffer, count: want, offset: offset, path: source.file.path)
+                    guard got > 0 else {
+                        throw GCDCatError(.inputChanged, path: source.file.path, message: "shrank while it was read")
+                    }
+                    try Syscall.writeAll(output, from: buffer, count: got, path: outputPath)
+                    counter.add(bytes: Int64(got), chunks: 1)
+                    offset += Int64(got)
+                }
+            }
+        default:
+            throw GCDCatError(.invalidInput, path: input, message: "only a split into N parts can give part K of N")
+        }
+    }
+
+    private func badChunk(_ k: Int, of count: Int) -> GCDCatError {
+        GCDCatError(.invalidInput, path: input, message: "there is no part \(k) of \(count)")
     }
 
     /// Splits, then publishes every part and the manifest together. Input `-` is standard input,
@@ -177,14 +263,19 @@ public struct SplitOperation: Sendable {
             return try ObjectStreamSplit(operation: self, fd: STDIN_FILENO, path: "standard input").run(
                 counter: counter)
         }
+        if case .roundRobin(let count) = mode {
+            return try RoundRobinSplitter(operation: self, count: count, counter: counter).run()
+        }
         if input == "-" {
-            if case .parts = mode {
+            switch mode {
+            case .parts, .lineChunks:
                 throw GCDCatError(
                     .invalidInput, path: "standard input", message: "--parts needs a file of known size, not a stream")
+            default: break
             }
             return try StreamSplitter(operation: self, fd: STDIN_FILENO, path: "standard input", counter: counter).run()
         }
-        let (file, pieces, wholeIsInput) = try plan()
+        let (file, pieces, header) = try plan()
         try naming.requireCapacity(pieces.count)
         let names = try (0..<pieces.count).map { try naming.name(at: $0) }
         let manifestPath = self.manifestPath
@@ -237,14 +328,21 @@ public struct SplitOperation: Sendable {
             var inputCRC: UInt32?
             if let manifestPath, let entryNames {
                 let lengths = pieces.map { $0.reduce(0) { $0 + $1.length } }
-                let combined = Checksum.combine(
-                    .crc32, zip(crcs, lengths).map { Checksum(.crc32, value: $0, length: $1) })
-                inputCRC = wholeIsInput ? combined.value : nil
+                // A repeated header is recorded, so merge can drop it again; the whole record is
+                // the input's, as the parts restore it (each later part without its header).
+                let headerChecksum = try header.map { try Self.checksum(of: $0, in: file) }
+                let restored = zip(crcs, lengths).enumerated().map { index, part in
+                    let checksum = Checksum(.crc32, value: part.0, length: part.1)
+                    guard index > 0, let headerChecksum else { return checksum }
+                    return checksum.removingPrefix(headerChecksum)
+                }
+                let combined = Checksum.combine(.crc32, restored)
+                inputCRC = combined.value
                 let manifest = Manifest(
                     entries: zip(entryNames, crcs).map { Manifest.Entry(name: $0, crc32: $1) },
-                    whole: wholeIsInput
-                        ? Manifest.Whole(name: splitPath(file.path).name, size: file.size, crc32: combined.value)
-                        : nil)
+                    whole: Manifest.Whole(
+                        name: splitPath(file.path).name, size: combined.length, crc32: combined.value),
+                    header: headerChecksum.map { Manifest.Header(size: $0.length, crc32: $0.value) })
                 manifestSink = try writeManifest(manifest, to: manifestPath, inputs: [file])
             }
             let listSink = try writeDigestList(

@@ -22,20 +22,25 @@ struct StreamSplitter {
         switch operation.mode {
         case .size(let size): return size
         case .lines(let limit, _): return limit
-        case .parts, .lineCount: return Int64.max
+        case .parts, .lineCount, .lineChunks, .roundRobin: return Int64.max
         }
     }
 
     /// Newlines per part, for ``SplitMode/lineCount(_:)``.
     private var linesPerPart: Int? {
-        if case .lineCount(let lines) = operation.mode { return lines }
+        if case .lineCount(let lines, _) = operation.mode { return lines }
         return nil
     }
 
     private var headerLines: Int {
-        if case .lines(_, let lines) = operation.mode { return lines }
-        return 0
+        switch operation.mode {
+        case .lines(_, let lines), .lineCount(_, let lines): return lines
+        default: return 0
+        }
     }
+
+    /// The byte that ends a line.
+    private var separator: UInt8 { operation.separator }
 
     private var cutsAtNewlines: Bool {
         if case .lines = operation.mode { return true }
@@ -154,7 +159,8 @@ struct StreamSplitter {
                 }
                 var take = min(Int(limit - current!.length), got - offset)
                 if let linesPerPart {
-                    let (length, found) = Self.prefix(of: bytes[offset...], endingAfter: linesPerPart - current!.lines)
+                    let (length, found) = Self.prefix(
+                        of: bytes[offset...], endingAfter: linesPerPart - current!.lines, separator: separator)
                     take = length
                     current!.lines += found
                 }
@@ -168,19 +174,24 @@ struct StreamSplitter {
             finished.append(last.sink)
             try last.sink.finishWriting(fsync: operation.fsync)
         }
+        var headerChecksum = Checksum(.crc32)
+        if headerLines > 0 && names.count > 1 { headerChecksum.update(header) }
         return try conclude(
-            finished: finished, names: names, whole: headerLines > 0 && names.count > 1 ? nil : whole, chunks: chunks)
+            finished: finished, names: names, whole: whole, header: headerChecksum.length > 0 ? headerChecksum : nil,
+            chunks: chunks)
     }
 
     /// The shortest prefix of `bytes` holding `newlines` newlines (or all of it): its length and
     /// how many newlines it holds.
-    private static func prefix(of bytes: UnsafeRawBufferPointer.SubSequence, endingAfter newlines: Int) -> (
+    private static func prefix(
+        of bytes: UnsafeRawBufferPointer.SubSequence, endingAfter newlines: Int, separator: UInt8
+    ) -> (
         length: Int, newlines: Int
     ) {
         let base = bytes.base.baseAddress!
         var found = 0
         var index = bytes.startIndex
-        while index < bytes.endIndex, let hit = memchr(base + index, 0x0A, bytes.endIndex - index) {
+        while index < bytes.endIndex, let hit = memchr(base + index, Int32(separator), bytes.endIndex - index) {
             index = base.distance(to: hit) + 1
             found += 1
             if found == newlines { return (index - bytes.startIndex, found) }
@@ -190,11 +201,11 @@ struct StreamSplitter {
 
     /// Takes header lines from the front of `bytes`; returns how many bytes belong to the header.
     private func collectHeader(_ bytes: UnsafeRawBufferPointer, into header: inout [UInt8], done: inout Bool) -> Int {
-        var lines = header.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+        var lines = header.reduce(0) { $0 + ($1 == separator ? 1 : 0) }
         var index = 0
         while index < bytes.count && lines < headerLines {
             header.append(bytes[index])
-            if bytes[index] == 0x0A { lines += 1 }
+            if bytes[index] == separator { lines += 1 }
             index += 1
         }
         if lines >= headerLines { done = true }
@@ -229,7 +240,7 @@ struct StreamSplitter {
     private func write(_ bytes: UnsafeRawBufferPointer, to part: inout OpenPart) throws {
         guard bytes.count > 0 else { return }
         try Syscall.writeAll(part.sink.fd, from: bytes.baseAddress!, count: bytes.count, path: part.sink.path)
-        if let hit = gcdcat_memrchr(bytes.baseAddress!, 0x0A, bytes.count) {
+        if let hit = gcdcat_memrchr(bytes.baseAddress!, Int32(separator), bytes.count) {
             let end = part.length + Int64(bytes.baseAddress!.distance(to: hit)) + 1
             if end > part.bodyStart { part.afterLastNewline = end }
         }
@@ -237,9 +248,9 @@ struct StreamSplitter {
     }
 
     /// Checksums the finished parts, writes the manifest, and publishes everything.
-    private func conclude(finished: [OutputSink], names: [String], whole: Checksum?, chunks: Int64) throws
-        -> SplitResult
-    {
+    private func conclude(
+        finished: [OutputSink], names: [String], whole: Checksum, header: Checksum?, chunks: Int64
+    ) throws -> SplitResult {
         var crcs: [UInt32] = []
         var total: Int64 = 0
         for sink in finished {
@@ -254,13 +265,14 @@ struct StreamSplitter {
             let entries = try SplitOperation.manifestNames(names, manifestPath: manifestPath)
             let manifest = Manifest(
                 entries: zip(entries, crcs).map { Manifest.Entry(name: $0, crc32: $1) },
-                whole: whole.map { Manifest.Whole(name: path, size: $0.length, crc32: $0.value) })
+                whole: Manifest.Whole(name: path, size: whole.length, crc32: whole.value),
+                header: header.map { Manifest.Header(size: $0.length, crc32: $0.value) })
             sinks.append(try operation.writeManifest(manifest, to: manifestPath, inputs: []))
         }
         if let list = try operation.writeDigestList(names: names, parts: finished, inputs: []) { sinks.append(list) }
         try operation.publishAll(sinks)
         return SplitResult(
-            partPaths: names, partCRCs: crcs, manifestPath: operation.manifestPath, bytesRead: whole?.length ?? total,
-            bytesWritten: total, chunks: chunks, inputCRC: whole?.value)
+            partPaths: names, partCRCs: crcs, manifestPath: operation.manifestPath, bytesRead: whole.length,
+            bytesWritten: total, chunks: chunks, inputCRC: whole.value)
     }
 }

@@ -1,0 +1,178 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// GNU split's `--filter=COMMAND`: each part goes to the standard input of its own
+/// `$SHELL -c COMMAND` (`/bin/sh` when SHELL is unset) instead of a file, with the part's name in
+/// the environment as `$FILE`. The command writes where it likes, so gcdcat names no file and
+/// writes no manifest.
+///
+/// Parts run one after another, in order. A command that stops reading early (`head`) ends its
+/// part without an error, as in GNU split; a command that fails (a non-zero exit, a signal
+/// other than SIGPIPE) stops the split with an error naming the part.
+public struct SplitFilter: Sendable {
+    public var command: String
+
+    public init(command: String) {
+        self.command = command
+    }
+
+    /// Runs `command` once per part of `operation` (a file, by any mode but round-robin),
+    /// calling `starting` with each part's name first; returns the names.
+    ///
+    /// ## Errors
+    /// Those of ``SplitOperation/plan()``; `.io` when the command cannot be started or fails.
+    public func run(
+        _ operation: SplitOperation, counter: TransferCounter = TransferCounter(), starting: (String) -> Void = { _ in }
+    ) throws -> [String] {
+        if case .roundRobin = operation.mode {
+            throw GCDCatError(
+                .invalidInput, path: operation.input, message: "--filter runs one part at a time; -n r/N needs them all"
+            )
+        }
+        let (_, pieces, _) = try operation.plan()
+        try operation.naming.requireCapacity(pieces.count)
+        let names = try (0..<pieces.count).map { try operation.naming.name(at: $0) }
+        let buffer = try Syscall.allocate(byteCount: 1 << 20, alignment: 4096, path: operation.input)
+        defer { free(buffer) }
+        for (name, sources) in zip(names, pieces) {
+            starting(name)
+            try feed(sources, as: name, buffer: buffer, counter: counter)
+        }
+        return names
+    }
+
+    /// One part: start the command, write the part's ranges into its standard input, wait.
+    private func feed(
+        _ sources: [SourceRange], as name: String, buffer: UnsafeMutableRawPointer, counter: TransferCounter
+    ) throws {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { throw GCDCatError.syscall("pipe", path: name, errno: errno) }
+        // Neither end may outlive this part in a later command (it would never see its EOF).
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        let child: pid_t
+        do {
+            child = try spawn(readingFrom: ends[0], file: name)
+        } catch {
+            close(ends[0])
+            close(ends[1])
+            throw error
+        }
+        close(ends[0])
+        var failure: (any Error)?
+        do {
+            try copy(sources, into: ends[1], name: name, buffer: buffer, counter: counter)
+        } catch {
+            failure = error
+        }
+        close(ends[1])
+        var status: Int32 = 0
+        while waitpid(child, &status, 0) < 0 {
+            guard errno == EINTR else { throw GCDCatError.syscall("waitpid", path: name, errno: errno) }
+        }
+        if let failure { throw failure }
+        let termination: Int32 = status & 0x7F
+        if termination != 0 && termination != SIGPIPE {
+            throw GCDCatError(
+                .io, path: name,
+                message: "with FILE=\(name.displayPath), signal \(termination) from command: \(command)")
+        }
+        let code: Int32 = (status >> 8) & 0xFF
+        if termination == 0 && code != 0 {
+            throw GCDCatError(
+                .io, path: name, message: "with FILE=\(name.displayPath), exit \(code) from command: \(command)")
+        }
+    }
+
+    /// Copies the ranges into the pipe. A command that closed its input ends the part early:
+    /// the SIGPIPE that write raises is held back (blocked, then taken) so it is not taken for
+    /// a reader of gcdcat's own output going away.
+    private func copy(
+        _ sources: [SourceRange], into pipe: Int32, name: String, buffer: UnsafeMutableRawPointer,
+        counter: TransferCounter
+    ) throws {
+        var blocked = sigset_t()
+        sigemptyset(&blocked)
+        sigaddset(&blocked, SIGPIPE)
+        var previous = sigset_t()
+        pthread_sigmask(SIG_BLOCK, &blocked, &previous)
+        defer {
+            var pending = sigset_t()
+            sigpending(&pending)
+            if sigismember(&pending, SIGPIPE) == 1 {
+                var now = timespec()
+                _ = sigtimedwait(&blocked, nil, &now)
+            }
+            pthread_sigmask(SIG_SETMASK, &previous, nil)
+        }
+        for source in sources {
+            let fd = try source.file.open()
+            defer { close(fd) }
+            var offset = source.offset
+            let end = source.offset + source.length
+            while offset < end {
+                let want = Int(min(Int64(1 << 20), end - offset))
+                let got = try Syscall.pread(fd, into: buffer, count: want, offset: offset, path: source.file.path)
+                guard got > 0 else {
+                    throw GCDCatError(.inputChanged, path: source.file.path, message: "shrank while it was read")
+                }
+                do {
+                    try Syscall.writeAll(pipe, from: UnsafeRawPointer(buffer), count: got, path: name)
+                } catch {
+                    if error.errno == EPIPE { return }
+                    throw error
+                }
+                counter.add(bytes: Int64(got), chunks: 1)
+                offset += Int64(got)
+            }
+        }
+    }
+
+    /// Starts `$SHELL -c COMMAND` with `input` as its standard input and FILE=`file`.
+    private func spawn(readingFrom input: Int32, file: String) throws -> pid_t {
+        var shell = "/bin/sh"
+        if let value = getenv("SHELL"), value.pointee != 0 { shell = String(cString: value) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, input, 0)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
+        var name: String = shell
+        if let slash = shell.lastIndex(of: "/") { name = String(shell[shell.index(after: slash)...]) }
+        let words: [String] = [name, "-c", command]
+        let argv = words.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var environment = Self.environment(file: PathName.bytes(of: file))
+        defer { for pointer in environment { free(pointer) } }
+        environment.append(nil)
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, shell, &actions, &attributes, argv, environment)
+        guard spawned == 0 else {
+            throw GCDCatError.syscall("posix_spawn", path: shell, errno: spawned)
+        }
+        return pid
+    }
+
+    /// This process's environment, with FILE set to `file`'s bytes.
+    private static func environment(file: [UInt8]) -> [UnsafeMutablePointer<CChar>?] {
+        var result: [UnsafeMutablePointer<CChar>?] = []
+        var index = 0
+        while let entry = environ[index] {
+            if strncmp(entry, "FILE=", 5) != 0 { result.append(strdup(entry)) }
+            index += 1
+        }
+        var bytes: [UInt8] = Array("FILE=".utf8)
+        bytes.append(contentsOf: file)
+        let entry: UnsafeMutablePointer<CChar> = malloc(bytes.count + 1)!.assumingMemoryBound(to: CChar.self)
+        for (index, byte) in bytes.enumerated() { entry[index] = CChar(bitPattern: byte) }
+        entry[bytes.count] = 0
+        result.append(entry)
+        return result
+    }
+}

@@ -1,0 +1,214 @@
+import Foundation
+import Testing
+
+/// GNU split's forms, run through GNU coreutils `split` and `gcdcat split` with the same
+/// arguments on the same inputs: the names and every byte of the parts must be the same.
+/// gcdcat's manifest is left out (`--no-manifest`), and its default `.001` names are turned into
+/// GNU's `aa` with `--suffix alpha` when the form names no suffix style: both are gcdcat's own
+/// defaults by design.
+///
+/// `-n N` and `-n l/N` lay out the bytes as current GNU split does (coreutils' source since
+/// the remainder was spread over the first parts): coreutils 9.1 gives the whole remainder to
+/// the last part instead. Where the size is a multiple of N both agree, and only there are the
+/// bytes compared with an installed GNU split that is older.
+@Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/split"), "needs GNU split"))
+struct GNUSplitDifferentialCLITests {
+    static let manyLines = Data((1...3000).map { "line \($0)\n" }.joined().utf8)
+    static let inputs: [(name: String, data: Data)] = [
+        ("empty", Data()),
+        ("one byte", Data("x".utf8)),
+        ("no trailing newline", Data("a\nbb\nccc\ndddd\neeeee".utf8)),
+        ("many lines", manyLines),
+        ("a line longer than a part", Data(("short\n" + String(repeating: "y", count: 5000) + "\nend\nz\n").utf8)),
+        ("random binary", randomData(20_000, seed: 22)),
+        ("NUL records", Data((1...500).map { "record \($0)\u{0}" }.joined().utf8)),
+        ("semicolon records", Data((1...400).map { "r\($0);" }.joined().utf8)),
+    ]
+
+    /// Argument sets that write files, each as GNU split takes them (before FILE PREFIX).
+    static let fileForms: [[String]] = [
+        ["-b", "1000"], ["--bytes=999"], ["-l", "7"], ["--lines=250"], ["-C", "1000"], ["--line-bytes=300"],
+        ["-n", "4"], ["--number=5"], ["-n", "1"], ["-n", "7", "-e"], ["--number", "l/4"], ["-n", "l/7"],
+        ["-n", "l/7", "-e"], ["-n", "l/40"], ["-n", "r/3"], ["-n", "r/7", "-e"], ["-n", "r/1"],
+        ["-d", "-b", "1000"], ["-x", "-b", "300"], ["--hex-suffixes=9", "-b", "2000"],
+        ["--hex-suffixes", "-l", "100"], ["--numeric-suffixes=95", "-b", "6000"],
+        ["--numeric-suffixes=007", "-a", "4", "-l", "500"], ["--numeric-suffixes", "-l", "20"],
+        ["-a", "3", "-b", "500"], ["--additional-suffix=.txt", "-l", "100"],
+        ["-d", "--additional-suffix=.csv", "-n", "3"],
+        ["-t", ";", "-l", "30"], ["-t", "\\0", "-l", "60"], ["-t", "\\0", "-n", "l/5"], ["-t", ";", "-C", "100"],
+        ["--separator=;", "-n", "r/4"], ["-d", "-n", "l/12"], ["-n", "100", "-d"], ["-n", "120"],
+        ["-x", "-n", "300"], ["--numeric-suffixes=3", "-n", "5"], ["-e", "-b", "1000"],
+    ]
+
+    /// Forms that write one part to standard output.
+    static let standardOutputForms: [[String]] = [
+        ["-n", "2/4"], ["-n", "4/4"], ["-n", "1/1"], ["-n", "l/2/4"], ["-n", "l/3/7"], ["-n", "l/7/7"],
+        ["-n", "r/2/3"], ["-n", "r/1/1"], ["-t", "\\0", "-n", "r/3/5"], ["--number=l/1/3"],
+    ]
+
+    /// gcdcat's arguments for a GNU form: GNU's default suffix style when none is named.
+    static func ours(_ form: [String]) -> [String] {
+        let styled = form.contains {
+            $0 == "-d" || $0 == "-x" || $0.hasPrefix("--numeric-suffixes") || $0.hasPrefix("--hex")
+        }
+        return form + (styled ? [] : ["--suffix", "alpha"])
+    }
+
+    /// False when the form cuts N parts by size and the remainder makes coreutils 9.1's layout
+    /// differ from current GNU's (see the suite's note).
+    static func layoutAgrees(_ form: [String], size: Int) -> Bool {
+        guard
+            let index = form.firstIndex(where: { $0 == "-n" || $0 == "--number" })
+                ?? form.firstIndex(where: { $0.hasPrefix("--number=") })
+        else { return true }
+        let value = form[index].hasPrefix("--number=") ? String(form[index].dropFirst(9)) : form[index + 1]
+        guard !value.hasPrefix("r/"), let n = Int(value.split(separator: "/").last ?? "") else { return true }
+        return size % n == 0
+    }
+
+    @Test(arguments: fileForms)
+    func partsHaveGNUNamesAndBytes(form: [String]) throws {
+        for input in Self.inputs where Self.layoutAgrees(form, size: input.data.count) {
+            let gnu = try Scratch()
+            let ours = try Scratch()
+            try gnu.write("in", input.data)
+            try ours.write("in", input.data)
+            let expected = try run(executable: "/usr/bin/split", form + ["in", "out_"], in: gnu.path)
+            let result = try gcdcat(["split"] + Self.ours(form) + ["in", "out_", "--no-manifest", "-q"], in: ours.path)
+            let context = "\(form) on \(input.name): \(result.stderr)"
+            #expect(expected.status == 0, "GNU split failed: \(expected.stderr)")
+            #expect(result.status == 0, "\(context)")
+            #expect(ours.listing() == gnu.listing(), "\(context)")
+            for name in gnu.listing() {
+                #expect(ours.read(name) == gnu.read(name), "\(name) differs: \(context)")
+            }
+        }
+    }
+
+    @Test(arguments: standardOutputForms)
+    func onePartGoesToStandardOutputAsGNUWritesIt(form: [String]) throws {
+        for input in Self.inputs where Self.layoutAgrees(form, size: input.data.count) {
+            let gnu = try Scratch()
+            let ours = try Scratch()
+            try gnu.write("in", input.data)
+            try ours.write("in", input.data)
+            let expected = try run(executable: "/usr/bin/split", form + ["in"], in: gnu.path)
+            let result = try gcdcat(["split"] + form + ["in", "-q"], in: ours.path)
+            #expect(expected.status == 0)
+            #expect(result.status == 0, "\(form) on \(input.name): \(result.stderr)")
+            #expect(result.stdout == expected.stdout, "\(form) on \(input.name)")
+            #expect(ours.listing() == ["in"], "\(form) on \(input.name) wrote files")
+        }
+    }
+
+    /// --filter: each part to its own command with $FILE set; the commands' files are GNU's.
+    @Test(arguments: [
+        ["--filter=cat > $FILE.part", "-b", "1000"], ["--filter", "head -c 10 > $FILE.h", "-l", "100"],
+        ["--filter=wc -c > $FILE.n", "-n", "l/5", "-d"], ["--filter=cat > \"$FILE\"", "-n", "4", "-e"],
+    ])
+    func filterRunsTheCommandPerPartAsGNUDoes(form: [String]) throws {
+        for input in Self.inputs where Self.layoutAgrees(form, size: input.data.count) {
+            let gnu = try Scratch()
+            let ours = try Scratch()
+            try gnu.write("in", input.data)
+            try ours.write("in", input.data)
+            let expected = try run(executable: "/usr/bin/split", form + ["in", "out_"], in: gnu.path)
+            let result = try gcdcat(["split"] + Self.ours(form) + ["in", "out_", "-q"], in: ours.path)
+            let context = "\(form) on \(input.name): \(result.stderr)"
+            #expect(expected.status == 0, "GNU split failed: \(expected.stderr)")
+            #expect(result.status == 0, "\(context)")
+            #expect(ours.listing() == gnu.listing(), "\(context)")
+            for name in gnu.listing() {
+                #expect(ours.read(name) == gnu.read(name), "\(name) differs: \(context)")
+            }
+        }
+    }
+
+    @Test func aFailingFilterNamesThePartAndStops() throws {
+        let scratch = try Scratch()
+        try scratch.write("in", Self.manyLines)
+        let result = try gcdcat(["split", "--filter=cat > /dev/null; exit 3", "-n", "3", "in", "p_"], in: scratch.path)
+        #expect(result.status == 1)
+        #expect(
+            result.stderr.contains("with FILE=p_001, exit 3 from command: cat > /dev/null; exit 3"), "\(result.stderr)")
+        #expect(scratch.listing() == ["in"])
+    }
+
+    /// The case: GNU names out_95, out_96; a widened series would say out_9005.
+    @Test func aNumericStartIsTheFirstSuffixItself() throws {
+        let scratch = try Scratch()
+        try scratch.write("in", randomData(150_000, seed: 3))
+        let result = try gcdcat(
+            ["split", "--numeric-suffixes=95", "-b", "100000", "in", "out_", "-q"], in: scratch.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(scratch.listing() == ["in", "out.sfv", "out_95", "out_96"])
+        let merged = try gcdcat(["merge", "out_95", "-o", "joined", "-q"], in: scratch.path)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(scratch.read("joined") == scratch.read("in"))
+    }
+
+    /// GNU writes out_95 … out_99 and then fails; gcdcat refuses before writing anything.
+    @Test func runningOutOfSuffixesFromAStartIsRefusedBeforeAnyPart() throws {
+        let scratch = try Scratch()
+        try scratch.write("in", randomData(20_000, seed: 3))
+        let gnu = try run(
+            executable: "/usr/bin/split", ["--numeric-suffixes=95", "-b", "1000", "in", "g_"], in: scratch.path)
+        #expect(gnu.status == 1)
+        #expect(gnu.stderr.contains("output file suffixes exhausted"))
+        let before = scratch.listing()
+        let result = try gcdcat(["split", "--numeric-suffixes=95", "-b", "1000", "in", "out_"], in: scratch.path)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("suffixes exhausted"), "\(result.stderr)")
+        #expect(scratch.listing() == before)
+    }
+
+    @Test(arguments: [
+        (
+            ["--numeric-suffixes=123", "-b", "10"],
+            "numerical suffix start value '123' is too large for the suffix length 2"
+        ),
+        (["--numeric-suffixes=1x", "-b", "10"], "'1x': invalid start value for numerical suffix"),
+        (["--hex-suffixes=g", "-b", "10"], "'g': invalid start value for hexadecimal suffix"),
+        (["-t", "ab", "-l", "2"], "multi-character separator 'ab'"),
+        (["-t", "", "-l", "2"], "empty record separator"),
+        (["-n", "5/4"], "Error: The value '5/4' is invalid for"),
+        (["-n", "r/0"], "--parts must be positive (got 0)"),
+        (["-a", "1", "-d", "-n", "20"], "the suffix length needs to be at least 2"),
+        (["-n", "r/3", "--manifest", "m.sfv"], "round-robin parts do not join back"),
+    ])
+    func gnuMistakesAreUsageErrors(form: [String], message: String) throws {
+        let scratch = try Scratch()
+        try scratch.write("in", Data("a\nb\n".utf8))
+        let result = try gcdcat(["split"] + form + ["in", "out_"], in: scratch.path)
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+        #expect(scratch.listing() == ["in"])
+    }
+
+    /// Round-robin parts do not join back into the input: gcdcat writes no manifest, and says so.
+    @Test func roundRobinSaysWhyItWritesNoManifest() throws {
+        let scratch = try Scratch()
+        try scratch.write("in", Self.manyLines)
+        let result = try gcdcat(["split", "-n", "r/3", "in", "out_"], in: scratch.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(scratch.listing() == ["in", "out_001", "out_002", "out_003"])
+        #expect(result.stderr.contains("no manifest was written"), "\(result.stderr)")
+    }
+
+    /// Standard input is dealt round-robin in one pass, as GNU deals it.
+    @Test func roundRobinReadsStandardInput() throws {
+        let gnu = try Scratch()
+        let ours = try Scratch()
+        try gnu.write("in", Self.manyLines)
+        try ours.write("in", Self.manyLines)
+        _ = try run(executable: "/bin/sh", ["-c", "split -n r/4 - p_ < in"], in: gnu.path)
+        let result = try run(
+            executable: "/bin/sh", ["-c", "\"$0\" split -n r/4 -d - p_ -q < in", gcdcatPath], in: ours.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        let expected = gnu.listing().filter { $0 != "in" }
+        #expect(expected.count == 4)
+        for (index, name) in expected.enumerated() {
+            #expect(ours.read("p_0\(index)") == gnu.read(name))
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import Testing
+
+/// CSV-style splits that repeat the input's header lines atop every part, and merges that
+/// restore the original file from them: the header once, every byte checked.
+@Suite struct HeaderSplitCLITests {
+    static let header = "id,name,amount\n"
+    static let csv = Data((header + (1...2000).map { "\($0),name \($0),\($0 * 7)\n" }.joined()).utf8)
+    static let strategies = ["auto", "stream", "offsets", "dispatchdata"]
+
+    /// Each way of cutting with a header, and whether standard input feeds it.
+    static let cuts: [(flags: [String], standardInput: Bool)] = [
+        (["-l", "500"], false), (["-l", "500"], true), (["--size", "8K", "--line-boundary"], false),
+        (["--size", "8K", "--line-boundary"], true), (["-C", "5000"], false),
+    ]
+
+    @Test(arguments: cuts)
+    func everyPartStartsWithTheHeaderAndMergeRestoresTheFile(flags: [String], standardInput: Bool) throws {
+        let scratch = try Scratch()
+        try scratch.write("big.csv", Self.csv)
+        let arguments = flags + ["--header-lines", "1", "-q"]
+        let result =
+            standardInput
+            ? try run(
+                executable: "/bin/sh",
+                ["-c", "\"$0\" split - big.csv. \"$@\" < big.csv", gcdcatPath] + arguments, in: scratch.path)
+            : try gcdcat(["split", "big.csv"] + arguments, in: scratch.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        let parts = scratch.listing().filter { $0.hasPrefix("big.csv.0") }
+        #expect(parts.count >= 4)
+        for part in parts {
+            #expect(scratch.read(part)?.starts(with: Data(Self.header.utf8)) == true, "\(part)")
+        }
+        let manifest = String(decoding: scratch.read("big.csv.sfv") ?? Data(), as: UTF8.self)
+        #expect(manifest.contains("; gcdcat-header: \(Self.header.utf8.count) "), "\(manifest)")
+        #expect(manifest.contains("; gcdcat-whole: \(Self.csv.count) "), "\(manifest)")
+        for strategy in Self.strategies {
+            let merged = try gcdcat(
+                ["merge", "big.csv.001", "-o", "restored-\(strategy)", "--strategy", strategy], in: scratch.path)
+            #expect(merged.status == 0, "\(strategy): \(merged.stderr)")
+            #expect(merged.stderr.contains("verified"), "\(strategy): \(merged.stderr)")
+            #expect(scratch.read("restored-\(strategy)") == Self.csv, "\(strategy)")
+        }
+        // Other tools still read the SFV: its header record is a comment.
+        if toolExists("cksfv") {
+            let checked = try runTool("cksfv", ["-q", "-f", "big.csv.sfv"], in: scratch.path)
+            #expect(checked.status == 0, "\(checked.stdoutText)\(checked.stderr)")
+        }
+        if toolExists("rhash") {
+            let checked = try runTool("rhash", ["--skip-ok", "-c", "big.csv.sfv"], in: scratch.path)
+            #expect(checked.status == 0, "\(checked.stdoutText)\(checked.stderr)")
+        }
+    }
+
+    @Test func linesPerPartCountTheLinesAfterTheHeader() throws {
+        let scratch = try Scratch()
+        try scratch.write("t.csv", Data("h\n1\n2\n3\n4\n5".utf8))
+        let result = try gcdcat(["split", "-l", "2", "t.csv", "--header-lines", "1", "-q"], in: scratch.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            ["t.csv.001", "t.csv.002", "t.csv.003"].map { scratch.read($0) }
+                == ["h\n1\n2\n", "h\n3\n4\n", "h\n5"].map { Data($0.utf8) })
+        #expect(scratch.listing() == ["t.csv", "t.csv.001", "t.csv.002", "t.csv.003", "t.csv.sfv"])
+    }
+
+    /// A manifest that lost its header record (an older gcdcat, a hand edit) describes a file
+    /// the parts do not join to: merge refuses, exit 2, and writes nothing.
+    @Test(arguments: strategies)
+    func aMergeWithoutTheHeaderRecordIsNeverVerified(strategy: String) throws {
+        let scratch = try Scratch()
+        try scratch.write("big.csv", Self.csv)
+        let result = try gcdcat(
+            ["split", "big.csv", "--size", "8K", "--line-boundary", "--header-lines", "1", "-q"], in: scratch.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        let manifest = String(decoding: scratch.read("big.csv.sfv")!, as: UTF8.self)
+        let stripped = manifest.split(separator: "\n").filter { !$0.contains("gcdcat-header:") }.joined(separator: "\n")
+        try scratch.write("big.csv.sfv", Data((stripped + "\n").utf8))
+        let merged = try gcdcat(["merge", "big.csv.001", "-o", "out", "--strategy", strategy], in: scratch.path)
+        #expect(merged.status == 2, "\(merged.stderr)")
+        #expect(merged.stderr.contains("but the manifest records \(Self.csv.count) bytes"), "\(merged.stderr)")
+        #expect(!merged.stderr.contains("verified"))
+        #expect(scratch.read("out") == nil)
+    }
+
+    /// A header record that lies about the header's bytes is caught by the whole record.
+    @Test func aWrongHeaderRecordIsACorruptSet() throws {
+        let scratch = try Scratch()
+        try scratch.write("big.csv", Self.csv)
+        _ = try gcdcat(["split", "big.csv", "-l", "700", "--header-lines", "1", "-q"], in: scratch.path)
+        let manifest = String(decoding: scratch.read("big.csv.sfv")!, as: UTF8.self)
+        let forged = manifest.replacingOccurrences(
+            of: "; gcdcat-header: \(Self.header.utf8.count) ", with: "; gcdcat-header: \(Self.header.utf8.count - 1) ")
+        #expect(forged != manifest)
+        try scratch.write("big.csv.sfv", Data(forged.utf8))
+        let merged = try gcdcat(["merge", "big.csv.001", "-o", "out"], in: scratch.path)
+        #expect(merged.status == 2, "\(merged.stderr)")
+        #expect(scratch.read("out") == nil)
+    }
+}
