@@ -96,14 +96,20 @@ public enum ChecksumListVerifier {
         let active = Mutex(0)
         let group = DispatchGroup()
         var pending: [(index: Int, path: String, size: Int64)] = []
+        // The list's real folder, resolved once: per file, realpath(3) costs a getcwd and a
+        // readlink (a list of 100,000 small files spent most of its time there).
+        let folder = followLinksOutside ? nil : realFolder(of: listPath)
         for (index, entry) in entries.enumerated() {
             let path = resolve(entry.name, listPath: listPath)
-            let rejection =
-                entry.rejection ?? (followLinksOutside ? nil : outsideRejection(path, listPath: listPath))
+            if let rejection = entry.rejection {
+                results[index] = Outcome(entry: entry, path: path, status: .rejected(rejection))
+                continue
+            }
+            let (rejection, size) = inspect(path, name: entry.name, realFolder: folder)
             if let rejection {
                 results[index] = Outcome(entry: entry, path: path, status: .rejected(rejection))
             } else {
-                pending.append((index, path, regularFileSize(path) ?? 0))
+                pending.append((index, path, size))
             }
         }
         // Stable: equal sizes keep the list's order.
@@ -134,12 +140,36 @@ public enum ChecksumListVerifier {
         return Int64(info.st_size)
     }
 
+    /// The real path of the folder that `listPath`'s names are relative to.
+    static func realFolder(of listPath: String) -> String? {
+        ManifestVerifier.realPath(listPath == "-" ? "." : splitPath(listPath).directory)
+    }
+
+    /// One `lstat` of `path` (the list's `name`, resolved): why it must not be opened (see
+    /// ``outsideRejection(_:listPath:)``; nil `realFolder` skips that check) and its size when it
+    /// is a regular file (0 otherwise). A name with no `/` that is not a symlink lies in the
+    /// folder, so only symlinks and names with folders are resolved with realpath(3).
+    static func inspect(_ path: String, name: String, realFolder: String?) -> (rejection: String?, size: Int64) {
+        guard let info = try? Syscall.statIfExists(path, followLinks: false) else { return (nil, 0) }
+        let isLink = info.st_mode & S_IFMT == S_IFLNK
+        var rejection: String?
+        if let realFolder, isLink || name.contains("/") {
+            rejection = outsideRejection(path, realFolder: realFolder)
+        }
+        if !isLink { return (rejection, info.st_mode & S_IFMT == S_IFREG ? Int64(info.st_size) : 0) }
+        return (rejection, regularFileSize(path) ?? 0)
+    }
+
     /// Why `path` must not be opened: it exists and its real path lies outside the list's real
     /// folder, because a symlink on the way leads out. Nil when it is inside or does not exist.
     static func outsideRejection(_ path: String, listPath: String) -> String? {
-        guard let target = ManifestVerifier.realPath(path),
-            let folder = ManifestVerifier.realPath(listPath == "-" ? "." : splitPath(listPath).directory)
-        else { return nil }
+        guard let folder = realFolder(of: listPath) else { return nil }
+        return outsideRejection(path, realFolder: folder)
+    }
+
+    /// The same, against the list's folder already resolved.
+    static func outsideRejection(_ path: String, realFolder folder: String) -> String? {
+        guard let target = ManifestVerifier.realPath(path) else { return nil }
         // The folder itself (a listed `.`) is inside: opening it fails as a folder, not as an escape.
         let inside = target == folder || (folder == "/" ? target.hasPrefix("/") : target.hasPrefix(folder + "/"))
         return inside ? nil : "a symlink leads outside the manifest's folder, to \(target.displayPath)"
