@@ -60,7 +60,7 @@ extension GCDCat {
 
         @Argument(
             help: "Checksum lists (files or s3:// objects); - reads one from standard input.",
-            completion: .file(extensions: manifestExtensions))
+            completion: listsFirstCompletion)
         var lists: [String]
 
         @Option(help: "Read every untagged line as this algorithm.")
@@ -176,8 +176,9 @@ extension GCDCat {
             // Progress over this list's bytes, naming the file being read (on standard error,
             // so --json shows it too); finished before its listing is printed.
             let counter = TransferCounter()
+            // The total stats every file: only for a bar that is drawn (a terminal).
             let progress =
-                quiet || status
+                quiet || status || isatty(STDERR_FILENO) != 1
                 ? nil
                 : ProgressMeter(
                     label: shown.displayPath, total: ChecksumListVerifier.totalBytes(list, listPath: manifest),
