@@ -69,6 +69,10 @@ check verify 2 verify --json data.bin.sfv
 rm data.bin.003
 check verify 1 verify --json data.bin.sfv
 check error 64 verify --json --status data.bin.sfv
+# A b2sum list whose name names no algorithm: sha512 is assumed, no file confirms it: UNCONFIRMED.
+b2sum data.bin.001 > digests.txt
+check verify 1 verify --json digests.txt
+check checksum 0 checksum --json --algorithm blake2b data.bin.001
 check bench 0 bench --size 1M --parts 2 --repeat 1 --high-water 64K --json
 check error 64 bench --json --parts 0
 check error 1 bench --size 1M --merge-only --json --dir missing/folder

@@ -81,6 +81,13 @@ echo "$out" | grep -q 'movie.zip' && ok "bash completes the -o file name" || bad
 out=$(complete_bash gcdcat verify mov)
 [ "$(echo "$out" | head -1)" = movie.zip.sfv ] && ok "bash offers the manifest first for verify" \
     || bad "verify completion did not offer movie.zip.sfv first: $(echo "$out" | tr '\n' ' ')"
+# Every file after 'gcdcat verify', checksum lists first, those with no extension too.
+touch "$work/set/SHA256SUMS" "$work/set/B2SUMS"
+out=$(complete_bash gcdcat verify '')
+[ "$(echo "$out" | head -3 | tr '\n' ' ')" = "B2SUMS SHA256SUMS movie.zip.sfv " ] \
+    && echo "$out" | grep -qx 'movie.zip.001' && ok "bash offers every file for verify, lists first" \
+    || bad "verify completion did not offer B2SUMS, SHA256SUMS, movie.zip.sfv first, then the rest: $(echo "$out" | tr '\n' ' ')"
+rm "$work/set/SHA256SUMS" "$work/set/B2SUMS"
 for command in split checksum; do
     out=$(complete_bash gcdcat $command movie)
     echo "$out" | grep -q 'movie.zip.001' && ok "bash completes file names after 'gcdcat $command'" \

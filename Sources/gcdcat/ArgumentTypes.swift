@@ -21,3 +21,9 @@ func parsePositiveSize(_ text: String) throws -> Int {
 
 /// What shells offer where a manifest is expected: checksum lists first, by their extensions.
 let manifestExtensions = ["sfv", "md5", "sha1", "sha256", "sha512"]
+
+/// What shells offer for verify's lists: every file, checksum lists first (SHA256SUMS, B2SUMS,
+/// *.sfv, … by name), then the others, so a list with no extension is offered too.
+let listsFirstCompletion = CompletionKind.custom { _, _, prefix in
+    FileCandidates.complete(prefix, listsFirst: true)
+}

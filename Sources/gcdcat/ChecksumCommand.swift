@@ -14,12 +14,15 @@ extension GCDCat {
     struct ChecksumFiles: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "checksum",
-            abstract: "Print crc32, adler32, md5, sha1, sha256 or sha512 checksums as SFV, GNU or BSD lines.",
+            abstract:
+                "Print crc32, adler32, md5, sha1, sha2, sha3 or BLAKE2b checksums as SFV, GNU or BSD lines.",
             usage: "gcdcat checksum [<options>] [<files> ...]",
             discussion: """
                 --format gnu prints exactly what sha256sum (md5sum, …) prints, names with a \
                 backslash or a newline escaped as they escape them, so 'sha256sum -c' reads it; \
-                --format bsd prints what 'sha256sum --tag' and 'rhash --bsd' print. A large file \
+                --format bsd prints what 'sha256sum --tag' and 'rhash --bsd' print. \
+                --algorithm blake2b is b2sum's default BLAKE2b-512 (other lengths, b2sum -l, are not \
+                computed); sha3-224 to sha3-512 print what 'rhash --sha3-256' prints. A large file \
                 is checksummed with crc32/adler32 in parallel: its segments on --jobs threads, \
                 joined with crc32_combine/adler32_combine; md5 and sha read each file once, in \
                 order. With no files, or '-', standard input is read.
@@ -34,6 +37,7 @@ extension GCDCat {
                 Examples:
                   gcdcat checksum movie.zip.0* > movie.zip.sfv
                   gcdcat checksum --algorithm sha256 *.iso > SHA256SUMS
+                  gcdcat checksum --algorithm blake2b *.iso > B2SUMS
                   gcdcat checksum --algorithm adler32 --format bsd big.iso
                   gcdcat checksum s3://bkt/movie.zip.001 s3://bkt/movie.zip.002 --jobs 8
                 """)
@@ -82,7 +86,8 @@ extension GCDCat {
         struct JSONFile: Encodable {
             var name: String
             var checksum: String?
-            var error: String?
+            /// Why the file could not be read, as error.json's error object.
+            var error: ErrorReport.Details?
             /// For an object: "read", or "server" when the value is the server's own crc32.
             var source: ObjectReader.Source?
         }
@@ -198,7 +203,7 @@ extension GCDCat {
                     }
                 } catch let error as GCDCatError where error.path != "standard output" {
                     writeToStandardError((progress == nil ? "" : "\r\u{1B}[K") + "gcdcat: \(error)\n")
-                    results.append(JSONFile(name: file, error: error.description))
+                    results.append(JSONFile(name: file, error: ErrorReport(command: "checksum", error: error).error))
                 }
             }
             progress?.finish()

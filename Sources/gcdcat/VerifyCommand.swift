@@ -13,10 +13,18 @@ extension GCDCat {
             usage: "gcdcat verify [<options>] <lists> ...",
             discussion: """
                 Each line's format is detected: SFV (NAME CRC32), GNU (HEX  NAME or HEX *NAME, \
-                as sha256sum, md5sum, sha1sum and sha512sum write), and BSD (SHA256 (NAME) = HEX, \
-                as 'sha256sum --tag' and 'rhash --bsd' write); one list may mix them. The \
-                algorithm comes from the tag, else from the digest's length (32 hex digits md5, \
-                40 sha1, 64 sha256, 128 sha512, 8 crc32); --algorithm forces it (adler32 needs it).
+                as sha256sum, md5sum, b2sum and rhash write), and BSD (SHA256 (NAME) = HEX, \
+                as 'sha256sum --tag', 'b2sum --tag' and 'rhash --bsd' write); one list may mix \
+                them. Each line's algorithm comes from its tag (SHA256, BLAKE2b, SHA3-256, …); \
+                else from the list's name (B2SUMS, *.b2 and *.blake2b are BLAKE2b; SHA384SUMS, \
+                *.sha384, *.sha3-256, MD5SUMS, …); else it is assumed from the digest's length \
+                (8 hex digits crc32, 32 md5, 40 sha1, 56 sha224, 64 sha256, 96 sha384, 128 \
+                sha512), and the assumption is said on standard error ("128 hex digits, sha512 \
+                assumed; use --algorithm blake2b or --algorithm sha3-512 if it is another"). \
+                --algorithm forces it (adler32 needs it). An assumed algorithm that no file of \
+                the list matches is not reported as corruption: those files are UNCONFIRMED and \
+                the exit status is 1, with the --algorithm to try. BLAKE2b of another length \
+                than 512 bits (b2sum -l 256) is refused: it is not computed.
 
                 Names are relative to the list's folder ('-' reads a list from standard input; \
                 its names are relative to the current folder). Comments (;), CRLF, tabs, \
@@ -25,12 +33,13 @@ extension GCDCat {
                 starting with \\ has an escaped name (\\\\, \\n, \\r), as sha256sum writes. \
                 A name that is absolute or contains '..', or that a symlink leads outside the \
                 list's folder (unless --follow-links-outside), is reported as REJECTED and \
-                never opened. A name listed twice (a.txt and ./a.txt too) is an error. A \
+                never opened. Names are compared as bytes: café in NFC and café in NFD are two \
+                files. A name listed twice (a.txt and ./a.txt too) is an error. A \
                 malformed line is an error naming its line number.
 
                 Prints one line per file (OK, FAILED, MISSING, UNREADABLE, REJECTED) and a \
                 summary per list on standard error. Exit status: 0 all OK; 2 a checksum \
-                differs; 1 a file is missing, unreadable or rejected (this wins over 2: the \
+                differs; 1 a file is missing, unreadable, rejected or unconfirmed (this wins over 2: the \
                 check is incomplete), a list is unusable, or --ignore-missing left nothing \
                 verified. UNLISTED files do not change it.
 
@@ -51,7 +60,7 @@ extension GCDCat {
 
         @Argument(
             help: "Checksum lists (files or s3:// objects); - reads one from standard input.",
-            completion: .file(extensions: manifestExtensions))
+            completion: listsFirstCompletion)
         var lists: [String]
 
         @Option(help: "Read every untagged line as this algorithm.")
@@ -125,6 +134,7 @@ extension GCDCat {
                 report.failList(manifest, error: error.description)
                 return nil
             }
+            sayGuesses(list, shown: manifest)
             let located = ObjectListVerifier.locate(list.entries, listObject: location, store: store, jobs: jobs)
             let counter = TransferCounter()
             let progress =
@@ -141,6 +151,13 @@ extension GCDCat {
                 outcomes: verification.outcomes, sources: verification.sources, bytesRead: verification.bytesRead)
         }
 
+        /// Says on standard error which algorithms were only assumed from their values' length
+        /// (--quiet leaves it to the note on a guess that no file confirmed; --json to `guessed`).
+        private func sayGuesses(_ list: ChecksumList, shown: String) {
+            guard !status && !quiet && !json else { return }
+            for note in list.guessNotes { writeToStandardError("gcdcat: \(shown.displayPath): \(note)\n") }
+        }
+
         /// A local list's files, checked as they always were; nil (reported) when it is unusable.
         private func checkLocalList(_ manifest: String, report: inout VerifyReport) throws -> Checked? {
             let shown = manifest == "-" ? "standard input" : manifest
@@ -149,14 +166,19 @@ extension GCDCat {
                 list = try ChecksumList.load(manifest, forced: algorithm)
             } catch let error as GCDCatError {
                 writeToStandardError("gcdcat: \(error)\n")
+                if !status, let hint = NotAListHint.hint(for: manifest, error: error) {
+                    writeToStandardError("gcdcat: \(hint)\n")
+                }
                 report.failList(manifest, error: error.description)
                 return nil
             }
+            sayGuesses(list, shown: shown)
             // Progress over this list's bytes, naming the file being read (on standard error,
             // so --json shows it too); finished before its listing is printed.
             let counter = TransferCounter()
+            // The total stats every file: only for a bar that is drawn (a terminal).
             let progress =
-                quiet || status
+                quiet || status || isatty(STDERR_FILENO) != 1
                 ? nil
                 : ProgressMeter(
                     label: shown.displayPath, total: ChecksumListVerifier.totalBytes(list, listPath: manifest),
@@ -185,6 +207,7 @@ extension GCDCat {
                     checked = try checkLocalList(manifest, report: &report)
                 }
                 guard var checked else { continue }
+                checked.outcomes = ChecksumListVerifier.confirmingGuesses(checked.outcomes)
                 var ignored = 0
                 if ignoreMissing {
                     let kept = checked.outcomes.indices.filter { checked.outcomes[$0].status != .missing }
@@ -209,6 +232,17 @@ extension GCDCat {
                     report.failList(manifest, error: "\(shown.displayPath): no file was verified")
                 } else if !status && !json && (!quiet || summary.exitStatus != 0) {
                     writeToStandardError("gcdcat: \(shown.displayPath): \(summary.text)\(objectNote)\n")
+                }
+                if !status && !json {
+                    for note in ChecksumListVerifier.unconfirmedNotes(outcomes) {
+                        writeToStandardError("gcdcat: \(shown.displayPath): \(note)\n")
+                    }
+                    if !ignoreMissing && summary.missing > 0 && summary.missing < summary.files {
+                        writeToStandardError(
+                            "gcdcat: \(shown.displayPath): \(summary.missing) listed "
+                                + "file\(summary.missing == 1 ? " is" : "s are") not here; "
+                                + "--ignore-missing checks only the files present\n")
+                    }
                 }
             }
             if let store {
@@ -265,6 +299,8 @@ struct VerifyReport: Encodable {
         var error: String?
         /// For an object: "read", or "server" when the server's own crc32 was compared.
         var source: ObjectReader.Source?
+        /// True (else absent) when the algorithm was assumed from the value's length.
+        var guessed: Bool?
     }
 
     /// One list's counts.
@@ -276,6 +312,7 @@ struct VerifyReport: Encodable {
         var missing = 0
         var unreadable = 0
         var rejected = 0
+        var unconfirmed = 0
         var ignoredMissing = 0
         var error: String?
         var exitStatus: Int32 = 0
@@ -283,6 +320,7 @@ struct VerifyReport: Encodable {
         var text: String {
             "\(files) files: \(ok) OK, \(failed) FAILED, \(missing) MISSING"
                 + (unreadable + rejected > 0 ? ", \(unreadable + rejected) UNREADABLE or REJECTED" : "")
+                + (unconfirmed > 0 ? ", \(unconfirmed) UNCONFIRMED" : "")
                 + (ignoredMissing > 0 ? " (\(ignoredMissing) missing ignored)" : "")
         }
     }
@@ -309,7 +347,8 @@ struct VerifyReport: Encodable {
             var file = File(
                 list: list, line: outcome.entry.line, name: outcome.entry.name, path: outcome.path,
                 algorithm: outcome.entry.algorithm, format: outcome.entry.format,
-                expected: outcome.entry.expected, status: outcome.status.word, source: sources?[index])
+                expected: outcome.entry.expected, status: outcome.status.word, source: sources?[index],
+                guessed: outcome.entry.guessed ? true : nil)
             summary.files += 1
             switch outcome.status {
             case .ok: summary.ok += 1
@@ -323,6 +362,9 @@ struct VerifyReport: Encodable {
             case .rejected(let why):
                 summary.rejected += 1
                 file.error = why
+            case .unconfirmed(let actual):
+                summary.unconfirmed += 1
+                file.actual = actual
             }
             files.append(file)
         }
@@ -357,6 +399,7 @@ struct VerifyReport: Encodable {
             total.missing += list.missing
             total.unreadable += list.unreadable
             total.rejected += list.rejected
+            total.unconfirmed += list.unconfirmed
             total.ignoredMissing += list.ignoredMissing
         }
     }

@@ -17,6 +17,13 @@ import Testing
         ChecksumList.Entry(name: name, algorithm: algorithm, expected: hex, line: line, format: format)
     }
 
+    /// An untagged entry whose algorithm was assumed from its value's length.
+    func guessed(_ name: String, _ algorithm: HashAlgorithm, _ hex: String, _ line: Int) -> ChecksumList.Entry {
+        var guessed = entry(name, algorithm, hex, line, .gnu)
+        guessed.guessed = true
+        return guessed
+    }
+
     // Issue 12: each line's shape and algorithm are detected, in one mixed list.
     @Test func detectsEveryShapeLineByLine() throws {
         let text = """
@@ -38,15 +45,15 @@ import Testing
         #expect(
             entries == [
                 entry("sfv name.bin", .crc32, "cbf43926", 2, .sfv),
-                entry("gnu text", .md5, md5, 3, .gnu),
-                entry("gnu binary", .sha1, sha1, 4, .gnu),
-                entry("back\\slash\nnewline", .sha256, sha256, 5, .gnu),
+                guessed("gnu text", .md5, md5, 3),
+                guessed("gnu binary", .sha1, sha1, 4),
+                guessed("back\\slash\nnewline", .sha256, sha256, 5),
                 entry("bsd (1)", .sha256, sha256, 6, .bsd),
                 entry("rhash padded", .md5, md5, 7, .bsd),
                 entry("esc\\aped", .sha1, sha1, 8, .bsd),
                 entry("gcdcat bsd", .crc32, "cbf43926", 9, .bsd),
-                entry("gcdcat simple", .crc32, "cbf43926", 10, .gnu),
-                entry("md5 -r", .md5, md5, 11, .gnu),
+                guessed("gcdcat simple", .crc32, "cbf43926", 10),
+                guessed("md5 -r", .md5, md5, 11),
                 entry("crlf.bin", .crc32, "cbf43926", 12, .sfv),
             ])
     }
@@ -72,8 +79,9 @@ import Testing
 
     @Test(arguments: [
         (
-            "SHA224 (a) = \(String(repeating: "0", count: 56))\n",
-            "list: line 1: SHA224 is not an algorithm gcdcat knows (CRC32, ADLER32, MD5, SHA1, SHA256, SHA512)"
+            "WHIRLPOOL (a) = \(String(repeating: "0", count: 128))\n",
+            "list: line 1: WHIRLPOOL is not an algorithm gcdcat knows (CRC32, ADLER32, MD5, SHA1, SHA224, SHA256, "
+                + "SHA384, SHA512, SHA3-224, SHA3-256, SHA3-384, SHA3-512, BLAKE2b)"
         ),
         (
             "SHA256 (a) = \(String(repeating: "0", count: 40))\n",
@@ -128,7 +136,8 @@ import Testing
         // What is rendered parses back to the same entry.
         for format in [ChecksumLineFormat.gnu, .bsd] {
             let line = format.render(name: name, algorithm: .sha256, hex: sha256)
-            #expect((try? parse(line + "\n")) == [entry(name, .sha256, sha256, 1, format)])
+            let parsed = format == .gnu ? guessed(name, .sha256, sha256, 1) : entry(name, .sha256, sha256, 1, format)
+            #expect((try? parse(line + "\n")) == [parsed])
         }
     }
 }
@@ -206,5 +215,102 @@ import Testing
         #expect(outcomes.map(\.line) == expected)
         #expect(ChecksumListVerifier.exitStatus(outcomes) == 1)
         #expect(ChecksumListVerifier.totalBytes(list, listPath: directory.file("list.sfv")) == 65_003_027)
+    }
+}
+
+extension ChecksumListTests {
+    // Issue 22: lists are read by their real algorithm: tags, then the list's name, then length.
+    @Test func tagsNameEveryAlgorithmAsTheToolsWriteThem() throws {
+        let cases: [(String, HashAlgorithm)] = [
+            ("BLAKE2b", .blake2b), ("BLAKE2B", .blake2b), ("BLAKE2b-512", .blake2b), ("SHA3-256", .sha3Bits256),
+            ("SHA3-224", .sha3Bits224), ("SHA3-384", .sha3Bits384), ("SHA3-512", .sha3Bits512), ("SHA384", .sha384),
+            ("SHA224", .sha224), ("SHA-384", .sha384), ("SHA2-224", .sha224), ("SHA256", .sha256),
+        ]
+        for (tag, algorithm) in cases {
+            let line = "\(tag) (f) = \(String(repeating: "a", count: algorithm.hexLength))\n"
+            #expect(
+                try parse(line) == [entry("f", algorithm, String(repeating: "a", count: algorithm.hexLength), 1, .bsd)])
+            #expect(HashAlgorithm(tag: algorithm.tag[...]) == algorithm)
+        }
+    }
+
+    @Test func aListsNameGivesTheAlgorithmOfItsUntaggedLines() {
+        let cases: [(String, HashAlgorithm?)] = [
+            ("B2SUMS", .blake2b), ("dir/x.b2", .blake2b), ("x.blake2b", .blake2b), ("x.blake2", .blake2b),
+            ("SHA384SUMS", .sha384), ("x.sha384", .sha384), ("SHA224SUMS", .sha224), ("x.sha3-256", .sha3Bits256),
+            ("SHA3-512SUMS", .sha3Bits512), ("MD5SUMS", .md5), ("SHA256SUMS.asc", .sha256),
+            ("x.iso.sha256sum", .sha256), ("sha1sums.txt", .sha1), ("CHECKSUM", nil), ("list", nil), ("x.sum", nil),
+            ("movie.zip.sfv", nil),
+            ("standard input", nil),
+        ]
+        for (name, algorithm) in cases { #expect(ChecksumList.algorithm(ofListName: name) == algorithm, "\(name)") }
+    }
+
+    @Test func aNamedListNeedsNoGuessAndAnUnnamedOneSaysItsGuess() throws {
+        let value = String(repeating: "ab", count: 64)
+        let named = try ChecksumList.parse(bytes: Array("\(value)  f\n".utf8), path: "d/B2SUMS")
+        #expect(named.entries == [entry("f", .blake2b, value, 1, .gnu)])
+        #expect(named.guessNotes.isEmpty)
+        let unnamed = try ChecksumList.parse(bytes: Array("\(value)  f\n".utf8), path: "d/list")
+        #expect(unnamed.entries == [guessed("f", .sha512, value, 1)])
+        #expect(
+            unnamed.guessNotes == [
+                "128 hex digits, sha512 assumed; use --algorithm blake2b or --algorithm sha3-512 if it is another"
+            ])
+        // A name that does not fit the values' length falls back to the length, said as a guess.
+        let misnamed = try ChecksumList.parse(bytes: Array("\(sha256)  f\n".utf8), path: "x.md5")
+        #expect(misnamed.entries == [guessed("f", .sha256, sha256, 1)])
+        // 40 digits have no other algorithm to name.
+        let sha1List = try ChecksumList.parse(bytes: Array("\(sha1)  f\n".utf8), path: "list")
+        #expect(
+            sha1List.guessNotes == [
+                "40 hex digits, sha1 assumed (the list has no tags and its name names no algorithm)"
+            ])
+    }
+
+    @Test func aShorterBLAKE2bIsRefusedByTagOrName() {
+        let short = String(repeating: "c", count: 64)
+        for (text, path) in [("BLAKE2b-256 (f) = \(short)\n", "list"), ("\(short)  f\n", "B2SUMS")] {
+            let error = expectGCDCatError { _ = try ChecksumList.parse(bytes: Array(text.utf8), path: path) }
+            #expect(
+                error?.description
+                    == "\(path): line 1: BLAKE2b-256 (b2sum -l 256) is not supported: gcdcat computes BLAKE2b-512 "
+                    + "only (OpenSSL 3.0's libcrypto has no other length); check this list with 'b2sum -c'")
+        }
+    }
+
+    // Issue 22: `café` in NFC and in NFD are two files, as sha256sum -c reads them.
+    @Test func namesAreComparedAsBytes() throws {
+        let nfc = "caf\u{E9}"
+        let nfd = "cafe\u{301}"
+        #expect(nfc == nfd)  // why a String key is wrong
+        let list = try ChecksumList.parse(bytes: Array("\(sha256)  \(nfc)\n\(sha256)  \(nfd)\n".utf8), path: "S")
+        #expect(list.entries.map { PathName.bytes(of: $0.name) } == [Array(nfc.utf8), Array(nfd.utf8)])
+        let sfv = try Manifest.parse(bytes: Array("\(nfc) CBF43926\n\(nfd) CBF43926\n".utf8), path: "m.sfv")
+        #expect(sfv.entries.count == 2)
+    }
+
+    @Test func aGuessIsConfirmedByOneMatchAndOtherwiseNeverCalledCorruption() {
+        func outcome(_ name: String, _ guessed: Bool, _ status: ChecksumListVerifier.Status)
+            -> ChecksumListVerifier.Outcome
+        {
+            var listed = entry(name, .sha512, String(repeating: "0", count: 128), 1, .gnu)
+            listed.guessed = guessed
+            return ChecksumListVerifier.Outcome(entry: listed, path: name, status: status)
+        }
+        let unconfirmed = ChecksumListVerifier.confirmingGuesses([
+            outcome("a", true, .failed(actual: "x")), outcome("b", true, .missing),
+            outcome("c", true, .failed(actual: "y")),
+        ])
+        #expect(unconfirmed.map(\.status) == [.unconfirmed(actual: "x"), .missing, .unconfirmed(actual: "y")])
+        #expect(ChecksumListVerifier.exitStatus(unconfirmed) == 1)
+        let confirmed = ChecksumListVerifier.confirmingGuesses([
+            outcome("a", true, .ok), outcome("b", true, .failed(actual: "x")),
+        ])
+        #expect(confirmed.map(\.status) == [.ok, .failed(actual: "x")])
+        #expect(ChecksumListVerifier.exitStatus(confirmed) == 2)
+        // A tagged (not guessed) mismatch is corruption, whatever else there is.
+        let tagged = ChecksumListVerifier.confirmingGuesses([outcome("a", false, .failed(actual: "x"))])
+        #expect(tagged.map(\.status) == [.failed(actual: "x")])
     }
 }

@@ -20,7 +20,8 @@ import Testing
         #expect(DigestAlgorithm(hexLength: expected.count) == algorithm)
     }
 
-    /// coreutils' md5sum … sha512sum are the oracle, over lengths around block boundaries.
+    /// coreutils' md5sum … sha512sum and b2sum, and rhash for SHA3, are the oracle, over lengths
+    /// around block boundaries.
     @Test(arguments: DigestAlgorithm.allCases)
     func matchesCoreutilsInPiecesOfAnySize(algorithm: DigestAlgorithm) throws {
         let directory = TemporaryDirectory()
@@ -29,8 +30,17 @@ import Testing
             let path = directory.file("data-\(length)")
             writeFile(path, bytes)
             let tool = Process()
-            tool.executableURL = URL(fileURLWithPath: "/usr/bin/\(algorithm.rawValue)sum")
-            tool.arguments = [path]
+            switch algorithm {
+            case .blake2b:
+                tool.executableURL = URL(fileURLWithPath: "/usr/bin/b2sum")
+                tool.arguments = [path]
+            case .sha3Bits224, .sha3Bits256, .sha3Bits384, .sha3Bits512:
+                tool.executableURL = URL(fileURLWithPath: "/usr/bin/rhash")
+                tool.arguments = ["--\(algorithm.rawValue)", path]
+            default:
+                tool.executableURL = URL(fileURLWithPath: "/usr/bin/\(algorithm.rawValue)sum")
+                tool.arguments = [path]
+            }
             let pipe = Pipe()
             tool.standardOutput = pipe
             try tool.run()

@@ -43,8 +43,9 @@ struct TaggedOrGNULine: Equatable {
     var name: String
     var hex: String
 
-    /// Digest lengths a GNU line may carry: crc32/adler32, md5, sha1, sha256, sha512.
-    static let gnuLengths: Set<Int> = [8, 32, 40, 64, 128]
+    /// Digest lengths a GNU line may carry: crc32/adler32, md5, sha1, sha224 and sha3-224,
+    /// sha256 (sha3-256), sha384 (sha3-384), sha512 (sha3-512, blake2b).
+    static let gnuLengths: Set<Int> = [8, 32, 40, 56, 64, 96, 128]
 
     /// `line` (no line end) as a BSD or GNU line, or nil. `sfvShaped` lines (the last field is
     /// 8 hex digits) stay SFV unless they are unmistakably GNU: a long digest and two separators.

@@ -1,8 +1,11 @@
 /// A checksum list as people download it: SFV, GNU (`sha256sum`) or BSD (`sha256sum --tag`,
 /// `rhash --bsd`) lines, told apart line by line, so one list may mix them.
 ///
-/// Each entry's algorithm comes from its tag (BSD), else from its digest's length (32 hex
-/// digits md5, 40 sha1, 64 sha256, 128 sha512, 8 crc32), unless the caller forces one. Names
+/// Each entry's algorithm comes from its tag (BSD: `SHA256`, `BLAKE2b`, `SHA3-256`), else from
+/// the list's name when its digests have that algorithm's length (`B2SUMS`, `*.b2`,
+/// `SHA384SUMS`, `*.sha3-256`: see ``algorithm(ofListName:)``), else from the digest's length
+/// (8 crc32, 32 md5, 40 sha1, 56 sha224, 64 sha256, 96 sha384, 128 sha512): that last is a
+/// guess, marked ``Entry/guessed`` and said by ``guessNotes``, unless the caller forces one. Names
 /// are relative to the list's folder; an absolute name or a `..` component is marked
 /// ``Entry/rejection`` and must never be opened (see ``Manifest/rejection(for:)``).
 public struct ChecksumList: Sendable, Equatable {
@@ -16,6 +19,10 @@ public struct ChecksumList: Sendable, Equatable {
         public var format: ChecksumLineFormat
         /// Why the name must not be opened, if it must not.
         public var rejection: String?
+        /// The algorithm was assumed from the value's length alone: no tag, no `--algorithm`, and
+        /// the list's name names none. A mismatch may then mean the guess is wrong, not the file
+        /// (see ``ChecksumListVerifier/confirmingGuesses(_:)``).
+        public var guessed = false
 
         public init(
             name: String, algorithm: HashAlgorithm, expected: String, line: Int = 0, format: ChecksumLineFormat
@@ -42,17 +49,59 @@ public struct ChecksumList: Sendable, Equatable {
         }
     }
 
-    /// Parses list bytes; `path` names the list in errors. `forced` is the algorithm of every
-    /// untagged line (and must match every tagged one). Names are decoded losslessly with
-    /// ``PathName/decode(_:)``; a UTF-8 byte-order mark at the head is skipped.
+    /// What the list's name says its untagged lines are: `B2SUMS`, `x.b2`, `x.blake2b` are
+    /// BLAKE2b; `SHA384SUMS`, `x.sha384`, `x.sha3-256`, `MD5SUMS`, `x.md5sum`, … are theirs.
+    /// Each dot-separated part of the file name is tried from the last (`SHA256SUMS.asc`,
+    /// `x.iso.sha256`), with a trailing `SUMS`, `SUM` or `sums` dropped; nil when none names one.
+    public static func algorithm(ofListName path: String) -> HashAlgorithm? {
+        let name = splitPath(path).name.lowercased()
+        for part in name.split(separator: ".").reversed() {
+            var token = part[...]
+            for suffix in ["sums", "sum"] where token.hasSuffix(suffix) && token.count > suffix.count {
+                token = token.dropLast(suffix.count)
+                break
+            }
+            if let named = HashAlgorithm(tag: token), named != .adler32 { return named }
+            if HashAlgorithm.otherBLAKE2bLength(tag: token) != nil || token == "blake2" { return .blake2b }
+        }
+        return nil
+    }
+
+    /// One line per algorithm that was guessed from a length, for standard error:
+    /// "128 hex digits, sha512 assumed; use --algorithm blake2b or --algorithm sha3-512 if it is
+    /// another".
+    public var guessNotes: [String] {
+        var notes: [String] = []
+        var said = Set<HashAlgorithm>()
+        for entry in entries where entry.guessed && said.insert(entry.algorithm).inserted {
+            notes.append(Self.guessNote(entry.algorithm))
+        }
+        return notes
+    }
+
+    static func guessNote(_ algorithm: HashAlgorithm) -> String {
+        let others = algorithm.alternatives.map { "--algorithm \($0.rawValue)" }
+        return "\(algorithm.hexLength) hex digits, \(algorithm.rawValue) assumed"
+            + (others.isEmpty
+                ? " (the list has no tags and its name names no algorithm)"
+                : "; use \(others.joined(separator: " or ")) if it is another")
+    }
+
+    /// Parses list bytes; `path` names the list in errors, and its file name may name the
+    /// algorithm (``algorithm(ofListName:)``). `forced` is the algorithm of every untagged line
+    /// (and must match every tagged one). Names are decoded losslessly with
+    /// ``PathName/decode(_:)`` and compared as bytes (`café` in NFC and in NFD are two files);
+    /// a UTF-8 byte-order mark at the head is skipped.
     ///
     /// ## Errors
     /// `.malformedManifest` naming the line: a line of no known shape, a tag gcdcat does not know,
-    /// a digest whose length does not fit its algorithm, a NUL, a name listed twice for one
-    /// algorithm (`a.txt` and `./a.txt` are one name); or a list with no entries.
+    /// a digest whose length does not fit its algorithm, a BLAKE2b of another length than 512
+    /// bits (`b2sum -l 256`), a NUL, a name listed twice for one algorithm (`a.txt` and
+    /// `./a.txt` are one name); or a list with no entries.
     public static func parse(bytes: [UInt8], path: String, forced: HashAlgorithm? = nil) throws -> ChecksumList {
+        let named = forced == nil ? algorithm(ofListName: path) : nil
         var entries: [Entry] = []
-        var seen: [String: Int] = [:]
+        var seen: [[UInt8]: Int] = [:]
         var emptyWhole = false
         var armor = SignatureArmor()
         var lineNumber = 0
@@ -75,8 +124,10 @@ public struct ChecksumList: Sendable, Equatable {
             if armor.skips(decoded.trimmingSpaces) { continue }
             // `#` comments, as in Fedora's CHECKSUM files; an SFV line of a `#name` stays a line.
             if decoded.trimmingSpaces.hasPrefix("#") && sfvFields(decoded) == nil { continue }
-            let entry = try parseLine(decoded, number: lineNumber, forced: forced, malformed: malformed)
-            let key = "\(entry.algorithm.rawValue):\(Manifest.normalized(entry.name))"
+            let entry = try parseLine(
+                decoded, number: lineNumber, forced: forced, named: named, malformed: malformed)
+            // Bytes, not a String: Swift's == holds `café` in NFC and in NFD equal.
+            let key = Array(entry.algorithm.rawValue.utf8) + [0] + PathName.bytes(of: Manifest.normalized(entry.name))
             if let earlier = seen[key] {
                 throw malformed("'\(entry.name.displayPath)' is listed twice (first on line \(earlier))")
             }
@@ -108,21 +159,35 @@ public struct ChecksumList: Sendable, Equatable {
     }
 
     static func parseLine(
-        _ decoded: String, number: Int, forced: HashAlgorithm?, malformed: (String) -> GCDCatError
+        _ decoded: String, number: Int, forced: HashAlgorithm?, named: HashAlgorithm? = nil,
+        malformed: (String) -> GCDCatError
     ) throws -> Entry {
         let sfv = sfvFields(decoded)
         if let parsed = TaggedOrGNULine(decoded, sfvShaped: sfv != nil) {
             let algorithm: HashAlgorithm
             let format: ChecksumLineFormat
+            var guessed = false
             switch parsed.shape {
             case .gnu:
                 format = .gnu
-                guard let inferred = forced ?? HashAlgorithm(hexLength: parsed.hex.count) else {
-                    throw malformed("no algorithm has a \(parsed.hex.count)-digit value")
+                let digits = parsed.hex.count
+                if let forced {
+                    algorithm = forced
+                } else if let named, named.hexLength == digits {
+                    algorithm = named
+                } else if named == .blake2b {
+                    throw otherBLAKE2b(bits: digits * 4, malformed: malformed)
+                } else if let assumed = HashAlgorithm(hexLength: digits) {
+                    algorithm = assumed
+                    guessed = true
+                } else {
+                    throw malformed("no algorithm has a \(digits)-digit value")
                 }
-                algorithm = inferred
             case .bsd(let tag, let tagged):
                 format = .bsd
+                if let bits = HashAlgorithm.otherBLAKE2bLength(tag: tag[...]) {
+                    throw otherBLAKE2b(bits: bits, malformed: malformed)
+                }
                 guard let tagged else {
                     let known = HashAlgorithm.allCases.map(\.tag).joined(separator: ", ")
                     throw malformed("\(tag.displayPath) is not an algorithm gcdcat knows (\(known))")
@@ -137,7 +202,10 @@ public struct ChecksumList: Sendable, Equatable {
                     "'\(parsed.hex.prefix(40))' is not a \(algorithm.rawValue) value (\(algorithm.hexLength) hex digits)"
                 )
             }
-            return Entry(name: parsed.name, algorithm: algorithm, expected: parsed.hex, line: number, format: format)
+            var entry = Entry(
+                name: parsed.name, algorithm: algorithm, expected: parsed.hex, line: number, format: format)
+            entry.guessed = guessed
+            return entry
         }
         guard let (name, hex) = try sfvEntry(decoded, malformed: malformed) else {
             throw malformed("expected 'NAME CRC32', found no CRC")
@@ -147,6 +215,13 @@ public struct ChecksumList: Sendable, Equatable {
             throw malformed("an 8-digit value cannot be \(algorithm.rawValue) (\(algorithm.hexLength) hex digits)")
         }
         return Entry(name: name, algorithm: algorithm, expected: hex, line: number, format: .sfv)
+    }
+
+    /// A BLAKE2b list of another length than 512 bits, as `b2sum -l 256` writes it.
+    private static func otherBLAKE2b(bits: Int, malformed: (String) -> GCDCatError) -> GCDCatError {
+        malformed(
+            "BLAKE2b-\(bits) (b2sum -l \(bits)) is not supported: gcdcat computes BLAKE2b-512 only "
+                + "(OpenSSL 3.0's libcrypto has no other length); check this list with 'b2sum -c'")
     }
 
     /// The name and 8-digit value of an SFV line, when it is one.

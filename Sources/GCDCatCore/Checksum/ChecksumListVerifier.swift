@@ -13,6 +13,10 @@ public enum ChecksumListVerifier {
         case missing
         case unreadable(GCDCatError)
         case rejected(String)
+        /// The value differs, but its algorithm was only guessed from its length and no file of
+        /// that guess matched: the guess, not the file, is probably wrong
+        /// (see ``confirmingGuesses(_:)``).
+        case unconfirmed(actual: String)
 
         /// `OK`, `FAILED`, … as the listing and JSON name it.
         public var word: String {
@@ -22,6 +26,7 @@ public enum ChecksumListVerifier {
             case .missing: return "MISSING"
             case .unreadable: return "UNREADABLE"
             case .rejected: return "REJECTED"
+            case .unconfirmed: return "UNCONFIRMED"
             }
         }
     }
@@ -31,6 +36,12 @@ public enum ChecksumListVerifier {
         /// The path that was (or would have been) opened.
         public var path: String
         public var status: Status
+
+        public init(entry: ChecksumList.Entry, path: String, status: Status) {
+            self.entry = entry
+            self.path = path
+            self.status = status
+        }
 
         /// `name: OK`, `name: FAILED (expected …, got …)`, …, for the verify listing.
         public var line: String {
@@ -43,6 +54,10 @@ public enum ChecksumListVerifier {
             case .missing: return "\(name): MISSING"
             case .unreadable(let error): return "\(name): UNREADABLE (\(error))"
             case .rejected(let why): return "\(name): REJECTED (\(why); not opened)"
+            case .unconfirmed(let actual):
+                let algorithm = entry.algorithm
+                return "\(name): UNCONFIRMED (not \(algorithm.rawValue)? assumed from \(algorithm.hexLength) hex "
+                    + "digits; expected \(entry.expected), got \(actual))"
             }
         }
     }
@@ -81,14 +96,20 @@ public enum ChecksumListVerifier {
         let active = Mutex(0)
         let group = DispatchGroup()
         var pending: [(index: Int, path: String, size: Int64)] = []
+        // The list's real folder, resolved once: per file, realpath(3) costs a getcwd and a
+        // readlink (a list of 100,000 small files spent most of its time there).
+        let folder = followLinksOutside ? nil : realFolder(of: listPath)
         for (index, entry) in entries.enumerated() {
             let path = resolve(entry.name, listPath: listPath)
-            let rejection =
-                entry.rejection ?? (followLinksOutside ? nil : outsideRejection(path, listPath: listPath))
+            if let rejection = entry.rejection {
+                results[index] = Outcome(entry: entry, path: path, status: .rejected(rejection))
+                continue
+            }
+            let (rejection, size) = inspect(path, name: entry.name, realFolder: folder)
             if let rejection {
                 results[index] = Outcome(entry: entry, path: path, status: .rejected(rejection))
             } else {
-                pending.append((index, path, regularFileSize(path) ?? 0))
+                pending.append((index, path, size))
             }
         }
         // Stable: equal sizes keep the list's order.
@@ -119,12 +140,36 @@ public enum ChecksumListVerifier {
         return Int64(info.st_size)
     }
 
+    /// The real path of the folder that `listPath`'s names are relative to.
+    static func realFolder(of listPath: String) -> String? {
+        ManifestVerifier.realPath(listPath == "-" ? "." : splitPath(listPath).directory)
+    }
+
+    /// One `lstat` of `path` (the list's `name`, resolved): why it must not be opened (see
+    /// ``outsideRejection(_:listPath:)``; nil `realFolder` skips that check) and its size when it
+    /// is a regular file (0 otherwise). A name with no `/` that is not a symlink lies in the
+    /// folder, so only symlinks and names with folders are resolved with realpath(3).
+    static func inspect(_ path: String, name: String, realFolder: String?) -> (rejection: String?, size: Int64) {
+        guard let info = try? Syscall.statIfExists(path, followLinks: false) else { return (nil, 0) }
+        let isLink = info.st_mode & S_IFMT == S_IFLNK
+        var rejection: String?
+        if let realFolder, isLink || name.contains("/") {
+            rejection = outsideRejection(path, realFolder: realFolder)
+        }
+        if !isLink { return (rejection, info.st_mode & S_IFMT == S_IFREG ? Int64(info.st_size) : 0) }
+        return (rejection, regularFileSize(path) ?? 0)
+    }
+
     /// Why `path` must not be opened: it exists and its real path lies outside the list's real
     /// folder, because a symlink on the way leads out. Nil when it is inside or does not exist.
     static func outsideRejection(_ path: String, listPath: String) -> String? {
-        guard let target = ManifestVerifier.realPath(path),
-            let folder = ManifestVerifier.realPath(listPath == "-" ? "." : splitPath(listPath).directory)
-        else { return nil }
+        guard let folder = realFolder(of: listPath) else { return nil }
+        return outsideRejection(path, realFolder: folder)
+    }
+
+    /// The same, against the list's folder already resolved.
+    static func outsideRejection(_ path: String, realFolder folder: String) -> String? {
+        guard let target = ManifestVerifier.realPath(path) else { return nil }
         // The folder itself (a listed `.`) is inside: opening it fails as a folder, not as an escape.
         let inside = target == folder || (folder == "/" ? target.hasPrefix("/") : target.hasPrefix(folder + "/"))
         return inside ? nil : "a symlink leads outside the manifest's folder, to \(target.displayPath)"
@@ -144,8 +189,49 @@ public enum ChecksumListVerifier {
         }
     }
 
-    /// 0 when every file is OK; 1 when any is missing, unreadable or rejected (the check could
-    /// not be completed); otherwise 2 when any failed its checksum.
+    /// `outcomes` with a guess that nothing confirmed said as such: for each algorithm that was
+    /// guessed from a length (``ChecksumList/Entry/guessed``), when not one file checked with it
+    /// matched and at least one differed, every differing one becomes `.unconfirmed`, not
+    /// `.failed`. A list from one tool holds one algorithm, so one match confirms the guess and
+    /// the others' differences are then real (`FAILED`, exit 2); with no match, a wrong guess
+    /// (a `b2sum` list read as sha512) cannot be told from corruption, and is never reported as
+    /// corruption. Missing, unreadable and rejected files confirm nothing either way.
+    public static func confirmingGuesses(_ outcomes: [Outcome]) -> [Outcome] {
+        var confirmed = Set<HashAlgorithm>()
+        for outcome in outcomes where outcome.entry.guessed && outcome.status == .ok {
+            confirmed.insert(outcome.entry.algorithm)
+        }
+        return outcomes.map { outcome in
+            guard outcome.entry.guessed, !confirmed.contains(outcome.entry.algorithm),
+                case .failed(let actual) = outcome.status
+            else { return outcome }
+            var unconfirmed = outcome
+            unconfirmed.status = .unconfirmed(actual: actual)
+            return unconfirmed
+        }
+    }
+
+    /// For standard error, one line per unconfirmed guess among `outcomes` (after
+    /// ``confirmingGuesses(_:)``), naming the fix.
+    public static func unconfirmedNotes(_ outcomes: [Outcome]) -> [String] {
+        var notes: [String] = []
+        var said = Set<HashAlgorithm>()
+        for outcome in outcomes {
+            guard case .unconfirmed = outcome.status, said.insert(outcome.entry.algorithm).inserted else { continue }
+            let algorithm = outcome.entry.algorithm
+            let others = algorithm.alternatives.map { "--algorithm \($0.rawValue)" }
+            notes.append(
+                "no file matched its \(algorithm.hexLength)-digit value as \(algorithm.rawValue), which was only "
+                    + "assumed from the length: the list is probably of another algorithm, not the files corrupt; "
+                    + (others.isEmpty
+                        ? "give the list's algorithm with --algorithm"
+                        : "try \(others.joined(separator: " or "))"))
+        }
+        return notes
+    }
+
+    /// 0 when every file is OK; 1 when any is missing, unreadable, rejected or unconfirmed (the
+    /// check could not be completed); otherwise 2 when any failed its checksum.
     public static func exitStatus(_ outcomes: [Outcome]) -> Int32 {
         exitStatus(outcomes.map(\.status))
     }
@@ -154,7 +240,7 @@ public enum ChecksumListVerifier {
     static func exitStatus(_ statuses: [Status]) -> Int32 {
         let incomplete = statuses.contains {
             switch $0 {
-            case .missing, .unreadable, .rejected: return true
+            case .missing, .unreadable, .rejected, .unconfirmed: return true
             case .ok, .failed: return false
             }
         }

@@ -1,36 +1,70 @@
 import COpenSSL
 
-/// The cryptographic digests that download sites publish (`SHA256SUMS`, `MD5SUMS`, …).
+/// The cryptographic digests that download sites publish (`SHA256SUMS`, `MD5SUMS`, `B2SUMS`, …).
 public enum DigestAlgorithm: String, CaseIterable, Sendable, Codable {
     case md5
     case sha1
+    case sha224
     case sha256
+    case sha384
     case sha512
+    case sha3Bits224 = "sha3-224"
+    case sha3Bits256 = "sha3-256"
+    case sha3Bits384 = "sha3-384"
+    case sha3Bits512 = "sha3-512"
+    /// BLAKE2b-512, as `b2sum` computes it by default.
+    case blake2b
 
     /// The digest's length in bytes (its hex form is twice as long).
     public var byteCount: Int {
         switch self {
         case .md5: return 16
         case .sha1: return 20
-        case .sha256: return 32
-        case .sha512: return 64
+        case .sha224, .sha3Bits224: return 28
+        case .sha256, .sha3Bits256: return 32
+        case .sha384, .sha3Bits384: return 48
+        case .sha512, .sha3Bits512, .blake2b: return 64
         }
     }
 
-    /// The algorithm whose hex digest has `hexLength` digits, as `sha256sum -c` lists imply.
+    /// The algorithm assumed for a hex digest of `hexLength` digits, as `sha256sum -c` lists
+    /// imply it (md5, sha1 and sha2 only; see ``HashAlgorithm/init(hexLength:)``).
     public init?(hexLength: Int) {
-        guard let match = Self.allCases.first(where: { $0.byteCount * 2 == hexLength }) else { return nil }
-        self = match
+        guard let assumed = HashAlgorithm(hexLength: hexLength)?.digest else { return nil }
+        self = assumed
     }
 
-    fileprivate var evp: OpaquePointer? {
+    /// OpenSSL's name for it, as `EVP_MD_fetch` takes it.
+    fileprivate var openSSLName: String {
         switch self {
-        case .md5: return EVP_md5()
-        case .sha1: return EVP_sha1()
-        case .sha256: return EVP_sha256()
-        case .sha512: return EVP_sha512()
+        case .md5: return "MD5"
+        case .sha1: return "SHA1"
+        case .sha224: return "SHA2-224"
+        case .sha256: return "SHA2-256"
+        case .sha384: return "SHA2-384"
+        case .sha512: return "SHA2-512"
+        case .sha3Bits224: return "SHA3-224"
+        case .sha3Bits256: return "SHA3-256"
+        case .sha3Bits384: return "SHA3-384"
+        case .sha3Bits512: return "SHA3-512"
+        case .blake2b: return "BLAKE2B-512"
         }
     }
+
+    /// The method, fetched from the default provider once per algorithm and kept: an implicit
+    /// fetch (`EVP_sha256()` given to `EVP_DigestInit_ex`) looks it up again, under a lock, for
+    /// every file (its share of verifying many small files was not measured on its own).
+    fileprivate var method: OpaquePointer? {
+        Self.methods[Self.allCases.firstIndex(of: self)!].pointer
+    }
+
+    private static let methods: [FetchedMethod] = allCases.map { FetchedMethod(EVP_MD_fetch(nil, $0.openSSLName, nil)) }
+}
+
+/// An `EVP_MD` fetched once and never freed (it lives as long as the process).
+private struct FetchedMethod: @unchecked Sendable {
+    let pointer: OpaquePointer?
+    init(_ pointer: OpaquePointer?) { self.pointer = pointer }
 }
 
 /// A running md5/sha digest over OpenSSL's libcrypto.
@@ -51,7 +85,7 @@ public struct Digester: ~Copyable {
         guard let context = EVP_MD_CTX_new() else {
             throw GCDCatError(.io, syscall: "EVP_MD_CTX_new", errno: ENOMEM, message: describeErrno(ENOMEM))
         }
-        guard EVP_DigestInit_ex(context, algorithm.evp, nil) == 1 else {
+        guard let method = algorithm.method, EVP_DigestInit_ex(context, method, nil) == 1 else {
             EVP_MD_CTX_free(context)
             throw GCDCatError(
                 .io, syscall: "EVP_DigestInit_ex", message: "OpenSSL could not start a \(algorithm) digest")
@@ -75,10 +109,14 @@ public struct Digester: ~Copyable {
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
         EVP_DigestFinal_ex(context, &digest, &length)
-        return digest.prefix(Int(length)).map { byte in
-            let digits = Array("0123456789abcdef")
-            return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
-        }.joined()
+        let digits: [UInt8] = Array("0123456789abcdef".utf8)
+        var hex: [UInt8] = []
+        hex.reserveCapacity(Int(length) * 2)
+        for byte in digest.prefix(Int(length)) {
+            hex.append(digits[Int(byte >> 4)])
+            hex.append(digits[Int(byte & 0xF)])
+        }
+        return String(decoding: hex, as: UTF8.self)
     }
 }
 

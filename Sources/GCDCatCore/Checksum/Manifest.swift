@@ -80,7 +80,7 @@ public struct Manifest: Sendable, Equatable {
         var entries: [Entry] = []
         var whole: Whole?
         var header: Header?
-        var seen: [String: Int] = [:]
+        var seen: [[UInt8]: Int] = [:]
         var lineNumber = 0
         let body = bytes.starts(with: byteOrderMark) ? bytes.dropFirst(byteOrderMark.count) : bytes[...]
         // Split on LF only: a name may hold any other character, and CR is stripped as CRLF's.
@@ -109,7 +109,7 @@ public struct Manifest: Sendable, Equatable {
             }
             let name = escaped?.name ?? line[..<split].trimmingSpaces
             guard !name.isEmpty else { throw malformed("no file name before the CRC") }
-            let key = normalized(name)
+            let key = PathName.bytes(of: normalized(name))  // bytes: NFC and NFD `café` are two names
             if let earlier = seen[key] {
                 throw malformed("'\(name.displayPath)' is listed twice (first on line \(earlier))")
             }

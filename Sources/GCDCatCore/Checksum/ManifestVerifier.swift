@@ -46,7 +46,8 @@ public enum ManifestVerifier {
         return zip(manifest.entries, outcomes).map { entry, outcome in
             switch outcome.status {
             case .ok: return Outcome(entry: entry, status: .ok)
-            case .failed(let actual):
+            // An SFV manifest's crc32 is never a guess, so nothing is unconfirmed.
+            case .failed(let actual), .unconfirmed(let actual):
                 return Outcome(entry: entry, status: .failed(actual: UInt32(actual, radix: 16) ?? 0))
             case .missing: return Outcome(entry: entry, status: .missing)
             case .unreadable(let error): return Outcome(entry: entry, status: .unreadable(error))

@@ -1,0 +1,243 @@
+import Foundation
+import GCDCatCore
+import Testing
+
+/// Issue 22: a checksum list is read by its real algorithm, from its tags, then its name, then
+/// its values' length, and a length's guess is said and never reported as corruption.
+@Suite struct ChecksumListAlgorithmCLITests {
+    static let names = ["a.iso", "sp ace", "c.bin"]
+
+    func files() throws -> Scratch {
+        let scratch = try Scratch()
+        for (index, name) in Self.names.enumerated() {
+            try scratch.write(name, randomData(500 + 33_333 * index, seed: UInt64(70 + index)))
+        }
+        return scratch
+    }
+
+    func ok(_ names: [String] = names) -> String { names.map { "\($0): OK\n" }.joined() }
+
+    /// `tool ARGS NAMES` written to `list` in `scratch`.
+    func makeList(_ scratch: Scratch, _ list: String, _ tool: String, _ arguments: [String]) throws {
+        #expect(toolExists(tool), "\(tool) is not installed")
+        let made = try runTool(tool, arguments + Self.names, in: scratch.path)
+        #expect(made.status == 0, "\(made.stderr)")
+        try scratch.write(list, made.stdout)
+    }
+
+    @Test(arguments: ["B2SUMS", "movie.b2", "movie.blake2b", "B2SUMS.asc"])
+    func b2sumsDefaultListIsReadAsBLAKE2bByItsName(list: String) throws {
+        let scratch = try files()
+        try makeList(scratch, list, "b2sum", [])
+        let result = try gcdcat(["verify", list], in: scratch.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdoutText == ok())
+        #expect(result.stderr == "gcdcat: \(list): 3 files: 3 OK, 0 FAILED, 0 MISSING\n")
+    }
+
+    @Test func taggedB2sumAndRhashListsAreReadByTheirTags() throws {
+        let scratch = try files()
+        for (tool, arguments) in [
+            ("b2sum", ["--tag"]), ("rhash", ["--bsd", "--blake2b"]), ("rhash", ["--bsd", "--sha3-256"]),
+            ("rhash", ["--bsd", "--sha3-224"]), ("rhash", ["--bsd", "--sha3-384"]),
+            ("rhash", ["--bsd", "--sha3-512"]), ("sha384sum", ["--tag"]), ("sha224sum", ["--tag"]),
+        ] {
+            try makeList(scratch, "LIST", tool, arguments)
+            let result = try gcdcat(["verify", "LIST"], in: scratch.path)
+            #expect(result.status == 0, "\(tool) \(arguments): \(result.stderr)")
+            #expect(result.stdoutText == ok())
+            #expect(result.stderr == "gcdcat: LIST: 3 files: 3 OK, 0 FAILED, 0 MISSING\n", "\(tool) \(arguments)")
+        }
+    }
+
+    @Test func untaggedListsNamedForTheirAlgorithmNeedNoGuess() throws {
+        let scratch = try files()
+        for (list, tool, arguments) in [
+            ("SHA384SUMS", "sha384sum", [String]()), ("x.sha384", "sha384sum", []), ("SHA224SUMS", "sha224sum", []),
+            ("x.sha224", "sha224sum", []), ("x.sha3-256", "rhash", ["--sha3-256"]),
+            ("SHA3-512SUMS", "rhash", ["--sha3-512"]), ("MD5SUMS", "md5sum", []), ("x.sha512", "sha512sum", []),
+        ] {
+            try makeList(scratch, list, tool, arguments)
+            let result = try gcdcat(["verify", list], in: scratch.path)
+            #expect(result.status == 0, "\(list): \(result.stderr)")
+            #expect(result.stdoutText == ok())
+            #expect(result.stderr == "gcdcat: \(list): 3 files: 3 OK, 0 FAILED, 0 MISSING\n")
+        }
+    }
+
+    @Test func aGuessFromTheLengthIsSaidAndAConfirmedGuessReportsRealCorruption() throws {
+        let scratch = try files()
+        try makeList(scratch, "LIST", "sha384sum", [])
+        var result = try gcdcat(["verify", "LIST"], in: scratch.path)
+        #expect(result.status == 0)
+        #expect(
+            result.stderr == """
+                gcdcat: LIST: 96 hex digits, sha384 assumed; use --algorithm sha3-384 if it is another
+                gcdcat: LIST: 3 files: 3 OK, 0 FAILED, 0 MISSING
+
+                """)
+        // One file matched, so the guess holds and a changed file is corrupt: FAILED, exit 2.
+        try scratch.write("c.bin", Data("changed".utf8))
+        result = try gcdcat(["verify", "LIST"], in: scratch.path)
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stdoutText.contains("c.bin: FAILED (expected sha384 "))
+    }
+
+    @Test func aB2sumListWithNoHintIsNeverReportedAsCorruption() throws {
+        let scratch = try files()
+        try makeList(scratch, "LIST", "b2sum", [])
+        var result = try gcdcat(["verify", "LIST"], in: scratch.path)
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(!result.stdoutText.contains("FAILED"))
+        #expect(result.stdoutText.hasPrefix("a.iso: UNCONFIRMED (not sha512? assumed from 128 hex digits; expected "))
+        #expect(
+            result.stderr == """
+                gcdcat: LIST: 128 hex digits, sha512 assumed; use --algorithm blake2b or --algorithm sha3-512 if it is another
+                gcdcat: LIST: 3 files: 0 OK, 0 FAILED, 0 MISSING, 3 UNCONFIRMED
+                gcdcat: LIST: no file matched its 128-digit value as sha512, which was only assumed from the length: \
+                the list is probably of another algorithm, not the files corrupt; try --algorithm blake2b or --algorithm sha3-512
+
+                """)
+        result = try gcdcat(["verify", "--algorithm", "blake2b", "LIST"], in: scratch.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdoutText == ok())
+        #expect(result.stderr == "gcdcat: LIST: 3 files: 3 OK, 0 FAILED, 0 MISSING\n")
+        // The JSON says UNCONFIRMED, guessed, and counts it.
+        result = try gcdcat(["verify", "--json", "LIST"], in: scratch.path)
+        #expect(result.status == 1)
+        let document = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any])
+        let files = try #require(document["files"] as? [[String: Any]])
+        #expect(files.map { $0["status"] as? String } == ["UNCONFIRMED", "UNCONFIRMED", "UNCONFIRMED"])
+        #expect(files.allSatisfy { $0["guessed"] as? Bool == true })
+        #expect((document["summary"] as? [String: Any])?["unconfirmed"] as? Int == 3)
+    }
+
+    @Test(arguments: [("256", "sha256", "sha3-256"), ("128", "md5", "")])
+    func shorterB2sumListsWithNoHintAreUnconfirmed(length: String, guessed: String, other: String) throws {
+        let scratch = try files()
+        try makeList(scratch, "LIST", "b2sum", ["-l", length])
+        let result = try gcdcat(["verify", "LIST"], in: scratch.path)
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(!result.stdoutText.contains("FAILED"))
+        #expect(result.stdoutText.contains("a.iso: UNCONFIRMED (not \(guessed)?"))
+        #expect(result.stderr.contains("which was only assumed from the length"))
+        if !other.isEmpty { #expect(result.stderr.contains("try --algorithm \(other)")) }
+    }
+
+    @Test func shorterBLAKE2bListsAreRefusedByName() throws {
+        let scratch = try files()
+        try makeList(scratch, "B2SUMS", "b2sum", ["-l", "256"])
+        var result = try gcdcat(["verify", "B2SUMS"], in: scratch.path)
+        #expect(result.status == 1)
+        #expect(result.stdoutText.isEmpty)
+        #expect(
+            result.stderr == "gcdcat: B2SUMS: line 1: BLAKE2b-256 (b2sum -l 256) is not supported: gcdcat computes "
+                + "BLAKE2b-512 only (OpenSSL 3.0's libcrypto has no other length); check this list with 'b2sum -c'\n")
+        try makeList(scratch, "LIST", "b2sum", ["-l", "256", "--tag"])
+        result = try gcdcat(["verify", "LIST"], in: scratch.path)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("line 1: BLAKE2b-256 (b2sum -l 256) is not supported"))
+    }
+
+    @Test func checksumWritesWhatB2sumSha384sumAndRhashWrite() throws {
+        let scratch = try files()
+        for (algorithm, tool, gnu, bsd) in [
+            ("blake2b", "b2sum", [String](), ["--tag"]), ("sha384", "sha384sum", [], ["--tag"]),
+            ("sha224", "sha224sum", [], ["--tag"]), ("sha3-256", "rhash", ["--sha3-256"], ["--sha3-256", "--bsd"]),
+            ("sha3-224", "rhash", ["--sha3-224"], ["--sha3-224", "--bsd"]),
+            ("sha3-384", "rhash", ["--sha3-384"], ["--sha3-384", "--bsd"]),
+            ("sha3-512", "rhash", ["--sha3-512"], ["--sha3-512", "--bsd"]),
+        ] {
+            for (format, arguments) in [("gnu", gnu), ("bsd", bsd)] {
+                let theirs = try runTool(tool, arguments + Self.names, in: scratch.path)
+                let ours = try gcdcat(
+                    ["checksum", "--algorithm", algorithm, "--format", format] + Self.names, in: scratch.path)
+                #expect(ours.status == 0, "\(ours.stderr)")
+                #expect(ours.stdoutText == theirs.stdoutText, "\(algorithm) \(format)")
+            }
+        }
+    }
+
+    /// Two files whose names are equal as Swift Strings but not as bytes: café in NFC and NFD.
+    @Test func namesAreComparedAsBytesNFCAndNFDAreTwoFiles() throws {
+        let scratch = try files()
+        let made = try runTool(
+            "sh",
+            [
+                "-c",
+                #"printf one > "$(printf 'caf\303\251')"; printf two > "$(printf 'cafe\314\201')"; "#
+                    + #"printf three > "$(printf 'p\351.bin')"; sha256sum caf* p*.bin > SHA256SUMS"#,
+            ], in: scratch.path)
+        #expect(made.status == 0, "\(made.stderr)")
+        let checked = try runTool("sha256sum", ["-c", "SHA256SUMS"], in: scratch.path)
+        #expect(checked.status == 0)
+        let result = try gcdcat(["verify", "SHA256SUMS"], in: scratch.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr == "gcdcat: SHA256SUMS: 3 files: 3 OK, 0 FAILED, 0 MISSING\n")
+        // The two café lines as sha256sum prints them (gcdcat shows the Latin-1 name escaped).
+        #expect(
+            result.stdoutText.hasPrefix(checked.stdoutText.split(separator: "\n").prefix(2).joined(separator: "\n")))
+    }
+
+    @Test func verifyOfAFileThatIsNotAListPointsToTheListBesideIt() throws {
+        let scratch = try files()
+        try makeList(scratch, "SHA256SUMS", "sha256sum", [])
+        var result = try gcdcat(["verify", "a.iso"], in: scratch.path)
+        #expect(result.status == 1)
+        #expect(
+            result.stderr.hasSuffix(
+                "gcdcat: a.iso is not a checksum list; verify the list beside it: gcdcat verify SHA256SUMS\n"),
+            "\(result.stderr)")
+        try scratch.write("x.001", randomData(3000, seed: 9))
+        try scratch.write("x.sfv", Data("x.001 00000000\n".utf8))
+        result = try gcdcat(["verify", "x.001"], in: scratch.path)
+        #expect(result.status == 1)
+        #expect(
+            result.stderr.hasSuffix(
+                "gcdcat: x.001 is not a checksum list; verify the list beside it: gcdcat verify x.sfv\n"),
+            "\(result.stderr)")
+        // No list beside it: how to make one.
+        let alone = try Scratch()
+        try alone.write("c.bin", randomData(3000, seed: 10))
+        result = try gcdcat(["verify", "\(alone.path)/c.bin"], in: "/")
+        #expect(result.status == 1)
+        #expect(
+            result.stderr.hasSuffix(
+                "is not a checksum list (verify reads SHA256SUMS, *.sfv, *.md5, …); to make one: gcdcat checksum "
+                    + "--algorithm sha256 \(alone.path)/c.bin > \(alone.path)/c.bin.sha256\n"),
+            "\(result.stderr)")
+    }
+
+    @Test func aListWithAbsentFilesHintsIgnoreMissing() throws {
+        let scratch = try files()
+        try makeList(scratch, "SHA256SUMS", "sha256sum", [])
+        try FileManager.default.removeItem(atPath: scratch.file("c.bin"))
+        let result = try gcdcat(["verify", "SHA256SUMS"], in: scratch.path)
+        #expect(result.status == 1)
+        #expect(
+            result.stderr == """
+                gcdcat: SHA256SUMS: 3 files: 2 OK, 0 FAILED, 1 MISSING
+                gcdcat: SHA256SUMS: 1 listed file is not here; --ignore-missing checks only the files present
+
+                """)
+        let ignoring = try gcdcat(["verify", "--ignore-missing", "SHA256SUMS"], in: scratch.path)
+        #expect(ignoring.status == 0)
+    }
+
+    @Test func checksumJSONGivesEachFilesErrorAsAnErrorObject() throws {
+        let scratch = try files()
+        let result = try gcdcat(["checksum", "--json", "--algorithm", "sha256", "a.iso", "gone"], in: scratch.path)
+        #expect(result.status == 1)
+        let document = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any])
+        let files = try #require(document["files"] as? [[String: Any]])
+        #expect(files[0]["error"] == nil)
+        let error = try #require(files[1]["error"] as? [String: Any])
+        #expect(error["path"] as? String == "gone")
+        #expect(error["code"] as? String == "missingPart")
+        #expect(error["exitStatus"] as? Int == 1)
+        #expect(error["message"] as? String == "gone: open: No such file or directory")
+        #expect(error["syscall"] as? String == "open")
+        #expect(error["errno"] as? Int == 2)
+        #expect(error.keys.sorted() == ["code", "errno", "exitStatus", "message", "path", "syscall"])
+    }
+}

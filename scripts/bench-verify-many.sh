@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Issue 22's figure: verifying a list of many small files. Makes N files of a few bytes and
+# their SHA256SUMS, then times gcdcat verify and sha256sum -c over them (hot cache, interleaved
+# rounds) and prints each one's wall time and peak RSS (GNU time's %M), and gcdcat's ratio to
+# sha256sum -c: time over time (below 1 is faster) and RSS over RSS.
+#
+#   scripts/bench-verify-many.sh [--files 100000] [--repeat 3] [--gcdcat PATH]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+files=100000
+repeat=3
+G=
+while [ $# -gt 0 ]; do
+    case $1 in
+        --files) files=$2; shift 2 ;;
+        --repeat) repeat=$2; shift 2 ;;
+        --gcdcat) G=$(realpath "$2"); shift 2 ;;
+        *) echo "usage: $0 [--files N] [--repeat N] [--gcdcat PATH]" >&2; exit 64 ;;
+    esac
+done
+[ -x /usr/bin/time ] || { echo "needs GNU time (/usr/bin/time): apt-get install time" >&2; exit 1; }
+if [ -z "$G" ]; then
+    swift build -c release --product gcdcat 2>&1 | tail -1
+    G="$(swift build -c release --show-bin-path)/gcdcat"
+fi
+work=$(mktemp -d /tmp/gcdcat-bench-verify-many.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+# N files of 1 to 64 bytes in one folder, named f0000001 …, and their list.
+python3 - "$work" "$files" <<'PY'
+import os, sys
+folder, count = sys.argv[1], int(sys.argv[2])
+for i in range(count):
+    with open(os.path.join(folder, "f%07d" % i), "wb") as f:
+        f.write(os.urandom(1 + i % 64))
+PY
+(cd "$work" && find . -maxdepth 1 -name 'f*' -printf '%f\n' | sort | xargs sha256sum >SHA256SUMS)
+cat "$work"/f* >/dev/null 2>&1 || true  # hot
+
+labels=("sha256sum -c" "gcdcat verify")
+commands=("sha256sum -c --quiet SHA256SUMS" "$G verify --quiet SHA256SUMS")
+declare -A times rss
+for ((round = 0; round < repeat; round++)); do
+    for index in $(seq 0 1 | shuf); do
+        (cd "$work" && /usr/bin/time -f '%e %M' -o "$work/time.txt" sh -c "${commands[$index]}" >/dev/null 2>&1) \
+            || { echo "${labels[$index]} failed" >&2; exit 1; }
+        read -r seconds kilobytes <"$work/time.txt"
+        times[$index]+="$seconds "
+        rss[$index]+="$kilobytes "
+    done
+done
+
+minimum() { tr ' ' '\n' | grep . | sort -g | head -1; }
+printf '%-16s %10s %14s\n' "cell" "min s" "peak RSS MiB"
+for index in 0 1; do
+    t=$(echo "${times[$index]}" | minimum)
+    m=$(echo "${rss[$index]}" | minimum)
+    printf '%-16s %10.2f %14.1f\n' "${labels[$index]}" "$t" "$(echo "$m / 1024" | bc -l)"
+done
+t0=$(echo "${times[0]}" | minimum); t1=$(echo "${times[1]}" | minimum)
+m0=$(echo "${rss[0]}" | minimum); m1=$(echo "${rss[1]}" | minimum)
+printf 'gcdcat / sha256sum -c: time %.2fx, peak RSS %.2fx\n' "$(echo "$t1 / $t0" | bc -l)" "$(echo "$m1 / $m0" | bc -l)"
+echo "bench-verify-many.sh: $files files of 1-64 bytes; $repeat interleaved rounds (minimum); $(nproc) cores"
