@@ -10,6 +10,7 @@
 #include <string.h>
 #include <linux/fs.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
@@ -197,6 +198,23 @@ void gcdcat_default_signal_actions(void) {
     if (flags >= 0) fcntl(gcdcat_signal_read_end, F_SETFL, flags | O_NONBLOCK);
     unsigned char byte;
     if (read(gcdcat_signal_read_end, &byte, 1) == 1) raise(byte);
+}
+
+int gcdcat_address_space_limited(void) {
+    struct rlimit limit;
+    return getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY;
+}
+
+void gcdcat_adapt_to_address_space_limit(void) {
+    if (!gcdcat_address_space_limited()) return;
+    // Each malloc arena past the first reserves 64 MiB (128 MiB while it aligns it), and each
+    // thread's stack is RLIMIT_STACK, 8 MiB: under `ulimit -v` those reservations, not data,
+    // exhausted the address space, and C code that met the failed malloc crashed (SIGSEGV).
+    mallopt(M_ARENA_MAX, 1);
+    pthread_attr_t attributes;
+    if (pthread_attr_init(&attributes) != 0) return;
+    if (pthread_attr_setstacksize(&attributes, 2 << 20) == 0) pthread_setattr_default_np(&attributes);
+    pthread_attr_destroy(&attributes);
 }
 
 int gcdcat_limit_malloc_arenas(int count) {

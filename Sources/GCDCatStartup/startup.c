@@ -24,5 +24,6 @@ __attribute__((constructor)) static void gcdcat_startup(int argc, char **argv, c
     (void)envp;
     gcdcat_argc = argc;
     gcdcat_argv = argv;
+    gcdcat_adapt_to_address_space_limit();
     gcdcat_install_early_signals();
 }

@@ -86,6 +86,13 @@ void gcdcat_forget_backtrace_setting(void);
 /// gcdcat_install_signal_pipe was called.
 void gcdcat_default_signal_actions(void);
 
+/// 1 when an address-space limit (`ulimit -v`, RLIMIT_AS) is set.
+int gcdcat_address_space_limited(void);
+
+/// Under an address-space limit only (run before any thread starts): one malloc arena, and
+/// 2 MiB stacks for new threads instead of RLIMIT_STACK's 8 MiB.
+void gcdcat_adapt_to_address_space_limit(void);
+
 /// mallopt(M_ARENA_MAX, count): at most `count` malloc arenas. Returns 1 on success.
 int gcdcat_limit_malloc_arenas(int count);
 

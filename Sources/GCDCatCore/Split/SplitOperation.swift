@@ -190,6 +190,7 @@ public struct SplitOperation: Sendable {
         let manifestPath = self.manifestPath
         let entryNames = try manifestPath.map { try SplitOperation.manifestNames(names, manifestPath: $0) }
         try checkOutputs(parts: names, inputs: [file])
+        try SplitLimits.requireAddressSpace(parts: pieces.count, jobs: jobs, path: file.path)
         let unnamedParts = SplitLimits.unnamedPartBudget(jobs: jobs)
 
         // Uploads: parts side by side when there are enough of them, else each part's own
