@@ -36,13 +36,36 @@ struct StartupCLITests {
         }
     }
 
+    /// A SIGQUIT before a command installs its cleanup (here at the first `open` of argument
+    /// parsing) is an interruption: exit 131, said, nothing written. It reached the Swift
+    /// runtime's crash handler, which printed "Program crashed: Terminated", and the split then
+    /// completed with exit 0.
+    @Test(.enabled(if: toolExists("strace"), "strace delivers the signal at a chosen syscall"))
+    func aSignalBeforeTheWorkStartsIsAnInterruption() throws {
+        let scratch = try Scratch()
+        try scratch.write("in.bin", randomData(6000, seed: 3))
+        let trace = try shell(
+            "strace -o trace -e trace=openat \(gcdcatPath) split in.bin -b 1000 -q && rm in.bin.*", in: scratch.path)
+        #expect(trace.status == 0, "\(trace.stderr)")
+        let calls = String(decoding: scratch.read("trace") ?? Data(), as: UTF8.self)
+            .split(separator: "\n").filter { !$0.contains("resumed>") }
+        let online = try #require(calls.firstIndex { $0.contains("/sys/devices/system/cpu/online") })
+        let run = try shell(
+            "env --default-signal strace -o /dev/null -e trace=openat -e inject=openat:signal=QUIT:when=\(online + 1) "
+                + "\(gcdcatPath) split in.bin -b 1000 -q", in: scratch.path)
+        #expect(run.status == 128 + SIGQUIT, "\(run.stderr)")
+        #expect(run.stderr.contains("gcdcat: interrupted by SIGQUIT"), "\(run.stderr)")
+        #expect(!run.stderr.contains("Program crashed"), "\(run.stderr)")
+        #expect(scratch.listing() == ["in.bin", "trace"])
+    }
+
     /// A crash ends at once, by its signal: gcdcat turns the Swift runtime's backtracer off
     /// (unless SWIFT_BACKTRACE asks for it), which printed a report and could wait on
     /// swift-backtrace for minutes under an address-space limit.
     @Test func aCrashEndsAtOnceWithoutABacktrace() throws {
         let scratch = try Scratch()
         #expect(mkfifo(scratch.file("fifo"), 0o600) == 0)
-        // `checksum` of a FIFO with no writer blocks in open, with gcdcat fully started.
+        // `checksum` of a FIFO with no writer blocks in open (wchan wait_for_partner), gcdcat fully started.
         let process = Process()
         process.executableURL = URL(fileURLWithPath: gcdcatPath)
         process.arguments = ["checksum", scratch.file("fifo")]
@@ -53,7 +76,7 @@ struct StartupCLITests {
         try process.run()
         let stderr = ReadAll(errors.fileHandleForReading)
         while !((try? String(contentsOfFile: "/proc/\(process.processIdentifier)/wchan", encoding: .utf8)) ?? "")
-            .contains("fifo") && process.isRunning
+            .contains("wait_for_partner") && process.isRunning
         {
             usleep(10_000)
         }
@@ -82,7 +105,7 @@ struct StartupCLITests {
             process.waitUntilExit()
         }
         while !((try? String(contentsOfFile: "/proc/\(process.processIdentifier)/wchan", encoding: .utf8)) ?? "")
-            .contains("fifo") && process.isRunning
+            .contains("wait_for_partner") && process.isRunning
         {
             usleep(10_000)
         }
