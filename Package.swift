@@ -25,6 +25,9 @@ let package = Package(
         // Swift's Glibc module is built without _GNU_SOURCE, so copy_file_range,
         // fallocate and friends are reached through this shim.
         .target(name: "CSystemShim"),
+        // Linked into the executable only: a constructor that installs the signal handlers
+        // before Swift's main (the library and the tests keep their own signal handling).
+        .target(name: "GCDCatStartup", dependencies: ["CSystemShim"]),
         .target(
             name: "GCDCatCore",
             dependencies: ["CZlib", "CIsal", "CDeflate", "COpenSSL", "CCurl", "CSystemShim"]
@@ -32,7 +35,7 @@ let package = Package(
         .executableTarget(
             name: "gcdcat",
             dependencies: [
-                "GCDCatCore",
+                "GCDCatCore", "GCDCatStartup",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <linux/fs.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
@@ -94,18 +95,35 @@ int gcdcat_link_descriptor(int fd, const char *target) {
 }
 
 static int gcdcat_signal_write_end = -1;
+/// The pipe's read end once handlers are installed (by gcdcat_install_early_signals or
+/// gcdcat_install_signal_pipe); -1 before.
+static int gcdcat_signal_read_end = -1;
+/// The signals whose handler gcdcat installed (not those left ignored).
+static int gcdcat_handled_signals[16];
+static int gcdcat_handled_count = 0;
+/// 1 once a reader took the pipe's read end (gcdcat_install_signal_pipe); 0 before.
+static int gcdcat_signal_reader = 0;
 
 static void gcdcat_signal_to_pipe(int signo) {
     int saved = errno;
     unsigned char byte = (unsigned char)signo;
+    // The write end does not block: a signal that finds the pipe full adds nothing to the
+    // bytes already waiting there.
     ssize_t ignored = write(gcdcat_signal_write_end, &byte, 1);
     (void)ignored;
     errno = saved;
 }
 
-int gcdcat_install_signal_pipe(const int *signals, int count) {
+static int gcdcat_install_handlers(const int *signals, int count) {
     int ends[2];
+    if (count > (int)(sizeof gcdcat_handled_signals / sizeof gcdcat_handled_signals[0])) return -1;
     if (pipe2(ends, O_CLOEXEC) != 0) return -1;
+    int flags = fcntl(ends[1], F_GETFL);
+    if (flags < 0 || fcntl(ends[1], F_SETFL, flags | O_NONBLOCK) != 0) {
+        close(ends[0]);
+        close(ends[1]);
+        return -1;
+    }
     gcdcat_signal_write_end = ends[1];
     struct sigaction action;
     memset(&action, 0, sizeof action);
@@ -121,11 +139,13 @@ int gcdcat_install_signal_pipe(const int *signals, int count) {
         if (sigaction(signals[i], NULL, &current) != 0) return -1;
         if (current.sa_handler == SIG_IGN) continue;
         if (sigaction(signals[i], &action, NULL) != 0) return -1;
+        gcdcat_handled_signals[gcdcat_handled_count++] = signals[i];
     }
     sigset_t unblock;
     sigemptyset(&unblock);
     for (int i = 0; i < count; i++) sigaddset(&unblock, signals[i]);
     pthread_sigmask(SIG_UNBLOCK, &unblock, NULL);
+    gcdcat_signal_read_end = ends[0];
     return ends[0];
 }
 
@@ -139,6 +159,74 @@ int gcdcat_flush_stdout(void) {
     errno = 0;
     if (fflush(stdout) != 0) return errno != 0 ? errno : -1;
     return ferror(stdout) ? -1 : 0;
+}
+
+/// The signals gcdcat treats as a request to stop (InterruptHandler.signals lists the same).
+static const int gcdcat_interrupt_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGALRM};
+
+/// The signals the Swift runtime's crash handler takes (swift-backtrace).
+static const int gcdcat_crash_signals[] = {SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGSEGV};
+
+/// 1 when gcdcat_install_early_signals set SWIFT_BACKTRACE itself.
+static int gcdcat_backtrace_env_set = 0;
+
+void gcdcat_install_early_signals(void) {
+    if (getenv("SWIFT_BACKTRACE") == NULL) {
+        // Read by the runtime's initializer if it has not run yet (a static binary may run it
+        // after this); gcdcat_forget_backtrace_setting() removes it before any child starts.
+        if (setenv("SWIFT_BACKTRACE", "enable=no", 1) == 0) gcdcat_backtrace_env_set = 1;
+        // If it has run (libswiftCore.so initializes before the executable), its crash
+        // handlers are in place: give those signals their default action back.
+        for (size_t i = 0; i < sizeof gcdcat_crash_signals / sizeof gcdcat_crash_signals[0]; i++) {
+            struct sigaction current;
+            if (sigaction(gcdcat_crash_signals[i], NULL, &current) != 0) continue;
+            if (current.sa_handler == SIG_IGN || current.sa_handler == SIG_DFL) continue;
+            signal(gcdcat_crash_signals[i], SIG_DFL);
+        }
+    }
+    gcdcat_install_handlers(gcdcat_interrupt_signals, (int)(sizeof gcdcat_interrupt_signals / sizeof(int)));
+}
+
+void gcdcat_forget_backtrace_setting(void) {
+    if (gcdcat_backtrace_env_set) unsetenv("SWIFT_BACKTRACE");
+    gcdcat_backtrace_env_set = 0;
+}
+
+int gcdcat_install_signal_pipe(const int *signals, int count) {
+    if (gcdcat_signal_read_end >= 0) {
+        gcdcat_signal_reader = 1;
+        return gcdcat_signal_read_end;
+    }
+    int readEnd = gcdcat_install_handlers(signals, count);
+    if (readEnd >= 0) gcdcat_signal_reader = 1;
+    return readEnd;
+}
+
+void gcdcat_default_signal_actions(void) {
+    if (gcdcat_signal_reader || gcdcat_signal_read_end < 0) return;
+    for (int i = 0; i < gcdcat_handled_count; i++) signal(gcdcat_handled_signals[i], SIG_DFL);
+    // A signal that came before now takes its default action.
+    int flags = fcntl(gcdcat_signal_read_end, F_GETFL);
+    if (flags >= 0) fcntl(gcdcat_signal_read_end, F_SETFL, flags | O_NONBLOCK);
+    unsigned char byte;
+    if (read(gcdcat_signal_read_end, &byte, 1) == 1) raise(byte);
+}
+
+int gcdcat_address_space_limited(void) {
+    struct rlimit limit;
+    return getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY;
+}
+
+void gcdcat_adapt_to_address_space_limit(void) {
+    if (!gcdcat_address_space_limited()) return;
+    // Each malloc arena past the first reserves 64 MiB (128 MiB while it aligns it), and each
+    // thread's stack is RLIMIT_STACK, 8 MiB: under `ulimit -v` those reservations, not data,
+    // exhausted the address space, and C code that met the failed malloc crashed (SIGSEGV).
+    mallopt(M_ARENA_MAX, 1);
+    pthread_attr_t attributes;
+    if (pthread_attr_init(&attributes) != 0) return;
+    if (pthread_attr_setstacksize(&attributes, 2 << 20) == 0) pthread_setattr_default_np(&attributes);
+    pthread_attr_destroy(&attributes);
 }
 
 int gcdcat_limit_malloc_arenas(int count) {

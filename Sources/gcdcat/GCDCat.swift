@@ -34,13 +34,18 @@ struct GCDCat: ParsableCommand {
     /// Parses the raw, losslessly decoded argv rather than `CommandLine.arguments`, reporting
     /// an unknown option before a failed validation (see ``UsageCheck``).
     static func main() {
+        InterruptHandler.restoreBacktraceEnvironment()
         MallocArenas.limit(to: 2)
         StandardOutputCheck.atExit()
         do {
             var command = try UsageCheck.parse(JSONErrors.arguments)
+            // Merge, split and bench clean up after a signal (InterruptHandler.install in their
+            // run); the others end as the signal's default action has it.
+            if !(command is Merge || command is Split || command is Bench) { InterruptHandler.useDefaultActions() }
             JSONErrors.reportInterruptions()
             try command.run()
         } catch {
+            InterruptHandler.useDefaultActions()
             JSONErrors.writeUnreported(error)
             exit(withError: error)
         }

@@ -1,12 +1,18 @@
 import GCDCatCore
+import GCDCatStartup
 
 /// The command line as the kernel passed it, decoded losslessly.
 ///
 /// `CommandLine.arguments` repairs bytes that are not UTF-8 to U+FFFD, so a Latin-1 file name
-/// would name a file that does not exist; ``PathName`` keeps every byte.
-let rawArguments: [String] = (1..<Int(CommandLine.argc)).map { index in
-    PathName.decode(cString: CommandLine.unsafeArgv[index]!)
-}
+/// would name a file that does not exist; ``PathName`` keeps every byte. The vector is the one
+/// glibc handed the startup constructor: `CommandLine` finds its own through /proc/self/maps,
+/// and is empty when that `open` fails (argc 0, which trapped here).
+let rawArguments: [String] = {
+    if gcdcat_startup_argc() > 0, let argv = gcdcat_startup_argv() {
+        return (1..<Int(gcdcat_startup_argc())).map { PathName.decode(cString: argv[$0]!) }
+    }
+    return (1..<max(1, Int(CommandLine.argc))).map { PathName.decode(cString: CommandLine.unsafeArgv[$0]!) }
+}()
 
 /// GNU split's `--numeric-suffixes=FROM` and `--hex-suffixes=FROM`, whose value is optional
 /// (ArgumentParser's options always take one), spelled as the flag plus `--suffix-from FROM`:

@@ -63,7 +63,9 @@ int gcdcat_link_descriptor(int fd, const char *target);
 /// blocked while it runs) that writes the signal's number as one byte to a pipe, and returns
 /// the pipe's read end (-1 on failure). A thread reading it then does the real work outside
 /// signal context. A signal whose disposition is SIG_IGN (inherited: nohup, a background job of
-/// a shell without job control) is left ignored, as coreutils leaves it.
+/// a shell without job control) is left ignored, as coreutils leaves it. When
+/// gcdcat_install_early_signals installed them already, returns that pipe, with every signal
+/// that came since waiting in it.
 int gcdcat_install_signal_pipe(const int *signals, int count);
 
 /// 1 when `signal`'s disposition is "ignore" (SIG_IGN), 0 when not, -1 on error.
@@ -72,6 +74,31 @@ int gcdcat_signal_ignored(int signal);
 /// Flushes C's stdout: 0 when everything written through it so far reached the descriptor,
 /// else the errno of the failure (-1 when a write failed earlier and left no errno).
 int gcdcat_flush_stdout(void);
+
+/// Run by the gcdcat executable before Swift's main (a constructor, GCDCatStartup): installs the
+/// handlers of gcdcat_install_signal_pipe for SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT and
+/// SIGALRM, so that a signal in the first milliseconds waits in the pipe instead of reaching a
+/// default action or the Swift runtime's crash handler. Unless SWIFT_BACKTRACE is set, also
+/// turns the runtime's backtracer off (SWIFT_BACKTRACE=enable=no for a runtime not yet
+/// initialized, default actions for the crash signals of one that is): a crash then ends at
+/// once, never waiting on swift-backtrace.
+void gcdcat_install_early_signals(void);
+
+/// Removes the SWIFT_BACKTRACE that gcdcat_install_early_signals set, so that child processes
+/// see the environment gcdcat was given.
+void gcdcat_forget_backtrace_setting(void);
+
+/// For a command that does not handle interruptions itself: gives the early-installed signals
+/// their default action back and raises a signal that came meanwhile. Does nothing once
+/// gcdcat_install_signal_pipe was called.
+void gcdcat_default_signal_actions(void);
+
+/// 1 when an address-space limit (`ulimit -v`, RLIMIT_AS) is set.
+int gcdcat_address_space_limited(void);
+
+/// Under an address-space limit only (run before any thread starts): one malloc arena, and
+/// 2 MiB stacks for new threads instead of RLIMIT_STACK's 8 MiB.
+void gcdcat_adapt_to_address_space_limit(void);
 
 /// mallopt(M_ARENA_MAX, count): at most `count` malloc arenas. Returns 1 on success.
 int gcdcat_limit_malloc_arenas(int count);

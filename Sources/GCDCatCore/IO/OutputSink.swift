@@ -348,7 +348,12 @@ public final class OutputSink: Sendable {
     /// are completed `jobs` at a time, then the last: each completion is a round trip (a HEAD
     /// and CompleteMultipartUpload), and a set of many parts would otherwise wait for them one
     /// by one.
-    public static func publishAll(_ sinks: [OutputSink], fsync: Bool, jobs: Int = 1) throws {
+    ///
+    /// `prepare` runs first, inside the window in which a signal waits for the set (a split
+    /// with `--force` removes the old first part there, ``PublishOrder``).
+    public static func publishAll(
+        _ sinks: [OutputSink], fsync: Bool, jobs: Int = 1, prepare: () throws -> Void = {}
+    ) throws {
         // Replacing (--force), a signal waits for the whole set: stopping halfway would leave
         // some old outputs replaced and the new ones rolled back, the old set broken. Without
         // replacing, a rollback loses nothing, and a signal still leaves nothing behind.
@@ -360,6 +365,7 @@ public final class OutputSink: Sendable {
         var placed: [(remove: () -> Void, token: Int, registry: CleanupRegistry, replaced: String?)] = []
         defer { for entry in placed { entry.registry.forget(entry.token) } }
         do {
+            try prepare()
             let together = jobs > 1 && sinks.count > 2 && sinks.allSatisfy { $0.object != nil } ? sinks.count - 1 : 0
             if together > 0 {
                 let objects = sinks.prefix(together).map { $0.object! }

@@ -113,7 +113,10 @@ struct ObjectSplit: Sendable {
             }
             // A replaced object would give parts of two objects: compare with the first HEAD.
             _ = try info.headAgain(in: store, "while it was split")
-            var sinks = finished.map(\.sink)
+            var lists: [OutputSink] = []
+            if let list = try operation.writeDigestList(names: names, parts: finished.map(\.sink), inputs: []) {
+                lists.append(list)
+            }
             var inputCRC: UInt32?
             if let manifestPath, let entryNames {
                 let combined = Checksum.combine(.crc32, crcs)
@@ -122,12 +125,9 @@ struct ObjectSplit: Sendable {
                 let manifest = Manifest(
                     entries: zip(entryNames, crcs).map { Manifest.Entry(name: $0, crc32: $1.value) },
                     whole: Manifest.Whole(name: name, size: Int64(info.size), crc32: combined.value))
-                sinks.append(try operation.writeManifest(manifest, to: manifestPath, inputs: []))
+                lists.append(try operation.writeManifest(manifest, to: manifestPath, inputs: []))
             }
-            if let list = try operation.writeDigestList(names: names, parts: finished.map(\.sink), inputs: []) {
-                sinks.append(list)
-            }
-            try operation.publishAll(sinks)
+            try operation.publishAll(parts: finished.map(\.sink), lists: lists)
             var result = SplitResult(
                 partPaths: names, partCRCs: wantsCRCs ? crcs.map(\.value) : [], manifestPath: manifestPath,
                 bytesRead: Int64(info.size), bytesWritten: Int64(info.size), chunks: Int64(ranges.count),

@@ -117,16 +117,16 @@ struct ObjectStreamSplit: Sendable {
             }
             uploads.wait()
             if let error = failure.error { throw error }
-            var all = sinks
+            var lists: [OutputSink] = []
+            if let list = try operation.writeDigestList(names: names, hexes: digests, inputs: []) { lists.append(list) }
             if let manifestPath = operation.manifestPath {
                 let entryNames = try SplitOperation.manifestNames(names, manifestPath: manifestPath)
                 let manifest = Manifest(
                     entries: zip(entryNames, crcs).map { Manifest.Entry(name: $0, crc32: $1.value) },
                     whole: Manifest.Whole(name: "standard input", size: whole.length, crc32: whole.value))
-                all.append(try operation.writeManifest(manifest, to: manifestPath, inputs: []))
+                lists.append(try operation.writeManifest(manifest, to: manifestPath, inputs: []))
             }
-            if let list = try operation.writeDigestList(names: names, hexes: digests, inputs: []) { all.append(list) }
-            try operation.publishAll(all)
+            try operation.publishAll(parts: sinks, lists: lists)
             let total = whole.length
             return SplitResult(
                 partPaths: names, partCRCs: crcs.map(\.value), manifestPath: operation.manifestPath,

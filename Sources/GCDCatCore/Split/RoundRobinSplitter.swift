@@ -74,7 +74,7 @@ struct RoundRobinSplitter {
             for sink in written { try sink.finishWriting(fsync: operation.fsync) }
             let kept = (0..<count).filter { sinks[$0] != nil }
             let list = try operation.writeDigestList(names: kept.map { names[$0] }, parts: written, inputs: inputs)
-            try operation.publishAll(written + (list.map { [$0] } ?? []))
+            try operation.publishAll(parts: written, lists: list.map { [$0] } ?? [])
             return SplitResult(
                 partPaths: kept.map { names[$0] }, partCRCs: kept.map { checksums[$0].value }, manifestPath: nil,
                 bytesRead: bytesRead, bytesWritten: bytesRead, chunks: chunks, inputCRC: nil,

@@ -36,6 +36,37 @@ public enum SplitLimits {
         }
     }
 
+    /// Address space a split needs besides what gcdcat holds when it starts: a worker thread's
+    /// (``ParallelMap/addressSpacePerWorker``) for each job and for the reader that checksums the
+    /// input beside them, and 12 KiB a part. A part's own state is about 1 KiB of RSS, but a
+    /// split of 20 000 parts peaked at 367 MB of address space (92 MB at start) under a
+    /// `ulimit -v` of 1 GB, and with 4 KiB a part allowed here it still crashed in 2 runs of 6
+    /// at 300 000 KiB; where the rest goes is not yet known.
+    static func addressSpaceNeeded(parts: Int, jobs: Int) -> Int {
+        (jobs + 1) * ParallelMap.addressSpacePerWorker + parts * 12 * 1024
+    }
+
+    /// Refuses, before anything is created, a split that an address-space limit (`ulimit -v`)
+    /// leaves no room for. Without this check, the run met the limit halfway: in a thread's
+    /// stack, in malloc under libdispatch or in the Swift runtime, which end in SIGSEGV or an
+    /// abort, not in an error.
+    ///
+    /// ## Errors
+    /// `.io` naming `path`, `mmap` and ENOMEM, with the room needed.
+    static func requireAddressSpace(parts: Int, jobs: Int, path: String) throws {
+        let needed = addressSpaceNeeded(parts: parts, jobs: jobs)
+        do {
+            try Syscall.requireAddressSpace(needed, path: path)
+        } catch {
+            throw GCDCatError(
+                .io, path: path, syscall: "mmap", errno: error.errno ?? ENOMEM,
+                message:
+                    "\(describeErrno(error.errno ?? ENOMEM)): the address-space limit (ulimit -v) leaves less than the "
+                    + "\(needed >> 20) MiB a split into \(parts) parts needs; nothing was written (raise the limit, "
+                    + "or make fewer, larger parts)")
+        }
+    }
+
     /// How many parts may be written as unnamed files, each holding its descriptor until the
     /// set is published. The soft descriptor limit is raised to the hard one first (as Go
     /// does); a reserve is kept for the inputs, the manifest and `jobs` workers. Parts past

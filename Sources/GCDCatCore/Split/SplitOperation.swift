@@ -281,6 +281,7 @@ public struct SplitOperation: Sendable {
         let manifestPath = self.manifestPath
         let entryNames = try manifestPath.map { try SplitOperation.manifestNames(names, manifestPath: $0) }
         try checkOutputs(parts: names, inputs: [file])
+        try SplitLimits.requireAddressSpace(parts: pieces.count, jobs: jobs, path: file.path)
         let unnamedParts = SplitLimits.unnamedPartBudget(jobs: jobs)
 
         // Uploads: parts side by side when there are enough of them, else each part's own
@@ -347,7 +348,7 @@ public struct SplitOperation: Sendable {
             }
             let listSink = try writeDigestList(
                 names: names, parts: finished.map(\.sink), inputs: [file], sources: pieces)
-            try publishAll(finished.map(\.sink) + (manifestSink.map { [$0] } ?? []) + (listSink.map { [$0] } ?? []))
+            try publishAll(parts: finished.map(\.sink), lists: [listSink, manifestSink].compactMap { $0 })
             return SplitResult(
                 partPaths: names, partCRCs: crcs, manifestPath: manifestPath, bytesRead: file.size,
                 bytesWritten: finished.reduce(0) { $0 + $1.value.bytes },
@@ -375,9 +376,33 @@ public struct SplitOperation: Sendable {
         ]
     }
 
-    /// Publishes every finished part and the manifest together (see ``OutputSink/publishAll(_:fsync:)``).
-    func publishAll(_ sinks: [OutputSink]) throws {
-        try OutputSink.publishAll(sinks, fsync: fsync, jobs: writesObjects ? jobs : 1)
+    /// Publishes every finished part and the lists (the digest list, the manifest) together (see
+    /// ``OutputSink/publishAll(_:fsync:jobs:prepare:)``), in the order of ``PublishOrder``: the
+    /// first part last. With `--force`, files at the held-back names are removed first, inside
+    /// the publishing window (a signal waits for the whole set), so that a set half-replaced
+    /// when gcdcat is killed has no first part to start a mixed merge from.
+    func publishAll(parts: [OutputSink], lists: [OutputSink]) throws {
+        let held = PublishOrder.heldBack(count: parts.count, naming: naming).map { parts[$0] }
+        var removed: [String] = []
+        do {
+            try OutputSink.publishAll(
+                PublishOrder.arrange(parts: parts, lists: lists, naming: naming), fsync: fsync,
+                jobs: writesObjects ? jobs : 1
+            ) {
+                guard overwrite else { return }
+                for sink in held where sink.atomicFile != nil {
+                    if try Syscall.statIfExists(sink.path, followLinks: false) == nil { continue }
+                    let code = Syscall.unlink(sink.path)
+                    if code != 0 { throw GCDCatError.syscall("unlink", path: sink.path, errno: code) }
+                    removed.append(sink.path)
+                }
+            }
+        } catch var error as GCDCatError where !removed.isEmpty {
+            error.message +=
+                "; the old \(removed.map(\.displayPath).joined(separator: ", ")) was removed before the new parts "
+                + "were named, so the set there cannot be merged until the split is run again"
+            throw error
+        }
     }
 
     /// Checks every output before any byte of input is read: each part (those known so far;

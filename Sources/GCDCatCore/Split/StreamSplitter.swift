@@ -260,17 +260,17 @@ struct StreamSplitter {
             total += checksum.length
             crcs.append(checksum.value)
         }
-        var sinks = finished
+        var lists: [OutputSink] = []
+        if let list = try operation.writeDigestList(names: names, parts: finished, inputs: []) { lists.append(list) }
         if let manifestPath = operation.manifestPath {
             let entries = try SplitOperation.manifestNames(names, manifestPath: manifestPath)
             let manifest = Manifest(
                 entries: zip(entries, crcs).map { Manifest.Entry(name: $0, crc32: $1) },
                 whole: Manifest.Whole(name: path, size: whole.length, crc32: whole.value),
                 header: header.map { Manifest.Header(size: $0.length, crc32: $0.value) })
-            sinks.append(try operation.writeManifest(manifest, to: manifestPath, inputs: []))
+            lists.append(try operation.writeManifest(manifest, to: manifestPath, inputs: []))
         }
-        if let list = try operation.writeDigestList(names: names, parts: finished, inputs: []) { sinks.append(list) }
-        try operation.publishAll(sinks)
+        try operation.publishAll(parts: finished, lists: lists)
         return SplitResult(
             partPaths: names, partCRCs: crcs, manifestPath: operation.manifestPath, bytesRead: whole.length,
             bytesWritten: total, chunks: chunks, inputCRC: whole.value)

@@ -21,6 +21,12 @@ import Synchronization
 /// write to a closed pipe fails with EPIPE instead, and the error path removes the same files.)
 ///
 /// ## Implementation details
+/// The executable installs the handlers before Swift's `main` (the `GCDCatStartup` target's
+/// constructor), so a signal in the first milliseconds waits in the pipe until ``install()``
+/// starts the thread that reads it, or ``useDefaultActions()`` raises it again; it no longer
+/// reaches a default action or the Swift runtime's crash handler. That constructor also turns
+/// the runtime's backtracer off unless `SWIFT_BACKTRACE` is set: see the README's "Crashes".
+///
 /// A C handler writes the signal's number to a pipe (the only async-signal-safe thing it does);
 /// a dedicated thread reads it and sweeps the ``CleanupRegistry``, so the sweep is ordinary code
 /// that may take locks and unlink files. (DispatchSource signal sources missed a SIGPIPE whose
@@ -65,9 +71,24 @@ public enum InterruptHandler {
         while true { pause() }
     }
 
-    /// Installs the handlers once; later calls do nothing.
+    /// Installs the handlers once (or adopts those the executable installed before `main`,
+    /// with any signal that came meanwhile); later calls do nothing.
     public static func install() {
         _ = installed
+    }
+
+    /// For a command that does not clean up after itself (verify, checksum, help): the handled
+    /// signals get their default action back, as if gcdcat had never caught them, and a signal
+    /// that came since startup takes it now. Does nothing after ``install()``.
+    public static func useDefaultActions() {
+        gcdcat_default_signal_actions()
+    }
+
+    /// Removes the `SWIFT_BACKTRACE=enable=no` that the executable set before `main` (when the
+    /// user had not set it), so that the processes gcdcat starts see the environment it was
+    /// given.
+    public static func restoreBacktraceEnvironment() {
+        gcdcat_forget_backtrace_setting()
     }
 
     /// Waits for a signal's byte, then removes every unfinished file and exits 128+signal.

@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+
+/// A split killed while it names its set (SIGKILL, a power cut) must leave nothing that merges
+/// or verifies as a whole set. `strace -e inject=SYSCALL:signal=KILL:when=N` kills gcdcat at
+/// the Nth naming step, for every N of a six-part split; after each, a merge from the first
+/// part and a verify of the manifest must fail, and once every step ran the set must merge back
+/// byte for byte.
+@Suite("Split publish order", .enabled(if: toolExists("strace"), "strace is needed to kill at each naming step"))
+struct SplitPublishOrderCLITests {
+    struct Case: CustomTestStringConvertible, Sendable {
+        var label: String
+        /// The split command, after `gcdcat split` (input `in.bin`, 6000 bytes, 6 parts).
+        var split: String
+        /// The syscalls that name a file on this path.
+        var syscalls: String
+        /// Shell run first (`ulimit -n` for the named-temporary path, an old set for --force).
+        var setup = ""
+        var first: String
+        var manifest: String
+        var testDescription: String { label }
+    }
+
+    static let cases: [Case] = [
+        Case(
+            label: "unnamed files, .001", split: "in.bin -b 1000 --checksum sha256", syscalls: "linkat",
+            first: "in.bin.001", manifest: "in.bin.sfv"),
+        // With no descriptors to spare, parts are written under temporary names and renamed.
+        Case(
+            label: "named temporaries, .001", split: "in.bin -b 1000", syscalls: "rename,renameat,renameat2",
+            setup: "ulimit -n 60;", first: "in.bin.001", manifest: "in.bin.sfv"),
+        Case(
+            label: "GNU -d from 00", split: "in.bin x -b 1000 -d", syscalls: "linkat", first: "x00",
+            manifest: "x.sfv"),
+        Case(
+            label: "alpha", split: "in.bin x -b 1000 --suffix alpha", syscalls: "linkat", first: "xaa",
+            manifest: "x.sfv"),
+        Case(
+            label: "--start 7", split: "in.bin p. -b 1000 --start 7", syscalls: "linkat", first: "p.007",
+            manifest: "p.sfv"),
+        Case(
+            label: "standard input", split: "- --prefix in.bin. -b 1000 < in.bin", syscalls: "linkat",
+            first: "in.bin.001", manifest: "in.bin.sfv"),
+        // An old set of four parts is replaced: a kill halfway must not leave the old first
+        // part to start a mixed set.
+        Case(
+            label: "--force over an old set", split: "in.bin -b 1000 --force", syscalls: "linkat",
+            setup: "head -c 4000 /dev/zero > old && \(gcdcatPath) split old --prefix in.bin. -b 1000 -q && rm old;",
+            first: "in.bin.001", manifest: "in.bin.sfv"),
+    ]
+
+    @Test(arguments: cases)
+    func aKillAtAnyNamingStepLeavesNoMergeableSet(_ test: Case) throws {
+        let input = randomData(6000, seed: 22)
+        var completed = false
+        // Seven or eight steps (six parts, the manifest, the digest list); past them the split
+        // completes.
+        for step in 1...10 where !completed {
+            let scratch = try Scratch()
+            try scratch.write("in.bin", input)
+            let killed = try shell(
+                "\(test.setup) strace -f -o /dev/null -e trace=\(test.syscalls) "
+                    + "-e inject=\(test.syscalls):signal=KILL:when=\(step) \(gcdcatPath) split \(test.split) -q",
+                in: scratch.path)
+            let merge = try gcdcat(["merge", test.first, "-o", "out"], in: scratch.path)
+            let verify = try gcdcat(["verify", test.manifest], in: scratch.path)
+            let digests = try gcdcat(["verify", "in.bin.sha256"], in: scratch.path)
+            if killed.status == 0 {
+                completed = true
+                #expect(merge.status == 0, "\(test.label): the complete set: \(merge.stderr)")
+                #expect(scratch.read("out") == input, "\(test.label): the complete set merges back")
+                #expect(verify.status == 0, "\(test.label): the complete set verifies: \(verify.stderr)")
+                if test.split.contains("--checksum") { #expect(digests.status == 0, "\(digests.stderr)") }
+                continue
+            }
+            // A missing first part (or, for `x00`/`x01`, the one after it) is exit 1 with a message.
+            #expect(
+                merge.status == 1, "\(test.label) killed at step \(step): merge \(test.first) gave \(merge.status)")
+            #expect(merge.stderr.hasPrefix("gcdcat: "), "\(test.label) step \(step): \(merge.stderr)")
+            #expect(!scratch.listing().contains("out"), "\(test.label) step \(step): no output")
+            #expect(verify.status == 1, "\(test.label) killed at step \(step): verify: \(verify.stderr)")
+            #expect(digests.status != 0, "\(test.label) killed at step \(step): verify in.bin.sha256 passed")
+            if test.syscalls == "linkat", test.setup.isEmpty {
+                // Unnamed files leave nothing behind but the parts already named.
+                #expect(!scratch.listing().contains { $0.hasPrefix(".") }, "\(test.label): \(scratch.listing())")
+            }
+        }
+        #expect(completed, "\(test.label): the split never completed within 10 naming steps")
+    }
+}
