@@ -24,7 +24,10 @@ import Testing
         try scratch.write("w.001", randomData(10, seed: 1))
         let result = try gcdcat(["w.001", "-o", "nowhere/", "-q"], in: scratch.path)
         #expect(result.status == 1)
-        #expect(result.stderr == "gcdcat: nowhere/w: open: No such file or directory\n")
+        #expect(
+            result.stderr
+                == "gcdcat: nowhere/w: open: No such file or directory (its folder nowhere does not exist; create it "
+                + "with mkdir -p, or name another output)\n")
         #expect(scratch.listing() == ["w.001"])
     }
 

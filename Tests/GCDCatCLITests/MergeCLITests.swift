@@ -169,7 +169,9 @@ import Testing
         try scratch.write("a.001", Data("1".utf8))
         try expectFailure(
             ["merge", "a.001", "-o", "no/out"], in: scratch, status: 1,
-            stderr: "gcdcat: no/out: open: No such file or directory\n")
+            stderr:
+                "gcdcat: no/out: open: No such file or directory (its folder no does not exist; create it with "
+                + "mkdir -p, or name another output)\n")
     }
 
     @Test(arguments: [
