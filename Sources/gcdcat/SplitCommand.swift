@@ -13,7 +13,7 @@ extension GCDCat {
             abstract: "Cut a file (or standard input, or an s3:// object) into parts, with an SFV manifest.",
             discussion: """
                 Cut by --size (parts of exactly SIZE, the last shorter), by --parts (N parts \
-                differing by at most one byte) or by --lines (N lines each). With \
+                of SIZE/N bytes, the last also the remainder, as GNU split -n) or by --lines (N lines each). With \
                 --line-boundary every part holds at most SIZE bytes and ends at a newline \
                 (except the last, when the input does not end in one); a single line longer \
                 than SIZE is cut at SIZE. --header-lines K repeats the input's first K lines \

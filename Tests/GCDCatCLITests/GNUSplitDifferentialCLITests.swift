@@ -7,10 +7,8 @@ import Testing
 /// GNU's `aa` with `--suffix alpha` when the form names no suffix style: both are gcdcat's own
 /// defaults by design.
 ///
-/// `-n N` and `-n l/N` lay out the bytes as current GNU split does (coreutils' source since
-/// the remainder was spread over the first parts): coreutils 9.1 gives the whole remainder to
-/// the last part instead. Where the size is a multiple of N both agree, and only there are the
-/// bytes compared with an installed GNU split that is older.
+/// Every input is compared in every form, `-n N` and `-n l/N` included, whatever the remainder
+/// of the size over N: gcdcat lays out the chunks as the installed GNU split does.
 @Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/split"), "needs GNU split"))
 struct GNUSplitDifferentialCLITests {
     static let manyLines = Data((1...3000).map { "line \($0)\n" }.joined().utf8)
@@ -54,21 +52,9 @@ struct GNUSplitDifferentialCLITests {
         return form + (styled ? [] : ["--suffix", "alpha"])
     }
 
-    /// False when the form cuts N parts by size and the remainder makes coreutils 9.1's layout
-    /// differ from current GNU's (see the suite's note).
-    static func layoutAgrees(_ form: [String], size: Int) -> Bool {
-        guard
-            let index = form.firstIndex(where: { $0 == "-n" || $0 == "--number" })
-                ?? form.firstIndex(where: { $0.hasPrefix("--number=") })
-        else { return true }
-        let value = form[index].hasPrefix("--number=") ? String(form[index].dropFirst(9)) : form[index + 1]
-        guard !value.hasPrefix("r/"), let n = Int(value.split(separator: "/").last ?? "") else { return true }
-        return size % n == 0
-    }
-
     @Test(arguments: fileForms)
     func partsHaveGNUNamesAndBytes(form: [String]) throws {
-        for input in Self.inputs where Self.layoutAgrees(form, size: input.data.count) {
+        for input in Self.inputs {
             let gnu = try Scratch()
             let ours = try Scratch()
             try gnu.write("in", input.data)
@@ -87,7 +73,7 @@ struct GNUSplitDifferentialCLITests {
 
     @Test(arguments: standardOutputForms)
     func onePartGoesToStandardOutputAsGNUWritesIt(form: [String]) throws {
-        for input in Self.inputs where Self.layoutAgrees(form, size: input.data.count) {
+        for input in Self.inputs {
             let gnu = try Scratch()
             let ours = try Scratch()
             try gnu.write("in", input.data)
@@ -107,7 +93,7 @@ struct GNUSplitDifferentialCLITests {
         ["--filter=wc -c > $FILE.n", "-n", "l/5", "-d"], ["--filter=cat > \"$FILE\"", "-n", "4", "-e"],
     ])
     func filterRunsTheCommandPerPartAsGNUDoes(form: [String]) throws {
-        for input in Self.inputs where Self.layoutAgrees(form, size: input.data.count) {
+        for input in Self.inputs {
             let gnu = try Scratch()
             let ours = try Scratch()
             try gnu.write("in", input.data)

@@ -107,11 +107,13 @@ import Testing
         #expect(SplitPlan.bySize(total: 25, size: 10) == [0..<10, 10..<20, 20..<25])
     }
 
-    @Test func byCountDiffersByAtMostOneByte() {
+    @Test func byCountLaysOutPartsAsGNUSplit() {
         #expect(SplitPlan.byCount(total: 3, count: 5) == [0..<1, 1..<2, 2..<3, 3..<3, 3..<3])
+        #expect(SplitPlan.byCount(total: 10, count: 3) == [0..<3, 3..<6, 6..<10])
+        #expect(SplitPlan.byCount(total: 0, count: 2) == [0..<0, 0..<0])
         let ranges = SplitPlan.byCount(total: 1_000_003, count: 7)
         let sizes = ranges.map { $0.count }
-        #expect(sizes.max()! - sizes.min()! <= 1)
+        #expect(sizes == Array(repeating: 142_857, count: 6) + [142_861])
         #expect(sizes.reduce(0, +) == 1_000_003)
         #expect(zip(ranges, ranges.dropFirst()).allSatisfy { $0.upperBound == $1.lowerBound })
     }

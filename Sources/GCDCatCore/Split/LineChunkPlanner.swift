@@ -5,8 +5,8 @@
 /// Cuts a regular file into `count` parts of about equal size without splitting lines (GNU
 /// `split -n l/N`).
 ///
-/// The file is divided into `count` byte ranges as `-n N` divides it (the first `size % count`
-/// one byte longer); each line goes whole to the part where its last byte before the boundary
+/// The file is divided into `count` byte ranges as `-n N` divides it (``SplitPlan/byCount(total:count:)``,
+/// GNU's layout); each line goes whole to the part where its last byte before the boundary
 /// lies, as GNU split does: part c ends after the first separator at or past its boundary's last
 /// byte. A line that spans whole ranges leaves their parts empty, so there are always `count`
 /// parts, some perhaps empty.
@@ -21,13 +21,11 @@ public enum LineChunkPlanner {
         precondition(count > 0, "a split makes at least one part")
         let buffer = try Syscall.allocate(byteCount: LineBoundaryPlanner.window, alignment: 4096, path: path)
         defer { free(buffer) }
-        let chunk = size / Int64(count)
-        let longer = size % Int64(count)
         var ranges: [Range<Int64>] = []
         ranges.reserveCapacity(count)
         var start: Int64 = 0
         for index in 1..<Int64(count) {
-            let boundary = index * chunk + min(index, longer)
+            let boundary = SplitPlan.chunkBoundary(index, total: size, count: count)
             var end = start
             if boundary > start {
                 let found = try LineBoundaryPlanner.nextNewline(

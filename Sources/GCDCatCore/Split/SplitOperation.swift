@@ -9,7 +9,7 @@ import Synchronization
 public enum SplitMode: Sendable, Equatable {
     /// Parts of exactly this many bytes, the last shorter.
     case size(Int64)
-    /// This many parts, differing by at most one byte.
+    /// This many parts, each size / N bytes and the last also the remainder (GNU's `-n N`).
     case parts(Int)
     /// Parts of at most `limit` bytes ending at newlines, with `headerLines` repeated atop each.
     case lines(limit: Int64, headerLines: Int)

@@ -6,19 +6,22 @@ public enum SplitPlan {
         return stride(from: Int64(0), to: total, by: Int(size)).map { $0..<min($0 + size, total) }
     }
 
-    /// `count` parts whose sizes differ by at most one byte (the larger ones first); an input
-    /// smaller than `count` bytes still gives `count` parts, some empty.
+    /// `count` parts laid out as GNU split's `-n N` lays them: each `total / count` bytes and
+    /// the last one also the remainder (10 bytes in 3: 3, 3, 4). An input smaller than `count`
+    /// bytes gives one byte to each of the first parts and leaves the others empty, as GNU does.
     public static func byCount(total: Int64, count: Int) -> [Range<Int64>] {
         precondition(count > 0, "a part count must be positive")
-        let base = total / Int64(count)
-        let extra = total % Int64(count)
-        var ranges: [Range<Int64>] = []
-        var start: Int64 = 0
-        for index in 0..<Int64(count) {
-            let length = base + (index < extra ? 1 : 0)
-            ranges.append(start..<start + length)
-            start += length
+        return (0..<Int64(count)).map { index in
+            let start = chunkBoundary(index, total: total, count: count)
+            let end = index == Int64(count) - 1 ? total : chunkBoundary(index + 1, total: total, count: count)
+            return start..<end
         }
-        return ranges
+    }
+
+    /// Where GNU split's chunk `index` (0-based) of `count` begins: `index × (total / count)`,
+    /// with one-byte chunks when `total < count`; never past the end. `-n l/N` ends its parts at
+    /// the first line end at or after these boundaries.
+    public static func chunkBoundary(_ index: Int64, total: Int64, count: Int) -> Int64 {
+        min(index * max(1, total / Int64(count)), total)
     }
 }
