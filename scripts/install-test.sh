@@ -93,6 +93,21 @@ for command in split checksum; do
     echo "$out" | grep -q 'movie.zip.001' && ok "bash completes file names after 'gcdcat $command'" \
         || bad "bash offered no file names after 'gcdcat $command': $out"
 done
+# merge is the default command: after 'gcdcat' come subcommands and files, after a file merge's.
+out=$(complete_bash gcdcat '')
+echo "$out" | grep -qx 'merge' && echo "$out" | grep -qx 'movie.zip.001' \
+    && ok "bash offers subcommands and files after 'gcdcat'" \
+    || bad "bash after 'gcdcat' did not offer both merge and movie.zip.001: $(echo "$out" | tr '\n' ' ')"
+out=$(complete_bash gcdcat movie.zip.001 --str)
+echo "$out" | grep -qx -- '--strategy' && ok "bash completes merge's options after 'gcdcat FILE'" \
+    || bad "bash after 'gcdcat movie.zip.001' did not offer --strategy: $(echo "$out" | tr '\n' ' ')"
+out=$(complete_bash gcdcat movie.zip.001 mov)
+echo "$out" | grep -qx 'movie.zip.002' && ok "bash completes more parts after 'gcdcat FILE'" \
+    || bad "bash after 'gcdcat movie.zip.001' offered no parts: $(echo "$out" | tr '\n' ' ')"
+grep -q '_gcdcat_merge && ret=0' "$prefix/share/zsh/site-functions/_gcdcat" \
+    && ok "zsh hands the words after 'gcdcat FILE' to merge" || bad "zsh completion lacks the default command"
+grep -q "not __fish_seen_subcommand_from merge" "$prefix/share/fish/vendor_completions.d/gcdcat.fish" \
+    && ok "fish offers files before any subcommand" || bad "fish completion lacks the default command"
 grep -q '_files' "$prefix/share/zsh/site-functions/_gcdcat" && ok "zsh completion uses _files" \
     || bad "zsh completion never completes files"
 grep -q '__fish_complete_path\|-F\|--force-files' "$prefix/share/fish/vendor_completions.d/gcdcat.fish" \

@@ -38,6 +38,10 @@ struct GCDCat: ParsableCommand {
         MallocArenas.limit(to: 2)
         StandardOutputCheck.atExit()
         do {
+            if let script = patchedCompletionScript(JSONErrors.arguments) {
+                print(script)
+                exit(withError: nil)
+            }
             var command = try UsageCheck.parse(JSONErrors.arguments)
             // Merge, split and bench clean up after a signal (InterruptHandler.install in their
             // run); the others end as the signal's default action has it.
@@ -50,6 +54,19 @@ struct GCDCat: ParsableCommand {
             exit(withError: error)
         }
     }
+}
+
+/// `--generate-completion-script SHELL` (or `=SHELL`) alone: the patched script
+/// (``CompletionScripts``); anything else is ArgumentParser's to parse.
+private func patchedCompletionScript(_ arguments: [String]) -> String? {
+    let flag = "--generate-completion-script"
+    let shell: String
+    switch arguments.count {
+    case 1 where arguments[0].hasPrefix(flag + "="): shell = String(arguments[0].dropFirst(flag.count + 1))
+    case 2 where arguments[0] == flag: shell = arguments[1]
+    default: return nil
+    }
+    return CompletionScripts.script(for: shell)
 }
 
 let gcdcatVersion = "0.1.0"
