@@ -475,6 +475,7 @@ extension GCDCat {
                 let (result, time, memory) = try measured(label: input, total: total, quiet: reporting.quiet) {
                     try operation.run(counter: $0)
                 }
+                result.warnings.forEach(Warnings.warn)
                 if verbose {
                     try StandardStreams.writeOutput(
                         Array(result.partPaths.map { "creating file '\($0.displayPath)'\n" }.joined().utf8))

@@ -45,6 +45,35 @@ import Testing
         #expect(try gcdcat(["verify", "out/x.sfv"], in: scratch.path).status == 0)
     }
 
+    /// `--force` over a longer set: the old parts past the new set's last are removed (and said),
+    /// from a file and from standard input; left, a merge without a manifest joined them.
+    @Test(arguments: [false, true])
+    func aForcedSplitRemovesTheOldSetsLaterParts(fromStandardInput: Bool) throws {
+        let scratch = try Scratch()
+        try scratch.write("old.bin", randomData(260_000, seed: 31))
+        try scratch.write("f.bin", randomData(100_000, seed: 32))
+        let first = try gcdcat(
+            ["split", "old.bin", "f.bin.", "--size", "20000", "-q", "--no-manifest"], in: scratch.path)
+        #expect(first.status == 0, "\(first.stderr)")
+        let input = fromStandardInput ? ["-", "--prefix", "f.bin."] : ["f.bin"]
+        let again = try run(
+            executable: "/bin/sh",
+            ["-c", "exec \"$0\" \"$@\" < f.bin", gcdcatPath, "split"] + input
+                + ["--size", "20000", "--force", "--no-manifest"],
+            in: scratch.path)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(
+            again.stderr.contains(
+                "gcdcat: warning: removed 8 old part(s) past the new set's last, of the set it replaced: f.bin.006 … f.bin.013"
+            ),
+            "\(again.stderr)")
+        #expect(
+            scratch.listing() == ["f.bin", "f.bin.001", "f.bin.002", "f.bin.003", "f.bin.004", "f.bin.005", "old.bin"])
+        let merged = try gcdcat(["merge", "f.bin.001", "-o", "joined", "-q"], in: scratch.path)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(scratch.read("joined") == scratch.read("f.bin"))
+    }
+
     @Test func standardInputUsesTheStreamPath() throws {
         let scratch = try Scratch()
         let original = randomData(300_000, seed: 3)

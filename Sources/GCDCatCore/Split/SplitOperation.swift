@@ -48,6 +48,8 @@ public struct SplitResult: Sendable, Equatable {
     public var copiedBytes: Int64? = nil
     /// How the bytes moved, where a person should know (parts not cloned, and why).
     public var notes: [String] = []
+    /// What a person must hear of even with `-q` (old parts of a replaced set that were removed).
+    public var warnings: [String] = []
     /// An object split into objects: pieces copied on the server (`UploadPartCopy`), their
     /// bytes, and the bytes read to checksum the parts that were copied.
     public var serverCopyParts = 0
@@ -348,7 +350,8 @@ public struct SplitOperation: Sendable {
             }
             let listSink = try writeDigestList(
                 names: names, parts: finished.map(\.sink), inputs: [file], sources: pieces)
-            try publishAll(parts: finished.map(\.sink), lists: [listSink, manifestSink].compactMap { $0 })
+            let removedNotes = try publishAll(
+                parts: finished.map(\.sink), lists: [listSink, manifestSink].compactMap { $0 })
             return SplitResult(
                 partPaths: names, partCRCs: crcs, manifestPath: manifestPath, bytesRead: file.size,
                 bytesWritten: finished.reduce(0) { $0 + $1.value.bytes },
@@ -360,7 +363,7 @@ public struct SplitOperation: Sendable {
                     ? finished.reduce(0) { $0 + ($1.value.clonedBytes ?? 0) } : nil,
                 copiedBytes: strategy == .auto && !writesObjects
                     ? finished.reduce(0) { $0 + ($1.value.copiedBytes ?? 0) } : nil,
-                notes: Self.cloneNotes(finished.map(\.value)))
+                notes: Self.cloneNotes(finished.map(\.value)), warnings: removedNotes)
         } catch {
             for entry in finished { entry.sink.discard() }
             throw error
@@ -380,9 +383,13 @@ public struct SplitOperation: Sendable {
     /// ``OutputSink/publishAll(_:fsync:jobs:prepare:)``), in the order of ``PublishOrder``: the
     /// first part last. With `--force`, files at the held-back names are removed first, inside
     /// the publishing window (a signal waits for the whole set), so that a set half-replaced
-    /// when gcdcat is killed has no first part to start a mixed merge from.
-    func publishAll(parts: [OutputSink], lists: [OutputSink]) throws {
+    /// when gcdcat is killed has no first part to start a mixed merge from. The old set's parts
+    /// past the new set's last (``staleParts(after:)``) are removed there too: left, they would
+    /// join the new set in a merge that has no manifest. Returns a note naming those.
+    @discardableResult
+    func publishAll(parts: [OutputSink], lists: [OutputSink]) throws -> [String] {
         let held = PublishOrder.heldBack(count: parts.count, naming: naming).map { parts[$0] }
+        let stale = overwrite && !writesObjects && !elideEmpty ? try staleParts(after: parts.count) : []
         var removed: [String] = []
         do {
             try OutputSink.publishAll(
@@ -396,6 +403,11 @@ public struct SplitOperation: Sendable {
                     if code != 0 { throw GCDCatError.syscall("unlink", path: sink.path, errno: code) }
                     removed.append(sink.path)
                 }
+                for path in stale {
+                    let code = Syscall.unlink(path)
+                    if code != 0 && code != ENOENT { throw GCDCatError.syscall("unlink", path: path, errno: code) }
+                    removed.append(path)
+                }
             }
         } catch var error as GCDCatError where !removed.isEmpty {
             error.message +=
@@ -403,6 +415,23 @@ public struct SplitOperation: Sendable {
                 + "were named, so the set there cannot be merged until the split is run again"
             throw error
         }
+        guard let first = stale.first, let last = stale.last else { return [] }
+        let span = stale.count == 1 ? first.displayPath : "\(first.displayPath) … \(last.displayPath)"
+        return ["removed \(stale.count) old part(s) past the new set's last, of the set it replaced: \(span)"]
+    }
+
+    /// The regular files named as this split's parts `count`, `count + 1`, … up to the first
+    /// name that is free: what remains of a longer set that `--force` replaces.
+    private func staleParts(after count: Int) throws -> [String] {
+        var stale: [String] = []
+        var index = count
+        while let name = try? naming.name(at: index),
+            let info = try Syscall.statIfExists(name, followLinks: false), info.st_mode & S_IFMT == S_IFREG
+        {
+            stale.append(name)
+            index += 1
+        }
+        return stale
     }
 
     /// Checks every output before any byte of input is read: each part (those known so far;

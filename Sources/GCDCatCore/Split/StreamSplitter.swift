@@ -270,9 +270,9 @@ struct StreamSplitter {
                 header: header.map { Manifest.Header(size: $0.length, crc32: $0.value) })
             lists.append(try operation.writeManifest(manifest, to: manifestPath, inputs: []))
         }
-        try operation.publishAll(parts: finished, lists: lists)
+        let notes = try operation.publishAll(parts: finished, lists: lists)
         return SplitResult(
             partPaths: names, partCRCs: crcs, manifestPath: operation.manifestPath, bytesRead: whole.length,
-            bytesWritten: total, chunks: chunks, inputCRC: whole.value)
+            bytesWritten: total, chunks: chunks, inputCRC: whole.value, warnings: notes)
     }
 }
