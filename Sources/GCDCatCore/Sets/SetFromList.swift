@@ -31,8 +31,10 @@ public enum SetFromList {
     /// `.malformedManifest` for a list that reads as none; `.invalidInput` for a list that names
     /// no set, several sets, or files that are not one set's parts; `.missingPart` for a whole
     /// file with no parts beside it.
-    public static func firstPart(of list: String, names: any SetNames = FileSystemNames()) throws -> String {
-        let listed = try entryNames(list).map { ChecksumListVerifier.resolve($0, listPath: list) }
+    public static func firstPart(
+        of list: String, algorithm: HashAlgorithm? = nil, names: any SetNames = FileSystemNames()
+    ) throws -> String {
+        let listed = try entryNames(list, algorithm: algorithm).map { ChecksumListVerifier.resolve($0, listPath: list) }
         guard let only = listed.first else {
             throw GCDCatError(.invalidInput, path: list, message: "lists no files, so it names no set to merge")
         }
@@ -69,11 +71,11 @@ public enum SetFromList {
     }
 
     /// The names `list` gives, in order: an SFV's, or a coreutils/BSD list's.
-    static func entryNames(_ list: String) throws -> [String] {
+    static func entryNames(_ list: String, algorithm: HashAlgorithm? = nil) throws -> [String] {
         do {
             return try Manifest.load(list).entries.map(\.name)
         } catch let error as GCDCatError where error.code == .malformedManifest {
-            return try ChecksumList.load(list).entries.map(\.name)
+            return try ChecksumList.load(list, forced: algorithm).entries.map(\.name)
         }
     }
 }
