@@ -410,8 +410,31 @@ import Testing
         #expect(try runTool("sh", ["-c", "rhash --tiger m.iso.00? > checksums.txt"], in: scratch.path).status == 0)
         let result = try gcdcat(["merge", "checksums.txt", "-o", "out"], in: scratch.path)
         #expect(result.status == 1)
-        #expect(result.stderr.hasPrefix("gcdcat: checksums.txt: "), "\(result.stderr)")
+        #expect(
+            result.stderr.hasPrefix("gcdcat: checksums.txt: reads as a checksum list, but not one gcdcat can read ("),
+            "\(result.stderr)")
+        #expect(
+            result.stderr.hasSuffix(
+                "), so it names no set to merge; it is not joined as data. Give the set's first part (with "
+                    + "--no-verify, or --manifest and a list gcdcat reads), or --as-given to join this file itself\n"))
         #expect(scratch.read("out") == nil)
+    }
+
+    // A SHA256SUMS over a release lists its README.txt too: the set it names is merged, checked
+    // against its lines, and the other file is said to be left to verify.
+    @Test func aListNamingOtherFilesMergesItsSet() throws {
+        let scratch = try Scratch()
+        let whole = try isoSet(scratch)
+        try scratch.write("README.txt", Data("read me\n".utf8))
+        let make = "sha256sum m.iso.001 README.txt m.iso.002 m.iso.003 > SHA256SUMS"
+        #expect(try runTool("sh", ["-c", make], in: scratch.path).status == 0)
+        let result = try gcdcat(["merge", "SHA256SUMS", "-o", "out"], in: scratch.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stderr
+                == "gcdcat: note: SHA256SUMS also lists README.txt, no part of the set; not checked here (gcdcat "
+                + "verify SHA256SUMS checks every file it lists)\ngcdcat: 3 parts verified against SHA256SUMS\n")
+        #expect(scratch.read("out") == whole)
     }
 
     // A list named by its algorithm (`*.sha3-256`) is a list, not part 256 of a set.

@@ -227,6 +227,7 @@ public struct MergeOperation: Sendable {
             defer { meter?.finish() }
             verification = try MergeVerification.check(
                 parts, manifest: manifestFile, jobs: jobs, counter: counter, algorithm: listAlgorithm)
+            for warning in verification.warnings { notice(.note(warning)) }
         }
         if let path = verification.manifestPath {
             if overlapped == nil { notice(.verified(parts: parts.count, manifest: path)) }
@@ -280,7 +281,18 @@ public struct MergeOperation: Sendable {
                     + "first part with --manifest \(manifest.displayPath)")
         }
         var operation = self
-        operation.partPaths = [try SetFromList.firstPart(of: list, algorithm: listAlgorithm)]
+        do {
+            operation.partPaths = [try SetFromList.firstPart(of: list, algorithm: listAlgorithm)]
+        } catch let error as GCDCatError where error.code == .malformedManifest {
+            // Hex digests and names, of an algorithm gcdcat does not read (`rhash --tiger`):
+            // still a list, never data to join.
+            throw GCDCatError(
+                .malformedManifest, path: list,
+                message:
+                    "reads as a checksum list, but not one gcdcat can read (\(error.message)), so it names no set "
+                    + "to merge; it is not joined as data. Give the set's first part (with --no-verify, or --manifest "
+                    + "and a list gcdcat reads), or --as-given to join this file itself")
+        }
         if manifestPolicy != .disabled { operation.manifest = list }
         return operation
     }

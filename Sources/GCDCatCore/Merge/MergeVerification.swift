@@ -148,6 +148,9 @@ public struct MergeVerification: Sendable, Equatable {
         -> MergeVerification
     {
         let path = file.path
+        var list = list
+        let others = try otherFiles(list, listPath: path, parts: parts)
+        list.entries.removeAll { entry in others.contains { $0.line == entry.line } }
         let names = list.entries.map { (name: $0.name, line: $0.line, rejection: $0.rejection) }
         if list.entries.count == 1, let entry = list.entries.first, entry.rejection == nil,
             let digest = entry.algorithm.digest,
@@ -167,6 +170,14 @@ public struct MergeVerification: Sendable, Equatable {
                 manifestPath: path, expectedCRC: actual.crc32.value, warnings: [], manifestFile: file)
         }
         try matchEntries(names, manifestPath: path, to: parts)
+        let ignored =
+            others.isEmpty
+            ? []
+            : [
+                "\(path.displayPath) also lists \(others.prefix(5).map(\.name.displayPath).joined(separator: ", "))"
+                    + "\(others.count > 5 ? ", …" : ""), no part of the set; not checked here (gcdcat verify "
+                    + "\(path.displayPath) checks every file it lists)"
+            ]
         var crcs: [Checksum] = []
         // As verify judges (``ChecksumListVerifier/confirmingGuesses(_:)``): a value whose
         // algorithm was only assumed from its length is corruption only once another part
@@ -192,7 +203,21 @@ public struct MergeVerification: Sendable, Equatable {
             throw corruptPart(first.part, entry: first.entry, actual: first.actual, list: path)
         }
         return MergeVerification(
-            manifestPath: path, expectedCRC: Checksum.combine(.crc32, crcs).value, warnings: [], manifestFile: file)
+            manifestPath: path, expectedCRC: Checksum.combine(.crc32, crcs).value, warnings: ignored,
+            manifestFile: file)
+    }
+
+    /// Entries of a list of several files that are no numbered file and none of the parts
+    /// (``SetFromList/isOtherFile(_:)``): a SHA256SUMS's `README.txt`, ignored when other
+    /// entries are numbered.
+    static func otherFiles(_ list: ChecksumList, listPath: String, parts: [PartFile]) throws -> [ChecksumList.Entry] {
+        guard list.entries.count > 1, list.entries.contains(where: { !SetFromList.isOtherFile($0.name) }) else {
+            return []
+        }
+        return try list.entries.filter {
+            try SetFromList.isOtherFile($0.name)
+                && !isPart(ChecksumListVerifier.resolve($0.name, listPath: listPath), of: parts)
+        }
     }
 
     static func corruptPart(_ part: PartFile, entry: ChecksumList.Entry, actual: String, list: String)

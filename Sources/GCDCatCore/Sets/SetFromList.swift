@@ -34,7 +34,9 @@ public enum SetFromList {
     public static func firstPart(
         of list: String, algorithm: HashAlgorithm? = nil, names: any SetNames = FileSystemNames()
     ) throws -> String {
-        let listed = try entryNames(list, algorithm: algorithm).map { ChecksumListVerifier.resolve($0, listPath: list) }
+        var listed = try entryNames(list, algorithm: algorithm).map { ChecksumListVerifier.resolve($0, listPath: list) }
+        // A SHA256SUMS over a release names its README.txt too: no part of the set.
+        if listed.contains(where: { !isOtherFile($0) }) { listed.removeAll(where: isOtherFile) }
         guard let only = listed.first else {
             throw GCDCatError(.invalidInput, path: list, message: "lists no files, so it names no set to merge")
         }
@@ -68,6 +70,14 @@ public enum SetFromList {
             )
         }
         return listed[numbers.firstIndex(of: lowest)!]
+    }
+
+    /// Whether a name a list gives is no numbered file (`README.txt` beside `m.iso.001` in a
+    /// SHA256SUMS), so no part of the set the list names: a list of several files that names
+    /// numbered ones too is read for those alone. A file numbered in another set
+    /// (`b.bin.001`) is not ignored: it makes the list one of several sets.
+    public static func isOtherFile(_ name: String) -> Bool {
+        !NumberedName.readings(of: name).contains { $0.alphabet == .digits }
     }
 
     /// The names `list` gives, in order: an SFV's, or a coreutils/BSD list's.

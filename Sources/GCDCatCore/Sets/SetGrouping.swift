@@ -93,6 +93,10 @@ public enum SetGrouping {
             !SetFromList.isNamedAsList($0)
         }
         guard let first = strays.first else { return }
+        // Spanned zip or RAR volumes (`a.z01 a.zip`) have their own refusal, naming the tool.
+        for argument in runs.flatMap(\.arguments) {
+            if let refusal = ArchiveVolumes.refusal(for: argument, names: names) { throw refusal }
+        }
         let listed = strays.prefix(5).map(\.displayPath).joined(separator: ", ") + (strays.count > 5 ? ", …" : "")
         let setParts = zip(runs, namings).filter { $1 != nil }.flatMap(\.0.arguments)
         let whole = set.wholeName?.displayPath ?? runs[setIndex].arguments[0].displayPath
