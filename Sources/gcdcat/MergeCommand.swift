@@ -13,9 +13,13 @@ extension GCDCat {
                 file.part1, out_00.txt (split --additional-suffix). A part that is not the first is an error naming the first; a gap, \
                 .000 beside .001, or mixed widths (x.0003 among x.001, x.002) are errors naming \
                 the clash. Or give every part: a list of one set must be in numeric order with \
-                no gap (the shell's glob order of a complete set is sorted, with a note). Or \
+                no gap, hold no other file (m.iso.001 backup.iso), and leave out none of the \
+                set's last parts lying beside it (the shell's glob order of a complete set is \
+                sorted, with a note). Or \
                 give the set's checksum list alone (NAME.sfv, NAME.md5, SHA256SUMS): the set \
-                it names is merged and checked against it. A checksum list among the parts \
+                it names is merged and checked against it (values assumed from their length, \
+                as verify assumes them, are never called corruption when no part matches them: \
+                exit 1, naming the --algorithm to give). A checksum list among the parts \
                 (.sfv, .md5, .sha256, or text that reads as one) and spanned zip or RAR \
                 volumes are refused. The output defaults to NAME.
 
@@ -94,6 +98,12 @@ extension GCDCat {
             completion: .file(extensions: manifestExtensions))
         var manifest: String?
 
+        @Option(
+            help: ArgumentHelp(
+                "Read the untagged lines of a md5/sha list (the one merged from, or --manifest) as this algorithm.",
+                valueName: "algorithm"))
+        var algorithm: HashAlgorithm?
+
         @Flag(help: "Fail unless a manifest is found (NAME.sfv or --manifest).")
         var verify = false
 
@@ -139,6 +149,15 @@ extension GCDCat {
                     "\(misplaced.displayPath) does not exist and is not a part of \(parts[0].displayPath)'s set. To write "
                         + "the merge to it, name it with -o: gcdcat merge \(parts.dropLast().map(\.displayPath).joined(separator: " ")) "
                         + "-o \(misplaced.displayPath)")
+            }
+            // `merge A.001 DIR`, with DIR a folder: the output, given as `cp` takes one.
+            if output == nil, parts.count >= 2, let last = parts.last, !ObjectLocation.isObjectPath(last),
+                isFolder(last),
+                !NumberedName.readings(of: parts[0]).isEmpty
+            {
+                throw ValidationError(
+                    "\(last.displayPath) is a folder, not a part. To write the merge into it, name it with -o: gcdcat "
+                        + "merge \(parts.dropLast().map(\.displayPath).joined(separator: " ")) -o \(last.displayPath)/")
             }
             if !partsAreObjects { try validateSets() }
             if verify && noVerify {
@@ -195,6 +214,7 @@ extension GCDCat {
                 overwrite: force, fsync: fsync || removeParts, allowDuplicates: allowDuplicates)
             operation.showsCheckProgress = !reporting.quiet
             operation.requiresCRCManifest = removeParts
+            operation.listAlgorithm = algorithm
             var measurement: (time: (wall: Double, user: Double, system: Double), memory: MemorySample)?
             // The times cover the manifest check too, which may read every part before the run.
             let clock = ProcessClock()

@@ -165,6 +165,10 @@ import Testing
         #expect(
             result.stderr
                 == "gcdcat: note: the parts were listed in the shell's order (g.1001 before g.101); merging them in numeric order\n"
+                // A list gets the warning a discovered set gets: its parts are all one byte.
+                + "gcdcat: warning: the last part, g.1001, is exactly as large as the others: if the set had more "
+                + "parts, they are missing and the output is short. A manifest (NAME.sfv, see 'gcdcat split') would "
+                + "tell.\n"
         )
         #expect(scratch.read("out") == whole)
     }

@@ -23,7 +23,7 @@ import Testing
     /// One set, files that are no numbered parts, and --as-given are one group, as before.
     @Test(arguments: [
         (["x.001", "x.002", "x.003"], false), (["a", "b", "c"], false), (["log1", "data7"], false),
-        (["header.csv", "data.001", "data.002"], false), (["a.001", "b.001"], true),
+        (["header.csv", "data.001", "data.002"], true), (["a.001", "b.001"], true),
     ])
     func oneSetOrAnArbitraryListIsOneGroup(arguments: [String], asGiven: Bool) throws {
         let groups = try SetGrouping.group(arguments, asGiven: asGiven, names: ListedNames([]))

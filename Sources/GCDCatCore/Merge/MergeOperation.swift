@@ -32,6 +32,8 @@ public struct MergeOperation: Sendable {
     /// as it passes instead of overlapping the check with a copy (whose "parts unchanged" test
     /// cannot see a write through a shared mapping that leaves the mtime alone).
     public var requiresCRCManifest = false
+    /// What a md5/sha list's untagged lines are (`--algorithm`), when its name does not say.
+    public var listAlgorithm: HashAlgorithm?
 
     public init(
         partPaths: [String], output: OutputTarget, strategy: MergeStrategyKind = .auto,
@@ -223,7 +225,9 @@ public struct MergeOperation: Sendable {
                         counter: counter) : nil
             }
             defer { meter?.finish() }
-            verification = try MergeVerification.check(parts, manifest: manifestFile, jobs: jobs, counter: counter)
+            verification = try MergeVerification.check(
+                parts, manifest: manifestFile, jobs: jobs, counter: counter, algorithm: listAlgorithm)
+            for warning in verification.warnings { notice(.note(warning)) }
         }
         if let path = verification.manifestPath {
             if overlapped == nil { notice(.verified(parts: parts.count, manifest: path)) }
@@ -236,7 +240,8 @@ public struct MergeOperation: Sendable {
                         "no \(usual.displayPath) before it, so the set's first part may be missing. If the set really "
                         + "starts here (split --start), merge it with its manifest, or list its parts")
             }
-            if resolved.discovered {
+            // A discovered set, or a list of one set's parts: both may lack parts no one made.
+            if resolved.discovered || (!asGiven && !resolved.manifestCandidates.isEmpty) {
                 for warning in MergeVerification.truncationWarning(parts) { notice(.warning(warning)) }
             }
         }
@@ -276,7 +281,18 @@ public struct MergeOperation: Sendable {
                     + "first part with --manifest \(manifest.displayPath)")
         }
         var operation = self
-        operation.partPaths = [try SetFromList.firstPart(of: list)]
+        do {
+            operation.partPaths = [try SetFromList.firstPart(of: list, algorithm: listAlgorithm)]
+        } catch let error as GCDCatError where error.code == .malformedManifest {
+            // Hex digests and names, of an algorithm gcdcat does not read (`rhash --tiger`):
+            // still a list, never data to join.
+            throw GCDCatError(
+                .malformedManifest, path: list,
+                message:
+                    "reads as a checksum list, but not one gcdcat can read (\(error.message)), so it names no set "
+                    + "to merge; it is not joined as data. Give the set's first part (with --no-verify, or --manifest "
+                    + "and a list gcdcat reads), or --as-given to join this file itself")
+        }
         if manifestPolicy != .disabled { operation.manifest = list }
         return operation
     }

@@ -92,8 +92,12 @@ public struct MergeVerification: Sendable, Equatable {
     ///   numbering alone cannot see), exit 1;
     /// - `.invalidInput` when the parts and the manifest's list differ, or a name is rejected;
     /// - `.checksumMismatch` naming a part whose crc32 differs, exit 2.
+    ///
+    /// `algorithm` is what the untagged lines of a md5/sha list are (`--algorithm`), when its
+    /// name does not say.
     public static func check(
-        _ parts: [PartFile], manifest file: PartFile?, jobs: Int, counter: TransferCounter? = nil
+        _ parts: [PartFile], manifest file: PartFile?, jobs: Int, counter: TransferCounter? = nil,
+        algorithm: HashAlgorithm? = nil
     ) throws -> MergeVerification {
         guard let file else {
             return MergeVerification(manifestPath: nil, expectedCRC: nil, warnings: [], manifestFile: nil)
@@ -104,7 +108,8 @@ public struct MergeVerification: Sendable, Equatable {
             manifest = try Manifest.load(path)
         } catch let error as GCDCatError where error.code == .malformedManifest {
             // Not SFV: a sha256sum/md5sum or BSD list (NAME.sha256, NAME.md5), or truly malformed.
-            return try checkDigests(parts, list: try ChecksumList.load(path), manifest: file, jobs: jobs)
+            return try checkDigests(
+                parts, list: try ChecksumList.load(path, forced: algorithm), manifest: file, jobs: jobs)
         }
         try matchEntries(manifest, manifestPath: path, to: parts)
         return try PartCRCCheck(parts: parts, manifest: manifest, file: file).run(jobs: jobs, counter: counter)
@@ -143,6 +148,9 @@ public struct MergeVerification: Sendable, Equatable {
         -> MergeVerification
     {
         let path = file.path
+        var list = list
+        let others = try otherFiles(list, listPath: path, parts: parts)
+        list.entries.removeAll { entry in others.contains { $0.line == entry.line } }
         let names = list.entries.map { (name: $0.name, line: $0.line, rejection: $0.rejection) }
         if list.entries.count == 1, let entry = list.entries.first, entry.rejection == nil,
             let digest = entry.algorithm.digest,
@@ -150,6 +158,7 @@ public struct MergeVerification: Sendable, Equatable {
             try !namesAnotherPart(entry.name, listPath: path, parts: parts)
         {
             let actual = try FileHash.ofJoined(parts, algorithm: digest)
+            if actual.digest != entry.expected, entry.guessed { throw unconfirmedGuess(entry.algorithm, list: path) }
             guard actual.digest == entry.expected else {
                 throw GCDCatError(
                     .checksumMismatch, path: path,
@@ -161,21 +170,79 @@ public struct MergeVerification: Sendable, Equatable {
                 manifestPath: path, expectedCRC: actual.crc32.value, warnings: [], manifestFile: file)
         }
         try matchEntries(names, manifestPath: path, to: parts)
+        let ignored =
+            others.isEmpty
+            ? []
+            : [
+                "\(path.displayPath) also lists \(others.prefix(5).map(\.name.displayPath).joined(separator: ", "))"
+                    + "\(others.count > 5 ? ", …" : ""), no part of the set; not checked here (gcdcat verify "
+                    + "\(path.displayPath) checks every file it lists)"
+            ]
         var crcs: [Checksum] = []
+        // As verify judges (``ChecksumListVerifier/confirmingGuesses(_:)``): a value whose
+        // algorithm was only assumed from its length is corruption only once another part
+        // matched that assumption; with no match, the assumption is what is wrong.
+        var confirmed = Set<HashAlgorithm>()
+        var differing: [(part: PartFile, entry: ChecksumList.Entry, actual: String)] = []
         for (index, entry) in list.entries.enumerated() {
             let part = parts[index]
             let (actual, crc32) = try digestAndCRC(of: part, algorithm: entry.algorithm, jobs: jobs)
-            guard actual == entry.expected else {
-                throw GCDCatError(
-                    .checksumMismatch, path: part.path,
-                    message:
-                        "\(entry.algorithm.rawValue) is \(actual), but \(path.displayPath) line \(entry.line) says \(entry.expected): the part is corrupt"
-                )
+            if actual == entry.expected {
+                if entry.guessed { confirmed.insert(entry.algorithm) }
+            } else if entry.guessed {
+                differing.append((part, entry, actual))
+            } else {
+                throw corruptPart(part, entry: entry, actual: actual, list: path)
             }
             crcs.append(crc32)
         }
+        if let guess = differing.first(where: { !confirmed.contains($0.entry.algorithm) }) {
+            throw unconfirmedGuess(guess.entry.algorithm, list: path)
+        }
+        if let first = differing.first {
+            throw corruptPart(first.part, entry: first.entry, actual: first.actual, list: path)
+        }
         return MergeVerification(
-            manifestPath: path, expectedCRC: Checksum.combine(.crc32, crcs).value, warnings: [], manifestFile: file)
+            manifestPath: path, expectedCRC: Checksum.combine(.crc32, crcs).value, warnings: ignored,
+            manifestFile: file)
+    }
+
+    /// Entries of a list of several files that are no numbered file and none of the parts
+    /// (``SetFromList/isOtherFile(_:)``): a SHA256SUMS's `README.txt`, ignored when other
+    /// entries are numbered.
+    static func otherFiles(_ list: ChecksumList, listPath: String, parts: [PartFile]) throws -> [ChecksumList.Entry] {
+        guard list.entries.count > 1, list.entries.contains(where: { !SetFromList.isOtherFile($0.name) }) else {
+            return []
+        }
+        return try list.entries.filter {
+            try SetFromList.isOtherFile($0.name)
+                && !isPart(ChecksumListVerifier.resolve($0.name, listPath: listPath), of: parts)
+        }
+    }
+
+    static func corruptPart(_ part: PartFile, entry: ChecksumList.Entry, actual: String, list: String)
+        -> GCDCatError
+    {
+        GCDCatError(
+            .checksumMismatch, path: part.path,
+            message:
+                "\(entry.algorithm.rawValue) is \(actual), but \(list.displayPath) line \(entry.line) says \(entry.expected): the part is corrupt"
+        )
+    }
+
+    /// A list whose values were read as `algorithm` only by their length, and nothing matched:
+    /// the assumption is probably wrong, not the parts; exit 1, naming the option.
+    static func unconfirmedGuess(_ algorithm: HashAlgorithm, list: String) -> GCDCatError {
+        let others = algorithm.alternatives.map { "--algorithm \($0.rawValue)" }
+        return GCDCatError(
+            .invalidInput, path: list,
+            message:
+                "no part matched its \(algorithm.hexLength)-digit values as \(algorithm.rawValue), which was only "
+                + "assumed from the length: the list is probably of another algorithm, not the parts corrupt; nothing was "
+                + "written. "
+                + (others.isEmpty
+                    ? "Give the list's algorithm with --algorithm"
+                    : "Try \(others.joined(separator: " or "))"))
     }
 
     /// `algorithm`'s value of `part` and its crc32: one read for md5/sha; for adler32 a second

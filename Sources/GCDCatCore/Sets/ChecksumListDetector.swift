@@ -13,6 +13,7 @@ public enum ChecksumListDetector {
     static let extensions: Set<String> = [
         "sfv", "md5", "sha1", "sha224", "sha256", "sha384", "sha512", "b2", "b3", "crc", "crc32", "sum",
         "md5sum", "sha1sum", "sha256sum", "sha512sum", "blake2", "blake3", "hash", "digest",
+        "sha3", "sha3-224", "sha3-256", "sha3-384", "sha3-512", "blake2b", "sha224sum", "sha384sum", "b2sum",
     ]
 
     /// How much of a file is read to sniff it.
@@ -59,7 +60,9 @@ public enum ChecksumListDetector {
         if body.first == "\\" { body = body.dropFirst() }
         let hex = body.prefix { $0.isHexDigit && $0.isASCII }
         let rest = body.dropFirst(hex.count)
-        if [8, 32, 40, 56, 64, 96, 128].contains(hex.count), rest.hasPrefix("  ") || rest.hasPrefix(" *"),
+        // Any even length from 8 up: a list of an algorithm gcdcat does not read (`rhash --tiger`,
+        // 48 digits) is still a list, never data to join.
+        if hex.count >= 8, hex.count % 2 == 0, rest.hasPrefix("  ") || rest.hasPrefix(" *"),
             rest.count > 2
         {
             return "gnu"

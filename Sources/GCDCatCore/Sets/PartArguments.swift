@@ -6,7 +6,8 @@
 /// - Several arguments that all belong to one set must be in numeric order, with no number
 ///   missing. A list that is the shell's glob order of a complete set (`x.1000` sorts before
 ///   `x.101`) is put in numeric order, with a note. Any other disorder or gap is refused,
-///   naming the first pair, unless `asGiven`.
+///   naming the first pair, unless `asGiven`; so is a list that leaves out the set's last
+///   parts, lying beside it.
 /// - Several arguments of no common set are taken as given.
 ///
 /// Spanned zip and RAR volumes are refused either way.
@@ -75,6 +76,7 @@ public enum PartArguments {
             discovered: false, startsLate: false, notes: [])
         if !asGiven {
             try order(&resolved, numbers: numbers, naming: naming, names: names)
+            try refuseOmittedLastParts(resolved.parts, numbers: numbers, naming: naming, names: names)
         }
         return resolved
     }
@@ -102,6 +104,29 @@ public enum PartArguments {
             if numbers.allSatisfy({ $0 != nil }) { return (reading, numbers.compactMap { $0 }) }
         }
         return nil
+    }
+
+    /// A list of one set's parts that stops before parts lying beside it (`c.001 c.002` with
+    /// `c.003` there) would make a short output, silently: refused, naming them.
+    static func refuseOmittedLastParts(
+        _ parts: [String], numbers: [Int], naming: NumberedName, names: any SetNames
+    ) throws {
+        guard let last = numbers.max() else { return }
+        var omitted: [String] = []
+        while omitted.count < 1000,
+            let next = PartDiscovery.existing(naming.with(number: last + omitted.count + 1), names)
+        {
+            omitted.append(next)
+        }
+        guard let first = omitted.first, let listedLast = parts.last else { return }
+        let named = omitted.count == 1 ? first.displayPath : "\(first.displayPath) … \(omitted.last!.displayPath)"
+        throw GCDCatError(
+            .missingPart, path: first,
+            message:
+                "lies beside the listed parts but is not in the list, which stops at \(listedLast.displayPath): "
+                + "the output would lack \(omitted.count == 1 ? "this part" : "\(omitted.count) parts (\(named))"). Give "
+                + "every part (or the first alone: gcdcat merge \(parts[0].displayPath)), or use --as-given to merge the "
+                + "list as it is")
     }
 
     /// Checks an explicit list of one set's parts is in numeric order with no gap; repairs the

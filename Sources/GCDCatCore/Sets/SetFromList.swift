@@ -31,8 +31,12 @@ public enum SetFromList {
     /// `.malformedManifest` for a list that reads as none; `.invalidInput` for a list that names
     /// no set, several sets, or files that are not one set's parts; `.missingPart` for a whole
     /// file with no parts beside it.
-    public static func firstPart(of list: String, names: any SetNames = FileSystemNames()) throws -> String {
-        let listed = try entryNames(list).map { ChecksumListVerifier.resolve($0, listPath: list) }
+    public static func firstPart(
+        of list: String, algorithm: HashAlgorithm? = nil, names: any SetNames = FileSystemNames()
+    ) throws -> String {
+        var listed = try entryNames(list, algorithm: algorithm).map { ChecksumListVerifier.resolve($0, listPath: list) }
+        // A SHA256SUMS over a release names its README.txt too: no part of the set.
+        if listed.contains(where: { !isOtherFile($0) }) { listed.removeAll(where: isOtherFile) }
         guard let only = listed.first else {
             throw GCDCatError(.invalidInput, path: list, message: "lists no files, so it names no set to merge")
         }
@@ -68,12 +72,20 @@ public enum SetFromList {
         return listed[numbers.firstIndex(of: lowest)!]
     }
 
+    /// Whether a name a list gives is no numbered file (`README.txt` beside `m.iso.001` in a
+    /// SHA256SUMS), so no part of the set the list names: a list of several files that names
+    /// numbered ones too is read for those alone. A file numbered in another set
+    /// (`b.bin.001`) is not ignored: it makes the list one of several sets.
+    public static func isOtherFile(_ name: String) -> Bool {
+        !NumberedName.readings(of: name).contains { $0.alphabet == .digits }
+    }
+
     /// The names `list` gives, in order: an SFV's, or a coreutils/BSD list's.
-    static func entryNames(_ list: String) throws -> [String] {
+    static func entryNames(_ list: String, algorithm: HashAlgorithm? = nil) throws -> [String] {
         do {
             return try Manifest.load(list).entries.map(\.name)
         } catch let error as GCDCatError where error.code == .malformedManifest {
-            return try ChecksumList.load(list).entries.map(\.name)
+            return try ChecksumList.load(list, forced: algorithm).entries.map(\.name)
         }
     }
 }

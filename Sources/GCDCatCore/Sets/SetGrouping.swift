@@ -10,7 +10,10 @@
 /// - a set that comes back after another set's part (`a.001 a.002 b.003 a.004`) is refused,
 ///   naming the odd part and its set, and so is a part of the same name in another width
 ///   (`x.001 x.002 x.0003`);
-/// - anything else (`a b c`, `header.csv data.001 data.002`) is one list, taken as given.
+/// - numbered parts beside files that are no part of a set (`m.iso.001 backup.iso`, or the
+///   `movie.zip.nfo` a glob took in) are refused, naming those files: joined, they would end
+///   up in the output, and the set's checks (order, gaps, its manifest) would be off;
+/// - anything else (`a b c`, `log1 data7`) is one list, taken as given.
 ///
 /// `asGiven` says the list is arbitrary: one group, whatever it holds.
 public enum SetGrouping {
@@ -46,6 +49,7 @@ public enum SetGrouping {
         if runs.count == 1 { return [Group(arguments: arguments, naming: runs[0].naming)] }
         let namings = runs.map { $0.evidentNaming(names) }
         try refuseInterleaving(runs, namings)
+        try refuseStrays(runs, namings, names)
         guard namings.allSatisfy({ $0 != nil }) else { return [Group(arguments: arguments, naming: nil)] }
         return zip(runs, namings).map { Group(arguments: $0.arguments, naming: $1) }
     }
@@ -79,6 +83,38 @@ public enum SetGrouping {
                     + "\(before.last!.displayPath), before \(runs[index].arguments[0].displayPath)); list the parts of one "
                     + "set, or use --as-given if the list is meant to be joined as it is")
         }
+    }
+
+    /// Files listed among a set's numbered parts that are no part of any set. A checksum list
+    /// named as one is left to the part checks, which say what it is.
+    static func refuseStrays(_ runs: [Run], _ namings: [NumberedName?], _ names: any SetNames) throws {
+        guard let setIndex = namings.firstIndex(where: { $0 != nil }), let set = namings[setIndex] else { return }
+        let strays = zip(runs, namings).filter { $1 == nil }.flatMap(\.0.arguments).filter {
+            !SetFromList.isNamedAsList($0)
+        }
+        guard let first = strays.first else { return }
+        // Spanned zip or RAR volumes (`a.z01 a.zip`) have their own refusal, naming the tool.
+        for argument in runs.flatMap(\.arguments) {
+            if let refusal = ArchiveVolumes.refusal(for: argument, names: names) { throw refusal }
+        }
+        let listed = strays.prefix(5).map(\.displayPath).joined(separator: ", ") + (strays.count > 5 ? ", …" : "")
+        let setParts = zip(runs, namings).filter { $1 != nil }.flatMap(\.0.arguments)
+        let whole = set.wholeName?.displayPath ?? runs[setIndex].arguments[0].displayPath
+        var message =
+            "is not a numbered part of \(whole), yet it is listed with its parts (not parts: \(listed)); joined, "
+            + "\(strays.count == 1 ? "it" : "they") would end up in the output. "
+        // One whole set and strays (a glob such as `movie.zip.*` over a .nfo): its first part finds it.
+        if namings.compactMap({ $0 }).allSatisfy({ sameSet($0, set) }),
+            let discovered = try? PartDiscovery.discover(from: setParts[0], names: names),
+            discovered.parts.count == setParts.count,
+            zip(discovered.parts, setParts).allSatisfy({ $0.utf8.elementsEqual($1.utf8) })
+        {
+            message += "To merge the set, give its first part alone (gcdcat merge \(setParts[0].displayPath)); "
+        } else {
+            message += "List only the set's parts; "
+        }
+        message += "use --as-given to join the files exactly as listed"
+        throw GCDCatError(.invalidInput, path: first, message: message)
     }
 
     /// The same set, whatever width its suffix has: stem, alphabet and tail, as bytes.
