@@ -63,19 +63,9 @@ public struct PartFile: Sendable, Hashable {
     /// `.missingPart` when it does not exist, `.invalidInput` when it is not a regular file,
     /// `.io` for any other failure.
     public static func validate(_ path: String) throws -> PartFile {
-        let fd: Int32
-        do {
-            fd = try Syscall.open(path, O_RDONLY | O_NONBLOCK)
-        } catch let error where error.errno == ENOENT {
-            throw GCDCatError(
-                .missingPart, path: path, syscall: "open", errno: ENOENT,
-                message: describeErrno(ENOENT))
-        }
-        defer { _ = Glibc.close(fd) }
-        let info = try Syscall.fstat(fd, path: path)
-        try requireRegularFile(info, path: path)
-        try requireRealFile(fd, path: path)
-        return PartFile(path: path, info: info)
+        let (part, fd) = try openValidated(path)
+        _ = Glibc.close(fd)
+        return part
     }
 
     /// ``validate(_:)`` that keeps the file open: the part and its descriptor, which the caller

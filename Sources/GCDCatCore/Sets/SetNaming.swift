@@ -36,29 +36,14 @@ public enum SuffixAlphabet: String, Sendable, CaseIterable {
 
     func value(of symbol: Character) -> Int? { symbols.firstIndex(of: symbol) }
 
+    /// The same symbols as the splitter spells them (one arithmetic for writing and reading).
+    private var spelling: SuffixSymbols { self == .digits ? .digits : .letters }
+
     /// `number` over exactly `width` symbols, or nil when it does not fit.
-    func fixed(_ number: Int, width: Int) -> String? {
-        var rest = number
-        var characters = [Character](repeating: symbols[0], count: width)
-        for position in stride(from: width - 1, through: 0, by: -1) {
-            characters[position] = symbols[rest % radix]
-            rest /= radix
-        }
-        return rest == 0 ? String(characters) : nil
-    }
+    func fixed(_ number: Int, width: Int) -> String? { spelling.fixed(number, width: width) }
 
     /// GNU split's widening suffix: level j is `top`×j, then j+2 symbols whose first is not `top`.
-    func widening(_ number: Int) -> String {
-        var rest = number
-        var level = 0
-        var levelSize = (radix - 1) * radix
-        while rest >= levelSize {
-            rest -= levelSize
-            level += 1
-            levelSize *= radix
-        }
-        return String(repeating: top, count: level) + (fixed(rest, width: level + 2) ?? "")
-    }
+    func widening(_ number: Int) -> String { spelling.widening(number) }
 
     /// The plain base-`radix` value of `suffix`, or nil on overflow or a foreign symbol.
     func plainValue(_ suffix: Substring) -> Int? {
