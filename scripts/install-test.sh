@@ -63,6 +63,8 @@ mkdir -p "$work/set" && touch "$work/set/movie.zip.001" "$work/set/movie.zip.002
 complete_bash() { # complete_bash WORDS... : prints COMPREPLY for the last word
     (
         cd "$work/set" || exit 1
+        # As installed: verify's list-first completion runs gcdcat, found on PATH.
+        PATH="$prefix/bin:$PATH"
         source /usr/share/bash-completion/bash_completion 2>/dev/null
         source "$prefix/share/bash-completion/completions/gcdcat"
         COMP_WORDS=("$@")
