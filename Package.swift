@@ -28,9 +28,14 @@ let package = Package(
         // Linked into the executable only: a constructor that installs the signal handlers
         // before Swift's main (the library and the tests keep their own signal handling).
         .target(name: "GCDCatStartup", dependencies: ["CSystemShim"]),
+        // Errors, syscalls and path names: what every layer above speaks.
+        .target(name: "GCDCatSystem", dependencies: ["CSystemShim"]),
+        // The S3 client (SigV4, credentials, transport, XML, retries): it knows objects and
+        // requests, nothing of sets, merges or splits. See ARCHITECTURE.md.
+        .target(name: "GCDCatS3", dependencies: ["GCDCatSystem", "COpenSSL", "CCurl"]),
         .target(
             name: "GCDCatCore",
-            dependencies: ["CZlib", "CIsal", "CDeflate", "COpenSSL", "CCurl", "CSystemShim"]
+            dependencies: ["GCDCatSystem", "GCDCatS3", "CZlib", "CIsal", "CDeflate", "COpenSSL", "CSystemShim"]
         ),
         .executableTarget(
             name: "gcdcat",

@@ -1,3 +1,5 @@
+import GCDCatSystem
+
 /// A checksum list as people download it: SFV, GNU (`sha256sum`) or BSD (`sha256sum --tag`,
 /// `rhash --bsd`) lines, told apart line by line, so one list may mix them.
 ///

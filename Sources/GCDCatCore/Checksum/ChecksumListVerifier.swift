@@ -1,4 +1,5 @@
 import Dispatch
+import GCDCatSystem
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import COpenSSL
+import GCDCatSystem
 
 /// The cryptographic digests that download sites publish (`SHA256SUMS`, `MD5SUMS`, `B2SUMS`, …).
 public enum DigestAlgorithm: String, CaseIterable, Sendable, Codable {

@@ -1,3 +1,5 @@
+import GCDCatSystem
+
 /// An SFV manifest: `NAME CRC32` lines, `;` comments.
 ///
 /// Reading accepts CRLF, tabs, lowercase hex and names with spaces (the CRC is the last field).
@@ -191,13 +193,6 @@ public struct Manifest: Sendable, Equatable {
     public func encoded(generator: String) -> [UInt8] {
         PathName.bytes(of: render(generator: generator))
     }
-}
-
-/// Reads a whole (small) file.
-func readWholeFile(_ path: String) throws -> [UInt8] {
-    let fd = try Syscall.open(path, O_RDONLY)
-    defer { close(fd) }
-    return try Syscall.readToEnd(fd, path: path)
 }
 
 #if canImport(Glibc)

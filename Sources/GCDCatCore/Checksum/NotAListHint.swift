@@ -1,3 +1,6 @@
+import GCDCatS3
+import GCDCatSystem
+
 /// What to say when `gcdcat verify` is given a file that is not a checksum list (`verify
 /// x.iso`, `verify x.001`): the list beside it, if one is there, else how to make one.
 public enum NotAListHint {

@@ -1,4 +1,5 @@
 import Dispatch
+import GCDCatSystem
 
 #if canImport(Glibc)
     import Glibc

@@ -1,4 +1,5 @@
 import CSystemShim
+import GCDCatSystem
 import Synchronization
 
 #if canImport(Glibc)

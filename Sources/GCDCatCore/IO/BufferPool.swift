@@ -1,3 +1,4 @@
+import GCDCatSystem
 import Synchronization
 
 #if canImport(Glibc)

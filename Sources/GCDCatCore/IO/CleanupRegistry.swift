@@ -1,4 +1,6 @@
 import CSystemShim
+import GCDCatS3
+import GCDCatSystem
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,3 +1,5 @@
+import GCDCatSystem
+
 /// The names a shell offers for a file argument being completed, for completions that the
 /// shells' own file completion cannot order (`gcdcat verify <Tab>`: checksum lists first).
 public enum FileCandidates {

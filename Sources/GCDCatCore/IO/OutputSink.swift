@@ -1,4 +1,6 @@
 import CSystemShim
+import GCDCatS3
+import GCDCatSystem
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,6 @@
 import CSystemShim
 import Dispatch
+import GCDCatSystem
 import Synchronization
 
 #if canImport(Glibc)

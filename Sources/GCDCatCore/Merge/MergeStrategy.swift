@@ -1,3 +1,5 @@
+import GCDCatSystem
+
 /// The merge strategies, by the names the CLI takes.
 public enum MergeStrategyKind: String, CaseIterable, Sendable, Codable {
     /// Kernel copies (`copy_file_range` at each part's offset, falling back to `pread`/`pwrite`;

@@ -1,5 +1,6 @@
 import CSystemShim
 import Dispatch
+import GCDCatSystem
 
 #if canImport(Glibc)
     import Glibc

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import GCDCatSystem
 
 /// The one way gcdcat turns a report into JSON: sorted keys, indented, slashes as they are,
 /// one trailing newline, written as the bytes its strings stand for.

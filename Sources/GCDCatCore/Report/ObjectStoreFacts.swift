@@ -1,3 +1,5 @@
+import GCDCatS3
+
 /// What a run did in object storage, for the report: how much passed through the client, and
 /// how much the server copied itself.
 public struct ObjectStoreFacts: Codable, Sendable, Equatable {

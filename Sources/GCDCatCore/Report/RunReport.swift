@@ -1,3 +1,5 @@
+import GCDCatS3
+
 /// What one run did and cost, for people (``text``) and for benchmarks (JSON via `Codable`).
 ///
 /// ## JSON contract

@@ -1,3 +1,4 @@
+import GCDCatS3
 import Synchronization
 
 /// A store that counts what passes through it: requests, and the bytes the client sent and

@@ -1,3 +1,6 @@
+import GCDCatS3
+import GCDCatSystem
+
 /// Finds a set of part objects, and its manifest, with the local rules (``PartArguments``,
 /// ``PartDiscovery``) applied to a bucket's listing.
 ///

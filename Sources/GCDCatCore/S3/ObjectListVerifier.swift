@@ -1,3 +1,6 @@
+import GCDCatS3
+import GCDCatSystem
+
 /// Checks the objects a checksum list names, where the list is itself an object
 /// (`gcdcat verify s3://b/movie.zip.sfv`): the same outcomes, lines and exit status as
 /// ``ChecksumListVerifier`` gives for files.

@@ -1,3 +1,5 @@
+import GCDCatS3
+import GCDCatSystem
 import Synchronization
 
 /// An `s3://` output as the user named it, with the store that reaches it.

@@ -1,3 +1,6 @@
+import GCDCatS3
+import GCDCatSystem
+
 extension ObjectLocation {
     /// The scheme that marks a path as an object: `s3://BUCKET/KEY`.
     public static let scheme = "s3://"

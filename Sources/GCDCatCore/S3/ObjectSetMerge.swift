@@ -1,4 +1,6 @@
 import Dispatch
+import GCDCatS3
+import GCDCatSystem
 import Synchronization
 
 #if canImport(Glibc)

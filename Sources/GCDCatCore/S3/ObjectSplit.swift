@@ -1,3 +1,5 @@
+import GCDCatS3
+import GCDCatSystem
 import Synchronization
 
 #if canImport(Glibc)

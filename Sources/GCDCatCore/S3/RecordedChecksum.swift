@@ -1,3 +1,5 @@
+import GCDCatS3
+
 /// The crc32 gcdcat records on every object it uploads, as user metadata:
 /// `x-amz-meta-gcdcat-crc32: 8 lowercase hex digits`, the crc32 of the object's whole content.
 ///
@@ -34,4 +36,9 @@ public enum RecordedChecksum {
         (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
             || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
     }
+}
+
+extension ObjectInfo {
+    /// The crc32 gcdcat recorded when it uploaded the object (``RecordedChecksum``), if any.
+    public var recordedCRC32: UInt32? { metadata.flatMap(RecordedChecksum.crc32(in:)) }
 }

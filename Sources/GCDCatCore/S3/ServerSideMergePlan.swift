@@ -1,3 +1,5 @@
+import GCDCatSystem
+
 /// How to join objects into one on the server: which output parts are `UploadPartCopy`s of a
 /// source's range, and which must pass through the client. Pure arithmetic over the sizes.
 ///

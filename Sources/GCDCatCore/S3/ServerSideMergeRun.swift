@@ -1,3 +1,6 @@
+import GCDCatS3
+import GCDCatSystem
+
 #if canImport(Glibc)
     import Glibc
 #endif

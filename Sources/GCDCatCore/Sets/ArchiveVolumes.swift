@@ -1,3 +1,5 @@
+import GCDCatSystem
+
 /// Multi-volume archives that look like split sets but are not: joining their volumes end to
 /// end does not give a valid archive. They are refused, naming the tool that does join them.
 ///

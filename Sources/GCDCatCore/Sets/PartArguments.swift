@@ -1,3 +1,5 @@
+import GCDCatSystem
+
 /// Turns merge's part arguments into the list of parts, the default output name and where the
 /// set's manifest may be.
 ///

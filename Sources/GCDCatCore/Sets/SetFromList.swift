@@ -1,3 +1,5 @@
+import GCDCatSystem
+
 /// A merge started from a checksum list: `gcdcat movie.zip.sfv`, `gcdcat merge SHA256SUMS`.
 ///
 /// The list names the parts of one set, relative to its folder; the set is merged from its

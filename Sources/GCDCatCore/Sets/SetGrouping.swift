@@ -1,3 +1,5 @@
+import GCDCatSystem
+
 /// Sorts merge's part arguments into the sets they belong to, as `7z x *.001` takes each
 /// archive on its own: `gcdcat *.001` over two downloads is two first parts, and
 /// `gcdcat *.00*` two complete lists, each merged to its own output.

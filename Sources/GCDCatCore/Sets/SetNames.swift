@@ -1,3 +1,5 @@
+import GCDCatSystem
+
 /// Where set discovery looks names up: the file system, or the keys an object listing gave.
 ///
 /// ``PartDiscovery``, ``PartArguments`` and ``ArchiveVolumes`` decide from names alone, so one

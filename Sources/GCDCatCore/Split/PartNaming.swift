@@ -1,3 +1,5 @@
+import GCDCatSystem
+
 /// How split parts are named: a prefix, then a numeric or alphabetic suffix.
 ///
 /// - Numeric (the default) is 7-Zip/HJSplit style: `.001`, `.002`, …, zero-padded to three

@@ -1,3 +1,5 @@
+import GCDCatSystem
+
 #if canImport(Glibc)
     import Glibc
 #endif

@@ -1,4 +1,5 @@
 import CSystemShim
+import GCDCatSystem
 
 #if canImport(Glibc)
     import Glibc

@@ -1,3 +1,5 @@
+import GCDCatSystem
+
 /// A byte count parsed from a human-written size, as coreutils reads them.
 ///
 /// Accepted: `4096`, `64K`, `1M`, `2MiB`, `1G`, `1MB`, `500KB`, `1T`. `K`, `M`, `G`, `T` and their
@@ -84,17 +86,6 @@ public struct ByteSize: Sendable, Hashable, Comparable, CustomStringConvertible 
             index += 1
         }
         return index == 0 ? "\(bytes) B" : "\(formatFixed(value, decimals: 2)) \(units[index])"
-    }
-}
-
-extension StringProtocol {
-    /// The text without leading and trailing spaces, tabs, CR and LF.
-    var trimmingSpaces: String {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }
-        guard let first = firstIndex(where: { !isSpace($0) }),
-            let last = lastIndex(where: { !isSpace($0) })
-        else { return "" }
-        return String(self[first...last])
     }
 }
 

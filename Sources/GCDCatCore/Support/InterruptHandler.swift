@@ -1,5 +1,6 @@
 import CSystemShim
 import FoundationEssentials
+import GCDCatSystem
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import CSystemShim
 import FoundationEssentials
+import GCDCatSystem
 import Glibc
 import Synchronization
 

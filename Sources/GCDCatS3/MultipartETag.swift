@@ -1,3 +1,5 @@
+import GCDCatSystem
+
 /// The ETag S3 gives an object made by CompleteMultipartUpload: the MD5 of the parts' binary
 /// MD5s (their ETags) one after another, then `-` and the part count. AWS and Ceph RGW both
 /// compute it so.
@@ -5,18 +7,17 @@
 /// A completion whose answer was lost and whose retry finds its upload gone (`NoSuchUpload`)
 /// may still have succeeded: the object under the key is this upload's exactly when its ETag
 /// is the one these parts make (``S3Client/completeMultipartUpload(_:parts:ifNoneMatch:)``).
-enum MultipartETag {
+package enum MultipartETag {
     /// The completed object's ETag for `parts` (in part-number order); nil when a part's ETag
     /// is not a plain MD5 in hex (then nothing can be concluded).
-    static func of(_ parts: [UploadedPart]) -> String? {
+    package static func of(_ parts: [UploadedPart]) -> String? {
         guard !parts.isEmpty else { return nil }
-        var digester: Digester
-        do { digester = try Digester(.md5) } catch { return nil }
+        var md5s: [UInt8] = []
         for part in parts {
             guard let md5 = bytes(ofHex: part.etag), md5.count == 16 else { return nil }
-            digester.update(md5)
+            md5s += md5
         }
-        return digester.finalize() + "-\(parts.count)"
+        return RequestDigests.hex(md5s.withUnsafeBytes(RequestDigests.md5)) + "-\(parts.count)"
     }
 
     private static func bytes(ofHex text: String) -> [UInt8]? {

@@ -1,3 +1,5 @@
+import GCDCatSystem
+
 extension S3Configuration {
     /// The configuration the AWS tools would use, from the environment and the shared files.
     ///

@@ -1,3 +1,5 @@
+import GCDCatSystem
+
 /// An access key pair, and a session token for temporary credentials.
 ///
 /// Printing it never shows the secret or the token: `description` and `debugDescription`

@@ -1,10 +1,12 @@
+import GCDCatSystem
+
 /// The two date forms S3 answers with, as seconds since 1970 (UTC), to whole seconds. Parsed by
 /// hand: Swift's Glibc module has no `strptime`.
-enum S3Dates {
+package enum S3Dates {
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
     /// An HTTP `Date` header: `Wed, 25 Nov 2026 02:51:43 GMT`.
-    static func httpDate(_ text: String) -> Double? {
+    package static func httpDate(_ text: String) -> Double? {
         let fields = text.split(separator: " ")
         guard fields.count == 6, fields[5] == "GMT", let day = Int(fields[1]),
             let month = months.firstIndex(of: String(fields[2])), let year = Int(fields[3])
@@ -14,7 +16,7 @@ enum S3Dates {
 
     /// An XML timestamp such as ListMultipartUploads' `Initiated`: `2026-11-25T02:51:43.123Z`
     /// (the fraction is dropped).
-    static func isoDate(_ text: String) -> Double? {
+    package static func isoDate(_ text: String) -> Double? {
         let halves = text.split(separator: "T")
         guard halves.count == 2 else { return nil }
         let date = halves[0].split(separator: "-")

@@ -1,3 +1,5 @@
+import GCDCatSystem
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -30,11 +32,11 @@ public struct SigV4Signer: Sendable {
     }
 
     /// The SHA-256 of an empty payload, sent by bodiless requests.
-    public static let emptyPayloadHash = SHA256HMAC.hex(SHA256HMAC.sha256([UInt8]()))
+    public static let emptyPayloadHash = RequestDigests.hex(RequestDigests.sha256([UInt8]()))
 
     /// The `x-amz-content-sha256` of a body: its SHA-256 in lowercase hex (RGW checks it).
     public static func payloadHash(_ body: UnsafeRawBufferPointer) -> String {
-        SHA256HMAC.hex(SHA256HMAC.sha256(body))
+        RequestDigests.hex(RequestDigests.sha256(body))
     }
 
     /// Signs a request whose `headers` are exactly those to sign (`host`, `x-amz-date`,
@@ -66,9 +68,9 @@ public struct SigV4Signer: Sendable {
             "AWS4-HMAC-SHA256",
             amzDate,
             scope,
-            SHA256HMAC.hex(SHA256HMAC.sha256(canonicalRequest.utf8)),
+            RequestDigests.hex(RequestDigests.sha256(canonicalRequest.utf8)),
         ].joined(separator: "\n")
-        let signature = SHA256HMAC.hex(SHA256HMAC.hmac(key: signingKey(day: day), Array(stringToSign.utf8)))
+        let signature = RequestDigests.hex(RequestDigests.hmac(key: signingKey(day: day), Array(stringToSign.utf8)))
         let authorization =
             "AWS4-HMAC-SHA256 Credential=\(credentials.accessKeyID)/\(scope),"
             + "SignedHeaders=\(signedHeaders),Signature=\(signature)"
@@ -78,16 +80,16 @@ public struct SigV4Signer: Sendable {
     }
 
     /// HMAC("AWS4" + secret, day) → region → service → "aws4_request".
-    func signingKey(day: String) -> [UInt8] {
+    package func signingKey(day: String) -> [UInt8] {
         var key = Array(("AWS4" + credentials.secretAccessKey).utf8)
         for step in [day, region, service, "aws4_request"] {
-            key = SHA256HMAC.hmac(key: key, Array(step.utf8))
+            key = RequestDigests.hmac(key: key, Array(step.utf8))
         }
         return key
     }
 
     /// Header values lose leading and trailing spaces, and inner runs of spaces become one.
-    static func trimmed(_ value: String) -> String {
+    package static func trimmed(_ value: String) -> String {
         value.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
     }
 

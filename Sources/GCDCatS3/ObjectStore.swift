@@ -1,3 +1,5 @@
+import GCDCatSystem
+
 /// Where an object lives in S3-compatible storage: `s3://BUCKET/KEY`.
 public struct ObjectLocation: Sendable, Hashable, CustomStringConvertible {
     public var bucket: String
@@ -35,9 +37,6 @@ public struct ObjectInfo: Sendable, Equatable {
         self.crc32 = crc32
         self.metadata = metadata
     }
-
-    /// The crc32 gcdcat recorded when it uploaded the object (``RecordedChecksum``), if any.
-    public var recordedCRC32: UInt32? { metadata.flatMap(RecordedChecksum.crc32(in:)) }
 }
 
 /// A multipart upload in progress: it must end in ``ObjectStore/completeMultipartUpload(_:parts:)``

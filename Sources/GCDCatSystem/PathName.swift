@@ -14,8 +14,8 @@
 /// to a C function directly would send the escape scalars' own UTF-8 instead of the bytes.
 public enum PathName {
     /// The first scalar of the escape range; byte `b` (0x80…0xFF) is `escapeBase + b`.
-    static let escapeBase: UInt32 = 0x10_FF00
-    static let escapeRange: ClosedRange<UInt32> = 0x10_FF80...0x10_FFFF
+    package static let escapeBase: UInt32 = 0x10_FF00
+    package static let escapeRange: ClosedRange<UInt32> = 0x10_FF80...0x10_FFFF
 
     /// The name for `bytes`, lossless: invalid UTF-8 bytes become escape scalars.
     public static func decode<Bytes: Collection>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
@@ -64,7 +64,7 @@ public enum PathName {
     }
 
     /// True when `name` holds no escape scalar, so its UTF-8 is its bytes.
-    static func isPlainUTF8(_ name: String) -> Bool {
+    package static func isPlainUTF8(_ name: String) -> Bool {
         !name.unicodeScalars.contains { escapeRange.contains($0.value) }
     }
 

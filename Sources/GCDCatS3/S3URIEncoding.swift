@@ -1,3 +1,5 @@
+import GCDCatSystem
+
 /// URI encoding as SigV4 defines it: every byte of the UTF-8 form except the unreserved
 /// `A-Z a-z 0-9 - . _ ~` becomes `%XX` (uppercase hex), so a space is `%20`, never `+`.
 ///

@@ -1,27 +1,28 @@
 import FoundationEssentials
+import GCDCatSystem
 
 /// One S3 operation before signing: what ``S3Client/perform(_:allowing:)`` turns into HTTP.
-struct S3Request {
+package struct S3Request {
     /// The S3 operation's name, the error's `syscall`.
-    var operation: String
-    var method: String
+    package var operation: String
+    package var method: String
     /// The object, or the bucket and prefix for bucket-level operations; errors name it.
-    var location: ObjectLocation
+    package var location: ObjectLocation
     /// The path is the bucket alone, not the key.
-    var bucketLevel = false
-    var query: [(name: String, value: String)] = []
+    package var bucketLevel = false
+    package var query: [(name: String, value: String)] = []
     /// Extra headers, names lowercase; every one is signed.
-    var headers: [String: String] = [:]
-    var body = Data()
+    package var headers: [String: String] = [:]
+    package var body = Data()
     /// UploadPartCopy and CompleteMultipartUpload: a 200 whose body is `<Error>` is an error.
-    var errorMayComeWith200 = false
+    package var errorMayComeWith200 = false
     /// A check of a successful answer (a ranged GET's length); a non-nil reason is a
     /// retryable failure.
-    var checkBody: ((HTTPResponse) -> String?)? = nil
+    package var checkBody: ((HTTPResponse) -> String?)? = nil
     /// Called when the request may have reached the server more than once: before each retry,
     /// and for an answer the transport got by sending it again (CreateMultipartUpload then looks
     /// for the upload a lost answer may have left; a conditional PutObject's 412 may be its own).
-    var onRetry: (() -> Void)? = nil
+    package var onRetry: (() -> Void)? = nil
 }
 
 extension S3Client {
@@ -30,7 +31,7 @@ extension S3Client {
     ///
     /// ## Errors
     /// The last failure once retries run out, or the first that is not retryable.
-    func perform(_ request: S3Request, allowing: Set<Int> = []) throws(GCDCatError) -> HTTPResponse {
+    package func perform(_ request: S3Request, allowing: Set<Int> = []) throws(GCDCatError) -> HTTPResponse {
         let (scheme, host, prefix) = configuration.target(bucket: request.location.bucket)
         let keyPath = request.bucketLevel ? "" : "/" + S3URIEncoding.encode(request.location.key, keepingSlash: true)
         var path = prefix + keyPath
@@ -148,7 +149,7 @@ extension S3Client {
     }
 
     /// A name for a status whose answer has no `<Error>` body (HEAD never has one).
-    static func statusName(_ status: Int) -> String {
+    package static func statusName(_ status: Int) -> String {
         switch status {
         case 400: return "BadRequest"
         case 403: return "Forbidden"

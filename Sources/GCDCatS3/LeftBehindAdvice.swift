@@ -1,4 +1,5 @@
 import FoundationEssentials
+import GCDCatSystem
 
 /// The lines that tell a user what gcdcat could not clean up on a server, and the awscli
 /// command that removes it, ready to paste.
@@ -30,7 +31,7 @@ public enum LeftBehindAdvice {
     }
 
     /// `text` as one shell word: bare when it is plain, else in single quotes.
-    static func shellQuoted(_ text: String) -> String {
+    package static func shellQuoted(_ text: String) -> String {
         let plain =
             !text.isEmpty
             && text.unicodeScalars.allSatisfy {

@@ -1,5 +1,6 @@
 import CCurl
 import FoundationEssentials
+import GCDCatSystem
 import Synchronization
 
 /// ``HTTPTransport`` over libcurl's easy interface: each request is one blocking
@@ -162,7 +163,7 @@ public final class CurlTransport: HTTPTransport {
 
     /// The failure in the words the retry policy and the user need: what happened, and
     /// whether another attempt may do better.
-    static func transportError(_ code: CURLcode, _ exchange: CurlExchange) -> HTTPTransportError {
+    package static func transportError(_ code: CURLcode, _ exchange: CurlExchange) -> HTTPTransportError {
         let detail = exchange.errorMessage.isEmpty ? String(cString: curl_easy_strerror(code)) : exchange.errorMessage
         switch code {
         case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT, CURLE_NOT_BUILT_IN, CURLE_BAD_FUNCTION_ARGUMENT,
@@ -188,10 +189,10 @@ public final class CurlTransport: HTTPTransport {
 /// `@unchecked Sendable`: a handle is used by one request at a time. ``CurlTransport`` takes it
 /// from its pool under the pool's lock and returns it there when the request is done, so it
 /// passes between threads only through that lock.
-final class CurlEasyHandle: @unchecked Sendable {
-    let raw: UnsafeMutableRawPointer
+package final class CurlEasyHandle: @unchecked Sendable {
+    package let raw: UnsafeMutableRawPointer
 
-    init?() {
+    package init?() {
         guard let raw = curl_easy_init() else { return nil }
         self.raw = raw
     }

@@ -7,10 +7,10 @@ import CSystemShim
 /// Syscall wrappers that retry on EINTR and turn failures into ``GCDCatError``s naming the path.
 ///
 /// Short reads and writes are looped here, once, rather than at every call site.
-enum Syscall {
+package enum Syscall {
     /// Retries `body` while it fails with EINTR; returns its result or throws with `name` and `path`.
     @inline(__always)
-    static func retrying<T: BinaryInteger>(
+    package static func retrying<T: BinaryInteger>(
         _ name: String, path: String, _ body: () -> T
     ) throws(GCDCatError) -> T {
         while true {
@@ -22,20 +22,20 @@ enum Syscall {
         }
     }
 
-    static func open(_ path: String, _ flags: Int32, mode: mode_t = 0) throws(GCDCatError) -> Int32 {
+    package static func open(_ path: String, _ flags: Int32, mode: mode_t = 0) throws(GCDCatError) -> Int32 {
         try retrying("open", path: path) {
             PathName.withPathCString(path) { Glibc.open($0, flags | O_CLOEXEC, mode) }
         }
     }
 
-    static func fstat(_ fd: Int32, path: String) throws(GCDCatError) -> stat {
+    package static func fstat(_ fd: Int32, path: String) throws(GCDCatError) -> stat {
         var info = stat()
         _ = try retrying("fstat", path: path) { Glibc.fstat(fd, &info) }
         return info
     }
 
     /// `stat`, or nil when nothing exists at `path` (ENOENT).
-    static func statIfExists(_ path: String, followLinks: Bool = true) throws(GCDCatError) -> stat? {
+    package static func statIfExists(_ path: String, followLinks: Bool = true) throws(GCDCatError) -> stat? {
         var info = stat()
         let result = PathName.withPathCString(path) {
             followLinks ? gcdcat_stat($0, &info) : Glibc.lstat($0, &info)
@@ -49,18 +49,18 @@ enum Syscall {
     /// `unlink`, returning the errno on failure (0 on success): clean-up callers decide what a
     /// failure means.
     @discardableResult
-    static func unlink(_ path: String) -> Int32 {
+    package static func unlink(_ path: String) -> Int32 {
         PathName.withPathCString(path) { Glibc.unlink($0) } == 0 ? 0 : gcdcat_errno()
     }
 
     /// `rmdir`, returning the errno on failure (0 on success).
     @discardableResult
-    static func rmdir(_ path: String) -> Int32 {
+    package static func rmdir(_ path: String) -> Int32 {
         PathName.withPathCString(path) { Glibc.rmdir($0) } == 0 ? 0 : gcdcat_errno()
     }
 
     /// `rename`, or `renameat2(RENAME_NOREPLACE)` when `replace` is false.
-    static func rename(_ from: String, to: String, replace: Bool) throws(GCDCatError) {
+    package static func rename(_ from: String, to: String, replace: Bool) throws(GCDCatError) {
         let result = PathName.withPathCString(from) { source in
             PathName.withPathCString(to) { target in
                 replace ? Glibc.rename(source, target) : gcdcat_rename_noreplace(source, target)
@@ -72,7 +72,7 @@ enum Syscall {
     /// Runs a counted syscall through the fault-injection seam: an injected failure sets errno
     /// and returns -1 without calling; an injected short count lowers `count` first.
     @inline(__always)
-    static func seam(
+    package static func seam(
         _ call: FaultInjection.Call, count: Int, paths: (String, String?), _ body: (Int) -> Int
     ) -> Int {
         switch FaultInjection.intercept(call, paths: paths) {
@@ -85,7 +85,7 @@ enum Syscall {
     }
 
     /// Reads up to `count` bytes at `offset`; returns fewer only at end of file.
-    static func pread(
+    package static func pread(
         _ fd: Int32, into buffer: UnsafeMutableRawPointer, count: Int, offset: Int64, path: String
     ) throws(GCDCatError) -> Int {
         var done = 0
@@ -102,7 +102,7 @@ enum Syscall {
     }
 
     /// Reads up to `count` bytes from the current position; returns fewer only at end of file.
-    static func read(
+    package static func read(
         _ fd: Int32, into buffer: UnsafeMutableRawPointer, count: Int, path: String
     ) throws(GCDCatError) -> Int {
         var done = 0
@@ -117,7 +117,7 @@ enum Syscall {
     }
 
     /// Writes all `count` bytes at `offset`.
-    static func pwriteAll(
+    package static func pwriteAll(
         _ fd: Int32, from buffer: UnsafeRawPointer, count: Int, offset: Int64, path: String
     ) throws(GCDCatError) {
         var done = 0
@@ -132,7 +132,7 @@ enum Syscall {
     }
 
     /// Writes all `count` bytes at the current position.
-    static func writeAll(
+    package static func writeAll(
         _ fd: Int32, from buffer: UnsafeRawPointer, count: Int, path: String
     ) throws(GCDCatError) {
         var done = 0
@@ -146,7 +146,7 @@ enum Syscall {
 
     /// One `copy_file_range` call, through the seam; -1 with errno on failure (the copier
     /// decides what a failure means).
-    static func copyFileRange(
+    package static func copyFileRange(
         from input: Int32, at inputOffset: inout Int64, to output: Int32,
         at outputOffset: UnsafeMutablePointer<Int64>?, count: Int, paths: (String, String)
     ) -> Int {
@@ -156,7 +156,7 @@ enum Syscall {
     }
 
     /// One `ioctl(FICLONERANGE)` of `count` bytes, through the seam; -1 with errno on failure.
-    static func cloneRange(
+    package static func cloneRange(
         from input: Int32, at inputOffset: Int64, to output: Int32, at outputOffset: Int64, count: Int64,
         paths: (String, String)
     ) -> Int32 {
@@ -167,7 +167,7 @@ enum Syscall {
     }
 
     /// One `sendfile` call from `inputOffset` to the output's own position, through the seam.
-    static func sendfile(
+    package static func sendfile(
         from input: Int32, at inputOffset: inout Int64, to output: Int32, count: Int, paths: (String, String)
     ) -> Int {
         seam(.sendfile, count: count, paths: (paths.0, paths.1)) {
@@ -177,11 +177,11 @@ enum Syscall {
 
     /// `fallocate` (mode 0) of `length` bytes at `offset`, through the seam; -1 with errno on
     /// failure.
-    static func fallocate(_ fd: Int32, offset: Int64 = 0, length: Int64, path: String) -> Int32 {
+    package static func fallocate(_ fd: Int32, offset: Int64 = 0, length: Int64, path: String) -> Int32 {
         Int32(seam(.fallocate, count: 0, paths: (path, nil)) { _ in Int(gcdcat_fallocate(fd, offset, length)) })
     }
 
-    static func ftruncate(_ fd: Int32, length: Int64, path: String) throws(GCDCatError) {
+    package static func ftruncate(_ fd: Int32, length: Int64, path: String) throws(GCDCatError) {
         _ = try retrying("ftruncate", path: path) {
             seam(.ftruncate, count: 0, paths: (path, nil)) { _ in Int(gcdcat_ftruncate(fd, length)) }
         }
@@ -191,7 +191,7 @@ enum Syscall {
     ///
     /// ## Errors
     /// `mmap` naming `path`, ENOMEM under an address-space limit.
-    static func mapReadOnly(_ fd: Int32, length: Int, offset: Int64, path: String) throws(GCDCatError)
+    package static func mapReadOnly(_ fd: Int32, length: Int, offset: Int64, path: String) throws(GCDCatError)
         -> UnsafeMutableRawPointer
     {
         var pointer: UnsafeMutableRawPointer?
@@ -206,21 +206,21 @@ enum Syscall {
     }
 
     /// True when `fd` is a pipe or socket whose reading end has closed (poll says POLLERR).
-    static func readerGone(_ fd: Int32) -> Bool {
+    package static func readerGone(_ fd: Int32) -> Bool {
         var entry = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
         return poll(&entry, 1, 0) == 1 && entry.revents & Int16(POLLERR | POLLHUP) != 0
     }
 
     /// Checks that `length` more bytes of address space can be mapped, naming `path` and `mmap`
     /// (ENOMEM) when a limit such as `ulimit -v` leaves less.
-    static func requireAddressSpace(_ length: Int, path: String) throws(GCDCatError) {
+    package static func requireAddressSpace(_ length: Int, path: String) throws(GCDCatError) {
         let result = seam(.mmap, count: length, paths: (path, nil)) { Int(gcdcat_probe_address_space($0)) }
         if result != 0 { throw GCDCatError.syscall("mmap", path: path, errno: gcdcat_errno()) }
     }
 
     /// `byteCount` bytes aligned to `alignment`, or an error naming `path` and `malloc` (ENOMEM)
     /// where `UnsafeMutableRawPointer.allocate` would trap. Free it with `free`.
-    static func allocate(byteCount: Int, alignment: Int, path: String) throws(GCDCatError)
+    package static func allocate(byteCount: Int, alignment: Int, path: String) throws(GCDCatError)
         -> UnsafeMutableRawPointer
     {
         var pointer: UnsafeMutableRawPointer?
@@ -235,7 +235,7 @@ enum Syscall {
     }
 
     /// Reads everything left in `fd` (a file, a pipe).
-    static func readToEnd(_ fd: Int32, path: String) throws(GCDCatError) -> [UInt8] {
+    package static func readToEnd(_ fd: Int32, path: String) throws(GCDCatError) -> [UInt8] {
         var bytes: [UInt8] = []
         let size = 65536
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
@@ -247,17 +247,24 @@ enum Syscall {
         }
     }
 
-    static func fsync(_ fd: Int32, path: String) throws(GCDCatError) {
+    package static func fsync(_ fd: Int32, path: String) throws(GCDCatError) {
         _ = try retrying("fsync", path: path) {
             seam(.fsync, count: 0, paths: (path, nil)) { _ in Int(Glibc.fsync(fd)) }
         }
     }
 
     /// Closes `fd`. EINTR is not retried: on Linux the descriptor is gone either way.
-    static func close(_ fd: Int32, path: String) throws(GCDCatError) {
+    package static func close(_ fd: Int32, path: String) throws(GCDCatError) {
         if Glibc.close(fd) != 0 {
             let code = gcdcat_errno()
             if code != EINTR { throw GCDCatError.syscall("close", path: path, errno: code) }
         }
     }
+}
+
+/// Reads a whole (small) file.
+package func readWholeFile(_ path: String) throws -> [UInt8] {
+    let fd = try Syscall.open(path, O_RDONLY)
+    defer { close(fd) }
+    return try Syscall.readToEnd(fd, path: path)
 }

@@ -1,3 +1,5 @@
+import GCDCatSystem
+
 /// A small reader for the flat XML documents S3 answers with (`Error`, `ListBucketResult`,
 /// `InitiateMultipartUploadResult`, `CopyPartResult`, `ListMultipartUploadsResult`).
 ///

@@ -1,12 +1,14 @@
+import GCDCatSystem
+
 /// The INI files the AWS tools share: `~/.aws/credentials` (sections `[NAME]`) and
 /// `~/.aws/config` (sections `[default]` and `[profile NAME]`).
 ///
 /// Only top-level `key = value` lines are read; indented lines (a service's nested settings)
 /// and `#`/`;` comment lines are skipped, as is anything before the first section.
-struct AWSSharedConfigFile {
+package struct AWSSharedConfigFile {
     private(set) var sections: [String: [String: String]] = [:]
 
-    init(text: String) {
+    package init(text: String) {
         var current: String?
         for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
             if let first = rawLine.first, first == " " || first == "\t" { continue }
@@ -29,16 +31,16 @@ struct AWSSharedConfigFile {
     ///
     /// ## Errors
     /// Any failure other than a missing file (a directory, EACCES), naming the path.
-    static func load(_ path: String) throws -> AWSSharedConfigFile? {
+    package static func load(_ path: String) throws -> AWSSharedConfigFile? {
         guard try Syscall.statIfExists(path) != nil else { return nil }
         return AWSSharedConfigFile(text: String(decoding: try readWholeFile(path), as: UTF8.self))
     }
 
     /// The credentials file's section for `profile`.
-    func credentialsSection(_ profile: String) -> [String: String]? { sections[profile] }
+    package func credentialsSection(_ profile: String) -> [String: String]? { sections[profile] }
 
     /// The config file's section for `profile`: `[default]` or `[profile NAME]`.
-    func configSection(_ profile: String) -> [String: String]? {
+    package func configSection(_ profile: String) -> [String: String]? {
         sections["profile \(profile)"] ?? (profile == "default" ? sections["default"] : nil)
     }
 }

@@ -12,32 +12,32 @@ import Synchronization
 /// When no rule is installed the cost is one relaxed atomic load per call. Installing is
 /// internal API (reached with `@testable import GCDCatCore`), and ``withFaults(_:_:)`` holds a
 /// process-wide lock so that two tests never share injected faults.
-enum FaultInjection {
+package enum FaultInjection {
     /// The syscalls that can be made to fail.
-    enum Call: String, Sendable, CaseIterable {
+    package enum Call: String, Sendable, CaseIterable {
         case copyFileRange = "copy_file_range"
         case cloneRange = "ficlonerange"
         case sendfile, pread, pwrite, read, write, fallocate, ftruncate, fsync, mmap, malloc
     }
 
-    enum Effect: Sendable, Equatable {
+    package enum Effect: Sendable, Equatable {
         /// The call fails with this errno and does nothing.
         case fail(Int32)
         /// The call moves at most this many bytes (a short read, write or copy).
         case short(Int)
     }
 
-    struct Rule: Sendable {
-        var call: Call
+    package struct Rule: Sendable {
+        package var call: Call
         /// Only calls naming a path that contains this are counted, and only they can fail.
-        var pathContains: String
+        package var pathContains: String
         /// The first matching call that fails, counting from 1.
-        var nth: Int
+        package var nth: Int
         /// How many matching calls in a row fail, from the Nth on.
-        var times: Int
-        var effect: Effect
+        package var times: Int
+        package var effect: Effect
 
-        init(_ call: Call, pathContains: String, nth: Int = 1, times: Int = 1, _ effect: Effect) {
+        package init(_ call: Call, pathContains: String, nth: Int = 1, times: Int = 1, _ effect: Effect) {
             self.call = call
             self.pathContains = pathContains
             self.nth = nth
@@ -47,11 +47,11 @@ enum FaultInjection {
     }
 
     private struct State {
-        var rules: [Rule] = []
+        package var rules: [Rule] = []
         /// Matching calls seen so far, per rule.
-        var seen: [Int] = []
+        package var seen: [Int] = []
         /// Faults delivered, per rule.
-        var fired: [Int] = []
+        package var fired: [Int] = []
     }
 
     private static let armed = Atomic<Bool>(false)
@@ -61,7 +61,7 @@ enum FaultInjection {
 
     /// The fault for this call, if a rule asks for one. Cheap when nothing is installed.
     @inline(__always)
-    static func intercept(_ call: Call, paths: (String, String?)) -> Effect? {
+    package static func intercept(_ call: Call, paths: (String, String?)) -> Effect? {
         guard armed.load(ordering: .relaxed) else { return nil }
         return match(call, paths: paths)
     }
@@ -84,7 +84,7 @@ enum FaultInjection {
     }
 
     /// Runs `body` with `rules` installed; returns its result and how many faults fired.
-    static func withFaults<T>(_ rules: [Rule], _ body: () throws -> T) rethrows -> (value: T, fired: Int) {
+    package static func withFaults<T>(_ rules: [Rule], _ body: () throws -> T) rethrows -> (value: T, fired: Int) {
         try exclusive.withLock { _ in
             state.withLock {
                 $0 = State(rules: rules, seen: rules.map { _ in 0 }, fired: rules.map { _ in 0 })

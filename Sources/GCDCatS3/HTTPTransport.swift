@@ -1,4 +1,5 @@
 import FoundationEssentials
+import GCDCatSystem
 
 /// One HTTP request as ``S3Client`` sends it: signed, with the whole body in memory.
 public struct HTTPRequest: Sendable {

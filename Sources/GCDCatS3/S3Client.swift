@@ -1,4 +1,5 @@
 import FoundationEssentials
+import GCDCatSystem
 import Synchronization
 
 /// The real ``ObjectStore``: S3 and S3-compatible stores (Ceph RGW, MinIO) over HTTP, signed
@@ -20,11 +21,11 @@ import Synchronization
 /// - Ceph answers CompleteMultipartUpload with an empty ETag; nothing here depends on it.
 public final class S3Client: ObjectStore {
     public let configuration: S3Configuration
-    let transport: any HTTPTransport
-    let retry: RetryPolicy
-    let signer: SigV4Signer
-    let sent = Atomic<UInt64>(0)
-    let received = Atomic<UInt64>(0)
+    package let transport: any HTTPTransport
+    package let retry: RetryPolicy
+    package let signer: SigV4Signer
+    package let sent = Atomic<UInt64>(0)
+    package let received = Atomic<UInt64>(0)
 
     public convenience init(configuration: S3Configuration) {
         self.init(configuration: configuration, transport: CurlTransport(), retry: .standard)
@@ -63,13 +64,13 @@ public final class S3Client: ObjectStore {
 
     /// The caller's bytes as `Data` without a copy, valid while the caller's buffer is (the
     /// whole of a request: retries re-send from it before the call returns).
-    static func borrowed(_ body: UnsafeRawBufferPointer) -> Data {
+    package static func borrowed(_ body: UnsafeRawBufferPointer) -> Data {
         guard let base = body.baseAddress, !body.isEmpty else { return Data() }
         return Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: body.count, deallocator: .none)
     }
 
     /// `x-amz-meta-NAME` headers, keyed by NAME (header names arrive lowercased).
-    static func userMetadata(_ headers: [String: String]) -> [String: String] {
+    package static func userMetadata(_ headers: [String: String]) -> [String: String] {
         let prefix = "x-amz-meta-"
         var metadata: [String: String] = [:]
         for (name, value) in headers where name.hasPrefix(prefix) && name.count > prefix.count {
@@ -79,7 +80,7 @@ public final class S3Client: ObjectStore {
     }
 
     /// The request headers that set `metadata` (every one is signed with the request).
-    static func metadataHeaders(_ metadata: [String: String]) -> [String: String] {
+    package static func metadataHeaders(_ metadata: [String: String]) -> [String: String] {
         Dictionary(uniqueKeysWithValues: metadata.map { ("x-amz-meta-" + $0.key.lowercased(), $0.value) })
     }
 
@@ -224,10 +225,7 @@ public final class S3Client: ObjectStore {
 
     /// The ETag S3 gives an object stored by one PutObject (without SSE-KMS): the body's MD5.
     private static func md5(_ body: UnsafeRawBufferPointer) -> String? {
-        var digester: Digester
-        do { digester = try Digester(.md5) } catch { return nil }
-        digester.update(body)
-        return digester.finalize()
+        RequestDigests.hex(RequestDigests.md5(body))
     }
 
     /// CreateMultipartUpload. A retried one may have created an upload whose answer was lost:
@@ -278,7 +276,7 @@ public final class S3Client: ObjectStore {
     /// An upload of the same key that another writer started in that same moment would be
     /// aborted too; two writers of one key at once already lose one write (docs/notes/s3.md).
     @discardableResult
-    func abortOrphans(
+    package func abortOrphans(
         of object: ObjectLocation, keeping id: String?, serverDate: Double?, since started: ContinuousClock.Instant
     ) -> Bool {
         guard

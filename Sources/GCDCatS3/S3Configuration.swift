@@ -1,3 +1,5 @@
+import GCDCatSystem
+
 /// How requests name the bucket.
 public enum S3AddressingStyle: String, Sendable, Equatable {
     /// `http://host:port/BUCKET/KEY`: custom endpoints (Ceph, MinIO) and bucket names with dots.
@@ -40,7 +42,7 @@ public struct S3Configuration: Sendable, CustomStringConvertible, CustomDebugStr
 
     /// The scheme, host (with a port when it is not the scheme's default) and path prefix
     /// that a request for `bucket` goes to.
-    func target(bucket: String) -> (scheme: String, host: String, pathPrefix: String) {
+    package func target(bucket: String) -> (scheme: String, host: String, pathPrefix: String) {
         if let endpoint {
             if addressingStyle == .virtualHost && !bucket.isEmpty {
                 return (endpoint.scheme, "\(bucket).\(endpoint.hostAndPort)", "")
@@ -107,7 +109,7 @@ public struct S3Endpoint: Sendable, Equatable, CustomStringConvertible {
 
     /// `url` with anything between `://` and an `@` (a user and password) shown as `***`, and
     /// any query or fragment dropped, so a secret typed into the URL is not echoed into logs.
-    static func redactingUserInfo(_ full: String) -> String {
+    package static func redactingUserInfo(_ full: String) -> String {
         let url = full.firstIndex(where: { $0 == "?" || $0 == "#" }).map { String(full[...$0]) + "***" } ?? full
         guard let scheme = url.firstRange(of: "://") else { return url }
         let rest = url[scheme.upperBound...]
@@ -117,7 +119,7 @@ public struct S3Endpoint: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// `host` or `host:port`, as the Host header carries it (no default port).
-    var hostAndPort: String {
+    package var hostAndPort: String {
         guard let port, !(scheme == "http" && port == 80), !(scheme == "https" && port == 443) else { return host }
         return "\(host):\(port)"
     }

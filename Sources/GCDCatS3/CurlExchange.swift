@@ -1,12 +1,13 @@
 import CCurl
 import FoundationEssentials
+import GCDCatSystem
 
 /// One request's state while libcurl runs it: the body it reads from, and the status line,
 /// headers and body it answers with. ``CurlTransport`` hands it to libcurl's callbacks as
 /// their context pointer.
-final class CurlExchange {
+package final class CurlExchange {
     /// The caller's body, read in place: libcurl copies from it into its socket buffer only.
-    let body: UnsafeRawBufferPointer
+    package let body: UnsafeRawBufferPointer
     private(set) var sent = 0
     /// Header names lowercased; a repeated header's values joined with ", ".
     private(set) var headers: [String: String] = [:]
@@ -15,33 +16,33 @@ final class CurlExchange {
     /// a lost connection is the retry policy's to judge, not the transport's.
     private(set) var answered = false
     /// libcurl's message for the last failure (`CURLOPT_ERRORBUFFER`).
-    let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
+    package let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
 
     /// The largest body whose `Content-Length` is trusted to reserve memory up front (a
     /// ranged GET is 8 MiB); a larger one grows as it arrives.
     private static let largestReservation = 64 << 20
 
-    init(body: UnsafeRawBufferPointer) {
+    package init(body: UnsafeRawBufferPointer) {
         self.body = body
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
     }
 
     deinit { errorBuffer.deallocate() }
 
-    var errorMessage: String { String(cString: errorBuffer) }
+    package var errorMessage: String { String(cString: errorBuffer) }
 
     /// The context pointer libcurl passes back to the callbacks; valid while `self` lives,
     /// which ``CurlTransport`` ensures for the whole `curl_easy_perform`.
-    var context: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+    package var context: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
 
-    static func from(_ context: UnsafeMutableRawPointer?) -> CurlExchange {
+    package static func from(_ context: UnsafeMutableRawPointer?) -> CurlExchange {
         Unmanaged<CurlExchange>.fromOpaque(context!).takeUnretainedValue()
     }
 
     // MARK: What the callbacks do
 
     /// Fills libcurl's buffer with the next bytes of the body; 0 at its end.
-    func read(into buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> Int {
+    package func read(into buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> Int {
         let count = min(capacity, body.count - sent)
         guard count > 0, let base = body.baseAddress else { return 0 }
         UnsafeMutableRawPointer(buffer).copyMemory(from: base + sent, byteCount: count)
@@ -50,7 +51,7 @@ final class CurlExchange {
     }
 
     /// Rewinds the body: libcurl re-sends it when a kept-alive connection turns out closed.
-    func seek(to offset: Int64, origin: Int32) -> Int32 {
+    package func seek(to offset: Int64, origin: Int32) -> Int32 {
         guard origin == SEEK_SET, offset >= 0, offset <= Int64(body.count) else {
             return Int32(CURL_SEEKFUNC_CANTSEEK)
         }
@@ -58,7 +59,7 @@ final class CurlExchange {
         return Int32(CURL_SEEKFUNC_OK)
     }
 
-    func receive(_ bytes: UnsafeRawBufferPointer) {
+    package func receive(_ bytes: UnsafeRawBufferPointer) {
         if received.isEmpty, let length = headers["content-length"].flatMap({ Int($0) }),
             length > 0, length <= Self.largestReservation
         {
@@ -69,7 +70,7 @@ final class CurlExchange {
 
     /// One header line as libcurl delivers it, `\r\n` included. A status line starts a new
     /// header block (after a `100 Continue`, the final answer's headers replace its own).
-    func header(_ line: UnsafeRawBufferPointer) {
+    package func header(_ line: UnsafeRawBufferPointer) {
         // Cut the line end as bytes: "\r\n" is one Character to String.
         var length = line.count
         while length > 0, line[length - 1] == UInt8(ascii: "\r") || line[length - 1] == UInt8(ascii: "\n") {
