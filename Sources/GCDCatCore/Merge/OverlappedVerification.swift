@@ -44,16 +44,9 @@ extension MergeOperation {
                 try Self.requireCRC(result.crc32, expected: verification.expectedCRC, output: sink.path)
                 return (result, verification)
             }
-            let checked = Mutex<Result<MergeVerification, any Error>?>(nil)
-            let finished = DispatchSemaphore(value: 0)
-            DispatchQueue.global(qos: .userInitiated).async {
-                let outcome = Result { try check.run(jobs: request.jobs) }
-                checked.withLock { $0 = outcome }
-                finished.signal()
-            }
+            let checking = BackgroundWork { try check.run(jobs: request.jobs) }
             let copied = Result { try KernelCopyMerge().merge(request, into: sink, counter: counter) }
-            finished.wait()
-            guard let verified = checked.withLock({ $0 }) else { preconditionFailure("the check reported nothing") }
+            let verified = checking.outcome()
             if case .failure(let error as GCDCatError) = verified, error.code == .checksumMismatch { throw error }
             var result = try copied.get()
             let verification = try verified.get()

@@ -342,23 +342,3 @@ public struct ObjectSetMerge: Sendable {
             copyParts: 0, copiedBytes: 0, uploadedParts: 0, downloadedBytes: total, downloadedSmallParts: [])
     }
 }
-
-/// Work run on its own thread while the caller goes on; ``wait()`` returns its value or rethrows.
-final class BackgroundWork<Value: Sendable>: Sendable {
-    private let result = Mutex<Result<Value, any Error>?>(nil)
-    private let done = DispatchSemaphore(value: 0)
-
-    init(_ body: @escaping @Sendable () throws -> Value) {
-        DispatchQueue.global().async {
-            let outcome = Result { try body() }
-            self.result.withLock { $0 = outcome }
-            self.done.signal()
-        }
-    }
-
-    func wait() throws -> Value {
-        done.wait()
-        done.signal()
-        return try result.withLock { $0! }.get()
-    }
-}

@@ -1,6 +1,3 @@
-import Dispatch
-import Synchronization
-
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -13,27 +10,20 @@ import Synchronization
 /// input being unchanged from validation to the end (``PartFile/requireUnchangedSinceValidation()``,
 /// which the caller checks), as for a verified merge (docs/notes/cow.md).
 final class PieceChecksums: Sendable {
-    private let outcome = Mutex<Result<[UInt32], any Error>?>(nil)
-    private let finished = DispatchSemaphore(value: 0)
+    private let reading: BackgroundWork<[UInt32]>
 
     /// Starts reading at once.
     init(pieces: [[SourceRange]], input: PartFile, jobs: Int) {
-        DispatchQueue.global(qos: .userInitiated).async { [self] in
-            let result = Result { try Self.compute(pieces: pieces, input: input, jobs: jobs) }
-            outcome.withLock { $0 = result }
-            finished.signal()
-        }
+        reading = BackgroundWork { try Self.compute(pieces: pieces, input: input, jobs: jobs) }
     }
 
-    /// Waits for the reading to end; the crc32 of each piece, in order.
+    /// Waits for the reading to end; the crc32 of each piece, in order. A second wait (after a
+    /// failure elsewhere) returns at once.
     ///
     /// ## Errors
     /// Read errors naming the input; `.inputChanged` if it shrank or was replaced.
     func wait() throws -> [UInt32] {
-        finished.wait()
-        finished.signal()  // A second wait (after a failure elsewhere) returns at once.
-        guard let result = outcome.withLock({ $0 }) else { preconditionFailure("no checksums recorded") }
-        return try result.get()
+        try reading.wait()
     }
 
     private static func compute(pieces: [[SourceRange]], input: PartFile, jobs: Int) throws -> [UInt32] {

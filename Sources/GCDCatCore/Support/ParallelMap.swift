@@ -2,7 +2,8 @@ import CSystemShim
 import Dispatch
 import Synchronization
 
-/// The one way gcdcat runs work items on several threads.
+/// How gcdcat runs many work items on several threads (one piece of work beside the caller is
+/// ``BackgroundWork``; between them, the whole concurrency family).
 ///
 /// `count` items are claimed in order by `min(jobs, count, maximumWorkers)` workers; each
 /// worker makes its own state once (a buffer, an open part) and hands it to every item it runs.
