@@ -52,33 +52,23 @@ extension GCDCat {
         @Option(help: "sfv (crc32 only), gnu, bsd or simple (default: sfv for crc32, gnu otherwise).")
         var format: ChecksumLineFormat?
 
-        @Flag(help: "Print one JSON document (algorithm, and each file's name and checksum or error) instead.")
-        var json = false
-
-        @Flag(name: [.short, .long], help: "Show no progress line.")
-        var quiet = false
-
-        // Optional, so that help prints "the number of cores" once, not also this machine's count.
-        @Option(
-            name: [.customShort("j"), .customLong("jobs")], parsing: .unconditional,
-            help: ArgumentHelp(
-                "Threads per file (crc32 and adler32), or ranged GETs in flight for objects, 1 to 1024 "
-                    + "(default: the number of cores).", valueName: "jobs"))
-        var requestedJobs: Int?
+        @OptionGroup var output: OutputOptions
+        @OptionGroup var parallelism: JobsOption
 
         @Flag(help: "Read s3:// objects even where the server keeps their crc32 (x-amz-checksum-crc32).")
         var noStoredChecksums = false
 
         @OptionGroup var objectStore: ObjectStoreOptions
 
-        var jobs: Int { requestedJobs ?? defaultJobs }
+        var json: Bool { output.json }
+        var quiet: Bool { output.quiet }
+        var jobs: Int { parallelism.jobs(objects: files.contains(where: ObjectLocation.isObjectPath)) }
 
         func validate() throws {
             if format == .sfv && algorithm != .crc32 {
                 throw ValidationError("--format sfv holds crc32 only; use --format gnu or bsd for \(algorithm).")
             }
             if json && format != nil { throw ValidationError("--json and --format are alternatives; give one.") }
-            try checkJobs(jobs)
             try validateObjectNames(files)
         }
 

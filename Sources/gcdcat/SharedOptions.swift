@@ -24,21 +24,12 @@ struct TransferOptions: ParsableArguments {
         transform: parsePositiveSize)
     var lowWater: Int?
 
-    // Optional, so that help prints "the number of cores" once, not also this machine's count.
-    @Option(
-        name: [.customShort("j"), .customLong("jobs")], parsing: .unconditional,
-        help: ArgumentHelp(
-            "Queues that work at once, 1 to 1024 (default: the number of cores; for s3:// transfers at least "
-                + "\(minimumObjectJobs) requests in flight, each holding a 16 MiB upload part or an 8 MiB download range).",
-            valueName: "jobs"))
-    var requestedJobs: Int?
+    @OptionGroup var parallelism: JobsOption
 
-    var jobs: Int { requestedJobs ?? defaultJobs }
+    var jobs: Int { parallelism.jobs(objects: false) }
 
     /// `--jobs`, or the default for work that moves `s3://` objects when `objects`.
-    func jobs(objects: Bool) -> Int {
-        requestedJobs ?? (objects ? max(defaultJobs, minimumObjectJobs) : defaultJobs)
-    }
+    func jobs(objects: Bool) -> Int { parallelism.jobs(objects: objects) }
 
     func limits() throws -> ChunkLimits {
         do {
@@ -50,19 +41,52 @@ struct TransferOptions: ParsableArguments {
 
     func validate() throws {
         _ = try limits()
-        try checkJobs(jobs)
     }
 }
 
-/// `--report`, `--json` and `--quiet`.
+/// `--jobs`, declared once for every command, with one default policy: the number of cores
+/// for work on local files (CPU and disk bound), at least ``minimumObjectJobs`` for `s3://`
+/// objects (requests wait on the network and the server more than on the cores).
+struct JobsOption: ParsableArguments {
+    // Optional, so that help prints "the number of cores" once, not also this machine's count.
+    @Option(
+        name: [.customShort("j"), .customLong("jobs")], parsing: .unconditional,
+        help: ArgumentHelp(
+            "Work at once, 1 to 1024: threads or queues on local files (default: the number of cores), requests "
+                + "in flight for s3:// objects (default: at least \(minimumObjectJobs), each holding a 16 MiB upload part "
+                + "or an 8 MiB download range).",
+            valueName: "jobs"))
+    var requested: Int?
+
+    /// `--jobs`, or the default for the kind of work: `objects` when it moves `s3://` objects.
+    func jobs(objects: Bool) -> Int {
+        requested ?? (objects ? max(defaultJobs, minimumObjectJobs) : defaultJobs)
+    }
+
+    func validate() throws {
+        if let requested { try checkJobs(requested) }
+    }
+}
+
+/// `--report`, and the options every command has (``OutputOptions``).
 struct ReportOptions: ParsableArguments {
     @Flag(help: "Print a time and memory report on standard error when done.")
     var report = false
 
-    @Flag(help: "Print the report as JSON on standard output when done (on failure, a JSON error object).")
+    @OptionGroup var output: OutputOptions
+
+    var json: Bool { output.json }
+    var quiet: Bool { output.quiet }
+}
+
+/// `--json` and `--quiet`, declared once for every command.
+struct OutputOptions: ParsableArguments {
+    @Flag(help: "Print one JSON document on standard output when done (on failure, a JSON error object).")
     var json = false
 
-    @Flag(name: [.short, .long], help: "Show no progress bar.")
+    @Flag(
+        name: [.short, .long],
+        help: "Show no progress line (verify: also print only the files that are not OK, as sha256sum --quiet).")
     var quiet = false
 }
 

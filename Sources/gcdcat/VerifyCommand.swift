@@ -69,38 +69,28 @@ extension GCDCat {
         @Flag(help: "Skip listed files that do not exist; a list with no file left is an error.")
         var ignoreMissing = false
 
-        @Flag(name: [.short, .long], help: "Print only the files that are not OK, and no progress line.")
-        var quiet = false
-
         @Flag(help: "Print nothing; the exit status tells.")
         var status = false
-
-        @Flag(help: "Print one JSON document: an object per file, and a summary.")
-        var json = false
 
         @Option(help: ArgumentHelp("Also list the files in this folder that no list names.", valueName: "dir"))
         var unlisted: String?
 
-        // Optional, so that help prints "the number of cores" once, not also this machine's count.
-        @Option(
-            name: [.customShort("j"), .customLong("jobs")], parsing: .unconditional,
-            help: ArgumentHelp(
-                "Threads: files checked at once, or ranged GETs in flight for objects, 1 to 1024 "
-                    + "(default: the number of cores).", valueName: "jobs"))
-        var requestedJobs: Int?
+        @OptionGroup var output: OutputOptions
+        @OptionGroup var parallelism: JobsOption
 
         @Flag(help: "Read s3:// objects even where the server keeps their crc32 (x-amz-checksum-crc32).")
         var noStoredChecksums = false
 
         @OptionGroup var objectStore: ObjectStoreOptions
 
-        var jobs: Int { requestedJobs ?? defaultJobs }
+        var json: Bool { output.json }
+        var quiet: Bool { output.quiet }
+        var jobs: Int { parallelism.jobs(objects: lists.contains(where: ObjectLocation.isObjectPath)) }
 
         @Flag(help: "Check a listed file even when a symlink leads outside the list's folder.")
         var followLinksOutside = false
 
         func validate() throws {
-            try checkJobs(jobs)
             guard lists.filter({ $0 == "-" }).count <= 1 else {
                 throw ValidationError("standard input (-) can be read only once")
             }

@@ -31,12 +31,27 @@ import Testing
         let text = try help(command, columns: 80)
         // --jobs said "(default: the number of cores). (default: 2)"; --high-water's note was
         // printed as a stray paragraph indented under the options.
-        #expect(text.contains("-j, --jobs <jobs>       Queues that work at once, 1 to 1024 (default: the\n"))
         #expect(!text.contains("(default: \(ProcessInfo.processInfo.activeProcessorCount))"))
-        let flat = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
-        #expect(flat.contains("for s3:// transfers at least 8 requests in flight, each holding a 16 MiB upload part"))
         #expect(!text.contains("\n        K/M/G"))
         #expect(text.contains("(K/M/G are powers of\n"))
+    }
+
+    /// Issue 21: --jobs, --json and --quiet were declared three times and had drifted (for
+    /// s3://, checksum and verify defaulted to the cores, merge and split to at least 8). Each
+    /// is now one declaration with one default policy, so every command prints the same text.
+    @Test func jobsJSONAndQuietReadTheSameInEveryCommand() throws {
+        var seen: [String: Set<String>] = [:]
+        for command in ["merge", "split", "checksum", "verify"] {
+            let text = try help(command, columns: 80)
+            let options = try #require(text.range(of: "\nOPTIONS:\n"), "\(command)")
+            let flat = text[options.upperBound...].split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            for option in ["-j, --jobs <jobs>", "--json", "-q, --quiet"] {
+                let start = try #require(flat.range(of: " \(option) "), "\(command) has no \(option)")
+                seen[option, default: []].insert(String(flat[start.upperBound...].prefix(60)))
+            }
+            #expect(flat.contains("requests in flight for s3:// objects (default: at least 8, each holding a 16 MiB"))
+        }
+        for (option, texts) in seen { #expect(texts.count == 1, "\(option): \(texts)") }
     }
 
     /// Issue 13: checksum and verify printed "(default: 2)" after their own text, this
