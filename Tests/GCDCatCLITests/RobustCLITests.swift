@@ -72,11 +72,8 @@ import Testing
     }
 
     /// Refused requests stay small: no plan of millions of parts before refusing.
-    @Test func refusedRequestsStayUnder64MiB() throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/time") else {
-            print("skipped: /usr/bin/time is not installed")
-            return
-        }
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/time"), "needs GNU time (/usr/bin/time)"))
+    func refusedRequestsStayUnder64MiB() throws {
         let scratch = try Scratch()
         try scratch.write("tiny", Data("tiny".utf8))
         try scratch.write("ten", randomData(10_000_000, seed: 5))

@@ -27,8 +27,9 @@ import Testing
         return Int64(info.f_bavail) * Int64(info.f_frsize)
     }
 
-    @Test func aMergeLargerThanTheFreeSpaceIsClonedOnXFS() throws {
-        guard let xfs = XFSImage() else { return }
+    @Test(.enabled(if: XFSImage.canMount, "needs root, xfsprogs and a loop device for an XFS image"))
+    func aMergeLargerThanTheFreeSpaceIsClonedOnXFS() throws {
+        let xfs = try #require(XFSImage())
         let paths = writeParts(in: xfs.mountPoint, mebibytes: 120)
         let total: Int64 = 3 * 120 << 20
         // The precondition of the case: the output could not be written, only cloned.
@@ -42,8 +43,9 @@ import Testing
 
     /// The parts that will be copied (unaligned, after an unaligned one) are reserved; the
     /// aligned ones before them and an unaligned last part that ends the output are not.
-    @Test func onlyTheRangesToBeCopiedAreReserved() throws {
-        guard let xfs = XFSImage() else { return }
+    @Test(.enabled(if: XFSImage.canMount, "needs root, xfsprogs and a loop device for an XFS image"))
+    func onlyTheRangesToBeCopiedAreReserved() throws {
+        let xfs = try #require(XFSImage())
         let sizes = [8192, 65536, 5000, 8192, 4096]
         let bytes = seededBytes(sizes.reduce(0, +), seed: 3)
         var offset = 0

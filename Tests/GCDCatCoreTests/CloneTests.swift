@@ -9,7 +9,13 @@ import Testing
 
 /// A small XFS image with reflink, loop-mounted for one test; nil (with the reason printed)
 /// where that is impossible (not root, no xfsprogs, no loop devices).
+///
+/// A test that needs one says so with `.enabled(if: XFSImage.canMount, …)` and then requires
+/// the image, so it is reported as skipped where XFS cannot be had, and fails where it could.
 final class XFSImage {
+    /// Whether an image can be made and mounted here (tried once).
+    static let canMount: Bool = XFSImage() != nil
+
     let folder: TemporaryDirectory
     var mountPoint: String { folder.file("mnt") }
 
@@ -70,9 +76,11 @@ private func parts(in folder: String, sizes: [Int], seed: UInt64 = 7) -> (paths:
     /// Aligned parts, an unaligned one in the middle, and an unaligned last part.
     static let mixed = [8192, 65536, 5000, 8192, 4096, 70001]
 
-    @Test(arguments: [1, 2, 4])
+    @Test(
+        .enabled(if: XFSImage.canMount, "needs root, xfsprogs and a loop device for an XFS image"),
+        arguments: [1, 2, 4])
     func alignedPartsAreClonedOnXFS(jobs: Int) throws {
-        guard let xfs = XFSImage() else { return }
+        let xfs = try #require(XFSImage())
         let (paths, whole) = parts(in: xfs.mountPoint, sizes: [65536, 1 << 20, 4096, 12345])
         let result = try merge(paths, into: "\(xfs.mountPoint)/out", strategy: .auto, jobs: jobs)
         #expect(readFile("\(xfs.mountPoint)/out") == whole)
@@ -82,9 +90,11 @@ private func parts(in folder: String, sizes: [Int], seed: UInt64 = 7) -> (paths:
         #expect(result.notes.isEmpty)
     }
 
-    @Test(arguments: [1, 2, 4])
+    @Test(
+        .enabled(if: XFSImage.canMount, "needs root, xfsprogs and a loop device for an XFS image"),
+        arguments: [1, 2, 4])
     func unalignedPartsFallBackPerPartAndSaySo(jobs: Int) throws {
-        guard let xfs = XFSImage() else { return }
+        let xfs = try #require(XFSImage())
         let (paths, whole) = parts(in: xfs.mountPoint, sizes: Self.mixed)
         let result = try merge(paths, into: "\(xfs.mountPoint)/out", strategy: .auto, jobs: jobs)
         #expect(readFile("\(xfs.mountPoint)/out") == whole)
@@ -98,9 +108,11 @@ private func parts(in folder: String, sizes: [Int], seed: UInt64 = 7) -> (paths:
             ])
     }
 
-    @Test(arguments: [EOPNOTSUPP, EXDEV, ENOTTY])
+    @Test(
+        .enabled(if: XFSImage.canMount, "needs root, xfsprogs and a loop device for an XFS image"),
+        arguments: [EOPNOTSUPP, EXDEV, ENOTTY])
     func cloneRefusedFallsBackToCopyFileRange(code: Int32) throws {
-        guard let xfs = XFSImage() else { return }
+        let xfs = try #require(XFSImage())
         let (paths, whole) = parts(in: xfs.mountPoint, sizes: [65536, 1 << 20, 4096])
         let (result, fired) = try FaultInjection.withFaults(
             [Rule(.cloneRange, pathContains: xfs.mountPoint, times: .max, .fail(code))]
@@ -115,8 +127,9 @@ private func parts(in folder: String, sizes: [Int], seed: UInt64 = 7) -> (paths:
         #expect(result.notes.isEmpty)
     }
 
-    @Test func cloneEINVALFallsBackForThatPartOnly() throws {
-        guard let xfs = XFSImage() else { return }
+    @Test(.enabled(if: XFSImage.canMount, "needs root, xfsprogs and a loop device for an XFS image"))
+    func cloneEINVALFallsBackForThatPartOnly() throws {
+        let xfs = try #require(XFSImage())
         let (paths, whole) = parts(in: xfs.mountPoint, sizes: [65536, 1 << 20, 4096])
         let (result, fired) = try FaultInjection.withFaults(
             [Rule(.cloneRange, pathContains: xfs.mountPoint, .fail(EINVAL))]
@@ -129,9 +142,10 @@ private func parts(in folder: String, sizes: [Int], seed: UInt64 = 7) -> (paths:
         #expect(result.copiedBytes == 65536)
     }
 
-    @Test(arguments: [1, 2])
+    @Test(
+        .enabled(if: XFSImage.canMount, "needs root, xfsprogs and a loop device for an XFS image"), arguments: [1, 2])
     func cloneThenCopyFileRangeRefusedFallsBackToReadWrite(jobs: Int) throws {
-        guard let xfs = XFSImage() else { return }
+        let xfs = try #require(XFSImage())
         let (paths, whole) = parts(in: xfs.mountPoint, sizes: Self.mixed)
         let (result, _) = try FaultInjection.withFaults(
             [

@@ -54,8 +54,9 @@ import Testing
         #expect(outcome.result.copiedBytes == Int64(whole.count))
     }
 
-    @Test func verifiedAutoMergeClonesOnXFS() throws {
-        guard let xfs = XFSImage() else { return }
+    @Test(.enabled(if: XFSImage.canMount, "needs root, xfsprogs and a loop device for an XFS image"))
+    func verifiedAutoMergeClonesOnXFS() throws {
+        let xfs = try #require(XFSImage())
         let (paths, whole) = try Self.verifiedSet(in: xfs.mountPoint, sizes: [65536, 1 << 20, 4096, 12345])
         let (outcome, notices) = try Self.mergeSet(paths[0])
         #expect(readFile("\(xfs.mountPoint)/data") == whole)
@@ -66,8 +67,9 @@ import Testing
 
     /// Through the seam, on XFS: clone refused, then copy_file_range refused; the verified merge
     /// still checks every part beside the read/write copy and the bytes are the same.
-    @Test func verifiedMergeFallsBackCloneToCopyFileRangeToReadWrite() throws {
-        guard let xfs = XFSImage() else { return }
+    @Test(.enabled(if: XFSImage.canMount, "needs root, xfsprogs and a loop device for an XFS image"))
+    func verifiedMergeFallsBackCloneToCopyFileRangeToReadWrite() throws {
+        let xfs = try #require(XFSImage())
         let (paths, whole) = try Self.verifiedSet(in: xfs.mountPoint, sizes: [65536, 1 << 20, 4096, 12345])
         let ((outcome, _), fired) = try FaultInjection.withFaults(
             [

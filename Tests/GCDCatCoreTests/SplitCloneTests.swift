@@ -55,9 +55,10 @@ import Testing
         #expect(readFile(result.partPaths[3])?.starts(with: Array("id,value\n".utf8)) == true)
     }
 
-    @Test(arguments: [1, 2])
+    @Test(
+        .enabled(if: XFSImage.canMount, "needs root, xfsprogs and a loop device for an XFS image"), arguments: [1, 2])
     func splitWithAManifestClonesOnXFS(jobs: Int) throws {
-        guard let xfs = XFSImage() else { return }
+        let xfs = try #require(XFSImage())
         let bytes = seededBytes((4 << 20) + 123, seed: 5)
         let result = try splitAndCheck(xfs.mountPoint, bytes: bytes, mode: .size(1 << 20), strategy: .auto, jobs: jobs)
         #expect(result.partPaths.count == 5)
@@ -66,8 +67,9 @@ import Testing
         #expect(result.notes.isEmpty)
     }
 
-    @Test func unalignedPiecesAreCopiedAndTheResultSaysSo() throws {
-        guard let xfs = XFSImage() else { return }
+    @Test(.enabled(if: XFSImage.canMount, "needs root, xfsprogs and a loop device for an XFS image"))
+    func unalignedPiecesAreCopiedAndTheResultSaysSo() throws {
+        let xfs = try #require(XFSImage())
         let bytes = seededBytes(3_000_000, seed: 6)
         let result = try splitAndCheck(xfs.mountPoint, bytes: bytes, mode: .size(1_000_000), strategy: .auto, jobs: 2)
         #expect(result.clonedBytes == 0)
