@@ -25,6 +25,12 @@ let package = Package(
         // Swift's Glibc module is built without _GNU_SOURCE, so copy_file_range,
         // fallocate and friends are reached through this shim.
         .target(name: "CSystemShim"),
+        // GF(2^16) multiply-add kernels for PAR2 recovery volumes (scalar, AVX2, AVX-512BW, GFNI),
+        // picked by CPUID at first use; plain C, no dependencies.
+        .target(name: "CGF16"),
+        // GF-Complete (libgf-complete-dev): the oracle of CGF16's tests only, so building the
+        // product does not need it.
+        .systemLibrary(name: "CGFComplete", providers: [.apt(["libgf-complete-dev"])]),
         // Linked into the executable only: a constructor that installs the signal handlers
         // before Swift's main (the library and the tests keep their own signal handling).
         .target(name: "GCDCatStartup", dependencies: ["CSystemShim"]),
@@ -41,6 +47,7 @@ let package = Package(
         ),
         .testTarget(name: "GCDCatCoreTests", dependencies: ["GCDCatCore", "CZlib"]),
         .testTarget(name: "GCDCatCLITests", dependencies: ["GCDCatCore"]),
+        .testTarget(name: "GF16Tests", dependencies: ["CGF16", "CGFComplete"]),
     ],
     swiftLanguageModes: [.v6]
 )
