@@ -19,13 +19,35 @@ typedef struct {
     __m256i digit[4];  // low byte's low and high digit, then the high byte's
 } avx2_digits;
 
-static AVX2 inline avx2_tables avx2_tables_load(const gf16_nibble_tables *t) {
-    avx2_tables v;
+/// c's 8 tables, built in registers: the 16 products c·(n << 4i) of digit position i are the
+/// XOR of the basis values c·x^(4i+j) picked by the bits j of n. Each 16-byte table is repeated
+/// in both 128-bit lanes, as vpshufb looks up within a lane.
+static AVX2 inline avx2_tables avx2_tables_build(uint16_t c) {
+    uint16_t b[16];
+    gf16_basis(c, b);
+    const __m256i n = _mm256_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const __m256i low_byte = _mm256_set1_epi16(0x00ff), zero = _mm256_setzero_si256();
+    avx2_tables t;
     for (int i = 0; i < 4; i++) {
-        v.lo[i] = _mm256_broadcastsi128_si256(_mm_load_si128((const __m128i *)t->lo[i]));
-        v.hi[i] = _mm256_broadcastsi128_si256(_mm_load_si128((const __m128i *)t->hi[i]));
+        __m256i words = zero;
+        for (int j = 0; j < 4; j++) {
+            const __m256i bit = _mm256_set1_epi16((short)(1 << j));
+            const __m256i has_bit = _mm256_cmpeq_epi16(_mm256_and_si256(n, bit), bit);
+            words = _mm256_xor_si256(words, _mm256_and_si256(has_bit, _mm256_set1_epi16((short)b[4 * i + j])));
+        }
+        // packus leaves entries 0-7 in qword 0 and 8-15 in qword 2; 0x88 picks qwords 0,2,0,2.
+        t.lo[i] = _mm256_permute4x64_epi64(_mm256_packus_epi16(_mm256_and_si256(words, low_byte), zero), 0x88);
+        t.hi[i] = _mm256_permute4x64_epi64(_mm256_packus_epi16(_mm256_srli_epi16(words, 8), zero), 0x88);
     }
-    return v;
+    return t;
+}
+
+/// dst ^= c·src over the words after the last whole 64-byte step.
+static void avx2_tail(uint8_t *dst, const uint8_t *src, size_t words, uint16_t c) {
+    if (words == 0 || c == 0) return;
+    gf16_nibble_tables nt;
+    gf16_nibble_tables_init(&nt, c);
+    gf16_nibble_muladd(&nt, dst, src, words);
 }
 
 /// The 4-bit digits of the 32 words at p. packus works within 128-bit lanes, and so does the
@@ -58,25 +80,23 @@ static AVX2 inline void avx2_product_xor(uint8_t *dst, const avx2_tables *t, con
 
 static AVX2 void avx2_muladd(uint8_t *dst, const uint8_t *src, size_t len, uint16_t c) {
     if (c == 0) return;
-    gf16_nibble_tables nt;
-    gf16_nibble_tables_init(&nt, c);
-    const avx2_tables t = avx2_tables_load(&nt);
+    const avx2_tables t = avx2_tables_build(c);
     const size_t body = len & ~(size_t)63;
     for (size_t i = 0; i < body; i += 64) {
         const avx2_digits d = avx2_digits_load(src + i);
         avx2_product_xor(dst + i, &t, &d);
     }
-    gf16_nibble_muladd(&nt, dst + body, src + body, (len - body) / 2);
+    avx2_tail(dst + body, src + body, (len - body) / 2, c);
 }
 
 /// One tile of up to GF16_TILE_BYTES (a multiple of 64) into a batch of outputs.
-static AVX2 void avx2_tile(uint8_t *const *dst, const gf16_nibble_tables *nt, const uint16_t *c, size_t n,
+static AVX2 void avx2_tile(uint8_t *const *dst, const avx2_tables *tables, const uint16_t *c, size_t n,
                            const uint8_t *src, size_t offset, size_t tile) {
     avx2_digits digits[GF16_TILE_BYTES / 64];
     for (size_t s = 0; s < tile / 64; s++) digits[s] = avx2_digits_load(src + offset + 64 * s);
     for (size_t j = 0; j < n; j++) {
         if (c[j] == 0) continue;
-        const avx2_tables t = avx2_tables_load(&nt[j]);
+        const avx2_tables t = tables[j];
         uint8_t *out = dst[j] + offset;
         for (size_t s = 0; s < tile / 64; s++) avx2_product_xor(out + 64 * s, &t, &digits[s]);
     }
@@ -87,13 +107,13 @@ static AVX2 void avx2_muladd_multi(uint8_t *const *dst, const uint16_t *c, size_
     const size_t body = len & ~(size_t)63;
     for (size_t first = 0; first < ndst; first += GF16_OUTPUT_BATCH) {
         const size_t n = ndst - first < GF16_OUTPUT_BATCH ? ndst - first : GF16_OUTPUT_BATCH;
-        gf16_nibble_tables nt[GF16_OUTPUT_BATCH];
-        for (size_t j = 0; j < n; j++) gf16_nibble_tables_init(&nt[j], c[first + j]);
+        avx2_tables tables[GF16_OUTPUT_BATCH];
+        for (size_t j = 0; j < n; j++) tables[j] = avx2_tables_build(c[first + j]);
         for (size_t offset = 0; offset < body; offset += GF16_TILE_BYTES) {
             const size_t tile = body - offset < GF16_TILE_BYTES ? body - offset : GF16_TILE_BYTES;
-            avx2_tile(dst + first, nt, c + first, n, src, offset, tile);
+            avx2_tile(dst + first, tables, c + first, n, src, offset, tile);
         }
-        for (size_t j = 0; j < n; j++) gf16_nibble_muladd(&nt[j], dst[first + j] + body, src + body, (len - body) / 2);
+        for (size_t j = 0; j < n; j++) avx2_tail(dst[first + j] + body, src + body, (len - body) / 2, c[first + j]);
     }
 }
 

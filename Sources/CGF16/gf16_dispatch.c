@@ -24,7 +24,9 @@ static uint64_t gf16_xgetbv0(void) {
 }
 #endif
 
-int gf16_cpu_supports(gf16_kernel k) {
+/// Asks the CPU (CPUID, XGETBV). Both trap to the hypervisor in a VM, costing microseconds, so
+/// gf16_cpu_supports asks once and keeps the answers.
+static int gf16_cpu_probe(gf16_kernel k) {
     if (k == GF16_KERNEL_SCALAR) return 1;
 #ifdef GF16_X86
     unsigned eax, ebx, ecx, edx;
@@ -45,6 +47,19 @@ int gf16_cpu_supports(gf16_kernel k) {
 #else
     return 0;
 #endif
+}
+
+static pthread_once_t gf16_cpu_once = PTHREAD_ONCE_INIT;
+static int gf16_cpu_has[GF16_KERNEL_COUNT];
+
+static void gf16_cpu_probe_all(void) {
+    for (int k = 0; k < GF16_KERNEL_COUNT; k++) gf16_cpu_has[k] = gf16_cpu_probe((gf16_kernel)k);
+}
+
+int gf16_cpu_supports(gf16_kernel k) {
+    if ((unsigned)k >= GF16_KERNEL_COUNT) return 0;
+    pthread_once(&gf16_cpu_once, gf16_cpu_probe_all);
+    return gf16_cpu_has[k];
 }
 
 int gf16_kernel_supported(gf16_kernel k) { return (unsigned)k < GF16_KERNEL_COUNT && gf16_cpu_supports(k); }

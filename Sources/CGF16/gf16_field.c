@@ -3,6 +3,7 @@
 #include "gf16_internal.h"
 
 #include <pthread.h>
+#include <string.h>
 
 // exp has 2·65535 entries so that exp[log a + log b] needs no reduction mod 65535.
 static uint16_t gf16_log[65536];
@@ -41,12 +42,14 @@ uint16_t gf16_pow(uint16_t a, uint32_t e) {
 }
 
 void gf16_basis(uint16_t c, uint16_t b[16]) {
-    uint32_t v = c;
-    for (int k = 0; k < 16; k++) {
-        b[k] = (uint16_t)v;
-        v <<= 1;
-        if (v & 0x10000u) v ^= 0x10000u | GF16_POLY_LOW;
+    if (c == 0) {
+        memset(b, 0, 16 * sizeof b[0]);
+        return;
     }
+    // c·x^k = x^(log c + k): sixteen consecutive entries of exp, one load for the kernels'
+    // per-call table builds (a doubling chain cost more than the products of a 4 KiB slice).
+    gf16_tables_ready();
+    memcpy(b, &gf16_exp[gf16_log[c]], 16 * sizeof b[0]);
 }
 
 void gf16_nibble_tables_init(gf16_nibble_tables *t, uint16_t c) {
