@@ -1,0 +1,125 @@
+// AVX2 kernel: split tables on 4-bit digits, as GF-Complete's SPLIT 16 4 and ISA-L's ec tables.
+// A step takes 64 bytes (32 words): their low and high bytes are packed into two vectors, each
+// split into 4-bit digits, and vpshufb looks up the low and high product bytes of every digit
+// in 16-entry tables (8 tables per constant, held in registers); unpacking interleaves the
+// products back into little-endian words. The multi kernel prepares the digits of a tile once
+// and runs every output over them, so an output costs 8 lookups, 2 unpacks and 8 XORs a step.
+#include "gf16_internal.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+
+#define AVX2 __attribute__((target("avx2")))
+
+typedef struct {
+    __m256i lo[4], hi[4];
+} avx2_tables;
+
+typedef struct {
+    __m256i digit[4];  // low byte's low and high digit, then the high byte's
+} avx2_digits;
+
+/// c's 8 tables, built in registers: the 16 products c·(n << 4i) of digit position i are the
+/// XOR of the basis values c·x^(4i+j) picked by the bits j of n. Each 16-byte table is repeated
+/// in both 128-bit lanes, as vpshufb looks up within a lane.
+static AVX2 inline avx2_tables avx2_tables_build(uint16_t c) {
+    uint16_t b[16];
+    gf16_basis(c, b);
+    const __m256i n = _mm256_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const __m256i low_byte = _mm256_set1_epi16(0x00ff), zero = _mm256_setzero_si256();
+    avx2_tables t;
+    for (int i = 0; i < 4; i++) {
+        __m256i words = zero;
+        for (int j = 0; j < 4; j++) {
+            const __m256i bit = _mm256_set1_epi16((short)(1 << j));
+            const __m256i has_bit = _mm256_cmpeq_epi16(_mm256_and_si256(n, bit), bit);
+            words = _mm256_xor_si256(words, _mm256_and_si256(has_bit, _mm256_set1_epi16((short)b[4 * i + j])));
+        }
+        // packus leaves entries 0-7 in qword 0 and 8-15 in qword 2; 0x88 picks qwords 0,2,0,2.
+        t.lo[i] = _mm256_permute4x64_epi64(_mm256_packus_epi16(_mm256_and_si256(words, low_byte), zero), 0x88);
+        t.hi[i] = _mm256_permute4x64_epi64(_mm256_packus_epi16(_mm256_srli_epi16(words, 8), zero), 0x88);
+    }
+    return t;
+}
+
+/// dst ^= c·src over the words after the last whole 64-byte step.
+static void avx2_tail(uint8_t *dst, const uint8_t *src, size_t words, uint16_t c) {
+    if (words == 0 || c == 0) return;
+    gf16_nibble_tables nt;
+    gf16_nibble_tables_init(&nt, c);
+    gf16_nibble_muladd(&nt, dst, src, words);
+}
+
+/// The 4-bit digits of the 32 words at p. packus works within 128-bit lanes, and so does the
+/// unpack in avx2_product_xor, so the lane order comes back as it was.
+static AVX2 inline avx2_digits avx2_digits_load(const uint8_t *p) {
+    const __m256i low_byte = _mm256_set1_epi16(0x00ff), digit = _mm256_set1_epi8(0x0f);
+    __m256i a = _mm256_loadu_si256((const __m256i *)p), b = _mm256_loadu_si256((const __m256i *)(p + 32));
+    __m256i lows = _mm256_packus_epi16(_mm256_and_si256(a, low_byte), _mm256_and_si256(b, low_byte));
+    __m256i highs = _mm256_packus_epi16(_mm256_srli_epi16(a, 8), _mm256_srli_epi16(b, 8));
+    avx2_digits d;
+    d.digit[0] = _mm256_and_si256(lows, digit);
+    d.digit[1] = _mm256_and_si256(_mm256_srli_epi16(lows, 4), digit);
+    d.digit[2] = _mm256_and_si256(highs, digit);
+    d.digit[3] = _mm256_and_si256(_mm256_srli_epi16(highs, 4), digit);
+    return d;
+}
+
+/// dst[0..64) ^= c·(the words whose digits are d), with c's tables t.
+static AVX2 inline void avx2_product_xor(uint8_t *dst, const avx2_tables *t, const avx2_digits *d) {
+    __m256i low = _mm256_xor_si256(
+        _mm256_xor_si256(_mm256_shuffle_epi8(t->lo[0], d->digit[0]), _mm256_shuffle_epi8(t->lo[1], d->digit[1])),
+        _mm256_xor_si256(_mm256_shuffle_epi8(t->lo[2], d->digit[2]), _mm256_shuffle_epi8(t->lo[3], d->digit[3])));
+    __m256i high = _mm256_xor_si256(
+        _mm256_xor_si256(_mm256_shuffle_epi8(t->hi[0], d->digit[0]), _mm256_shuffle_epi8(t->hi[1], d->digit[1])),
+        _mm256_xor_si256(_mm256_shuffle_epi8(t->hi[2], d->digit[2]), _mm256_shuffle_epi8(t->hi[3], d->digit[3])));
+    __m256i *out = (__m256i *)dst;
+    _mm256_storeu_si256(out, _mm256_xor_si256(_mm256_loadu_si256(out), _mm256_unpacklo_epi8(low, high)));
+    _mm256_storeu_si256(out + 1, _mm256_xor_si256(_mm256_loadu_si256(out + 1), _mm256_unpackhi_epi8(low, high)));
+}
+
+static AVX2 void avx2_muladd(uint8_t *dst, const uint8_t *src, size_t len, uint16_t c) {
+    if (c == 0) return;
+    const avx2_tables t = avx2_tables_build(c);
+    const size_t body = len & ~(size_t)63;
+    for (size_t i = 0; i < body; i += 64) {
+        const avx2_digits d = avx2_digits_load(src + i);
+        avx2_product_xor(dst + i, &t, &d);
+    }
+    avx2_tail(dst + body, src + body, (len - body) / 2, c);
+}
+
+/// One tile of up to GF16_TILE_BYTES (a multiple of 64) into a batch of outputs.
+static AVX2 void avx2_tile(uint8_t *const *dst, const avx2_tables *tables, const uint16_t *c, size_t n,
+                           const uint8_t *src, size_t offset, size_t tile) {
+    avx2_digits digits[GF16_TILE_BYTES / 64];
+    for (size_t s = 0; s < tile / 64; s++) digits[s] = avx2_digits_load(src + offset + 64 * s);
+    for (size_t j = 0; j < n; j++) {
+        if (c[j] == 0) continue;
+        const avx2_tables t = tables[j];
+        uint8_t *out = dst[j] + offset;
+        for (size_t s = 0; s < tile / 64; s++) avx2_product_xor(out + 64 * s, &t, &digits[s]);
+    }
+}
+
+static AVX2 void avx2_muladd_multi(uint8_t *const *dst, const uint16_t *c, size_t ndst, const uint8_t *src,
+                                   size_t len) {
+    const size_t body = len & ~(size_t)63;
+    for (size_t first = 0; first < ndst; first += GF16_OUTPUT_BATCH) {
+        const size_t n = ndst - first < GF16_OUTPUT_BATCH ? ndst - first : GF16_OUTPUT_BATCH;
+        avx2_tables tables[GF16_OUTPUT_BATCH];
+        for (size_t j = 0; j < n; j++) tables[j] = avx2_tables_build(c[first + j]);
+        for (size_t offset = 0; offset < body; offset += GF16_TILE_BYTES) {
+            const size_t tile = body - offset < GF16_TILE_BYTES ? body - offset : GF16_TILE_BYTES;
+            avx2_tile(dst + first, tables, c + first, n, src, offset, tile);
+        }
+        for (size_t j = 0; j < n; j++) avx2_tail(dst[first + j] + body, src + body, (len - body) / 2, c[first + j]);
+    }
+}
+
+const gf16_kernel_ops gf16_avx2_ops = {avx2_muladd, avx2_muladd_multi};
+
+#else
+// No x86 vector unit: gf16_cpu_supports says so, and this table is never used.
+const gf16_kernel_ops gf16_avx2_ops = {0};
+#endif

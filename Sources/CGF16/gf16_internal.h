@@ -1,0 +1,54 @@
+#ifndef GCDCAT_GF16_INTERNAL_H
+#define GCDCAT_GF16_INTERNAL_H
+
+#include "gf16.h"
+
+/// The low 16 bits of the generator polynomial x^16 + x^12 + x^3 + x + 1.
+#define GF16_POLY_LOW 0x100Bu
+
+/// The multi kernels prepare this many input bytes at a time into a scratch buffer on the
+/// stack, then run every output over it: the prepared tile stays in L1 while each output's
+/// slice streams through.
+#define GF16_TILE_BYTES 4096u
+
+/// Outputs whose tables are built per pass of the multi kernels (128 bytes each for the
+/// split-table kernels: 4 KiB of stack).
+#define GF16_OUTPUT_BATCH 32u
+
+typedef struct {
+    void (*muladd)(uint8_t *dst, const uint8_t *src, size_t len, uint16_t c);
+    void (*muladd_multi)(uint8_t *const *dst, const uint16_t *c, size_t ndst, const uint8_t *src, size_t len);
+} gf16_kernel_ops;
+
+extern const gf16_kernel_ops gf16_scalar_ops;
+extern const gf16_kernel_ops gf16_avx2_ops;
+extern const gf16_kernel_ops gf16_avx512_ops;
+extern const gf16_kernel_ops gf16_gfni_ops;
+
+/// b[k] = c·x^k for k < 16: the columns of the bit matrix of "multiply by c", from which
+/// every table of a constant is built by linearity (c·(u ^ v) = c·u ^ c·v).
+void gf16_basis(uint16_t c, uint16_t b[16]);
+
+/// The products of c with each 4-bit digit of a word, as vpshufb tables: entry n of lo[i]
+/// (hi[i]) is the low (high) byte of c·(n << 4i).
+typedef struct {
+    _Alignas(16) uint8_t lo[4][16];
+    _Alignas(16) uint8_t hi[4][16];
+} gf16_nibble_tables;
+
+void gf16_nibble_tables_init(gf16_nibble_tables *t, uint16_t c);
+
+/// dst ^= c·src over `words` little-endian words, with the tables of c: the vector kernels'
+/// tails (shorter than one vector step).
+static inline void gf16_nibble_muladd(const gf16_nibble_tables *t, uint8_t *dst, const uint8_t *src, size_t words) {
+    for (size_t i = 0; i < words; i++) {
+        uint8_t l = src[2 * i], h = src[2 * i + 1];
+        dst[2 * i] ^= t->lo[0][l & 15] ^ t->lo[1][l >> 4] ^ t->lo[2][h & 15] ^ t->lo[3][h >> 4];
+        dst[2 * i + 1] ^= t->hi[0][l & 15] ^ t->hi[1][l >> 4] ^ t->hi[2][h & 15] ^ t->hi[3][h >> 4];
+    }
+}
+
+/// 1 if the CPU and OS support the instructions of kernel k (CPUID and XGETBV).
+int gf16_cpu_supports(gf16_kernel k);
+
+#endif

@@ -1,0 +1,77 @@
+import CGF16
+import CGFComplete
+import Testing
+
+/// SplitMix64: reproducible random data, so a failure names a seed that replays it.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// GF-Complete's w=16 field (PAR2's polynomial), the oracle. One per test: its scratch state
+/// is not documented as safe to share across threads.
+final class Oracle {
+    let field: UnsafeMutablePointer<gf_t>
+
+    init() throws {
+        field = try #require(gcdcat_oracle_create(), "gf_init_easy(w=16) failed")
+    }
+
+    deinit { gcdcat_oracle_destroy(field) }
+
+    func mul(_ a: UInt16, _ b: UInt16) -> UInt16 { gcdcat_oracle_mul(field, a, b) }
+
+    /// dst ^= c·src over the even part of len bytes.
+    func muladd(_ dst: UnsafeMutablePointer<UInt8>, _ src: UnsafePointer<UInt8>, _ len: Int, _ c: UInt16) throws {
+        guard gcdcat_oracle_muladd(field, dst, src, len & ~1, c) == 0 else { throw OracleOutOfMemory() }
+    }
+}
+
+struct OracleOutOfMemory: Error {}
+
+/// A 64-byte aligned buffer of random bytes; kernels work at `offset` so that unaligned
+/// starts are covered, and the bytes around the region act as guards.
+final class Region {
+    let bytes: UnsafeMutableRawBufferPointer
+
+    init(count: Int, using generator: inout SeededGenerator) {
+        bytes = .allocate(byteCount: max(count, 1), alignment: 64)
+        for i in 0..<bytes.count { bytes[i] = UInt8.random(in: 0...255, using: &generator) }
+    }
+
+    init(copying other: Region) {
+        bytes = .allocate(byteCount: other.bytes.count, alignment: 64)
+        bytes.copyMemory(from: UnsafeRawBufferPointer(other.bytes))
+    }
+
+    deinit { bytes.deallocate() }
+
+    func at(_ offset: Int) -> UnsafeMutablePointer<UInt8> {
+        bytes.baseAddress!.assumingMemoryBound(to: UInt8.self) + offset
+    }
+
+    func equals(_ other: Region) -> Bool { bytes.elementsEqual(other.bytes) }
+
+    /// The first differing byte, for failure messages.
+    func firstDifference(from other: Region) -> Int? {
+        zip(bytes, other.bytes).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+    }
+}
+
+/// The kernels by name, for arguments and messages.
+let allKernels: [gf16_kernel] = [GF16_KERNEL_SCALAR, GF16_KERNEL_AVX2, GF16_KERNEL_AVX512, GF16_KERNEL_GFNI]
+
+func kernelName(_ kernel: gf16_kernel) -> String { String(cString: gf16_kernel_name_of(kernel)) }
+
+func cpuRuns(_ kernel: gf16_kernel) -> Bool { gf16_kernel_supported(kernel) != 0 }
+
+extension gf16_kernel: @retroactive CustomTestStringConvertible {
+    public var testDescription: String { kernelName(self) }
+}
