@@ -37,9 +37,9 @@ public enum OutputTarget: Sendable, Equatable {
 /// (``ObjectOutput``, a multipart upload completed at publish; its `fd` is -1).
 ///
 /// The life of every output file is the same, for merge, split parts and manifests alike:
-/// ``check(_:inputs:overwrite:)`` before any input is read, then ``produce(_:inputs:overwrite:bytes:fsync:unnamed:_:)``
-/// (open → preallocate → write → finish, or discard on any failure), then
-/// ``publishAll(_:fsync:)`` (or ``publish(fsync:)`` for one).
+/// ``check(_:inputs:overwrite:)`` before any input is read, then ``produce(_:inputs:overwrite:bytes:fsync:registry:unnamed:reserving:_:)``
+/// (open → preallocate → write → finish, or discard on any failure), then publishing with the
+/// rest of its job's ``OutputSet``.
 public final class OutputSink: Sendable {
     public let fd: Int32
     /// The name used in messages: the final path, never the temporary one.
@@ -126,9 +126,10 @@ public final class OutputSink: Sendable {
     /// a later write, says how much was needed and how much was free.
     public static func produce<T>(
         _ target: OutputTarget, inputs: [PartFile], overwrite: Bool, bytes: Int64, fsync: Bool,
-        unnamed: Bool = true, reserving: ((OutputSink) -> [Range<Int64>]?)? = nil, _ write: (OutputSink) throws -> T
+        registry: CleanupRegistry = .shared, unnamed: Bool = true,
+        reserving: ((OutputSink) -> [Range<Int64>]?)? = nil, _ write: (OutputSink) throws -> T
     ) throws -> (sink: OutputSink, value: T) {
-        let sink = try open(target, inputs: inputs, overwrite: overwrite, unnamed: unnamed)
+        let sink = try open(target, inputs: inputs, overwrite: overwrite, registry: registry, unnamed: unnamed)
         do {
             // Reserving the blocks up front reports a full disk before any data is written,
             // and made every strategy faster here (ext4 allocates once instead of per write).

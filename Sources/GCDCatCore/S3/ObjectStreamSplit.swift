@@ -32,6 +32,26 @@ struct ObjectStreamSplit: Sendable {
         let buffer: BufferPool.Buffer
     }
 
+    /// The upload buffers and the workers sending them, shared by every part.
+    private struct Uploads: Sendable {
+        let pool: BufferPool
+        /// Free buffers: the reader waits on it before filling one; a worker signals after uploading.
+        let free: DispatchSemaphore
+        let group = DispatchGroup()
+        let failure = FirstFailure()
+        let counter: TransferCounter
+    }
+
+    /// What the one pass has read so far.
+    private struct Pass {
+        var names: [String] = []
+        var crcs: [UInt32] = []
+        /// With --checksum: each part's md5/sha, hashed as it is read, like its crc32.
+        var digests: [String] = []
+        var whole = Checksum(.crc32)
+        var ended = false
+    }
+
     func run(counter: TransferCounter) throws -> SplitResult {
         guard case .size(let size) = operation.mode else {
             throw GCDCatError(
@@ -40,107 +60,95 @@ struct ObjectStreamSplit: Sendable {
         try operation.checkOutputs(parts: [], inputs: [])
         let chunk = MultipartSizing.partSize(total: UInt64(size), preferred: operation.objectPartSize)
         let jobs = operation.jobs
-        let pool = try BufferPool(count: jobs + 1, size: min(chunk, Int(clamping: size)), path: path)
-        // Free buffers: the reader waits on it before filling one; a worker signals after uploading.
-        let free = DispatchSemaphore(value: jobs + 1)
-        let uploads = DispatchGroup()
-        let failure = FirstFailure()
-        var sinks: [OutputSink] = []
-        var names: [String] = []
-        var crcs: [Checksum] = []
-        // With --checksum: each part's md5/sha, hashed as it is read, like its crc32.
-        var digests: [String] = []
-        var whole = Checksum(.crc32)
-        var ended = false
-        do {
-            while !ended {
-                var part: OutputSink?
-                var partCRC = Checksum(.crc32)
-                var partDigest = try operation.digest.map { try Digester($0) }
-                var length: Int64 = 0
-                var number = 0
-                while length < size {
-                    free.wait()
-                    let buffer = pool.take()!
-                    // Until an upload worker owns it, the buffer goes back on any exit: a
-                    // semaphore released below its start value traps in libdispatch.
-                    var handedOff = false
-                    defer {
-                        if !handedOff {
-                            pool.give(buffer)
-                            free.signal()
-                        }
-                    }
-                    let want = Int(min(Int64(buffer.size), size - length))
-                    let got = try Syscall.read(fd, into: buffer.pointer, count: want, path: path)
-                    if got < want { ended = true }
-                    if got == 0 { break }
-                    if part == nil {
-                        let sink = try startPart(at: names.count)
-                        part = sink
-                        sinks.append(sink)
-                        names.append(sink.path)
-                    }
-                    let bytes = UnsafeRawBufferPointer(start: buffer.pointer, count: got)
-                    partCRC.update(bytes)
-                    partDigest?.update(bytes)
-                    whole.update(bytes)
-                    length += Int64(got)
-                    number += 1
-                    let object = part!.object!
-                    let loan = Loan(buffer: buffer)
-                    let partNumber = number
-                    handedOff = true
-                    DispatchQueue.global().async(group: uploads) {
-                        defer {
-                            pool.give(loan.buffer)
-                            free.signal()
-                        }
-                        guard failure.error == nil else { return }
-                        do {
-                            try object.uploadPart(
-                                partNumber, UnsafeRawBufferPointer(start: loan.buffer.pointer, count: got))
-                            counter.add(bytes: Int64(got))
-                        } catch {
-                            failure.record(
-                                error as? GCDCatError
-                                    ?? GCDCatError(.io, path: object.location.description, message: "\(error)"))
-                        }
-                    }
-                    if let error = failure.error { throw error }
-                    if ended { break }
-                }
-                if part != nil {
-                    crcs.append(partCRC)
-                    if let hex = partDigest?.finalize() { digests.append(hex) }
-                }
+        let uploads = Uploads(
+            pool: try BufferPool(count: jobs + 1, size: min(chunk, Int(clamping: size)), path: path),
+            free: DispatchSemaphore(value: jobs + 1), counter: counter)
+        return try OutputSet.transaction(inputs: [], overwrite: operation.overwrite, fsync: operation.fsync) { set in
+            var pass = Pass()
+            do {
+                while !pass.ended { try sendPart(size: size, pass: &pass, set: set, uploads: uploads) }
+                uploads.group.wait()
+                if let error = uploads.failure.error { throw error }
+            } catch {
+                // Workers still hold the uploads: let them stop before the set aborts them.
+                uploads.group.wait()
+                throw error
             }
-            uploads.wait()
-            if let error = failure.error { throw error }
-            var lists: [OutputSink] = []
-            if let list = try operation.writeDigestList(names: names, hexes: digests, inputs: []) { lists.append(list) }
-            if let manifestPath = operation.manifestPath {
-                let entryNames = try SplitOperation.manifestNames(names, manifestPath: manifestPath)
-                let manifest = Manifest(
-                    entries: zip(entryNames, crcs).map { Manifest.Entry(name: $0, crc32: $1.value) },
-                    whole: Manifest.Whole(name: "standard input", size: whole.length, crc32: whole.value))
-                lists.append(try operation.writeManifest(manifest, to: manifestPath, inputs: []))
-            }
-            try operation.publishAll(parts: sinks, lists: lists)
-            let total = whole.length
+            let warnings = try operation.conclude(
+                set, names: pass.names, crcs: pass.crcs,
+                whole: Manifest.Whole(name: "standard input", size: pass.whole.length, crc32: pass.whole.value),
+                hexes: pass.digests)
             return SplitResult(
-                partPaths: names, partCRCs: crcs.map(\.value), manifestPath: operation.manifestPath,
-                bytesRead: total, bytesWritten: total, chunks: Int64(names.count), inputCRC: whole.value)
-        } catch {
-            uploads.wait()
-            for sink in sinks { sink.discard() }
-            throw error
+                partPaths: pass.names, partCRCs: pass.crcs, manifestPath: operation.manifestPath,
+                bytesRead: pass.whole.length, bytesWritten: pass.whole.length, chunks: Int64(pass.names.count),
+                inputCRC: pass.whole.value, warnings: warnings)
         }
     }
 
-    /// Opens part `index`'s object (refusing an existing key without `--force`) and starts its
-    /// upload.
-    private func startPart(at index: Int) throws -> OutputSink {
+    /// Reads up to `size` bytes of the stream into the next part, its buffers handed to upload
+    /// workers as they fill; the part's upload starts with its first byte (none at the end).
+    private func sendPart(size: Int64, pass: inout Pass, set: OutputSet, uploads: Uploads) throws {
+        var object: ObjectOutput?
+        var partCRC = Checksum(.crc32)
+        var partDigest = try operation.digest.map { try Digester($0) }
+        var length: Int64 = 0
+        var number = 0
+        while length < size {
+            uploads.free.wait()
+            let buffer = uploads.pool.take()!
+            // Until an upload worker owns it, the buffer goes back on any exit: a semaphore
+            // released below its start value traps in libdispatch.
+            var handedOff = false
+            defer {
+                if !handedOff {
+                    uploads.pool.give(buffer)
+                    uploads.free.signal()
+                }
+            }
+            let want = Int(min(Int64(buffer.size), size - length))
+            let got = try Syscall.read(fd, into: buffer.pointer, count: want, path: path)
+            if got < want { pass.ended = true }
+            if got == 0 { break }
+            if object == nil { object = try startPart(&pass, set: set) }
+            let bytes = UnsafeRawBufferPointer(start: buffer.pointer, count: got)
+            partCRC.update(bytes)
+            partDigest?.update(bytes)
+            pass.whole.update(bytes)
+            length += Int64(got)
+            number += 1
+            handedOff = true
+            upload(Loan(buffer: buffer), count: got, as: number, of: object!, uploads: uploads)
+            if let error = uploads.failure.error { throw error }
+            if pass.ended { break }
+        }
+        guard object != nil else { return }
+        pass.crcs.append(partCRC.value)
+        if let hex = partDigest?.finalize() { pass.digests.append(hex) }
+    }
+
+    /// Uploads `count` bytes of `loan` as piece `number` of `object` on a worker, which gives
+    /// the buffer back when done; the first failure is kept and stops later pieces.
+    private func upload(_ loan: Loan, count: Int, as number: Int, of object: ObjectOutput, uploads: Uploads) {
+        DispatchQueue.global().async(group: uploads.group) {
+            defer {
+                uploads.pool.give(loan.buffer)
+                uploads.free.signal()
+            }
+            guard uploads.failure.error == nil else { return }
+            do {
+                try object.uploadPart(number, UnsafeRawBufferPointer(start: loan.buffer.pointer, count: count))
+                uploads.counter.add(bytes: Int64(count))
+            } catch {
+                uploads.failure.record(
+                    error as? GCDCatError ?? GCDCatError(.io, path: object.location.description, message: "\(error)"))
+            }
+        }
+    }
+
+    /// Opens the next part's object in `set` (refusing an existing key without `--force`) and
+    /// starts its upload.
+    private func startPart(_ pass: inout Pass, set: OutputSet) throws -> ObjectOutput {
+        let index = pass.names.count
         try SplitLimits.requirePartCount(Int64(index + 1), path: path)
         let name = try operation.naming.name(at: index)
         if let manifestPath = operation.manifestPath, name == manifestPath {
@@ -148,15 +156,14 @@ struct ObjectStreamSplit: Sendable {
                 .invalidInput, path: manifestPath,
                 message: "the manifest would be part \(name.displayPath); name another manifest")
         }
-        let sink = try OutputSink.open(try operation.target(name), inputs: [], overwrite: operation.overwrite)
-        do {
-            // A streamed part's crc32 is known only once it is sent: it records none.
-            try sink.object!.begin(recording: nil)
-        } catch {
-            sink.discard()
-            throw error
+        let sink = try set.open(.part(index), try operation.target(name))
+        pass.names.append(sink.path)
+        guard let object = sink.object else {
+            throw GCDCatError(.invalidInput, path: name, message: "not an object")
         }
-        return sink
+        // A streamed part's crc32 is known only once it is sent: it records none.
+        try object.begin(recording: nil)
+        return object
     }
 }
 
