@@ -121,7 +121,7 @@ public final class OutputSet: Sendable {
     /// back). `prepare` runs first, inside the publishing window.
     ///
     /// ## Errors
-    /// Those of ``OutputSink/publishAll(_:fsync:jobs:prepare:)``; the set is then discarded.
+    /// Those of ``publishAll(_:fsync:jobs:prepare:)``; the set is then discarded.
     public func publish(naming: PartNaming? = nil, jobs: Int = 1, prepare: () throws -> Void = {}) throws {
         let members = state.withLock { state in
             defer { state.closed = true }
@@ -139,7 +139,7 @@ public final class OutputSet: Sendable {
         let parts = Self.parts(of: members)
         let ordered =
             naming.map { PublishOrder.arrange(parts: parts, lists: lists, naming: $0) } ?? parts + lists
-        try OutputSink.publishAll(whole + ordered, fsync: fsync, jobs: jobs, prepare: prepare)
+        try Self.publishAll(whole + ordered, fsync: fsync, jobs: jobs, prepare: prepare)
     }
 
     private static func parts(of members: [(role: Role, sink: OutputSink)]) -> [OutputSink] {
@@ -147,5 +147,105 @@ public final class OutputSet: Sendable {
             if case .part(let index) = member.role { return (index, member.sink) }
             return nil
         }.sorted { $0.0 < $1.0 }.map(\.1)
+    }
+
+    /// An output named by ``publishAll(_:fsync:jobs:prepare:)``: how to remove it again, its
+    /// registry entry, and its name when it replaced an existing output (then it is kept).
+    private struct Placed {
+        var remove: () -> Void
+        var token: Int
+        var registry: CleanupRegistry
+        var replaced: String?
+    }
+
+    /// Publishes finished outputs together: all of them, or none.
+    ///
+    /// Each new file is named in turn; the names placed so far are registered, so a signal
+    /// removes them too. If one fails, the files this call placed are removed and the rest
+    /// discarded. Only files gcdcat created are ever removed: a direct descriptor (a device, a
+    /// symlink to `/dev/null`) is closed, never unlinked, and an output that replaced an existing
+    /// file or object (`--force`) is kept, since removing it would lose the old one as well; the
+    /// error then names what was replaced. On return nothing stays registered.
+    ///
+    /// When every output is an object and `jobs` > 1, all but the last (a split's manifest)
+    /// are completed `jobs` at a time, then the last: each completion is a round trip (a HEAD
+    /// and CompleteMultipartUpload), and a set of many parts would otherwise wait for them one
+    /// by one.
+    ///
+    /// `prepare` runs first, inside the window in which a signal waits for the set (a split
+    /// with `--force` removes the old first part there, ``PublishOrder``).
+    static func publishAll(
+        _ sinks: [OutputSink], fsync: Bool, jobs: Int = 1, prepare: () throws -> Void = {}
+    ) throws {
+        // Replacing (--force), a signal waits for the whole set: stopping halfway would leave
+        // some old outputs replaced and the new ones rolled back, the old set broken. Without
+        // replacing, a rollback loses nothing, and a signal still leaves nothing behind.
+        let registry = sinks.lazy.compactMap(\.replacingRegistry).first
+        try registry?.beginPublishing()
+        defer { registry?.endPublishing() }
+        var placed: [Placed] = []
+        defer { for entry in placed { entry.registry.forget(entry.token) } }
+        do {
+            try prepare()
+            let together = jobs > 1 && sinks.count > 2 && sinks.allSatisfy { $0.object != nil } ? sinks.count - 1 : 0
+            if together > 0 {
+                try publishTogether(Array(sinks.prefix(together)), jobs: jobs, placed: &placed)
+            }
+            for sink in sinks.dropFirst(together) {
+                if let entry = try publish(sink, fsync: fsync) { placed.append(entry) }
+            }
+        } catch {
+            for entry in placed where entry.replaced == nil { entry.remove() }
+            for sink in sinks { sink.discard() }
+            let kept = placed.compactMap(\.replaced)
+            guard !kept.isEmpty, var failure = error as? GCDCatError else { throw error }
+            let shown = kept.prefix(3).map(\.displayPath).joined(separator: ", ")
+            failure.message +=
+                "; \(kept.count) output(s) had already replaced existing ones and were kept (removing them would "
+                + "lose the old ones too), so the set there is mixed: \(shown)\(kept.count > 3 ? ", …" : "")"
+            throw failure
+        }
+    }
+
+    /// Names one output, its final name registered for removal; nil for a direct descriptor.
+    private static func publish(_ sink: OutputSink, fsync: Bool) throws -> Placed? {
+        switch sink.kind {
+        case .object(let object):
+            // An object placed is deleted if a later one fails, unless it replaced one.
+            let replaces = sink.replacesAnOutput()
+            guard let token = try object.publish(registeringFinalName: true) else { return nil }
+            return Placed(
+                remove: object.deleteAgain, token: token, registry: object.registry,
+                replaced: replaces ? object.location.description : nil)
+        case .newFile(let file):
+            let replaces = sink.replacesAnOutput()
+            guard let token = try file.publish(fsync: fsync, registeringFinalName: true) else { return nil }
+            let path = sink.path
+            return Placed(
+                remove: { _ = Syscall.unlink(path) }, token: token, registry: file.registry,
+                replaced: replaces ? path : nil)
+        case .standardOutput, .device:
+            return nil
+        }
+    }
+
+    /// Completes the objects of `sinks` `jobs` at a time. Every completion is tried; those that
+    /// succeeded join `placed` (to be undone if any failed), then the first failure is thrown.
+    private static func publishTogether(_ sinks: [OutputSink], jobs: Int, placed: inout [Placed]) throws {
+        let objects = sinks.compactMap(\.object)
+        let outcomes = try ParallelMap.map(count: objects.count, jobs: jobs, pool: .threads) { index in
+            Result<(token: Int?, replaces: Bool), any Error> {
+                let replaces = sinks[index].replacesAnOutput()
+                return (try objects[index].publish(registeringFinalName: true), replaces)
+            }
+        }
+        for (object, outcome) in zip(objects, outcomes) {
+            guard case .success(let published) = outcome, let token = published.token else { continue }
+            placed.append(
+                Placed(
+                    remove: object.deleteAgain, token: token, registry: object.registry,
+                    replaced: published.replaces ? object.location.description : nil))
+        }
+        for outcome in outcomes { _ = try outcome.get() }
     }
 }

@@ -301,7 +301,7 @@ public struct ObjectSetMerge: Sendable {
         let crcs = try set.produce(.whole, output, bytes: Int64(total)) { sink -> [Checksum] in
             let pieces = Mutex<[Int: [(offset: UInt64, checksum: Checksum)]]>([:])
             let positional = sink.allowsPositionalWrites
-            let fd = sink.fd
+            let fd = try sink.fd
             let path = sink.path
             // Standard output and devices take the bytes in order: one reader.
             let reader = ObjectReader(store: store, jobs: positional ? jobs : 1, counter: counter)

@@ -137,7 +137,7 @@ struct ObjectSplit: Sendable {
         counter: TransferCounter
     ) throws -> Checksum {
         let positional = sink.allowsPositionalWrites
-        let fd = sink.fd
+        let fd = try sink.fd
         let path = sink.path
         let pieces = Mutex<[(offset: UInt64, checksum: Checksum)]>([])
         let reader = ObjectReader(store: store, jobs: positional ? jobs : 1, counter: counter)

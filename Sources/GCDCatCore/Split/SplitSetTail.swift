@@ -83,7 +83,8 @@ extension SplitOperation {
         do {
             try set.publish(naming: naming, jobs: writesObjects ? jobs : 1) {
                 guard overwrite else { return }
-                for sink in held where sink.atomicFile != nil {
+                for sink in held {
+                    guard case .newFile = sink.kind else { continue }
                     if try Syscall.statIfExists(sink.path, followLinks: false) == nil { continue }
                     let code = Syscall.unlink(sink.path)
                     if code != 0 { throw GCDCatError.syscall("unlink", path: sink.path, errno: code) }

@@ -228,10 +228,10 @@ struct StreamSplitter {
                 from: part.sink.fd, inputPath: part.sink.path, inputOffset: end, count: part.length - end,
                 to: next.sink.fd, outputPath: next.sink.path, outputOffset: next.length)
             next.length += part.length - end
-            if lseek(next.sink.fd, off_t(next.length), SEEK_SET) < 0 {
+            if try lseek(next.sink.fd, off_t(next.length), SEEK_SET) < 0 {
                 throw GCDCatError.syscall("lseek", path: next.sink.path, errno: errno)
             }
-            guard ftruncate(part.sink.fd, off_t(end)) == 0 else {
+            guard try ftruncate(part.sink.fd, off_t(end)) == 0 else {
                 throw GCDCatError.syscall("ftruncate", path: part.sink.path, errno: errno)
             }
             part.length = end
