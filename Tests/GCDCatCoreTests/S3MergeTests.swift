@@ -162,13 +162,12 @@ struct S3MergeTests {
 
     @Test func aPublishedSetIsDeletedWhenALaterMemberFails() throws {
         let store = MemoryObjectStore()
-        let sinks = try ["a", "b", "c"].map { key in
-            try OutputSink.produce(
-                Self.objectOutput(store, key), inputs: [], overwrite: false, bytes: 0, fsync: false
-            ) { sink in try sink.write(Array(key.utf8)) }.sink
+        let set = OutputSet(inputs: [], overwrite: false, fsync: false)
+        for (index, key) in ["a", "b", "c"].enumerated() {
+            try set.write(.part(index), Self.objectOutput(store, key), Array(key.utf8))
         }
         store.failCall("PutObject", at: 3)
-        #expect(throws: GCDCatError.self) { try OutputSink.publishAll(sinks, fsync: false) }
+        #expect(throws: GCDCatError.self) { try set.publish() }
         #expect(try Self.leftovers(store) == (0, []))
     }
 

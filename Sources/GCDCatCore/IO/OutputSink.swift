@@ -33,48 +33,103 @@ public enum OutputTarget: Sendable, Equatable {
     }
 }
 
-/// An open output: either a new file of gcdcat's own (``AtomicOutputFile``), named only when
-/// complete, a descriptor written directly (standard output, a pipe, a device such as
-/// `/dev/full`, or a symlink to one, which must never be replaced), or an object
-/// (``ObjectOutput``, a multipart upload completed at publish; its `fd` is -1).
+/// An open output, of one of the kinds in ``Kind``: a new file of gcdcat's own, named only when
+/// complete; standard output or a device, written directly; or an object being uploaded.
 ///
-/// The life of every output file is the same, for merge, split parts and manifests alike:
-/// ``check(_:inputs:overwrite:)`` before any input is read, then ``produce(_:inputs:overwrite:bytes:fsync:unnamed:_:)``
-/// (open → preallocate → write → finish, or discard on any failure), then
-/// ``publishAll(_:fsync:)`` (or ``publish(fsync:)`` for one).
+/// The life of every output is the same, for merge, split parts and manifests alike:
+/// ``check(_:inputs:overwrite:)`` before any input is read, then ``produce(_:inputs:overwrite:bytes:fsync:registry:unnamed:reserving:_:)``
+/// (open → preallocate → write → finish, or discard on any failure), then publishing with the
+/// rest of its job's ``OutputSet``.
 public final class OutputSink: Sendable {
-    public let fd: Int32
+    /// What an output is; every step of its life switches over it.
+    public enum Kind: Sendable {
+        /// A new file of gcdcat's own (``AtomicOutputFile``): positional writes from offset 0,
+        /// preallocation, and a name only when complete.
+        case newFile(AtomicOutputFile)
+        /// Standard output, written at its position even when it is a file (it may be open for
+        /// appending), and never closed. `isRegularFile` when it is redirected to one.
+        case standardOutput(isRegularFile: Bool)
+        /// A device, FIFO or socket named by a path (or a symlink to one), opened here: written
+        /// into and closed, never replaced.
+        case device(Int32)
+        /// An `s3://` object, a multipart upload completed at publish (``ObjectOutput``).
+        case object(ObjectOutput)
+    }
+
+    public let kind: Kind
     /// The name used in messages: the final path, never the temporary one.
     public let path: String
-    public let isRegularFile: Bool
+
+    init(_ kind: Kind, path: String) {
+        self.kind = kind
+        self.path = path
+    }
+
+    /// The descriptor that takes the bytes.
+    ///
+    /// ## Errors
+    /// `.invalidInput` for an object, which takes its bytes through requests (``object``).
+    public var fd: Int32 {
+        get throws(GCDCatError) {
+            switch kind {
+            case .newFile(let file): return file.fd
+            case .standardOutput: return STDOUT_FILENO
+            case .device(let fd): return fd
+            case .object:
+                throw GCDCatError(
+                    .invalidInput, path: path, message: "an object is written by requests, not a descriptor")
+            }
+        }
+    }
+
+    public var isRegularFile: Bool {
+        switch kind {
+        case .newFile: return true
+        case .standardOutput(let isRegularFile): return isRegularFile
+        case .device, .object: return false
+        }
+    }
+
+    /// True when the output is a pipe whose reader has gone (poll's POLLERR): libdispatch would
+    /// wait for ever for it to become writable (its threads block SIGPIPE).
+    var readerGone: Bool {
+        switch kind {
+        case .standardOutput(let isRegularFile): return !isRegularFile && Syscall.readerGone(STDOUT_FILENO)
+        case .device(let fd): return Syscall.readerGone(fd)
+        case .newFile, .object: return false
+        }
+    }
+
     /// True for gcdcat's own new file, which takes positional writes from offset 0 and
     /// preallocation. Standard output is written at its position even when it is a file: it may
     /// be open for appending.
-    public var allowsPositionalWrites: Bool { atomicFile != nil }
-    let atomicFile: AtomicOutputFile?
-    /// The object being uploaded, for an `s3://` output.
-    public let object: ObjectOutput?
+    public var allowsPositionalWrites: Bool {
+        if case .newFile = kind { return true }
+        return false
+    }
 
-    init(fd: Int32, path: String, isRegularFile: Bool, atomicFile: AtomicOutputFile?, object: ObjectOutput? = nil) {
-        self.fd = fd
-        self.path = path
-        self.isRegularFile = isRegularFile
-        self.atomicFile = atomicFile
-        self.object = object
+    /// The object being uploaded, for an `s3://` output.
+    public var object: ObjectOutput? {
+        if case .object(let object) = kind { return object }
+        return nil
     }
 
     /// The strategy that writes into this output: `kind`'s own, or the multipart uploader for
     /// an object.
     public func strategy(_ kind: MergeStrategyKind) -> any MergeStrategy {
-        object != nil ? MultipartUploadMerge() : kind.strategy
+        switch self.kind {
+        case .object: return MultipartUploadMerge()
+        case .newFile, .standardOutput, .device: return kind.strategy
+        }
     }
 
     /// Writes a small whole output (a manifest) from its start.
     public func write(_ bytes: [UInt8]) throws {
-        if let object {
+        if case .object(let object) = kind {
             object.hold(bytes)
             return
         }
+        let fd = try self.fd
         try bytes.withUnsafeBytes { buffer in
             guard let base = buffer.baseAddress else { return }
             try Syscall.writeAll(fd, from: base, count: buffer.count, path: path)
@@ -95,19 +150,18 @@ public final class OutputSink: Sendable {
         case .object(let target):
             try ObjectOutput.requireAbsent(target, overwrite: overwrite)
             let object = ObjectOutput(target: target, overwrite: overwrite, registry: registry)
-            return OutputSink(fd: -1, path: target.description, isRegularFile: false, atomicFile: nil, object: object)
+            return OutputSink(.object(object), path: target.description)
         case .path(let path):
             switch try destination(path, inputs: inputs, overwrite: overwrite) {
             case .standardOutput:
                 return try standardOutput(inputs: inputs)
             case .device:
                 // A device or FIFO (or a symlink to one): write into it, never replace the node.
-                let fd = try Syscall.open(path, O_WRONLY)
-                return OutputSink(fd: fd, path: path, isRegularFile: false, atomicFile: nil)
+                return OutputSink(.device(try Syscall.open(path, O_WRONLY)), path: path)
             case .newFile:
                 let file = try AtomicOutputFile(
                     finalPath: path, overwrite: overwrite, registry: registry, unnamed: unnamed)
-                return OutputSink(fd: file.fd, path: path, isRegularFile: true, atomicFile: file)
+                return OutputSink(.newFile(file), path: path)
             }
         }
     }
@@ -115,8 +169,7 @@ public final class OutputSink: Sendable {
     private static func standardOutput(inputs: [PartFile]) throws -> OutputSink {
         let info = try Syscall.fstat(STDOUT_FILENO, path: "standard output")
         try refuseInput(info, path: "standard output", inputs: inputs)
-        let isRegular = info.st_mode & S_IFMT == S_IFREG
-        return OutputSink(fd: STDOUT_FILENO, path: "standard output", isRegularFile: isRegular, atomicFile: nil)
+        return OutputSink(.standardOutput(isRegularFile: info.st_mode & S_IFMT == S_IFREG), path: "standard output")
     }
 
     /// The one way gcdcat makes an output: opens `target`, reserves `bytes` on a new file,
@@ -128,9 +181,10 @@ public final class OutputSink: Sendable {
     /// a later write, says how much was needed and how much was free.
     public static func produce<T>(
         _ target: OutputTarget, inputs: [PartFile], overwrite: Bool, bytes: Int64, fsync: Bool,
-        unnamed: Bool = true, reserving: ((OutputSink) -> [Range<Int64>]?)? = nil, _ write: (OutputSink) throws -> T
+        registry: CleanupRegistry = .shared, unnamed: Bool = true,
+        reserving: ((OutputSink) -> [Range<Int64>]?)? = nil, _ write: (OutputSink) throws -> T
     ) throws -> (sink: OutputSink, value: T) {
-        let sink = try open(target, inputs: inputs, overwrite: overwrite, unnamed: unnamed)
+        let sink = try open(target, inputs: inputs, overwrite: overwrite, registry: registry, unnamed: unnamed)
         do {
             // Reserving the blocks up front reports a full disk before any data is written,
             // and made every strategy faster here (ext4 allocates once instead of per write).
@@ -291,141 +345,77 @@ public final class OutputSink: Sendable {
         }
     }
 
-    /// Finishes the output: names a new file, or closes a direct descriptor.
-    public func commit(fsync: Bool) throws {
-        try finishWriting(fsync: fsync)
-        try publish(fsync: fsync)
-    }
-
-    /// Names a finished new file; nothing for a direct descriptor.
+    /// Names a finished new file, or completes an object; nothing for a direct descriptor.
     public func publish(fsync: Bool) throws {
-        try atomicFile?.publish(fsync: fsync)
-        try object?.publish()
+        switch kind {
+        case .newFile(let file): try file.publish(fsync: fsync)
+        case .object(let object): try object.publish()
+        case .standardOutput, .device: return
+        }
     }
 
     /// Ends writing after the last byte (with `fsync`, durably); a new file stays unnamed until
     /// ``publish(fsync:)``.
     public func finishWriting(fsync: Bool) throws {
-        if object != nil {
+        switch kind {
+        case .object:
             return  // every part is on the server already
-        } else if let atomicFile {
-            try atomicFile.finishWriting(fsync: fsync)
-        } else if fd != STDOUT_FILENO {
+        case .newFile(let file):
+            try file.finishWriting(fsync: fsync)
+        case .device(let fd):
             if fsync { try Syscall.fsync(fd, path: path) }
             try Syscall.close(fd, path: path)
-        } else if fsync && isRegularFile {
-            try Syscall.fsync(fd, path: path)
+        case .standardOutput(let isRegularFile):
+            if fsync && isRegularFile { try Syscall.fsync(STDOUT_FILENO, path: path) }
         }
     }
 
-    /// Abandons the output: a new file is removed; a direct descriptor is closed.
+    /// Abandons the output: a new file is removed, an upload aborted, a device closed.
     public func discard() {
-        if let object {
-            object.discard()
-        } else if let atomicFile {
-            atomicFile.discard()
-        } else if fd != STDOUT_FILENO {
-            _ = Glibc.close(fd)
+        switch kind {
+        case .object(let object): object.discard()
+        case .newFile(let file): file.discard()
+        case .device(let fd): _ = Glibc.close(fd)
+        case .standardOutput: return
         }
     }
 
     /// Opens the finished (not yet published) output again for reading, to checksum it.
     func openForReading() throws -> Int32 {
-        if object != nil {
+        switch kind {
+        case .object:
             throw GCDCatError(.invalidInput, path: path, message: "an object cannot be read back for a digest list")
+        case .newFile(let file): return try Syscall.open(file.temporaryPath, O_RDONLY)
+        case .standardOutput, .device: return try Syscall.open(path, O_RDONLY)
         }
-        return try Syscall.open(atomicFile?.temporaryPath ?? path, O_RDONLY)
     }
 
-    /// Publishes a set of finished outputs together: all of them, or none.
-    ///
-    /// Each new file is named in turn; the names placed so far are registered, so a signal
-    /// removes them too. If one fails, the files this call placed are removed and the rest
-    /// discarded. Only files gcdcat created are ever removed: a direct descriptor (a device, a
-    /// symlink to `/dev/null`) is closed, never unlinked, and an output that replaced an existing
-    /// file or object (`--force`) is kept, since removing it would lose the old one as well; the
-    /// error then names what was replaced. On return nothing stays registered.
-    ///
-    /// When every output is an object and `jobs` > 1, all but the last (a split's manifest)
-    /// are completed `jobs` at a time, then the last: each completion is a round trip (a HEAD
-    /// and CompleteMultipartUpload), and a set of many parts would otherwise wait for them one
-    /// by one.
-    ///
-    /// `prepare` runs first, inside the window in which a signal waits for the set (a split
-    /// with `--force` removes the old first part there, ``PublishOrder``).
-    public static func publishAll(
-        _ sinks: [OutputSink], fsync: Bool, jobs: Int = 1, prepare: () throws -> Void = {}
-    ) throws {
-        // Replacing (--force), a signal waits for the whole set: stopping halfway would leave
-        // some old outputs replaced and the new ones rolled back, the old set broken. Without
-        // replacing, a rollback loses nothing, and a signal still leaves nothing behind.
-        let replacing = sinks.filter { $0.object?.overwrite ?? $0.atomicFile?.overwrite ?? false }
-        let registry =
-            replacing.isEmpty ? nil : replacing.first.flatMap { $0.object?.registry ?? $0.atomicFile?.registry }
-        try registry?.beginPublishing()
-        defer { registry?.endPublishing() }
-        var placed: [(remove: () -> Void, token: Int, registry: CleanupRegistry, replaced: String?)] = []
-        defer { for entry in placed { entry.registry.forget(entry.token) } }
-        do {
-            try prepare()
-            let together = jobs > 1 && sinks.count > 2 && sinks.allSatisfy { $0.object != nil } ? sinks.count - 1 : 0
-            if together > 0 {
-                let objects = sinks.prefix(together).map { $0.object! }
-                // Every completion is tried; the ones that succeeded are undone if any failed.
-                let outcomes = try ParallelMap.map(count: together, jobs: jobs, pool: .threads) { index in
-                    Result<(token: Int?, replaces: Bool), any Error> {
-                        let replaces = sinks[index].replacesAnOutput()
-                        return (try objects[index].publish(registeringFinalName: true), replaces)
-                    }
-                }
-                for (object, outcome) in zip(objects, outcomes) {
-                    guard case .success(let published) = outcome, let token = published.token else { continue }
-                    placed.append(
-                        (
-                            object.deleteAgain, token, object.registry,
-                            published.replaces ? object.location.description : nil
-                        ))
-                }
-                for outcome in outcomes { _ = try outcome.get() }
-            }
-            for sink in sinks.dropFirst(together) {
-                if let object = sink.object {
-                    // An object placed is deleted if a later one fails, unless it replaced one.
-                    let replaces = sink.replacesAnOutput()
-                    guard let token = try object.publish(registeringFinalName: true) else { continue }
-                    placed.append(
-                        (object.deleteAgain, token, object.registry, replaces ? object.location.description : nil))
-                    continue
-                }
-                guard let file = sink.atomicFile else { continue }
-                let replaces = sink.replacesAnOutput()
-                guard let token = try file.publish(fsync: fsync, registeringFinalName: true) else { continue }
-                let path = sink.path
-                placed.append(({ _ = Syscall.unlink(path) }, token, file.registry, replaces ? path : nil))
-            }
-        } catch {
-            for entry in placed where entry.replaced == nil { entry.remove() }
-            for sink in sinks { sink.discard() }
-            let kept = placed.compactMap(\.replaced)
-            guard !kept.isEmpty, var failure = error as? GCDCatError else { throw error }
-            let shown = kept.prefix(3).map(\.displayPath).joined(separator: ", ")
-            failure.message +=
-                "; \(kept.count) output(s) had already replaced existing ones and were kept (removing them would "
-                + "lose the old ones too), so the set there is mixed: \(shown)\(kept.count > 3 ? ", …" : "")"
-            throw failure
+    /// The registry of an output that replaces an existing one (`--force`): a new file or an
+    /// object; nil for one that replaces nothing, or writes directly.
+    var replacingRegistry: CleanupRegistry? {
+        switch kind {
+        case .newFile(let file): return file.overwrite ? file.registry : nil
+        case .object(let object): return object.overwrite ? object.registry : nil
+        case .standardOutput, .device: return nil
         }
     }
 
     /// Whether publishing this output replaces an existing file or object: only asked under
     /// `--force` (an `lstat`, or a HEAD), and taken as yes when that check fails, so a rollback
     /// keeps it rather than risk losing the old one.
-    private func replacesAnOutput() -> Bool {
-        if let object { return object.overwrite && ((try? object.keyExists()) ?? true) }
-        guard let atomicFile, atomicFile.overwrite else { return false }
-        do {
-            return try Syscall.statIfExists(path, followLinks: false) != nil
-        } catch {
-            return true
+    func replacesAnOutput() -> Bool {
+        switch kind {
+        case .object(let object):
+            return object.overwrite && ((try? object.keyExists()) ?? true)
+        case .newFile(let file):
+            guard file.overwrite else { return false }
+            do {
+                return try Syscall.statIfExists(path, followLinks: false) != nil
+            } catch {
+                return true
+            }
+        case .standardOutput, .device:
+            return false
         }
     }
 }

@@ -27,7 +27,8 @@ func preallocate(_ output: OutputSink, bytes: Int64, ranges: [Range<Int64>]? = n
 /// `fallocate` over `range`; false when the filesystem has no `fallocate`.
 @discardableResult
 private func reserve(_ output: OutputSink, _ range: Range<Int64>, needed: Int64) throws -> Bool {
-    while Syscall.fallocate(output.fd, offset: range.lowerBound, length: Int64(range.count), path: output.path) != 0 {
+    let fd = try output.fd
+    while Syscall.fallocate(fd, offset: range.lowerBound, length: Int64(range.count), path: output.path) != 0 {
         let code = gcdcat_errno()
         if code == EINTR { continue }
         if code == EOPNOTSUPP || code == ENOSYS || code == EINVAL { return false }
@@ -44,10 +45,10 @@ private func reserve(_ output: OutputSink, _ range: Range<Int64>, needed: Int64)
 /// the unfinished output holds already, which its discarding gives back).
 func spaceError(_ code: Int32, syscall: String, output: OutputSink, needed: Int64) -> GCDCatError {
     var error = GCDCatError.syscall(syscall, path: output.path, errno: code)
-    guard output.fd >= 0, output.isRegularFile else { return error }
+    guard output.isRegularFile, let fd = try? output.fd else { return error }
     var info = statvfs()
-    guard fstatvfs(output.fd, &info) == 0 else { return error }
-    let held = (try? Syscall.fstat(output.fd, path: output.path)).map { Int64($0.st_blocks) * 512 } ?? 0
+    guard fstatvfs(fd, &info) == 0 else { return error }
+    let held = (try? Syscall.fstat(fd, path: output.path)).map { Int64($0.st_blocks) * 512 } ?? 0
     let free = Int64(info.f_bavail) * Int64(info.f_frsize) + (output.allowsPositionalWrites ? held : 0)
     error.message +=
         ": \(ByteSize.humanReadable(needed)) (\(needed) bytes) needed, \(ByteSize.humanReadable(free)) "
@@ -65,9 +66,9 @@ func spaceError(_ code: Int32, syscall: String, output: OutputSink, needed: Int6
 /// it is written, and a full disk is reported by the write.
 func copiedRanges(_ request: MergeRequest, into output: OutputSink) -> [Range<Int64>]? {
     let sharingFilesystems: Set<Int> = [0x5846_5342 /* XFS */, 0x9123_683E /* btrfs */]
-    guard output.allowsPositionalWrites, !request.computeCRC,
-        sharingFilesystems.contains(gcdcat_fd_filesystem_type(output.fd)),
-        let info = try? Syscall.fstat(output.fd, path: output.path)
+    guard output.allowsPositionalWrites, !request.computeCRC, let fd = try? output.fd,
+        sharingFilesystems.contains(gcdcat_fd_filesystem_type(fd)),
+        let info = try? Syscall.fstat(fd, path: output.path)
     else { return nil }
     let block = max(Int64(info.st_blksize), 512)
     let total = request.totalBytes

@@ -81,7 +81,7 @@ public struct DispatchDataMerge: MergeStrategy {
         let closed = DispatchSemaphore(value: 0)
         let outcome = Mutex<(chunks: Int64, error: Int32)>((0, 0))
         let channel = DispatchIO(
-            type: .stream, fileDescriptor: output.fd, queue: queue,
+            type: .stream, fileDescriptor: try output.fd, queue: queue,
             cleanupHandler: { _ in closed.signal() })
         limits.apply(to: channel)
         let total = data.count
@@ -122,7 +122,7 @@ public struct DispatchDataMerge: MergeStrategy {
         while closed.wait(timeout: .now() + .seconds(2)) == .timedOut {
             // A pipe whose reader has gone: libdispatch may wait for it to become writable for
             // ever (its worker threads block SIGPIPE, and the error never reaches the handler).
-            if !output.isRegularFile && Syscall.readerGone(output.fd) {
+            if output.readerGone {
                 throw GCDCatError.syscall("write", path: output.path, errno: EPIPE)
             }
             let now = progress()

@@ -347,16 +347,19 @@ public struct MergeOperation: Sendable {
         guard let output else {
             throw GCDCatError(.invalidInput, message: "no output named")
         }
-        let (sink, result) = try OutputSink.produce(
-            output, inputs: request.parts + otherInputs, overwrite: overwrite, bytes: request.totalBytes,
-            fsync: fsync, reserving: strategy == .auto ? { copiedRanges(request, into: $0) } : nil
-        ) { sink in
-            let result = try sink.strategy(strategy).merge(request, into: sink, counter: counter)
-            try Self.requireCRC(result.crc32, expected: expectedCRC, output: sink.path)
+        return try OutputSet.transaction(inputs: request.parts + otherInputs, overwrite: overwrite, fsync: fsync) {
+            set in
+            let result = try set.produce(
+                .whole, output, bytes: request.totalBytes,
+                reserving: strategy == .auto ? { copiedRanges(request, into: $0) } : nil
+            ) { sink in
+                let result = try sink.strategy(strategy).merge(request, into: sink, counter: counter)
+                try Self.requireCRC(result.crc32, expected: expectedCRC, output: sink.path)
+                return result
+            }.value
+            try set.publish()
             return result
         }
-        try sink.publish(fsync: fsync)
-        return result
     }
 }
 

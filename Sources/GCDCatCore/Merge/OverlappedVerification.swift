@@ -28,9 +28,10 @@ extension MergeOperation {
         guard let output else {
             throw GCDCatError(.invalidInput, message: "no output named")
         }
-        let (sink, outcome) = try OutputSink.produce(
-            output, inputs: request.parts + otherInputs, overwrite: overwrite, bytes: request.totalBytes,
-            fsync: fsync, reserving: strategy == .auto ? { copiedRanges(request, into: $0) } : nil
+        let set = OutputSet(inputs: request.parts + otherInputs, overwrite: overwrite, fsync: fsync)
+        let outcome = try set.produce(
+            .whole, output, bytes: request.totalBytes,
+            reserving: strategy == .auto ? { copiedRanges(request, into: $0) } : nil
         ) { sink -> (MergeResult, MergeVerification) in
             guard sink.allowsPositionalWrites else {
                 // A pipe or device shows each byte at once: check everything before the first,
@@ -53,8 +54,8 @@ extension MergeOperation {
             for part in request.parts { try part.requireUnchangedSinceValidation() }
             result.crc32 = verification.expectedCRC
             return (result, verification)
-        }
-        try sink.publish(fsync: fsync)
+        }.value
+        try set.publish()
         return outcome
     }
 

@@ -71,7 +71,7 @@ private final class StreamPump: @unchecked Sendable {
 
     func run() throws -> MergeResult {
         channel = DispatchIO(
-            type: .stream, fileDescriptor: output.fd, queue: queue,
+            type: .stream, fileDescriptor: try output.fd, queue: queue,
             cleanupHandler: { [finished] _ in finished.signal() })
         request.limits.apply(to: channel)
         queue.async { self.pump() }
@@ -88,7 +88,7 @@ private final class StreamPump: @unchecked Sendable {
     func waitForCleanup() throws {
         var stopped = 0
         while finished.wait(timeout: .now() + .milliseconds(500)) == .timedOut {
-            guard !output.isRegularFile, Syscall.readerGone(output.fd) else { continue }
+            guard output.readerGone else { continue }
             if stopped == 0 {
                 queue.async { [self] in
                     fail(GCDCatError.syscall("write", path: output.path, errno: EPIPE))

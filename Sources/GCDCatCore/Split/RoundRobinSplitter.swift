@@ -44,47 +44,47 @@ struct RoundRobinSplitter {
                 .invalidInput, path: operation.input,
                 message: "r/\(count) keeps \(count) parts open at once; the open-file limit allows \(budget)")
         }
+        return try OutputSet.transaction(inputs: inputs, overwrite: operation.overwrite, fsync: operation.fsync) {
+            try writeParts(fd: fd, path: path, names: names, into: $0)
+        }
+    }
+
+    /// The writer loop: every line into its part of `set` (opened with its first line), then
+    /// the set concluded.
+    private func writeParts(fd: Int32, path: String, names: [String], into set: OutputSet) throws -> SplitResult {
         var sinks = [OutputSink?](repeating: nil, count: count)
         var checksums = [Checksum](repeating: Checksum(.crc32), count: count)
-        do {
-            var buffers = [[UInt8]](repeating: [], count: count)
-            func flush(_ index: Int) throws {
-                guard !buffers[index].isEmpty else { return }
-                if sinks[index] == nil {
-                    sinks[index] = try OutputSink.open(
-                        .path(names[index]), inputs: inputs, overwrite: operation.overwrite)
-                }
-                let sink = sinks[index]!
-                try buffers[index].withUnsafeBytes { bytes in
-                    checksums[index].update(bytes)
-                    try Syscall.writeAll(sink.fd, from: bytes.baseAddress!, count: bytes.count, path: sink.path)
-                }
-                buffers[index].removeAll(keepingCapacity: true)
+        var buffers = [[UInt8]](repeating: [], count: count)
+        func flush(_ index: Int) throws {
+            guard !buffers[index].isEmpty else { return }
+            if sinks[index] == nil { sinks[index] = try set.open(.part(index), .path(names[index])) }
+            let sink = sinks[index]!
+            try buffers[index].withUnsafeBytes { bytes in
+                checksums[index].update(bytes)
+                try Syscall.writeAll(sink.fd, from: bytes.baseAddress!, count: bytes.count, path: sink.path)
             }
-            let (bytesRead, chunks) = try Self.deal(
-                fd: fd, path: path, separator: operation.separator, count: count, counter: counter
-            ) { index, bytes in
-                buffers[index].append(contentsOf: bytes)
-                if buffers[index].count >= Self.pending { try flush(index) }
-            }
-            for index in 0..<count { try flush(index) }
-            // As GNU split: every part exists, empty or not, unless empty ones are elided.
-            for index in 0..<count where sinks[index] == nil && !operation.elideEmpty {
-                sinks[index] = try OutputSink.open(.path(names[index]), inputs: inputs, overwrite: operation.overwrite)
-            }
-            let written = sinks.compactMap { $0 }
-            for sink in written { try sink.finishWriting(fsync: operation.fsync) }
-            let kept = (0..<count).filter { sinks[$0] != nil }
-            let list = try operation.writeDigestList(names: kept.map { names[$0] }, parts: written, inputs: inputs)
-            try operation.publishAll(parts: written, lists: list.map { [$0] } ?? [])
-            return SplitResult(
-                partPaths: kept.map { names[$0] }, partCRCs: kept.map { checksums[$0].value }, manifestPath: nil,
-                bytesRead: bytesRead, bytesWritten: bytesRead, chunks: chunks, inputCRC: nil,
-                notes: ["round-robin parts do not join back into the input: no manifest was written"])
-        } catch {
-            for sink in sinks.compactMap({ $0 }) { sink.discard() }
-            throw error
+            buffers[index].removeAll(keepingCapacity: true)
         }
+        let (bytesRead, chunks) = try Self.deal(
+            fd: fd, path: path, separator: operation.separator, count: count, counter: counter
+        ) { index, bytes in
+            buffers[index].append(contentsOf: bytes)
+            if buffers[index].count >= Self.pending { try flush(index) }
+        }
+        for index in 0..<count { try flush(index) }
+        // As GNU split: every part exists, empty or not, unless empty ones are elided.
+        for index in 0..<count where sinks[index] == nil && !operation.elideEmpty {
+            sinks[index] = try set.open(.part(index), .path(names[index]))
+        }
+        for sink in set.parts { try sink.finishWriting(fsync: operation.fsync) }
+        let kept = (0..<count).filter { sinks[$0] != nil }
+        let warnings = try operation.conclude(
+            set, names: kept.map { names[$0] }, crcs: kept.map { checksums[$0].value }, whole: nil)
+        return SplitResult(
+            partPaths: kept.map { names[$0] }, partCRCs: kept.map { checksums[$0].value }, manifestPath: nil,
+            bytesRead: bytesRead, bytesWritten: bytesRead, chunks: chunks, inputCRC: nil,
+            notes: ["round-robin parts do not join back into the input: no manifest was written"],
+            warnings: warnings)
     }
 
     /// Writes the lines of part `k` (1-based) to `output` (GNU `split -n r/K/N`).

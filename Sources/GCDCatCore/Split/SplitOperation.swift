@@ -1,7 +1,6 @@
 import Dispatch
 import GCDCatS3
 import GCDCatSystem
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -57,6 +56,13 @@ public struct SplitResult: Sendable, Equatable {
     public var serverCopyParts = 0
     public var serverCopiedBytes: UInt64 = 0
     public var checkBytesRead: UInt64 = 0
+
+    /// This result with `warnings` added.
+    func adding(warnings more: [String]) -> SplitResult {
+        var result = self
+        result.warnings += more
+        return result
+    }
 }
 
 /// A whole split: validate, plan every part and name, refuse clobbering, write every part (and
@@ -279,20 +285,20 @@ public struct SplitOperation: Sendable {
             }
             return try StreamSplitter(operation: self, fd: STDIN_FILENO, path: "standard input", counter: counter).run()
         }
+        return try splitFile(counter: counter)
+    }
+
+    /// The writer loop for a file: the planned parts written by ``strategy`` into one
+    /// ``OutputSet``, side by side or one at a time with every job.
+    private func splitFile(counter: TransferCounter) throws -> SplitResult {
         let (file, pieces, header) = try plan()
-        try naming.requireCapacity(pieces.count)
-        let names = try (0..<pieces.count).map { try naming.name(at: $0) }
-        let manifestPath = self.manifestPath
-        let entryNames = try manifestPath.map { try SplitOperation.manifestNames(names, manifestPath: $0) }
-        try checkOutputs(parts: names, inputs: [file])
+        let names = try partNames(count: pieces.count, inputs: [file])
         try SplitLimits.requireAddressSpace(parts: pieces.count, jobs: jobs, path: file.path)
         let unnamedParts = SplitLimits.unnamedPartBudget(jobs: jobs)
-
         // Uploads: parts side by side when there are enough of them, else each part's own
         // multipart upload on every job.
         let parallelParts =
             (strategy == .auto || strategy == .offsets) && !(writesObjects && pieces.count < jobs)
-        let perPartJobs = parallelParts ? 1 : jobs
         let computeCRC = manifestPath != nil
         // auto reads the input once for the crc32s while the kernel clones or copies the parts;
         // the other strategies checksum the bytes as they pass.
@@ -300,76 +306,72 @@ public struct SplitOperation: Sendable {
             computeCRC && strategy == .auto && !writesObjects && MergeOperation.canAffordCheckThread
             ? try MergeOperation.settledParts([file])?.first : nil
         let pieceCRCs = settled.map { PieceChecksums(pieces: pieces, input: $0, jobs: jobs) }
-        // Parts finished so far, to discard if another part fails.
-        let written = Mutex<[OutputSink]>([])
-        let finished: [(sink: OutputSink, value: MergeResult)]
-        do {
-            // Uploads wait on the network: a thread per job, not per core.
-            finished = try ParallelMap.map(
-                count: pieces.count, jobs: parallelParts ? jobs : 1, pool: writesObjects ? .threads : .cores
-            ) { index in
-                let request = MergeRequest(
-                    sources: pieces[index], limits: limits, jobs: perPartJobs,
-                    computeCRC: computeCRC && pieceCRCs == nil)
-                let part = try OutputSink.produce(
-                    try target(names[index]), inputs: [file], overwrite: overwrite, bytes: request.totalBytes,
-                    fsync: fsync, unnamed: index < unnamedParts
-                ) { sink in
-                    try sink.strategy(strategy).merge(request, into: sink, counter: counter)
+        return try OutputSet.transaction(inputs: [file], overwrite: overwrite, fsync: fsync) { set in
+            let finished: [MergeResult]
+            do {
+                // Uploads wait on the network: a thread per job, not per core.
+                finished = try ParallelMap.map(
+                    count: pieces.count, jobs: parallelParts ? jobs : 1, pool: writesObjects ? .threads : .cores
+                ) { index in
+                    let request = MergeRequest(
+                        sources: pieces[index], limits: limits, jobs: parallelParts ? 1 : jobs,
+                        computeCRC: computeCRC && pieceCRCs == nil)
+                    return try set.produce(
+                        .part(index), try target(names[index]), bytes: request.totalBytes,
+                        unnamed: index < unnamedParts
+                    ) { sink in
+                        try sink.strategy(strategy).merge(request, into: sink, counter: counter)
+                    }.value
                 }
-                written.withLock { $0.append(part.sink) }
-                return part
+            } catch {
+                // The reader holds the input open: let it finish before the parts are discarded.
+                _ = try? pieceCRCs?.wait()
+                throw error
             }
-        } catch {
-            // The reader holds the input open: let it finish before reporting.
-            _ = try? pieceCRCs?.wait()
-            for sink in written.withLock({ $0 }) { sink.discard() }
-            throw error
-        }
-        do {
-            let crcs = try pieceCRCs?.wait() ?? finished.map { $0.value.crc32 ?? 0 }
+            let crcs = try pieceCRCs?.wait() ?? finished.map { $0.crc32 ?? 0 }
             try settled?.requireUnchangedSinceValidation()
-            var manifestSink: OutputSink?
-            var inputCRC: UInt32?
-            if let manifestPath, let entryNames {
-                let lengths = pieces.map { $0.reduce(0) { $0 + $1.length } }
-                // A repeated header is recorded, so merge can drop it again; the whole record is
-                // the input's, as the parts restore it (each later part without its header).
-                let headerChecksum = try header.map { try Self.checksum(of: $0, in: file) }
-                let restored = zip(crcs, lengths).enumerated().map { index, part in
-                    let checksum = Checksum(.crc32, value: part.0, length: part.1)
-                    guard index > 0, let headerChecksum else { return checksum }
-                    return checksum.removingPrefix(headerChecksum)
-                }
-                let combined = Checksum.combine(.crc32, restored)
-                inputCRC = combined.value
-                let manifest = Manifest(
-                    entries: zip(entryNames, crcs).map { Manifest.Entry(name: $0, crc32: $1) },
-                    whole: Manifest.Whole(
-                        name: splitPath(file.path).name, size: combined.length, crc32: combined.value),
-                    header: headerChecksum.map { Manifest.Header(size: $0.length, crc32: $0.value) })
-                manifestSink = try writeManifest(manifest, to: manifestPath, inputs: [file])
-            }
-            let listSink = try writeDigestList(
-                names: names, parts: finished.map(\.sink), inputs: [file], sources: pieces)
-            let removedNotes = try publishAll(
-                parts: finished.map(\.sink), lists: [listSink, manifestSink].compactMap { $0 })
-            return SplitResult(
-                partPaths: names, partCRCs: crcs, manifestPath: manifestPath, bytesRead: file.size,
-                bytesWritten: finished.reduce(0) { $0 + $1.value.bytes },
-                chunks: finished.reduce(0) { $0 + $1.value.chunks }, inputCRC: inputCRC,
-                copyMethod: strategy == .auto && !writesObjects
-                    ? finished.compactMap { $0.value.method.flatMap(KernelCopier.Method.init(rawValue:)) }.max()?
-                        .rawValue : nil,
-                clonedBytes: strategy == .auto && !writesObjects
-                    ? finished.reduce(0) { $0 + ($1.value.clonedBytes ?? 0) } : nil,
-                copiedBytes: strategy == .auto && !writesObjects
-                    ? finished.reduce(0) { $0 + ($1.value.copiedBytes ?? 0) } : nil,
-                notes: Self.cloneNotes(finished.map(\.value)), warnings: removedNotes)
-        } catch {
-            for entry in finished { entry.sink.discard() }
-            throw error
+            let record =
+                try manifestPath == nil ? nil : wholeRecord(crcs: crcs, pieces: pieces, header: header, file: file)
+            let warnings = try conclude(
+                set, names: names, crcs: crcs, whole: record?.whole, header: record?.header, sources: pieces)
+            return fileResult(names: names, crcs: crcs, file: file, finished: finished, inputCRC: record?.whole.crc32)
+                .adding(warnings: warnings)
         }
+    }
+
+    /// The manifest's record of the whole input, as the parts restore it: a repeated header is
+    /// recorded, so merge can drop it again, and each later part counts without it.
+    private func wholeRecord(crcs: [UInt32], pieces: [[SourceRange]], header: Range<Int64>?, file: PartFile) throws
+        -> (whole: Manifest.Whole, header: Manifest.Header?)
+    {
+        let lengths = pieces.map { $0.reduce(0) { $0 + $1.length } }
+        let headerChecksum = try header.map { try Self.checksum(of: $0, in: file) }
+        let restored = zip(crcs, lengths).enumerated().map { index, part in
+            let checksum = Checksum(.crc32, value: part.0, length: part.1)
+            guard index > 0, let headerChecksum else { return checksum }
+            return checksum.removingPrefix(headerChecksum)
+        }
+        let combined = Checksum.combine(.crc32, restored)
+        return (
+            Manifest.Whole(name: splitPath(file.path).name, size: combined.length, crc32: combined.value),
+            headerChecksum.map { Manifest.Header(size: $0.length, crc32: $0.value) }
+        )
+    }
+
+    /// What a split of a file did, from its parts' merge results.
+    private func fileResult(
+        names: [String], crcs: [UInt32], file: PartFile, finished: [MergeResult], inputCRC: UInt32?
+    ) -> SplitResult {
+        let kernel = strategy == .auto && !writesObjects
+        return SplitResult(
+            partPaths: names, partCRCs: crcs, manifestPath: manifestPath, bytesRead: file.size,
+            bytesWritten: finished.reduce(0) { $0 + $1.bytes }, chunks: finished.reduce(0) { $0 + $1.chunks },
+            inputCRC: inputCRC,
+            copyMethod: kernel
+                ? finished.compactMap { $0.method.flatMap(KernelCopier.Method.init(rawValue:)) }.max()?.rawValue : nil,
+            clonedBytes: kernel ? finished.reduce(0) { $0 + ($1.clonedBytes ?? 0) } : nil,
+            copiedBytes: kernel ? finished.reduce(0) { $0 + ($1.copiedBytes ?? 0) } : nil,
+            notes: Self.cloneNotes(finished))
     }
 
     /// One note for the parts that were not cloned for want of alignment, if any.
@@ -379,61 +381,6 @@ public struct SplitOperation: Sendable {
         return [
             "\(unaligned) of \(results.count) parts not cloned: their ranges of the input are not block-aligned; copied instead"
         ]
-    }
-
-    /// Publishes every finished part and the lists (the digest list, the manifest) together (see
-    /// ``OutputSink/publishAll(_:fsync:jobs:prepare:)``), in the order of ``PublishOrder``: the
-    /// first part last. With `--force`, files at the held-back names are removed first, inside
-    /// the publishing window (a signal waits for the whole set), so that a set half-replaced
-    /// when gcdcat is killed has no first part to start a mixed merge from. The old set's parts
-    /// past the new set's last (``staleParts(after:)``) are removed there too: left, they would
-    /// join the new set in a merge that has no manifest. Returns a note naming those.
-    @discardableResult
-    func publishAll(parts: [OutputSink], lists: [OutputSink]) throws -> [String] {
-        let held = PublishOrder.heldBack(count: parts.count, naming: naming).map { parts[$0] }
-        let stale = overwrite && !writesObjects && !elideEmpty ? try staleParts(after: parts.count) : []
-        var removed: [String] = []
-        do {
-            try OutputSink.publishAll(
-                PublishOrder.arrange(parts: parts, lists: lists, naming: naming), fsync: fsync,
-                jobs: writesObjects ? jobs : 1
-            ) {
-                guard overwrite else { return }
-                for sink in held where sink.atomicFile != nil {
-                    if try Syscall.statIfExists(sink.path, followLinks: false) == nil { continue }
-                    let code = Syscall.unlink(sink.path)
-                    if code != 0 { throw GCDCatError.syscall("unlink", path: sink.path, errno: code) }
-                    removed.append(sink.path)
-                }
-                for path in stale {
-                    let code = Syscall.unlink(path)
-                    if code != 0 && code != ENOENT { throw GCDCatError.syscall("unlink", path: path, errno: code) }
-                    removed.append(path)
-                }
-            }
-        } catch var error as GCDCatError where !removed.isEmpty {
-            error.message +=
-                "; the old \(removed.map(\.displayPath).joined(separator: ", ")) was removed before the new parts "
-                + "were named, so the set there cannot be merged until the split is run again"
-            throw error
-        }
-        guard let first = stale.first, let last = stale.last else { return [] }
-        let span = stale.count == 1 ? first.displayPath : "\(first.displayPath) … \(last.displayPath)"
-        return ["removed \(stale.count) old part(s) past the new set's last, of the set it replaced: \(span)"]
-    }
-
-    /// The regular files named as this split's parts `count`, `count + 1`, … up to the first
-    /// name that is free: what remains of a longer set that `--force` replaces.
-    private func staleParts(after count: Int) throws -> [String] {
-        var stale: [String] = []
-        var index = count
-        while let name = try? naming.name(at: index),
-            let info = try Syscall.statIfExists(name, followLinks: false), info.st_mode & S_IFMT == S_IFREG
-        {
-            stale.append(name)
-            index += 1
-        }
-        return stale
     }
 
     /// Checks every output before any byte of input is read: each part (those known so far;
@@ -467,56 +414,6 @@ public struct SplitOperation: Sendable {
             }
         }
         for outcome in outcomes { try outcome.get() }
-    }
-
-    func writeManifest(_ manifest: Manifest, to path: String, inputs: [PartFile]) throws -> OutputSink {
-        let text = manifest.encoded(generator: "gcdcat split")
-        return try OutputSink.produce(
-            try target(path), inputs: inputs, overwrite: overwrite, bytes: Int64(text.count), fsync: fsync
-        ) { sink in
-            try sink.write(text)
-        }.sink
-    }
-
-    /// Writes the GNU list of ``digest`` over the finished (not yet published) parts, read back
-    /// while hot in the page cache; nil when no digest was asked for. `names` are the parts' final
-    /// names, in the order of `parts`. A part that is an object is not read back: its digest
-    /// comes from `sources`, the input ranges it was cut from (the crc32 check of the upload
-    /// already tied the bytes sent to them).
-    func writeDigestList(
-        names: [String], parts: [OutputSink], inputs: [PartFile], sources: [[SourceRange]] = []
-    ) throws -> OutputSink? {
-        guard let digest else { return nil }
-        let hexes = try parts.enumerated().map { index, sink in
-            if sink.object != nil {
-                guard sources.indices.contains(index) else {
-                    throw GCDCatError(
-                        .invalidInput, path: sink.path, message: "no input ranges to hash for an uploaded part")
-                }
-                return try FileHash.of(ranges: sources[index], algorithm: digest)
-            }
-            let fd = try sink.openForReading()
-            defer { close(fd) }
-            return try FileHash.of(fd: fd, path: sink.path, algorithm: digest)
-        }
-        return try writeDigestList(names: names, hexes: hexes, inputs: inputs)
-    }
-
-    /// Writes the GNU list of ``digest`` with `hexes`, the parts' digests in the order of
-    /// `names`; nil when no digest was asked for.
-    func writeDigestList(names: [String], hexes: [String], inputs: [PartFile]) throws -> OutputSink? {
-        guard let digest, let listPath = digestListPath else { return nil }
-        let entryNames = try SplitOperation.manifestNames(names, manifestPath: listPath)
-        var text = ""
-        for (name, hex) in zip(entryNames, hexes) {
-            text += ChecksumLineFormat.gnu.render(name: name, algorithm: HashAlgorithm(digest), hex: hex) + "\n"
-        }
-        let bytes = PathName.bytes(of: text)
-        return try OutputSink.produce(
-            try target(listPath), inputs: inputs, overwrite: overwrite, bytes: Int64(bytes.count), fsync: fsync
-        ) { sink in
-            try sink.write(bytes)
-        }.sink
     }
 
     /// The part names as the manifest at `manifestPath` must list them: relative to its folder.

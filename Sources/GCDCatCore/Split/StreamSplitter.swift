@@ -60,19 +60,24 @@ struct StreamSplitter {
         var lines = 0
     }
 
+    /// What the one pass has read and written so far.
+    private struct Pass {
+        var names: [String] = []
+        var header: [UInt8] = []
+        var headerDone: Bool
+        var whole = Checksum(.crc32)
+        var chunks: Int64 = 0
+        /// The part being written; every part is in the output set from the moment it is opened.
+        var current: OpenPart?
+    }
+
     func run() throws -> SplitResult {
         // Everything that can be checked is checked before the first byte is read: piped
         // data cannot be read twice.
+        let inputs = self.inputs
         try operation.checkOutputs(parts: [], inputs: inputs)
-        var finished: [OutputSink] = []
-        var current: OpenPart?
-        do {
-            let result = try split(finished: &finished, current: &current)
-            return result
-        } catch {
-            current?.sink.discard()
-            for sink in finished { sink.discard() }
-            throw error
+        return try OutputSet.transaction(inputs: inputs, overwrite: operation.overwrite, fsync: operation.fsync) {
+            try split(into: $0)
         }
     }
 
@@ -84,102 +89,104 @@ struct StreamSplitter {
         ]
     }
 
-    private func split(finished: inout [OutputSink], current: inout OpenPart?) throws -> SplitResult {
-        let inputs = self.inputs
-        let unnamedParts = SplitLimits.unnamedPartBudget(jobs: operation.jobs)
+    /// The writer loop: reads the stream to its end into parts of `set`, then concludes the set.
+    private func split(into set: OutputSet) throws -> SplitResult {
         let bufferSize = operation.limits.highWater
         let buffer = try Syscall.allocate(byteCount: bufferSize, alignment: 4096, path: path)
         defer { free(buffer) }
-        var header: [UInt8] = []
-        var headerDone = headerLines == 0
-        var whole = Checksum(.crc32)
-        var names: [String] = []
-        var chunks: Int64 = 0
-
-        func startPart() throws -> OpenPart {
-            try SplitLimits.requirePartCount(Int64(names.count + 1), path: path)
-            let name = try operation.naming.name(at: names.count)
-            if let manifestPath = operation.manifestPath, samePath(name, manifestPath) {
-                throw GCDCatError(
-                    .invalidInput, path: manifestPath,
-                    message: "the manifest would be part \(name.displayPath); name another manifest")
-            }
-            try OutputSink.check(name, inputs: inputs, overwrite: operation.overwrite)
-            var part = OpenPart(
-                sink: try OutputSink.open(
-                    .path(name), inputs: inputs, overwrite: operation.overwrite, unnamed: names.count < unnamedParts))
-            names.append(name)
-            do {
-                if !header.isEmpty {
-                    try write(header, to: &part)
-                    part.bodyStart = part.length
-                    // The header's own newline is no place to cut: a part cut there would hold
-                    // only the header (a file split never writes one).
-                    part.afterLastNewline = nil
-                }
-            } catch {
-                // Not yet in `current` or `finished`: nobody else would discard it.
-                part.sink.discard()
-                throw error
-            }
-            return part
-        }
-
+        var pass = Pass(headerDone: headerLines == 0)
         while true {
             let got = try Syscall.read(fd, into: buffer, count: bufferSize, path: path)
             if got == 0 { break }
-            chunks += 1
+            pass.chunks += 1
             counter.add(bytes: Int64(got), chunks: 0)
             let bytes = UnsafeRawBufferPointer(start: buffer, count: got)
-            whole.update(bytes)
-            var offset = 0
-            if !headerDone {
-                // The first part starts with the header lines as ordinary bytes.
-                if current == nil { current = try startPart() }
-                offset = collectHeader(bytes, into: &header, done: &headerDone)
-                if Int64(header.count) >= limit {
-                    throw GCDCatError(
-                        .invalidInput, path: path,
-                        message:
-                            "the \(headerLines) header line(s) take at least \(header.count) bytes, which leaves no room in parts of \(limit) bytes"
-                    )
-                }
-                try write(UnsafeRawBufferPointer(rebasing: bytes[0..<offset]), to: &current!)
-                current!.bodyStart = current!.length
-                current!.afterLastNewline = nil
-            }
-            while offset < got {
-                if current == nil { current = try startPart() }
-                if current!.length == limit || current!.lines == linesPerPart {
-                    // Each open file is always in `current` or `finished`, so a failure discards it.
-                    var full = current!
-                    finished.append(full.sink)
-                    current = try startPart()
-                    try cut(&full, into: &current!)
-                    continue
-                }
-                var take = min(Int(limit - current!.length), got - offset)
-                if let linesPerPart {
-                    let (length, found) = Self.prefix(
-                        of: bytes[offset...], endingAfter: linesPerPart - current!.lines, separator: separator)
-                    take = length
-                    current!.lines += found
-                }
-                let slice = UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + take])
-                try write(slice, to: &current!)
-                offset += take
-            }
+            pass.whole.update(bytes)
+            try consume(bytes, pass: &pass, set: set)
         }
-        if let last = current {
-            current = nil
-            finished.append(last.sink)
-            try last.sink.finishWriting(fsync: operation.fsync)
+        try pass.current?.sink.finishWriting(fsync: operation.fsync)
+        var crcs: [UInt32] = []
+        var total: Int64 = 0
+        for sink in set.parts {
+            let fd = try sink.openForReading()
+            defer { close(fd) }
+            let checksum = try FileChecksum.of(fd: fd, path: sink.path, algorithm: .crc32, jobs: operation.jobs)
+            total += checksum.length
+            crcs.append(checksum.value)
         }
-        var headerChecksum = Checksum(.crc32)
-        if headerLines > 0 && names.count > 1 { headerChecksum.update(header) }
-        return try conclude(
-            finished: finished, names: names, whole: whole, header: headerChecksum.length > 0 ? headerChecksum : nil,
-            chunks: chunks)
+        var header = Checksum(.crc32)
+        if headerLines > 0 && pass.names.count > 1 { header.update(pass.header) }
+        let warnings = try operation.conclude(
+            set, names: pass.names, crcs: crcs,
+            whole: Manifest.Whole(name: path, size: pass.whole.length, crc32: pass.whole.value),
+            header: header.length > 0 ? Manifest.Header(size: header.length, crc32: header.value) : nil)
+        return SplitResult(
+            partPaths: pass.names, partCRCs: crcs, manifestPath: operation.manifestPath,
+            bytesRead: pass.whole.length, bytesWritten: total, chunks: pass.chunks, inputCRC: pass.whole.value,
+            warnings: warnings)
+    }
+
+    /// Writes one buffer of the stream into the parts, starting (and cutting) parts as they fill.
+    private func consume(_ bytes: UnsafeRawBufferPointer, pass: inout Pass, set: OutputSet) throws {
+        var offset = 0
+        if !pass.headerDone {
+            // The first part starts with the header lines as ordinary bytes.
+            if pass.current == nil { pass.current = try startPart(&pass, set: set) }
+            offset = collectHeader(bytes, into: &pass.header, done: &pass.headerDone)
+            if Int64(pass.header.count) >= limit {
+                throw GCDCatError(
+                    .invalidInput, path: path,
+                    message:
+                        "the \(headerLines) header line(s) take at least \(pass.header.count) bytes, which leaves no room in parts of \(limit) bytes"
+                )
+            }
+            try write(UnsafeRawBufferPointer(rebasing: bytes[0..<offset]), to: &pass.current!)
+            pass.current!.bodyStart = pass.current!.length
+            pass.current!.afterLastNewline = nil
+        }
+        while offset < bytes.count {
+            if pass.current == nil { pass.current = try startPart(&pass, set: set) }
+            if pass.current!.length == limit || pass.current!.lines == linesPerPart {
+                var full = pass.current!
+                pass.current = try startPart(&pass, set: set)
+                try cut(&full, into: &pass.current!)
+                continue
+            }
+            var take = min(Int(limit - pass.current!.length), bytes.count - offset)
+            if let linesPerPart {
+                let (length, found) = Self.prefix(
+                    of: bytes[offset...], endingAfter: linesPerPart - pass.current!.lines, separator: separator)
+                take = length
+                pass.current!.lines += found
+            }
+            try write(UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + take]), to: &pass.current!)
+            offset += take
+        }
+    }
+
+    /// Opens the next part in `set`, checked as a file split checks all of them up front, and
+    /// writes the repeated header into it.
+    private func startPart(_ pass: inout Pass, set: OutputSet) throws -> OpenPart {
+        let index = pass.names.count
+        try SplitLimits.requirePartCount(Int64(index + 1), path: path)
+        let name = try operation.naming.name(at: index)
+        if let manifestPath = operation.manifestPath, samePath(name, manifestPath) {
+            throw GCDCatError(
+                .invalidInput, path: manifestPath,
+                message: "the manifest would be part \(name.displayPath); name another manifest")
+        }
+        try OutputSink.check(name, inputs: set.inputs, overwrite: operation.overwrite)
+        let unnamed = index < SplitLimits.unnamedPartBudget(jobs: operation.jobs)
+        var part = OpenPart(sink: try set.open(.part(index), .path(name), unnamed: unnamed))
+        pass.names.append(name)
+        if !pass.header.isEmpty {
+            try write(pass.header, to: &part)
+            part.bodyStart = part.length
+            // The header's own newline is no place to cut: a part cut there would hold only the
+            // header (a file split never writes one).
+            part.afterLastNewline = nil
+        }
+        return part
     }
 
     /// The shortest prefix of `bytes` holding `newlines` newlines (or all of it): its length and
@@ -222,10 +229,10 @@ struct StreamSplitter {
                 from: part.sink.fd, inputPath: part.sink.path, inputOffset: end, count: part.length - end,
                 to: next.sink.fd, outputPath: next.sink.path, outputOffset: next.length)
             next.length += part.length - end
-            if lseek(next.sink.fd, off_t(next.length), SEEK_SET) < 0 {
+            if try lseek(next.sink.fd, off_t(next.length), SEEK_SET) < 0 {
                 throw GCDCatError.syscall("lseek", path: next.sink.path, errno: errno)
             }
-            guard ftruncate(part.sink.fd, off_t(end)) == 0 else {
+            guard try ftruncate(part.sink.fd, off_t(end)) == 0 else {
                 throw GCDCatError.syscall("ftruncate", path: part.sink.path, errno: errno)
             }
             part.length = end
@@ -246,34 +253,5 @@ struct StreamSplitter {
             if end > part.bodyStart { part.afterLastNewline = end }
         }
         part.length += Int64(bytes.count)
-    }
-
-    /// Checksums the finished parts, writes the manifest, and publishes everything.
-    private func conclude(
-        finished: [OutputSink], names: [String], whole: Checksum, header: Checksum?, chunks: Int64
-    ) throws -> SplitResult {
-        var crcs: [UInt32] = []
-        var total: Int64 = 0
-        for sink in finished {
-            let fd = try sink.openForReading()
-            defer { close(fd) }
-            let checksum = try FileChecksum.of(fd: fd, path: sink.path, algorithm: .crc32, jobs: operation.jobs)
-            total += checksum.length
-            crcs.append(checksum.value)
-        }
-        var lists: [OutputSink] = []
-        if let list = try operation.writeDigestList(names: names, parts: finished, inputs: []) { lists.append(list) }
-        if let manifestPath = operation.manifestPath {
-            let entries = try SplitOperation.manifestNames(names, manifestPath: manifestPath)
-            let manifest = Manifest(
-                entries: zip(entries, crcs).map { Manifest.Entry(name: $0, crc32: $1) },
-                whole: Manifest.Whole(name: path, size: whole.length, crc32: whole.value),
-                header: header.map { Manifest.Header(size: $0.length, crc32: $0.value) })
-            lists.append(try operation.writeManifest(manifest, to: manifestPath, inputs: []))
-        }
-        let notes = try operation.publishAll(parts: finished, lists: lists)
-        return SplitResult(
-            partPaths: names, partCRCs: crcs, manifestPath: operation.manifestPath, bytesRead: whole.length,
-            bytesWritten: total, chunks: chunks, inputCRC: whole.value, warnings: notes)
     }
 }

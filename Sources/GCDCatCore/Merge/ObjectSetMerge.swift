@@ -186,9 +186,8 @@ public struct ObjectSetMerge: Sendable {
         let trust = trustStoredChecksums
         let infos = trust ? try Self.withMetadata(listed, store: store, jobs: jobs) : listed
         let record = Self.outputRecord(infos, expected: expected, trustStored: trust)
-        let (sink, check) = try OutputSink.produce(
-            output, inputs: [], overwrite: overwrite, bytes: 0, fsync: fsync
-        ) { sink -> ObjectReader.Checksums? in
+        let set = OutputSet(inputs: [], overwrite: overwrite, fsync: fsync)
+        let check = try set.produce(.whole, output, bytes: 0) { sink -> ObjectReader.Checksums? in
             guard let object = sink.object else { return nil }
             // The check reads the parts (or takes the server's crc32s) beside the copies.
             let check = expected.map { _ in
@@ -213,8 +212,8 @@ public struct ObjectSetMerge: Sendable {
                     infos[index].location, actual: item.checksum.value, expected: expected[index], manifest: manifest)
             }
             return checksums
-        }
-        try sink.publish(fsync: fsync)
+        }.value
+        try set.publish()
         let whole = check.map { Checksum.combine(.crc32, $0.objects.map(\.checksum)).value }
         return Result(
             bytes: Int64(total), crc32: whole, verifiedParts: check == nil ? 0 : infos.count,
@@ -300,12 +299,11 @@ public struct ObjectSetMerge: Sendable {
         let manifest = self.manifest
         let jobs = self.jobs
         let store = self.store
-        let (sink, crcs) = try OutputSink.produce(
-            output, inputs: [], overwrite: overwrite, bytes: Int64(total), fsync: fsync
-        ) { sink -> [Checksum] in
+        let set = OutputSet(inputs: [], overwrite: overwrite, fsync: fsync)
+        let crcs = try set.produce(.whole, output, bytes: Int64(total)) { sink -> [Checksum] in
             let pieces = Mutex<[Int: [(offset: UInt64, checksum: Checksum)]]>([:])
             let positional = sink.allowsPositionalWrites
-            let fd = sink.fd
+            let fd = try sink.fd
             let path = sink.path
             // Standard output and devices take the bytes in order: one reader.
             let reader = ObjectReader(store: store, jobs: positional ? jobs : 1, counter: counter)
@@ -334,8 +332,8 @@ public struct ObjectSetMerge: Sendable {
                 }
             }
             return perPart
-        }
-        try sink.publish(fsync: fsync)
+        }.value
+        try set.publish()
         return Result(
             bytes: Int64(total), crc32: Checksum.combine(.crc32, crcs).value,
             verifiedParts: expected == nil ? 0 : infos.count, serverChecksums: 0, checkBytesRead: 0,

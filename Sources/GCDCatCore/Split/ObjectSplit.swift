@@ -20,7 +20,7 @@ import Synchronization
 /// Parts go side by side (one job each) when there are at least `jobs` of them, else one at a
 /// time with every job. Nothing is named until every part is done; a failure or a signal
 /// discards (aborts) every part, and a failed publish deletes what this run placed
-/// (``OutputSink/publishAll(_:fsync:)``).
+/// (``OutputSet``).
 ///
 /// ## Errors
 /// `.missingPart` when the object does not exist; `.invalidInput` for a line mode (lines are
@@ -46,102 +46,71 @@ struct ObjectSplit: Sendable {
     func run(counter: TransferCounter) throws -> SplitResult {
         guard let info = try store.head(source) else { throw ObjectDiscovery.missing(source, store: store) }
         let ranges = try plan(info)
-        let naming = operation.naming
-        try naming.requireCapacity(ranges.count)
-        let names = try (0..<ranges.count).map { try naming.name(at: $0) }
-        let manifestPath = operation.manifestPath
-        let entryNames = try manifestPath.map { try SplitOperation.manifestNames(names, manifestPath: $0) }
-        for name in names + (manifestPath.map { [$0] } ?? []) + (operation.digestListPath.map { [$0] } ?? []) {
+        let names = try operation.partNames(count: ranges.count, inputs: []) { [source] name in
             if try ObjectLocation(parsing: name) == source {
                 throw GCDCatError(
                     .invalidInput, path: name, message: "is the object being split; choose another --prefix")
             }
         }
-        try operation.checkOutputs(parts: names, inputs: [])
-
         let jobs = operation.jobs
         let parallelParts = ranges.count >= jobs
-        let perPartJobs = parallelParts ? 1 : jobs
-        let wantsCRCs = manifestPath != nil
+        let wantsCRCs = operation.manifestPath != nil
         let store = self.store
-        let source = self.source
         // Parts copied on the server never pass through here: read the source once for the
         // manifest, beside the copies.
-        var check: BackgroundWork<(checksums: [Checksum], bytesRead: UInt64)>?
-        if wantsCRCs && operation.writesObjects {
-            check = BackgroundWork { try ObjectReader(store: store, jobs: jobs).checksums(info, ranges: ranges) }
-        }
+        let check: BackgroundWork<(checksums: [Checksum], bytesRead: UInt64)>? =
+            wantsCRCs && operation.writesObjects
+            ? BackgroundWork { try ObjectReader(store: store, jobs: jobs).checksums(info, ranges: ranges) } : nil
         let unnamedParts = SplitLimits.unnamedPartBudget(jobs: jobs)
-        let written = Mutex<[OutputSink]>([])
-        let copies = Mutex(Facts())
-        let finished: [(sink: OutputSink, value: Checksum)]
-        do {
-            finished = try ParallelMap.map(count: ranges.count, jobs: parallelParts ? jobs : 1) { index in
-                let range = ranges[index]
-                let part = try OutputSink.produce(
-                    try operation.target(names[index]), inputs: [], overwrite: operation.overwrite,
-                    bytes: Int64(range.count), fsync: operation.fsync, unnamed: index < unnamedParts
-                ) { sink -> Checksum in
-                    if let object = sink.object {
-                        let facts = try Self.copy(
-                            range, of: source, etag: info.etag, into: object, store: store, jobs: perPartJobs)
-                        copies.withLock {
-                            $0.copyParts += facts.copyParts
-                            $0.copiedBytes += facts.copiedBytes
-                        }
-                        counter.add(bytes: Int64(range.count))
-                        return Checksum(.crc32)
-                    }
-                    return try Self.download(
-                        range, of: info, into: sink, store: store, jobs: perPartJobs, counter: counter)
+        return try OutputSet.transaction(inputs: [], overwrite: operation.overwrite, fsync: operation.fsync) { set in
+            let finished: [(checksum: Checksum, facts: Facts)]
+            do {
+                finished = try ParallelMap.map(count: ranges.count, jobs: parallelParts ? jobs : 1) { index in
+                    try set.produce(
+                        .part(index), try operation.target(names[index]), bytes: Int64(ranges[index].count),
+                        unnamed: index < unnamedParts
+                    ) { sink in
+                        try Self.writePart(
+                            ranges[index], of: info, source: source, into: sink, store: store,
+                            jobs: parallelParts ? 1 : jobs, counter: counter)
+                    }.value
                 }
-                written.withLock { $0.append(part.sink) }
-                return part
+            } catch {
+                _ = try? check?.wait()
+                throw error
             }
-        } catch {
-            _ = try? check?.wait()
-            for sink in written.withLock({ $0 }) { sink.discard() }
-            throw error
-        }
-        do {
-            var facts = copies.withLock { $0 }
-            let crcs: [Checksum]
-            if let check {
-                let (checksums, bytesRead) = try check.wait()
-                crcs = checksums
-                facts.checkBytesRead = bytesRead
-            } else {
-                crcs = finished.map(\.value)
-            }
+            let crcs = try check.map { try $0.wait() }
+            let checksums = crcs?.checksums ?? finished.map(\.checksum)
             // A replaced object would give parts of two objects: compare with the first HEAD.
             _ = try info.headAgain(in: store, "while it was split")
-            var lists: [OutputSink] = []
-            if let list = try operation.writeDigestList(names: names, parts: finished.map(\.sink), inputs: []) {
-                lists.append(list)
-            }
-            var inputCRC: UInt32?
-            if let manifestPath, let entryNames {
-                let combined = Checksum.combine(.crc32, crcs)
-                inputCRC = combined.value
-                let name = String(source.key.split(separator: "/").last ?? Substring(source.key))
-                let manifest = Manifest(
-                    entries: zip(entryNames, crcs).map { Manifest.Entry(name: $0, crc32: $1.value) },
-                    whole: Manifest.Whole(name: name, size: Int64(info.size), crc32: combined.value))
-                lists.append(try operation.writeManifest(manifest, to: manifestPath, inputs: []))
-            }
-            try operation.publishAll(parts: finished.map(\.sink), lists: lists)
+            let combined = Checksum.combine(.crc32, checksums)
+            let name = String(source.key.split(separator: "/").last ?? Substring(source.key))
+            let warnings = try operation.conclude(
+                set, names: names, crcs: checksums.map(\.value),
+                whole: Manifest.Whole(name: name, size: Int64(info.size), crc32: combined.value))
             var result = SplitResult(
-                partPaths: names, partCRCs: wantsCRCs ? crcs.map(\.value) : [], manifestPath: manifestPath,
-                bytesRead: Int64(info.size), bytesWritten: Int64(info.size), chunks: Int64(ranges.count),
-                inputCRC: inputCRC)
-            result.serverCopyParts = facts.copyParts
-            result.serverCopiedBytes = facts.copiedBytes
-            result.checkBytesRead = facts.checkBytesRead
+                partPaths: names, partCRCs: wantsCRCs ? checksums.map(\.value) : [],
+                manifestPath: operation.manifestPath, bytesRead: Int64(info.size), bytesWritten: Int64(info.size),
+                chunks: Int64(ranges.count), inputCRC: wantsCRCs ? combined.value : nil, warnings: warnings)
+            result.serverCopyParts = finished.reduce(0) { $0 + $1.facts.copyParts }
+            result.serverCopiedBytes = finished.reduce(0) { $0 + $1.facts.copiedBytes }
+            result.checkBytesRead = crcs?.bytesRead ?? 0
             return result
-        } catch {
-            for entry in finished { entry.sink.discard() }
-            throw error
         }
+    }
+
+    /// One part, copied on the server into an object (its crc32 comes from the check beside),
+    /// or downloaded into a local file (its crc32 taken from the bytes as they arrive).
+    private static func writePart(
+        _ range: Range<UInt64>, of info: ObjectInfo, source: ObjectLocation, into sink: OutputSink,
+        store: any ObjectStore, jobs: Int, counter: TransferCounter
+    ) throws -> (checksum: Checksum, facts: Facts) {
+        guard let object = sink.object else {
+            return (try download(range, of: info, into: sink, store: store, jobs: jobs, counter: counter), Facts())
+        }
+        let facts = try copy(range, of: source, etag: info.etag, into: object, store: store, jobs: jobs)
+        counter.add(bytes: Int64(range.count))
+        return (Checksum(.crc32), facts)
     }
 
     /// The parts' ranges of the object.
@@ -170,7 +139,7 @@ struct ObjectSplit: Sendable {
         counter: TransferCounter
     ) throws -> Checksum {
         let positional = sink.allowsPositionalWrites
-        let fd = sink.fd
+        let fd = try sink.fd
         let path = sink.path
         let pieces = Mutex<[(offset: UInt64, checksum: Checksum)]>([])
         let reader = ObjectReader(store: store, jobs: positional ? jobs : 1, counter: counter)

@@ -1,0 +1,253 @@
+import GCDCatS3
+import GCDCatSystem
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Every output of one job (a merge's output; a split's parts, checksum list and manifest), as
+/// one transaction: each is created through the set, all are discarded on any error, and they
+/// are published all or nothing, in an order that never leaves a mergeable partial set.
+///
+/// A job runs its work inside ``transaction(inputs:overwrite:fsync:registry:_:)``: any error thrown out
+/// of it discards every output the set holds (temporary files removed, uploads aborted), and a
+/// signal meanwhile removes them through the ``CleanupRegistry`` each output registered with.
+/// A new kind of output of a set is one more ``Role`` and one call of
+/// ``produce(_:_:bytes:unnamed:reserving:_:)``, ``open(_:_:unnamed:)`` or ``write(_:_:_:)``.
+public final class OutputSet: Sendable {
+    /// What an output is to its set: it decides when the output is named (``publish(naming:prepare:)``).
+    public enum Role: Sendable, Hashable {
+        /// A job's one output (a merge's).
+        case whole
+        /// Part `index` (0-based) of a split's set.
+        case part(Int)
+        /// The GNU checksum list beside the parts (`NAME.sha256`), named before the manifest.
+        case checksumList
+        /// The SFV manifest, named after every list and before the first part.
+        case manifest
+    }
+
+    public let inputs: [PartFile]
+    public let overwrite: Bool
+    public let fsync: Bool
+    public let registry: CleanupRegistry
+
+    private struct State {
+        var members: [(role: Role, sink: OutputSink)] = []
+        /// Once published (or discarded) the set holds nothing more to discard.
+        var closed = false
+    }
+
+    private let state = Mutex(State())
+
+    public init(inputs: [PartFile], overwrite: Bool, fsync: Bool, registry: CleanupRegistry = .shared) {
+        self.inputs = inputs
+        self.overwrite = overwrite
+        self.fsync = fsync
+        self.registry = registry
+    }
+
+    /// Runs `body` with a new set; if it throws, every output of the set is discarded before
+    /// the error is rethrown. `body` publishes the set (``publish(naming:prepare:)``) when done.
+    public static func transaction<T>(
+        inputs: [PartFile], overwrite: Bool, fsync: Bool, registry: CleanupRegistry = .shared,
+        _ body: (OutputSet) throws -> T
+    ) throws -> T {
+        let set = OutputSet(inputs: inputs, overwrite: overwrite, fsync: fsync, registry: registry)
+        do {
+            return try body(set)
+        } catch {
+            set.discardAll()
+            throw error
+        }
+    }
+
+    /// Makes the output `role` at `target` with ``OutputSink/produce(_:inputs:overwrite:bytes:fsync:registry:unnamed:reserving:_:)``
+    /// (opened, filled by `write`, finished, not named); it joins the set once complete.
+    @discardableResult
+    public func produce<T>(
+        _ role: Role, _ target: OutputTarget, bytes: Int64, unnamed: Bool = true,
+        reserving: ((OutputSink) -> [Range<Int64>]?)? = nil, _ write: (OutputSink) throws -> T
+    ) throws -> (sink: OutputSink, value: T) {
+        let made = try OutputSink.produce(
+            target, inputs: inputs, overwrite: overwrite, bytes: bytes, fsync: fsync, registry: registry,
+            unnamed: unnamed, reserving: reserving, write)
+        add(role, made.sink)
+        return made
+    }
+
+    /// Opens the output `role` at `target` to be written as data arrives (a stream's part); it
+    /// joins the set at once, so an error from here on discards it with the rest.
+    public func open(_ role: Role, _ target: OutputTarget, unnamed: Bool = true) throws -> OutputSink {
+        let sink = try OutputSink.open(
+            target, inputs: inputs, overwrite: overwrite, registry: registry, unnamed: unnamed)
+        add(role, sink)
+        return sink
+    }
+
+    /// Makes the small output `role` (a list, a manifest) holding `bytes`.
+    @discardableResult
+    public func write(_ role: Role, _ target: OutputTarget, _ bytes: [UInt8]) throws -> OutputSink {
+        try produce(role, target, bytes: Int64(bytes.count)) { try $0.write(bytes) }.sink
+    }
+
+    private func add(_ role: Role, _ sink: OutputSink) {
+        let late = state.withLock { state in
+            if state.closed { return true }
+            state.members.append((role, sink))
+            return false
+        }
+        // A set already discarded (another worker failed) keeps nothing.
+        if late { sink.discard() }
+    }
+
+    /// The parts, in the set's order.
+    public var parts: [OutputSink] { Self.parts(of: state.withLock { $0.members }) }
+
+    /// Discards every output of the set (temporary files removed, uploads aborted). Idempotent.
+    public func discardAll() {
+        let members = state.withLock { state in
+            defer {
+                state.members = []
+                state.closed = true
+            }
+            return state.closed ? [] : state.members
+        }
+        for member in members { member.sink.discard() }
+    }
+
+    /// Names every output of the set, all or nothing: the parts but those ``PublishOrder``
+    /// holds back, then the checksum list, the manifest, and the held-back parts (the first)
+    /// last; a job's whole output alone. `naming` is the parts' naming (nil: no part is held
+    /// back). `prepare` runs first, inside the publishing window.
+    ///
+    /// ## Errors
+    /// Those of ``publishAll(_:fsync:jobs:prepare:)``; the set is then discarded.
+    public func publish(naming: PartNaming? = nil, jobs: Int = 1, prepare: () throws -> Void = {}) throws {
+        let members = state.withLock { state in
+            defer { state.closed = true }
+            return state.closed ? [] : state.members
+        }
+        let lists = [Role.checksumList, .manifest].flatMap { role in
+            members.filter { $0.role == role }.map(\.sink)
+        }
+        // A job's one output has nothing to roll back with it: it is simply named.
+        if members.count == 1, let only = members.first, only.role == .whole {
+            try only.sink.publish(fsync: fsync)
+            return
+        }
+        let whole = members.filter { $0.role == .whole }.map(\.sink)
+        let parts = Self.parts(of: members)
+        let ordered =
+            naming.map { PublishOrder.arrange(parts: parts, lists: lists, naming: $0) } ?? parts + lists
+        try Self.publishAll(whole + ordered, fsync: fsync, jobs: jobs, prepare: prepare)
+    }
+
+    private static func parts(of members: [(role: Role, sink: OutputSink)]) -> [OutputSink] {
+        members.compactMap { member -> (Int, OutputSink)? in
+            if case .part(let index) = member.role { return (index, member.sink) }
+            return nil
+        }.sorted { $0.0 < $1.0 }.map(\.1)
+    }
+
+    /// An output named by ``publishAll(_:fsync:jobs:prepare:)``: how to remove it again, its
+    /// registry entry, and its name when it replaced an existing output (then it is kept).
+    private struct Placed {
+        var remove: () -> Void
+        var token: Int
+        var registry: CleanupRegistry
+        var replaced: String?
+    }
+
+    /// Publishes finished outputs together: all of them, or none.
+    ///
+    /// Each new file is named in turn; the names placed so far are registered, so a signal
+    /// removes them too. If one fails, the files this call placed are removed and the rest
+    /// discarded. Only files gcdcat created are ever removed: a direct descriptor (a device, a
+    /// symlink to `/dev/null`) is closed, never unlinked, and an output that replaced an existing
+    /// file or object (`--force`) is kept, since removing it would lose the old one as well; the
+    /// error then names what was replaced. On return nothing stays registered.
+    ///
+    /// When every output is an object and `jobs` > 1, all but the last (a split's manifest)
+    /// are completed `jobs` at a time, then the last: each completion is a round trip (a HEAD
+    /// and CompleteMultipartUpload), and a set of many parts would otherwise wait for them one
+    /// by one.
+    ///
+    /// `prepare` runs first, inside the window in which a signal waits for the set (a split
+    /// with `--force` removes the old first part there, ``PublishOrder``).
+    static func publishAll(
+        _ sinks: [OutputSink], fsync: Bool, jobs: Int = 1, prepare: () throws -> Void = {}
+    ) throws {
+        // Replacing (--force), a signal waits for the whole set: stopping halfway would leave
+        // some old outputs replaced and the new ones rolled back, the old set broken. Without
+        // replacing, a rollback loses nothing, and a signal still leaves nothing behind.
+        let registry = sinks.lazy.compactMap(\.replacingRegistry).first
+        try registry?.beginPublishing()
+        defer { registry?.endPublishing() }
+        var placed: [Placed] = []
+        defer { for entry in placed { entry.registry.forget(entry.token) } }
+        do {
+            try prepare()
+            let together = jobs > 1 && sinks.count > 2 && sinks.allSatisfy { $0.object != nil } ? sinks.count - 1 : 0
+            if together > 0 {
+                try publishTogether(Array(sinks.prefix(together)), jobs: jobs, placed: &placed)
+            }
+            for sink in sinks.dropFirst(together) {
+                if let entry = try publish(sink, fsync: fsync) { placed.append(entry) }
+            }
+        } catch {
+            for entry in placed where entry.replaced == nil { entry.remove() }
+            for sink in sinks { sink.discard() }
+            let kept = placed.compactMap(\.replaced)
+            guard !kept.isEmpty, var failure = error as? GCDCatError else { throw error }
+            let shown = kept.prefix(3).map(\.displayPath).joined(separator: ", ")
+            failure.message +=
+                "; \(kept.count) output(s) had already replaced existing ones and were kept (removing them would "
+                + "lose the old ones too), so the set there is mixed: \(shown)\(kept.count > 3 ? ", …" : "")"
+            throw failure
+        }
+    }
+
+    /// Names one output, its final name registered for removal; nil for a direct descriptor.
+    private static func publish(_ sink: OutputSink, fsync: Bool) throws -> Placed? {
+        switch sink.kind {
+        case .object(let object):
+            // An object placed is deleted if a later one fails, unless it replaced one.
+            let replaces = sink.replacesAnOutput()
+            guard let token = try object.publish(registeringFinalName: true) else { return nil }
+            return Placed(
+                remove: object.deleteAgain, token: token, registry: object.registry,
+                replaced: replaces ? object.location.description : nil)
+        case .newFile(let file):
+            let replaces = sink.replacesAnOutput()
+            guard let token = try file.publish(fsync: fsync, registeringFinalName: true) else { return nil }
+            let path = sink.path
+            return Placed(
+                remove: { _ = Syscall.unlink(path) }, token: token, registry: file.registry,
+                replaced: replaces ? path : nil)
+        case .standardOutput, .device:
+            return nil
+        }
+    }
+
+    /// Completes the objects of `sinks` `jobs` at a time. Every completion is tried; those that
+    /// succeeded join `placed` (to be undone if any failed), then the first failure is thrown.
+    private static func publishTogether(_ sinks: [OutputSink], jobs: Int, placed: inout [Placed]) throws {
+        let objects = sinks.compactMap(\.object)
+        let outcomes = try ParallelMap.map(count: objects.count, jobs: jobs, pool: .threads) { index in
+            Result<(token: Int?, replaces: Bool), any Error> {
+                let replaces = sinks[index].replacesAnOutput()
+                return (try objects[index].publish(registeringFinalName: true), replaces)
+            }
+        }
+        for (object, outcome) in zip(objects, outcomes) {
+            guard case .success(let published) = outcome, let token = published.token else { continue }
+            placed.append(
+                Placed(
+                    remove: object.deleteAgain, token: token, registry: object.registry,
+                    replaced: published.replaces ? object.location.description : nil))
+        }
+        for outcome in outcomes { _ = try outcome.get() }
+    }
+}

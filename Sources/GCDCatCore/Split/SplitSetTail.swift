@@ -1,0 +1,125 @@
+import GCDCatSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What every split does around its writer loop, whatever its input (a file, standard input, an
+/// object) and its output (files, objects): the names checked before the first byte, and at
+/// the end the checksum list and the manifest added to the set, then the set published.
+extension SplitOperation {
+    /// The first `count` part names, once the manifest can list them, `refusing` passed each
+    /// output's name (the parts', the lists'), and every output was checked
+    /// (``checkOutputs(parts:inputs:)``).
+    func partNames(count: Int, inputs: [PartFile], refusing: (String) throws -> Void = { _ in }) throws -> [String] {
+        try naming.requireCapacity(count)
+        let names = try (0..<count).map { try naming.name(at: $0) }
+        if let manifestPath { _ = try Self.manifestNames(names, manifestPath: manifestPath) }
+        for name in names + [manifestPath, digestListPath].compactMap({ $0 }) { try refusing(name) }
+        try checkOutputs(parts: names, inputs: inputs)
+        return names
+    }
+
+    /// Adds the checksum list (with ``digest``) and the manifest to `set`, then publishes it in
+    /// ``PublishOrder``; returns the warnings of publishing (old parts removed).
+    ///
+    /// `crcs` are the parts' crc32s, in the order of `names`; `whole` and `header` describe the
+    /// input for the manifest. The digests are `hexes` when the writer hashed the bytes as they
+    /// passed, else read back from the finished parts (an uploaded part is hashed from
+    /// `sources`, the input's ranges it was cut from).
+    func conclude(
+        _ set: OutputSet, names: [String], crcs: [UInt32], whole: Manifest.Whole?, header: Manifest.Header? = nil,
+        hexes: [String]? = nil, sources: [[SourceRange]] = []
+    ) throws -> [String] {
+        if let digest, let listPath = digestListPath {
+            let hexes = try hexes ?? digests(of: set.parts, sources: sources, algorithm: digest)
+            let entryNames = try Self.manifestNames(names, manifestPath: listPath)
+            var text = ""
+            for (name, hex) in zip(entryNames, hexes) {
+                text += ChecksumLineFormat.gnu.render(name: name, algorithm: HashAlgorithm(digest), hex: hex) + "\n"
+            }
+            try set.write(.checksumList, try target(listPath), PathName.bytes(of: text))
+        }
+        if let manifestPath, let whole {
+            let entryNames = try Self.manifestNames(names, manifestPath: manifestPath)
+            let manifest = Manifest(
+                entries: zip(entryNames, crcs).map { Manifest.Entry(name: $0, crc32: $1) }, whole: whole,
+                header: header)
+            try set.write(.manifest, try target(manifestPath), manifest.encoded(generator: "gcdcat split"))
+        }
+        return try publish(set)
+    }
+
+    /// The digests of the finished (not yet published) parts, read back while hot in the page
+    /// cache. A part that is an object is not read back: its digest comes from `sources`, the
+    /// input ranges it was cut from (the crc32 check of the upload already tied the bytes sent
+    /// to them).
+    private func digests(of parts: [OutputSink], sources: [[SourceRange]], algorithm: DigestAlgorithm) throws
+        -> [String]
+    {
+        try parts.enumerated().map { index, sink in
+            if sink.object != nil {
+                guard sources.indices.contains(index) else {
+                    throw GCDCatError(
+                        .invalidInput, path: sink.path, message: "no input ranges to hash for an uploaded part")
+                }
+                return try FileHash.of(ranges: sources[index], algorithm: algorithm)
+            }
+            let fd = try sink.openForReading()
+            defer { close(fd) }
+            return try FileHash.of(fd: fd, path: sink.path, algorithm: algorithm)
+        }
+    }
+
+    /// Publishes `set` in the order of ``PublishOrder``: the first part last. With `--force`,
+    /// files at the held-back names are removed first, inside the publishing window (a signal
+    /// waits for the whole set), so that a set half-replaced when gcdcat is killed has no first
+    /// part to start a mixed merge from. The old set's parts past the new set's last
+    /// (``staleParts(after:)``) are removed there too: left, they would join the new set in a
+    /// merge that has no manifest. Returns a note naming those.
+    private func publish(_ set: OutputSet) throws -> [String] {
+        let parts = set.parts
+        let held = PublishOrder.heldBack(count: parts.count, naming: naming).map { parts[$0] }
+        let stale = overwrite && !writesObjects && !elideEmpty ? try staleParts(after: parts.count) : []
+        var removed: [String] = []
+        do {
+            try set.publish(naming: naming, jobs: writesObjects ? jobs : 1) {
+                guard overwrite else { return }
+                for sink in held {
+                    guard case .newFile = sink.kind else { continue }
+                    if try Syscall.statIfExists(sink.path, followLinks: false) == nil { continue }
+                    let code = Syscall.unlink(sink.path)
+                    if code != 0 { throw GCDCatError.syscall("unlink", path: sink.path, errno: code) }
+                    removed.append(sink.path)
+                }
+                for path in stale {
+                    let code = Syscall.unlink(path)
+                    if code != 0 && code != ENOENT { throw GCDCatError.syscall("unlink", path: path, errno: code) }
+                    removed.append(path)
+                }
+            }
+        } catch var error as GCDCatError where !removed.isEmpty {
+            error.message +=
+                "; the old \(removed.map(\.displayPath).joined(separator: ", ")) was removed before the new parts "
+                + "were named, so the set there cannot be merged until the split is run again"
+            throw error
+        }
+        guard let first = stale.first, let last = stale.last else { return [] }
+        let span = stale.count == 1 ? first.displayPath : "\(first.displayPath) … \(last.displayPath)"
+        return ["removed \(stale.count) old part(s) past the new set's last, of the set it replaced: \(span)"]
+    }
+
+    /// The regular files named as this split's parts `count`, `count + 1`, … up to the first
+    /// name that is free: what remains of a longer set that `--force` replaces.
+    private func staleParts(after count: Int) throws -> [String] {
+        var stale: [String] = []
+        var index = count
+        while let name = try? naming.name(at: index),
+            let info = try Syscall.statIfExists(name, followLinks: false), info.st_mode & S_IFMT == S_IFREG
+        {
+            stale.append(name)
+            index += 1
+        }
+        return stale
+    }
+}
