@@ -83,7 +83,9 @@ public struct MergeJob {
     /// `-o`'s value as an output: `-`, a file, or an `s3://` object reached through `store`.
     static func target(_ value: String, store: CountingObjectStore?) throws -> OutputTarget {
         if value == "-" { return .standardOutput }
-        guard let location = try ObjectLocation(parsing: value.hasSuffix("/") ? value + "." : value) else {
+        // A folder (`s3://b/folder/`) is parsed with a stand-in last character, removed below;
+        // not `.`, which names a segment no URL path can carry and is refused.
+        guard let location = try ObjectLocation(parsing: value.hasSuffix("/") ? value + "_" : value) else {
             return .path(value)
         }
         guard let store else { throw GCDCatError(.invalidInput, path: value, message: "no object store") }
