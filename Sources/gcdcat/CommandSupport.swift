@@ -19,14 +19,6 @@ enum Warnings {
     static var all: [String] { lines.withLock { $0 } }
 }
 
-/// A failure after the command's output was published (a merge whose `--remove-parts` could
-/// not delete a part): the output is complete and stays, and the message and the JSON error
-/// object say so beside the error.
-struct FailureAfterPublishing: Error {
-    var error: GCDCatError
-    var published: ErrorReport.Published
-}
-
 /// Runs a command's work, turning a ``GCDCatError`` into `gcdcat: message` and its exit status
 /// (and, under `--json`, the JSON error object on standard output).
 func reportingFailures<T>(_ body: () throws -> T) throws -> T {

@@ -152,7 +152,7 @@ extension GCDCat {
             }
             // `merge A.001 DIR`, with DIR a folder: the output, given as `cp` takes one.
             if output == nil, parts.count >= 2, let last = parts.last, !ObjectLocation.isObjectPath(last),
-                isFolder(last),
+                MergeJob.isFolder(last),
                 !NumberedName.readings(of: parts[0]).isEmpty
             {
                 throw ValidationError(
@@ -194,113 +194,59 @@ extension GCDCat {
         func run() throws {
             InterruptHandler.install()
             try reportingFailures {
-                if partsAreObjects { return try mergeObjects() }
-                let groups = try SetGrouping.group(parts, asGiven: asGiven)
-                if groups.count > 1 { return try mergeSets(groups) }
-                if let report = try mergeSet(parts) { try emit(report, options: reporting) }
+                let job = try mergeJob()
+                let groups = try job.sets()
+                if groups.count > 1 { return try mergeSets(groups, job: job) }
+                if let report = try job.run(notice: announce, measure: measure) { try emit(report, options: reporting) }
             }
         }
 
-        /// Merges one set (`parts`: a first part, or a list of one set or taken as given) and
-        /// returns its report; nil when there was nothing to measure.
-        private func mergeSet(_ parts: [String]) throws -> RunReport? {
-            let store = try output.flatMap { ObjectLocation.isObjectPath($0) ? try objectStore.makeStore() : nil }
-            var operation = MergeOperation(
-                arguments: parts, output: try output.map { try target($0, store: store) },
-                manifest: manifest,
+        /// The options as the core's one merge entry takes them.
+        private func mergeJob() throws -> MergeJob {
+            var job = MergeJob(
+                parts: PartSource(parts), output: output, manifest: manifest,
                 manifestPolicy: verify || removeParts ? .required : noVerify ? .disabled : .automatic,
-                asGiven: asGiven, strategy: strategy, limits: try transfer.limits(),
-                jobs: transfer.jobs(objects: store != nil),
-                overwrite: force, fsync: fsync || removeParts, allowDuplicates: allowDuplicates)
-            operation.showsCheckProgress = !reporting.quiet
-            operation.requiresCRCManifest = removeParts
-            operation.listAlgorithm = algorithm
-            var measurement: (time: (wall: Double, user: Double, system: Double), memory: MemorySample)?
-            // The times cover the manifest check too, which may read every part before the run.
-            let clock = ProcessClock()
-            let outcome = try operation.merge(notice: announce) { target, total, body in
-                let (result, time, memory) = try measured(
-                    label: target.displayName, total: total, quiet: reporting.quiet, since: clock, body)
-                measurement = (time, memory)
-                return result
-            }
-            guard let measurement else { return nil }
-            var removed: [String] = []
-            if removeParts {
-                // An md5/sha list verifies the parts but leaves the output no crc32 to meet.
-                guard outcome.verification.expectedCRC != nil else {
-                    throw GCDCatError(
-                        .invalidInput, path: outcome.verification.manifestPath ?? parts[0],
-                        message:
-                            "the merge is done, but the parts were kept: --remove-parts needs an SFV manifest, "
-                            + "whose crc32 the output is checked against")
-                }
-                // Only now: the output is named, matched the verified parts' crc32, and is durable.
-                do throws(PartRemoval.Failure) {
-                    let removal = try PartRemoval.remove(outcome.request.parts)
-                    removed = removal.removed
-                    removal.warnings.forEach(Warnings.warn)
-                } catch let failure {
-                    removed = failure.outcome.removed
-                    failure.outcome.warnings.forEach(Warnings.warn)
-                    throw FailureAfterPublishing(
-                        error: failure.error,
-                        published: ErrorReport.Published(
-                            output: outcome.output.path ?? outcome.output.displayName, verified: true,
-                            manifest: outcome.verification.manifestPath))
-                }
-            }
-            var report = RunReport(
-                operation: "merge", strategy: strategy.rawValue, parts: outcome.request.parts.count,
-                bytes: outcome.result.bytes, limits: operation.limits, chunks: outcome.result.chunks,
-                jobs: operation.jobs, time: measurement.time, memory: measurement.memory,
-                copyMethod: outcome.result.method, crc32: outcome.result.crc32,
-                inputs: outcome.request.parts.map(\.path),
-                output: outcome.output.path,
-                manifest: outcome.verification.manifestPath,
-                clonedBytes: outcome.result.clonedBytes, copiedBytes: outcome.result.copiedBytes,
-                notes: outcome.result.notes)
-            report.objectStore = store.map(ObjectStoreFacts.init)
-            report.verified = outcome.verification.manifestPath != nil
-            report.removedParts = removed
-            return report
+                makeStore: objectStore.makeStore)
+            job.asGiven = asGiven
+            job.strategy = strategy
+            job.limits = try transfer.limits()
+            job.jobs = transfer.jobs(objects: false)
+            job.objectJobs = transfer.jobs(objects: true)
+            job.overwrite = force
+            job.fsync = fsync
+            job.allowDuplicates = allowDuplicates
+            job.removeParts = removeParts
+            job.trustStoredChecksums = !noStoredChecksums
+            job.listAlgorithm = algorithm
+            job.showsProgress = !reporting.quiet
+            return job
         }
 
-        /// Several sets (`gcdcat *.001`, `gcdcat *.00*`): each is merged on its own, to its own
-        /// output, checked against its own manifest, as `7z x *.001` extracts each archive. A
-        /// set that fails does not stop the others; the exit status is the worst (1 over 2 over
-        /// 0, as for verify); an interruption stops them all.
-        private func mergeSets(_ groups: [SetGrouping.Group]) throws {
-            var documents: [SetsReport.Entry] = []
-            var merged: [String] = []
-            var failed: [String] = []
-            var worst: Int32 = 0
-            for group in groups {
-                do {
-                    guard let report = try mergeSet(group.arguments) else { continue }
+        /// Several sets: each set's report (with --report) or error as it ends, a line saying
+        /// which were merged, and with --json one document.
+        private func mergeSets(_ groups: [SetGrouping.Group], job: MergeJob) throws {
+            let outcome = try job.mergeSets(groups, notice: announce, measure: measure) { result in
+                switch result {
+                case .success(let report):
                     if reporting.report { writeToStandardError(report.text + "\n") }
-                    documents.append(.report(report))
-                    merged.append(report.output ?? group.name)
-                } catch let error as GCDCatError where error.code != .interrupted {
+                case .failure(let error):
                     writeToStandardError("gcdcat: \(error)\n")
                     for line in CleanupRegistry.shared.takeLeftBehind() {
                         writeToStandardError("gcdcat: left behind: \(line)\n")
                     }
-                    documents.append(.error(ErrorReport(command: "merge", error: error)))
-                    failed.append(group.name)
-                    worst = worse(worst, error.exitStatus)
                 }
             }
-            if !failed.isEmpty || !reporting.quiet {
-                var summary = "gcdcat: \(merged.count) of \(groups.count) sets merged"
-                if !merged.isEmpty { summary += " (\(merged.map(\.displayPath).joined(separator: ", ")))" }
-                if !failed.isEmpty { summary += "; failed: \(failed.map(\.displayPath).joined(separator: ", "))" }
-                writeToStandardError(summary + "\n")
-            }
-            if reporting.json {
-                try StandardStreams.writeOutput(JSONDocument.encode(SetsReport(sets: documents, exitStatus: worst)))
-            }
-            if worst != 0 { throw ExitCode(worst) }
+            if outcome.anyFailed || !reporting.quiet { writeToStandardError("gcdcat: \(outcome.summary)\n") }
+            if reporting.json { try StandardStreams.writeOutput(JSONDocument.encode(outcome.report)) }
+            if outcome.report.exitStatus != 0 { throw ExitCode(outcome.report.exitStatus) }
+        }
+
+        private func measure(
+            label: String, total: Int64, since clock: ProcessClock, body: (TransferCounter) throws -> Void
+        ) throws -> MergeJob.Measurement {
+            let (_, time, memory) = try measured(
+                label: label, total: total, quiet: reporting.quiet, since: clock, body)
+            return (time, memory)
         }
 
         /// Several sets take a folder as their output, no one set's manifest, and no two of them
@@ -317,7 +263,7 @@ extension GCDCat {
                     "--manifest \(manifest.displayPath) is one set's list, but the parts are \(groups.count) sets "
                         + "(\(sets)); give one set at a time, or let each find its own")
             }
-            if let output, !output.hasSuffix("/"), !isFolder(output) {
+            if let output, !output.hasSuffix("/"), !MergeJob.isFolder(output) {
                 throw ValidationError(
                     "-o \(output.displayPath) names one file, but the parts are \(groups.count) sets (\(sets)); give a "
                         + "folder (-o DIR/) to merge each set into it, or --as-given to join the list as it is")
@@ -335,145 +281,6 @@ extension GCDCat {
                         "\(other.arguments[0].displayPath) and \(group.arguments[0].displayPath) are two sets that would "
                             + "both be merged into \(destination.displayPath); merge them one at a time, with -o")
                 }
-            }
-        }
-
-        /// The worse of two exit statuses: an incomplete merge (1) over a corrupt one (2), as
-        /// verify ranks them, over success.
-        private func worse(_ a: Int32, _ b: Int32) -> Int32 {
-            let rank: (Int32) -> Int = { $0 == 0 ? 0 : $0 == 2 ? 1 : 2 }
-            return rank(b) > rank(a) ? b : a
-        }
-
-        private func isFolder(_ path: String) -> Bool {
-            var info = stat()
-            return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
-        }
-
-        /// `-o`'s value as an output: `-`, a file, or an `s3://` object reached through `store`.
-        private func target(_ value: String, store: CountingObjectStore?) throws -> OutputTarget {
-            if value == "-" { return .standardOutput }
-            guard let location = try ObjectLocation(parsing: value.hasSuffix("/") ? value + "." : value) else {
-                return .path(value)
-            }
-            guard let store else { throw GCDCatError(.invalidInput, path: value, message: "no object store") }
-            // `s3://b/folder/` keeps its slash: the set's name goes under it.
-            var folderAware = location
-            if value.hasSuffix("/") { folderAware.key.removeLast() }
-            return .object(ObjectTarget(location: folderAware, store: store))
-        }
-
-        /// Parts that are objects: resolved from a listing (or HEADed as listed), checked against
-        /// their manifest object, and merged on the server (`-o s3://…`, the default) or
-        /// downloaded (`-o FILE`, `-o -`).
-        private func mergeObjects() throws {
-            let store = try objectStore.makeStore()
-            let locations = try parts.map { try ObjectLocation(parsing: $0)! }
-            let jobs = transfer.jobs(objects: true)
-            let set = try ObjectDiscovery.resolve(locations, store: store, asGiven: asGiven, jobs: jobs)
-            for note in set.resolved.notes { announce(.note(note)) }
-            var manifestObject = try manifest.flatMap { try ObjectLocation(parsing: $0) }
-            if manifestObject == nil && !noVerify, let found = set.manifest?.location {
-                if found.key.hasSuffix(".sfv") {
-                    manifestObject = found
-                } else {
-                    announce(.warning("\(found) is not an SFV manifest; object parts are checked against an SFV only"))
-                }
-            }
-            if (verify || removeParts) && manifestObject == nil {
-                throw GCDCatError(
-                    .missingPart, path: parts[0],
-                    message: "no SFV manifest object beside the set: verification needs one (name it with --manifest)")
-            }
-            if manifestObject == nil && set.resolved.discovered, let last = set.parts.last {
-                for warning in MergeVerification.truncationWarning(
-                    sizes: set.parts.map { Int64($0.size) }, last: last.location.description)
-                {
-                    announce(.warning(warning))
-                }
-            }
-            let target = try objectOutput(default: set.defaultOutput, store: store)
-            var merge = ObjectSetMerge(
-                store: store, parts: set.parts, manifest: manifestObject, output: target, jobs: jobs,
-                overwrite: force, fsync: fsync)
-            merge.allowDuplicates = allowDuplicates
-            merge.trustStoredChecksums = !noStoredChecksums
-            let total = Int64(set.parts.reduce(0) { $0 + $1.size })
-            let (result, time, memory) = try measured(label: target.displayName, total: total, quiet: reporting.quiet) {
-                try merge.run(counter: $0)
-            }
-            if let manifestObject {
-                announce(.verified(parts: result.verifiedParts, manifest: manifestObject.description))
-            }
-            var notes: [String] = []
-            if result.serverChecksums > 0 {
-                notes.append(
-                    "\(result.serverChecksums) part crc32s taken from the server (x-amz-checksum-crc32), not read")
-            }
-            if result.recordedChecksums > 0 {
-                notes.append(
-                    "\(result.recordedChecksums) part crc32s taken from gcdcat's record (x-amz-meta-gcdcat-crc32), "
-                        + "not read")
-            }
-            let percent = result.downloadedSmallParts.filter { $0.contains("%") }
-            if !percent.isEmpty {
-                notes.append(
-                    "\(percent.count) parts whose keys contain '%' passed through the client: Ceph RGW decodes a "
-                        + "copy source twice, so copying them on the server could copy another object")
-            }
-            if result.downloadedSmallParts.count > percent.count {
-                notes.append(
-                    "\(result.downloadedSmallParts.count - percent.count) parts were downloaded, whole or in part, "
-                        + "and uploaded joined: S3 copies no part under 5 MiB")
-            }
-            var report = RunReport(
-                operation: "merge", strategy: target.isObject ? "server-copy" : "ranged-get", parts: set.parts.count,
-                bytes: result.bytes, limits: try transfer.limits(), chunks: Int64(store.counts.requests),
-                jobs: jobs, time: time, memory: memory, crc32: result.crc32,
-                inputs: set.parts.map(\.location.description),
-                output: target == .standardOutput ? nil : target.displayName,
-                manifest: manifestObject?.description, notes: notes)
-            report.objectStore = ObjectStoreFacts(
-                counts: store.counts, copyParts: result.copyParts, copiedBytes: result.copiedBytes,
-                downloadedSmallParts: result.downloadedSmallParts, checkBytesRead: result.checkBytesRead,
-                serverChecksums: result.serverChecksums, recordedChecksums: result.recordedChecksums,
-                readChecksums: result.readChecksums)
-            report.verified = manifestObject != nil
-            try emit(report, options: reporting)
-        }
-
-        /// The output of an object merge: `-o` as given (a folder gets the set's name), or the
-        /// set's name beside its parts.
-        private func objectOutput(default defaultObject: ObjectLocation?, store: CountingObjectStore) throws
-            -> OutputTarget
-        {
-            let name = defaultObject.map { String($0.key.split(separator: "/").last ?? Substring($0.key)) }
-            guard let output else {
-                guard let defaultObject else {
-                    throw GCDCatError(
-                        .invalidInput, path: parts[0],
-                        message: "cannot derive an output name from it; name the output with -o")
-                }
-                return .object(ObjectTarget(location: defaultObject, store: store))
-            }
-            let target = try target(output, store: store)
-            switch target {
-            case .object(var object) where object.location.key.isEmpty || object.location.key.hasSuffix("/"):
-                guard let name else {
-                    throw GCDCatError(.invalidInput, path: output, message: "name the object in full")
-                }
-                object.location.key += name
-                return .object(object)
-            case .path(let path):
-                if path.hasSuffix("/") || isFolder(path) {
-                    guard let name else {
-                        throw GCDCatError(.invalidInput, path: output, message: "name the file in full")
-                    }
-                    return .path(path.hasSuffix("/") ? path + name : path + "/" + name)
-                }
-                return target
-            default:
-                return target
             }
         }
 

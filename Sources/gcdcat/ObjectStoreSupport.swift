@@ -41,13 +41,6 @@ func makeObjectStore(endpointURL: String?) throws -> CountingObjectStore {
                 environment: ProcessInfo.processInfo.environment, endpointURL: endpointURL)))
 }
 
-extension ObjectStoreFacts {
-    /// The facts of a run whose only S3 work is what `store` counted.
-    init(_ store: CountingObjectStore) {
-        self.init(counts: store.counts)
-    }
-}
-
 /// A malformed `s3://` name (`s3://bucket`, a `..` segment) is a mistake in the command line,
 /// caught with the other usage errors (exit 64) rather than when the run reaches it.
 /// `suffix` completes a name that is a prefix (`split --prefix s3://b/movie.` names parts

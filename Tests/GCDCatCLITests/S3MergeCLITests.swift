@@ -190,6 +190,17 @@ struct S3MergeCLITests {
         #expect(try LiveS3.uploads(bucket).isEmpty)
     }
 
+    /// `-o s3://BUCKET/FOLDER/` takes the set's name under that folder, as `-o DIR/` does for a file.
+    @Test func localPartsIntoAnObjectFolderTakeTheSetsName() throws {
+        let scratch = try Scratch()
+        let bucket = try LiveS3.freshBucket("folder")
+        let input = try LiveS3.randomFile(scratch, "data", 3000)
+        #expect(try gcdcat(["split", "data", "--size", "1000", "-q"], in: scratch.path).status == 0)
+        let up = try LiveS3.gcdcat(["merge", "data.001", "-o", "s3://\(bucket)/in/", "-q"], in: scratch.path)
+        #expect(up.status == 0, "\(up.stderr)")
+        #expect(try LiveS3.bytes(bucket, "in/data") == input)
+    }
+
     @Test func partsUnderFiveMiBAreDownloadedAndJoined() throws {
         let scratch = try Scratch()
         let bucket = try LiveS3.freshBucket("small")

@@ -1,0 +1,138 @@
+import GCDCatS3
+import GCDCatSystem
+
+extension MergeJob {
+    /// Parts that are objects: resolved from a listing (or HEADed as listed), checked against
+    /// their manifest object, and merged on the server (`-o s3://…`, the default) or
+    /// downloaded (`-o FILE`, `-o -`).
+    func mergeObjects(
+        _ names: [String], notice: (MergeOperation.Notice) -> Void, measure: Measure
+    ) throws -> RunReport? {
+        let store = try makeStore()
+        let locations = try names.map { try ObjectLocation(parsing: $0)! }
+        let set = try ObjectDiscovery.resolve(locations, store: store, asGiven: asGiven, jobs: objectJobs)
+        for note in set.resolved.notes { notice(.note(note)) }
+        let manifestObject = try manifestObject(beside: set, first: names[0], notice: notice)
+        let target = try objectOutput(default: set.defaultOutput, first: names[0], store: store)
+        var merge = ObjectSetMerge(
+            store: store, parts: set.parts, manifest: manifestObject, output: target, jobs: objectJobs,
+            overwrite: overwrite, fsync: fsync)
+        merge.allowDuplicates = allowDuplicates
+        merge.trustStoredChecksums = trustStoredChecksums
+        let total = Int64(set.parts.reduce(0) { $0 + $1.size })
+        var result: ObjectSetMerge.Result?
+        let measurement = try measure(target.displayName, total, ProcessClock()) { result = try merge.run(counter: $0) }
+        guard let result else { return nil }
+        if let manifestObject {
+            notice(.verified(parts: result.verifiedParts, manifest: manifestObject.description))
+        }
+        var report = RunReport(
+            operation: "merge", strategy: target.isObject ? "server-copy" : "ranged-get", parts: set.parts.count,
+            bytes: result.bytes, limits: limits, chunks: Int64(store.counts.requests),
+            jobs: objectJobs, time: measurement.time, memory: measurement.memory, crc32: result.crc32,
+            inputs: set.parts.map(\.location.description),
+            output: target == .standardOutput ? nil : target.displayName,
+            manifest: manifestObject?.description, notes: Self.notes(result))
+        report.objectStore = ObjectStoreFacts(
+            counts: store.counts, copyParts: result.copyParts, copiedBytes: result.copiedBytes,
+            downloadedSmallParts: result.downloadedSmallParts, checkBytesRead: result.checkBytesRead,
+            serverChecksums: result.serverChecksums, recordedChecksums: result.recordedChecksums,
+            readChecksums: result.readChecksums)
+        report.verified = manifestObject != nil
+        return report
+    }
+
+    /// The SFV manifest object the parts are checked against: `--manifest`, else the set's own
+    /// (unless `--no-verify`); a list beside the set that is not an SFV is passed over with a
+    /// warning. Without a manifest, a discovered set whose last part is as large as the others
+    /// draws the truncation warning.
+    ///
+    /// ## Errors
+    /// `.missingPart` naming `first` when a manifest is required and there is none.
+    private func manifestObject(
+        beside set: ObjectDiscovery.ObjectSet, first: String, notice: (MergeOperation.Notice) -> Void
+    ) throws -> ObjectLocation? {
+        var manifestObject = try manifest.flatMap { try ObjectLocation(parsing: $0) }
+        if manifestObject == nil && manifestPolicy != .disabled, let found = set.manifest?.location {
+            if found.key.hasSuffix(".sfv") {
+                manifestObject = found
+            } else {
+                notice(.warning("\(found) is not an SFV manifest; object parts are checked against an SFV only"))
+            }
+        }
+        if manifestPolicy == .required && manifestObject == nil {
+            throw GCDCatError(
+                .missingPart, path: first,
+                message: "no SFV manifest object beside the set: verification needs one (name it with --manifest)")
+        }
+        if manifestObject == nil && set.resolved.discovered, let last = set.parts.last {
+            for warning in MergeVerification.truncationWarning(
+                sizes: set.parts.map { Int64($0.size) }, last: last.location.description)
+            {
+                notice(.warning(warning))
+            }
+        }
+        return manifestObject
+    }
+
+    /// What the report says about where the parts' crc32s and bytes came from.
+    private static func notes(_ result: ObjectSetMerge.Result) -> [String] {
+        var notes: [String] = []
+        if result.serverChecksums > 0 {
+            notes.append(
+                "\(result.serverChecksums) part crc32s taken from the server (x-amz-checksum-crc32), not read")
+        }
+        if result.recordedChecksums > 0 {
+            notes.append(
+                "\(result.recordedChecksums) part crc32s taken from gcdcat's record (x-amz-meta-gcdcat-crc32), "
+                    + "not read")
+        }
+        let percent = result.downloadedSmallParts.filter { $0.contains("%") }
+        if !percent.isEmpty {
+            notes.append(
+                "\(percent.count) parts whose keys contain '%' passed through the client: Ceph RGW decodes a "
+                    + "copy source twice, so copying them on the server could copy another object")
+        }
+        if result.downloadedSmallParts.count > percent.count {
+            notes.append(
+                "\(result.downloadedSmallParts.count - percent.count) parts were downloaded, whole or in part, "
+                    + "and uploaded joined: S3 copies no part under 5 MiB")
+        }
+        return notes
+    }
+
+    /// The output of an object merge: `-o` as given (a folder gets the set's name), or the
+    /// set's name beside its parts.
+    private func objectOutput(
+        default defaultObject: ObjectLocation?, first: String, store: CountingObjectStore
+    ) throws -> OutputTarget {
+        let name = defaultObject.map { String($0.key.split(separator: "/").last ?? Substring($0.key)) }
+        guard let output else {
+            guard let defaultObject else {
+                throw GCDCatError(
+                    .invalidInput, path: first,
+                    message: "cannot derive an output name from it; name the output with -o")
+            }
+            return .object(ObjectTarget(location: defaultObject, store: store))
+        }
+        let target = try Self.target(output, store: store)
+        switch target {
+        case .object(var object) where object.location.key.isEmpty || object.location.key.hasSuffix("/"):
+            guard let name else {
+                throw GCDCatError(.invalidInput, path: output, message: "name the object in full")
+            }
+            object.location.key += name
+            return .object(object)
+        case .path(let path):
+            if path.hasSuffix("/") || Self.isFolder(path) {
+                guard let name else {
+                    throw GCDCatError(.invalidInput, path: output, message: "name the file in full")
+                }
+                return .path(path.hasSuffix("/") ? path + name : path + "/" + name)
+            }
+            return target
+        default:
+            return target
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import GCDCatSystem
+
+extension MergeJob {
+    /// A run over several sets: each set's document in order, and what to say at the end.
+    public struct SetsOutcome: Sendable {
+        /// The `--json` document: each set's report or error object, and the exit status.
+        public var report: SetsReport
+        /// `N of M sets merged (…); failed: …`, to print unless quiet (always when one failed).
+        public var summary: String
+        public var anyFailed: Bool
+    }
+
+    /// Several sets (`gcdcat *.001`, `gcdcat *.00*`): each is merged on its own, to its own
+    /// output, checked against its own manifest, as `7z x *.001` extracts each archive. A set
+    /// that fails does not stop the others; `each` hears every set's report or error as it ends.
+    /// The exit status is the worst (1 over 2 over 0, as for verify).
+    ///
+    /// ## Errors
+    /// An interruption stops them all; any error that is not a ``GCDCatError`` is rethrown.
+    public func mergeSets(
+        _ groups: [SetGrouping.Group], notice: (MergeOperation.Notice) -> Void, measure: Measure,
+        each: (Result<RunReport, GCDCatError>) -> Void
+    ) throws -> SetsOutcome {
+        var documents: [SetsReport.Entry] = []
+        var merged: [String] = []
+        var failed: [String] = []
+        var worst: Int32 = 0
+        for group in groups {
+            do {
+                guard let report = try mergeFiles(group.arguments, notice: notice, measure: measure) else { continue }
+                each(.success(report))
+                documents.append(.report(report))
+                merged.append(report.output ?? group.name)
+            } catch let error as GCDCatError where error.code != .interrupted {
+                each(.failure(error))
+                documents.append(.error(ErrorReport(command: "merge", error: error)))
+                failed.append(group.name)
+                worst = Self.worse(worst, error.exitStatus)
+            }
+        }
+        var summary = "\(merged.count) of \(groups.count) sets merged"
+        if !merged.isEmpty { summary += " (\(merged.map(\.displayPath).joined(separator: ", ")))" }
+        if !failed.isEmpty { summary += "; failed: \(failed.map(\.displayPath).joined(separator: ", "))" }
+        return SetsOutcome(
+            report: SetsReport(sets: documents, exitStatus: worst), summary: summary, anyFailed: !failed.isEmpty)
+    }
+
+    /// The worse of two exit statuses: an incomplete merge (1) over a corrupt one (2), as
+    /// verify ranks them, over success.
+    static func worse(_ a: Int32, _ b: Int32) -> Int32 {
+        let rank: (Int32) -> Int = { $0 == 0 ? 0 : $0 == 2 ? 1 : 2 }
+        return rank(b) > rank(a) ? b : a
+    }
+}

@@ -1,0 +1,89 @@
+import Testing
+
+@testable import GCDCatCore
+
+/// The merge command's one core entry: local and object parts, into files or objects, and
+/// several sets, through ``MergeJob`` alone (no CLI).
+struct MergeJobTests {
+    /// A measure that runs the body once, without progress.
+    static func measure(
+        _ label: String, _ total: Int64, _ clock: ProcessClock, _ body: (TransferCounter) throws -> Void
+    ) throws -> MergeJob.Measurement {
+        try body(TransferCounter())
+        return ((0, 0, 0), MemorySample())
+    }
+
+    static func job(_ parts: [String], output: String?, store: MemoryObjectStore) -> MergeJob {
+        MergeJob(
+            parts: PartSource(parts), output: output, manifest: nil, manifestPolicy: .automatic,
+            makeStore: { CountingObjectStore(store) })
+    }
+
+    @Test func partsGivenAsObjectsAreAnObjectSource() {
+        #expect(PartSource(["s3://b/x.001", "s3://b/x.002"]) == .objects(["s3://b/x.001", "s3://b/x.002"]))
+        #expect(PartSource(["x.001"]) == .files(["x.001"]))
+    }
+
+    @Test func objectPartsAreMergedOnTheServerUnderTheSetsNameAndVerified() throws {
+        let store = MemoryObjectStore()
+        let set = S3MergeTests.storeSet(store, sizes: [3, 5, 2])
+        var notices: [MergeOperation.Notice] = []
+        let report = try #require(
+            try Self.job(["s3://bkt/set.001"], output: nil, store: store).run(
+                notice: { notices.append($0) }, measure: Self.measure))
+        #expect(store.bytes(S3MergeTests.at("set")) == set.whole)
+        #expect(report.strategy == "server-copy")
+        #expect(report.verified == true)
+        #expect(report.manifest == "s3://bkt/set.sfv")
+        #expect(notices.contains(.verified(parts: 3, manifest: "s3://bkt/set.sfv")))
+    }
+
+    @Test func objectPartsAreDownloadedIntoAFolderUnderTheSetsName() throws {
+        let store = MemoryObjectStore()
+        let set = S3MergeTests.storeSet(store, sizes: [4, 1, 6])
+        let directory = TemporaryDirectory()
+        let report = try #require(
+            try Self.job(["s3://bkt/set.001"], output: directory.path + "/", store: store).run(
+                notice: { _ in }, measure: Self.measure))
+        #expect(readFile(directory.file("set")) == set.whole)
+        #expect(report.strategy == "ranged-get")
+    }
+
+    @Test func localPartsAreMergedUnderAnObjectFolder() throws {
+        let store = MemoryObjectStore()
+        let directory = TemporaryDirectory()
+        let (paths, whole) = writeParts(in: directory, sizes: [7, 0, 9])
+        let report = try #require(
+            try Self.job([paths[0]], output: "s3://bkt/out/", store: store).run(
+                notice: { _ in }, measure: Self.measure))
+        #expect(store.bytes(S3MergeTests.at("out/data")) == whole)
+        #expect(report.parts == 3)
+        #expect(report.objectStore != nil)
+    }
+
+    @Test func severalSetsEachRunAndTheWorstStatusWins() throws {
+        let store = MemoryObjectStore()
+        let directory = TemporaryDirectory()
+        let good = writeParts(in: directory, base: "a.bin", sizes: [4, 4, 2])
+        let corrupt = writeParts(in: directory, base: "b.bin", sizes: [4, 4, 2], seed: 9)
+        // Every part listed; the first with a crc32 it does not have.
+        let lines = corrupt.paths.enumerated().map { index, path in
+            let crc = index == 0 ? 0 : S3MergeTests.crc(readFile(path)!)
+            return "b.bin.\(threeDigits(index + 1)) \(hex8(crc))\n"
+        }
+        writeFile(directory.file("b.bin.sfv"), Array(lines.joined().utf8))
+        let job = Self.job([good.paths[0], corrupt.paths[0]], output: directory.path + "/", store: store)
+        let groups = try job.sets()
+        #expect(groups.count == 2)
+        var ended: [Bool] = []
+        let outcome = try job.mergeSets(groups, notice: { _ in }, measure: Self.measure) { result in
+            if case .success = result { ended.append(true) } else { ended.append(false) }
+        }
+        #expect(ended == [true, false])
+        #expect(outcome.report.exitStatus == 2)
+        #expect(outcome.anyFailed)
+        #expect(readFile(directory.file("a.bin")) == good.whole)
+        #expect(!fileExists(directory.file("b.bin")))
+        #expect(MergeJob.worse(2, 1) == 1 && MergeJob.worse(1, 2) == 1 && MergeJob.worse(0, 2) == 2)
+    }
+}
