@@ -25,12 +25,14 @@ let package = Package(
         // Swift's Glibc module is built without _GNU_SOURCE, so copy_file_range,
         // fallocate and friends are reached through this shim.
         .target(name: "CSystemShim"),
+        // BLAKE2b of any length (b2sum -l N), which OpenSSL 3.0's libcrypto cannot compute.
+        .target(name: "CBlake2"),
         // Linked into the executable only: a constructor that installs the signal handlers
         // before Swift's main (the library and the tests keep their own signal handling).
         .target(name: "GCDCatStartup", dependencies: ["CSystemShim"]),
         .target(
             name: "GCDCatCore",
-            dependencies: ["CZlib", "CIsal", "CDeflate", "COpenSSL", "CCurl", "CSystemShim"]
+            dependencies: ["CZlib", "CIsal", "CDeflate", "COpenSSL", "CCurl", "CSystemShim", "CBlake2"]
         ),
         .executableTarget(
             name: "gcdcat",
