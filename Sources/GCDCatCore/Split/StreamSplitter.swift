@@ -169,8 +169,16 @@ struct StreamSplitter {
                 offset += take
             }
         }
-        if let last = current {
+        if var last = current {
             current = nil
+            if cutsAtNewlines, last.length == limit, let end = last.afterLastNewline, end < last.length {
+                // A full last part still ends at its last newline, as GNU split -C ends it.
+                finished.append(last.sink)
+                current = try startPart()
+                try cut(&last, into: &current!)
+                last = current!
+                current = nil
+            }
             finished.append(last.sink)
             try last.sink.finishWriting(fsync: operation.fsync)
         }
