@@ -212,9 +212,10 @@ public struct MergeOperation: Sendable {
             overlapped = (check, settled)
         }
         var verification: MergeVerification
-        if overlapped != nil {
+        if let overlapped {
             verification = MergeVerification(
                 manifestPath: manifestFile?.path, expectedCRC: nil, warnings: [], manifestFile: manifestFile)
+            for warning in overlapped.check.warnings { notice(.note(warning)) }
         } else {
             // The check reads every part in full before the merge starts: a long wait to show.
             let counter = TransferCounter()
