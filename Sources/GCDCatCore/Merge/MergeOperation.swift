@@ -176,6 +176,12 @@ public struct MergeOperation: Sendable {
         // From here an interruption says that this output was not created.
         let pending = target.path.map { CleanupRegistry.shared.beginOutput($0) }
         defer { pending.map(CleanupRegistry.shared.endOutput) }
+        if let path = target.path {
+            // A killed earlier run for this output (SIGKILL during a --force publish).
+            for found in LeftoverTemporaries.find(for: [path]) {
+                notice(.note(LeftoverTemporaries.note(leftover: found.leftover, output: found.output)))
+            }
+        }
         let parts = try validatedParts(resolved.parts)
         try refuseSpannedZip(parts.first)
         let (manifestFile, warnings) = try MergeVerification.locate(
