@@ -129,7 +129,8 @@ public final class AtomicOutputFile: Sendable {
         let finalToken: Int?
         do {
             finalToken = try registry.commit(
-                forgetting: token.map { [$0] } ?? [], registering: registeringFinalName ? .file(finalPath) : nil
+                forgetting: token.map { [$0] } ?? [], registering: registeringFinalName ? .file(finalPath) : nil,
+                ending: outputToken
             ) {
                 try isUnnamed ? linkIntoPlace() : renameIntoPlace()
             }
@@ -137,7 +138,6 @@ public final class AtomicOutputFile: Sendable {
             discard()
             throw error
         }
-        registry.endOutput(outputToken)
         if isUnnamed, state.withLock({ $0.closeOnce() }) { _ = Glibc.close(fd) }
         if fsync { try syncDirectory(of: finalPath) }
         return finalToken
