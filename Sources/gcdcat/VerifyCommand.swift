@@ -237,6 +237,11 @@ extension GCDCat {
                     for note in ChecksumListVerifier.unconfirmedNotes(outcomes) {
                         writeToStandardError("gcdcat: \(shown.displayPath): \(note)\n")
                     }
+                    let missing = outcomes.filter { $0.status == .missing }.map(\.path)
+                    for found in LookAlikeNames.find(for: missing) {
+                        let note = LookAlikeNames.note(missing: found.missing, lookAlike: found.lookAlike)
+                        writeToStandardError("gcdcat: \(shown.displayPath): note: \(note)\n")
+                    }
                     if !ignoreMissing && summary.missing > 0 && summary.missing < summary.files {
                         writeToStandardError(
                             "gcdcat: \(shown.displayPath): \(summary.missing) listed "

@@ -208,6 +208,40 @@ import Testing
             result.stdoutText.hasPrefix(checked.stdoutText.split(separator: "\n").prefix(2).joined(separator: "\n")))
     }
 
+    /// A list names `café` in NFC; the file beside it is `café` in NFD: MISSING, as
+    /// `sha256sum -c` says, with a note that a look-alike name is there (verify and merge).
+    @Test func aLookAlikeNameBesideAMissingFileIsNoted() throws {
+        let scratch = try Scratch()
+        let made = try runTool(
+            "sh",
+            [
+                "-c",
+                #"nfc=$(printf 'caf\303\251'); nfd=$(printf 'cafe\314\201'); "#
+                    + #"printf one > "$nfc.001"; printf two > "$nfc.002"; sha256sum "$nfc.002" > SHA256SUMS; "#
+                    + #"cksfv "$nfc.001" "$nfc.002" > "$nfc.sfv"; mv "$nfc.002" "$nfd.002""#,
+            ], in: scratch.path)
+        #expect(made.status == 0, "\(made.stderr)")
+        let nfc = "caf\u{E9}.002"
+        let nfd = "cafe\u{301}.002"
+        let verify = try gcdcat(["verify", "SHA256SUMS"], in: scratch.path)
+        #expect(verify.status == 1, "\(verify.stderr)")
+        #expect(verify.stdoutText.contains("MISSING"))
+        #expect(
+            verify.stderr.contains(
+                "gcdcat: SHA256SUMS: note: \(nfc) is missing, but \(nfd) looks the same and is spelt with other bytes "
+                    + "(another Unicode normalisation), so it is another file: rename it to match the list\n"),
+            "\(verify.stderr)")
+        let merge = try gcdcat(
+            ["merge", "--manifest", "caf\u{E9}.sfv", "caf\u{E9}.001", "-o", "out"], in: scratch.path)
+        #expect(merge.status == 1, "\(merge.stderr)")
+        #expect(
+            merge.stderr.contains(
+                "; \(nfd) looks the same but is spelt with other bytes (another Unicode normalisation), so it is "
+                    + "another file: rename it to match the list"),
+            "\(merge.stderr)")
+        #expect(scratch.read("out") == nil)
+    }
+
     @Test func verifyOfAFileThatIsNotAListPointsToTheListBesideIt() throws {
         let scratch = try files()
         try makeList(scratch, "SHA256SUMS", "sha256sum", [])

@@ -305,10 +305,15 @@ public struct MergeVerification: Sendable, Equatable {
         for (index, entry) in entries.enumerated() {
             let resolved = ChecksumListVerifier.resolve(entry.name, listPath: manifestPath)
             guard let info = try Syscall.statIfExists(resolved) else {
+                let lookAlike = LookAlikeNames.find(for: [resolved]).first.map {
+                    "; \($0.lookAlike.displayPath) looks the same but is spelt with other bytes (another Unicode "
+                        + "normalisation), so it is another file: rename it to match the list"
+                }
                 throw GCDCatError(
                     .missingPart, path: resolved,
                     message:
-                        "missing part: \(manifestPath.displayPath) lists it (line \(entry.line)) but it does not exist")
+                        "missing part: \(manifestPath.displayPath) lists it (line \(entry.line)) but it does not exist"
+                        + (lookAlike ?? ""))
             }
             guard index < parts.count else {
                 throw GCDCatError(
