@@ -32,6 +32,8 @@ let package = Package(
         // GF-Complete (libgf-complete-dev): the oracle of CGF16's tests only, so building the
         // product does not need it.
         .systemLibrary(name: "CGFComplete", providers: [.apt(["libgf-complete-dev"])]),
+        // BLAKE2b of any length (b2sum -l N), which OpenSSL 3.0's libcrypto cannot compute.
+        .target(name: "CBlake2"),
         // Linked into the executable only: a constructor that installs the signal handlers
         // before Swift's main (the library and the tests keep their own signal handling).
         .target(name: "GCDCatStartup", dependencies: ["CSystemShim"]),
@@ -42,7 +44,9 @@ let package = Package(
         .target(name: "GCDCatS3", dependencies: ["GCDCatSystem", "COpenSSL", "CCurl"]),
         .target(
             name: "GCDCatCore",
-            dependencies: ["GCDCatSystem", "GCDCatS3", "CZlib", "CIsal", "CDeflate", "COpenSSL", "CSystemShim"]
+            dependencies: [
+                "GCDCatSystem", "GCDCatS3", "CZlib", "CIsal", "CDeflate", "COpenSSL", "CSystemShim", "CBlake2",
+            ]
         ),
         .executableTarget(
             name: "gcdcat",

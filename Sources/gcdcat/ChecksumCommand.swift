@@ -21,8 +21,8 @@ extension GCDCat {
                 --format gnu prints exactly what sha256sum (md5sum, …) prints, names with a \
                 backslash or a newline escaped as they escape them, so 'sha256sum -c' reads it; \
                 --format bsd prints what 'sha256sum --tag' and 'rhash --bsd' print. \
-                --algorithm blake2b is b2sum's default BLAKE2b-512 (other lengths, b2sum -l, are not \
-                computed); sha3-224 to sha3-512 print what 'rhash --sha3-256' prints. A large file \
+                --algorithm blake2b is b2sum's default BLAKE2b-512, and blake2b-N (N a multiple \
+                of 8 up to 512) is 'b2sum -l N'; sha3-224 to sha3-512 print what 'rhash --sha3-256' prints. A large file \
                 is checksummed with crc32/adler32 in parallel: its segments on --jobs threads, \
                 joined with crc32_combine/adler32_combine; md5 and sha read each file once, in \
                 order. With no files, or '-', standard input is read.
@@ -38,6 +38,7 @@ extension GCDCat {
                   gcdcat checksum movie.zip.0* > movie.zip.sfv
                   gcdcat checksum --algorithm sha256 *.iso > SHA256SUMS
                   gcdcat checksum --algorithm blake2b *.iso > B2SUMS
+                  gcdcat checksum --algorithm blake2b-256 *.iso > B2SUMS
                   gcdcat checksum --algorithm adler32 --format bsd big.iso
                   gcdcat checksum s3://bkt/movie.zip.001 s3://bkt/movie.zip.002 --jobs 8
                 """)
@@ -46,7 +47,7 @@ extension GCDCat {
             help: "Files or s3:// objects to checksum; - (or none) for standard input.", completion: .file())
         var files: [String] = []
 
-        @Option(help: "The algorithm.")
+        @Option(help: "The algorithm (also blake2b-8 … blake2b-504, as 'b2sum -l N').")
         var algorithm: HashAlgorithm = .crc32
 
         @Option(help: "sfv (crc32 only), gnu, bsd or simple (default: sfv for crc32, gnu otherwise).")

@@ -42,7 +42,7 @@ struct GCDCat: ParsableCommand {
                 print(script)
                 exit(withError: nil)
             }
-            var command = try UsageCheck.parse(JSONErrors.arguments)
+            var command = try UsageCheck.parse(PositionalRuns.compressed.arguments)
             // Merge, split and bench clean up after a signal (InterruptHandler.install in their
             // run); the others end as the signal's default action has it.
             if !(command is Merge || command is Split || command is Bench) { InterruptHandler.useDefaultActions() }

@@ -132,7 +132,8 @@ extension GCDCat {
         /// True when the parts are `s3://` objects (then all of them are).
         var partsAreObjects: Bool { parts.contains(where: ObjectLocation.isObjectPath) }
 
-        func validate() throws {
+        mutating func validate() throws {
+            parts = PositionalRuns.expand(parts)
             guard !parts.isEmpty else {
                 throw ValidationError("Give the first part (NAME.001) or the parts to join.")
             }

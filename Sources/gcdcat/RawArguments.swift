@@ -54,3 +54,67 @@ func expandingBenchJSONFile(_ arguments: [String]) -> [String] {
     }
     return result
 }
+
+/// merge's long lists of parts, taken out of the command line before ArgumentParser sees it.
+///
+/// swift-argument-parser takes time quadratic in the words it parses for merge (it removes each
+/// parsed word from an array, comparing origins: `SplitArguments.remove(at:)`), so 20,000 parts
+/// took about 3 minutes before the merge began. A run of at least ``threshold`` words that are
+/// not options keeps its first word (which may be an option's value) and is otherwise passed as
+/// one marker word, which no argv can hold (it starts with a NUL); merge's `validate()` puts the
+/// words back with ``expand(_:)``.
+enum PositionalRuns {
+    static let threshold = 64
+    static let marker = "\u{0}gcdcat-words-"
+
+    /// The command line as parsed, and the runs taken out of it (marker N stands for runs[N]).
+    static let compressed: (arguments: [String], runs: [[String]]) = compress(JSONErrors.arguments)
+
+    static func compress(_ arguments: [String]) -> (arguments: [String], runs: [[String]]) {
+        let others = ["split", "checksum", "verify", "bench", "help"]
+        guard let first = arguments.first, !others.contains(first), !first.hasPrefix("-") || first == "-" else {
+            return (arguments, [])
+        }
+        var result: [String] = []
+        var runs: [[String]] = []
+        var index = 0
+        func take(_ words: ArraySlice<String>) {
+            result.append(marker + String(runs.count))
+            runs.append(Array(words))
+        }
+        while index < arguments.count {
+            let word = arguments[index]
+            if word == "--" {
+                let rest = arguments[(index + 1)...]
+                result.append(word)
+                if rest.count >= threshold { take(rest) } else { result += rest }
+                break
+            }
+            var end = index
+            while end < arguments.count, arguments[end] != "--", !arguments[end].hasPrefix("-") || arguments[end] == "-"
+            {
+                end += 1
+            }
+            if end - index >= threshold {
+                result.append(arguments[index])
+                take(arguments[(index + 1)..<end])
+                index = end
+            } else {
+                result.append(word)
+                index += 1
+            }
+        }
+        return (result, runs)
+    }
+
+    /// `values` with each marker replaced by the words it stands for.
+    static func expand(_ values: [String], runs: [[String]] = compressed.runs) -> [String] {
+        guard !runs.isEmpty, values.contains(where: { $0.hasPrefix(marker) }) else { return values }
+        return values.flatMap { value -> [String] in
+            guard value.hasPrefix(marker), let number = Int(value.dropFirst(marker.count)),
+                runs.indices.contains(number)
+            else { return [value] }
+            return runs[number]
+        }
+    }
+}

@@ -340,7 +340,7 @@ extension GCDCat {
                     throw ValidationError("--filter needs a file, cut by --size, --lines, --line-bytes or -n N, l/N.")
                 }
             }
-            if let needed = neededSuffixLength, let suffixLength, suffixLength < needed {
+            if let needed = minimumSuffixLength, let suffixLength, suffixLength < needed {
                 throw ValidationError("--suffix-length: the suffix length needs to be at least \(needed).")
             }
             let naming = naming()
@@ -378,6 +378,13 @@ extension GCDCat {
             guard let chunks, chunks.k == nil, suffixStyle != .numeric else { return nil }
             let from = (suffixStart ?? nil) ?? start ?? 0
             return PartNaming(prefix: "", style: suffixStyle).alphabetWidth(count: chunks.n, start: from)
+        }
+
+        /// The narrowest -a that names every part (GNU accepts `-n 3 -a 1 -d`: x0, x1, x2).
+        var minimumSuffixLength: Int? {
+            guard let chunks, chunks.k == nil, suffixStyle != .numeric else { return nil }
+            let from = (suffixStart ?? nil) ?? start ?? 0
+            return PartNaming(prefix: "", style: suffixStyle).minimumAlphabetWidth(count: chunks.n, start: from)
         }
 
         var suffixStyle: PartNaming.Style {

@@ -15,16 +15,16 @@ extension GCDCat {
                 Each line's format is detected: SFV (NAME CRC32), GNU (HEX  NAME or HEX *NAME, \
                 as sha256sum, md5sum, b2sum and rhash write), and BSD (SHA256 (NAME) = HEX, \
                 as 'sha256sum --tag', 'b2sum --tag' and 'rhash --bsd' write); one list may mix \
-                them. Each line's algorithm comes from its tag (SHA256, BLAKE2b, SHA3-256, …); \
-                else from the list's name (B2SUMS, *.b2 and *.blake2b are BLAKE2b; SHA384SUMS, \
+                them. Each line's algorithm comes from its tag (SHA256, BLAKE2b, BLAKE2b-256, \
+                SHA3-256, …); else from the list's name (B2SUMS, *.b2 and *.blake2b are BLAKE2b, \
+                of each value's length as 'b2sum -c' reads them: 64 hex digits are BLAKE2b-256; SHA384SUMS, \
                 *.sha384, *.sha3-256, MD5SUMS, …); else it is assumed from the digest's length \
                 (8 hex digits crc32, 32 md5, 40 sha1, 56 sha224, 64 sha256, 96 sha384, 128 \
                 sha512), and the assumption is said on standard error ("128 hex digits, sha512 \
                 assumed; use --algorithm blake2b or --algorithm sha3-512 if it is another"). \
                 --algorithm forces it (adler32 needs it). An assumed algorithm that no file of \
                 the list matches is not reported as corruption: those files are UNCONFIRMED and \
-                the exit status is 1, with the --algorithm to try. BLAKE2b of another length \
-                than 512 bits (b2sum -l 256) is refused: it is not computed.
+                the exit status is 1, with the --algorithm to try.
 
                 Names are relative to the list's folder ('-' reads a list from standard input; \
                 its names are relative to the current folder). Comments (;), CRLF, tabs, \
@@ -226,6 +226,11 @@ extension GCDCat {
                 if !status && !json {
                     for note in ChecksumListVerifier.unconfirmedNotes(outcomes) {
                         writeToStandardError("gcdcat: \(shown.displayPath): \(note)\n")
+                    }
+                    let missing = outcomes.filter { $0.status == .missing }.map(\.path)
+                    for found in LookAlikeNames.find(for: missing) {
+                        let note = LookAlikeNames.note(missing: found.missing, lookAlike: found.lookAlike)
+                        writeToStandardError("gcdcat: \(shown.displayPath): note: \(note)\n")
                     }
                     if !ignoreMissing && summary.missing > 0 && summary.missing < summary.files {
                         writeToStandardError(

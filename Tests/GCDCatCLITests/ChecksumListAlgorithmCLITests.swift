@@ -124,19 +124,48 @@ import Testing
         if !other.isEmpty { #expect(result.stderr.contains("try --algorithm \(other)")) }
     }
 
-    @Test func shorterBLAKE2bListsAreRefusedByName() throws {
+    /// `b2sum -l N` lists: GNU lines in a list named for BLAKE2b are read at their values'
+    /// length, as `b2sum -c` reads them, and `BLAKE2b-N` tags at theirs.
+    @Test(arguments: [8, 16, 128, 160, 256, 384, 504])
+    func shorterBLAKE2bListsAreReadAtTheirLength(bits: Int) throws {
         let scratch = try files()
-        try makeList(scratch, "B2SUMS", "b2sum", ["-l", "256"])
-        var result = try gcdcat(["verify", "B2SUMS"], in: scratch.path)
-        #expect(result.status == 1)
-        #expect(result.stdoutText.isEmpty)
-        #expect(
-            result.stderr == "gcdcat: B2SUMS: line 1: BLAKE2b-256 (b2sum -l 256) is not supported: gcdcat computes "
-                + "BLAKE2b-512 only (OpenSSL 3.0's libcrypto has no other length); check this list with 'b2sum -c'\n")
-        try makeList(scratch, "LIST", "b2sum", ["-l", "256", "--tag"])
-        result = try gcdcat(["verify", "LIST"], in: scratch.path)
-        #expect(result.status == 1)
-        #expect(result.stderr.contains("line 1: BLAKE2b-256 (b2sum -l 256) is not supported"))
+        for (list, arguments) in [
+            ("B2SUMS", ["-l", "\(bits)"]), ("x.b2", ["-l", "\(bits)"]), ("LIST", ["-l", "\(bits)", "--tag"]),
+        ] {
+            try makeList(scratch, list, "b2sum", arguments)
+            var result = try gcdcat(["verify", list], in: scratch.path)
+            #expect(result.status == 0, "\(list) -l \(bits): \(result.stderr)")
+            #expect(result.stdoutText == ok())
+            #expect(result.stderr == "gcdcat: \(list): 3 files: 3 OK, 0 FAILED, 0 MISSING\n", "\(list) -l \(bits)")
+            // A changed file is FAILED, with the algorithm of its length named.
+            try scratch.write("c.bin", randomData(600, seed: 99))
+            result = try gcdcat(["verify", list], in: scratch.path)
+            #expect(result.status == 2, "\(list) -l \(bits): \(result.stderr)")
+            #expect(result.stdoutText.contains("c.bin: FAILED"), "\(result.stdoutText)")
+            try scratch.write("c.bin", randomData(500 + 33_333 * 2, seed: 72))
+        }
+    }
+
+    @Test func checksumWritesBLAKE2bOfAnyLengthAsB2sumDoes() throws {
+        let scratch = try files()
+        for bits in [8, 256, 384, 512] {
+            for (format, extra) in [("gnu", [String]()), ("bsd", ["--tag"])] {
+                let theirs = try runTool("b2sum", ["-l", "\(bits)"] + extra + Self.names, in: scratch.path)
+                let ours = try gcdcat(
+                    ["checksum", "--algorithm", "blake2b-\(bits)", "--format", format] + Self.names, in: scratch.path)
+                #expect(ours.status == 0, "\(ours.stderr)")
+                #expect(ours.stdoutText == theirs.stdoutText, "-l \(bits) \(format)")
+                // And b2sum -c accepts what gcdcat wrote.
+                try scratch.write("OURS", ours.stdout)
+                let checked = try runTool("b2sum", ["-c", "OURS"], in: scratch.path)
+                #expect(checked.status == 0, "\(checked.stderr)")
+            }
+        }
+        for bad in ["blake2b-7", "blake2b-520", "blake2b-0"] {
+            let result = try gcdcat(["checksum", "--algorithm", bad, "a.iso"], in: scratch.path)
+            #expect(result.status == 64, "\(bad)")
+            #expect(result.stderr.contains("'\(bad)'"), "\(result.stderr)")
+        }
     }
 
     @Test func checksumWritesWhatB2sumSha384sumAndRhashWrite() throws {
@@ -177,6 +206,40 @@ import Testing
         // The two café lines as sha256sum prints them (gcdcat shows the Latin-1 name escaped).
         #expect(
             result.stdoutText.hasPrefix(checked.stdoutText.split(separator: "\n").prefix(2).joined(separator: "\n")))
+    }
+
+    /// A list names `café` in NFC; the file beside it is `café` in NFD: MISSING, as
+    /// `sha256sum -c` says, with a note that a look-alike name is there (verify and merge).
+    @Test func aLookAlikeNameBesideAMissingFileIsNoted() throws {
+        let scratch = try Scratch()
+        let made = try runTool(
+            "sh",
+            [
+                "-c",
+                #"nfc=$(printf 'caf\303\251'); nfd=$(printf 'cafe\314\201'); "#
+                    + #"printf one > "$nfc.001"; printf two > "$nfc.002"; sha256sum "$nfc.002" > SHA256SUMS; "#
+                    + #"cksfv "$nfc.001" "$nfc.002" > "$nfc.sfv"; mv "$nfc.002" "$nfd.002""#,
+            ], in: scratch.path)
+        #expect(made.status == 0, "\(made.stderr)")
+        let nfc = "caf\u{E9}.002"
+        let nfd = "cafe\u{301}.002"
+        let verify = try gcdcat(["verify", "SHA256SUMS"], in: scratch.path)
+        #expect(verify.status == 1, "\(verify.stderr)")
+        #expect(verify.stdoutText.contains("MISSING"))
+        #expect(
+            verify.stderr.contains(
+                "gcdcat: SHA256SUMS: note: \(nfc) is missing, but \(nfd) looks the same and is spelt with other bytes "
+                    + "(another Unicode normalisation), so it is another file: rename it to match the list\n"),
+            "\(verify.stderr)")
+        let merge = try gcdcat(
+            ["merge", "--manifest", "caf\u{E9}.sfv", "caf\u{E9}.001", "-o", "out"], in: scratch.path)
+        #expect(merge.status == 1, "\(merge.stderr)")
+        #expect(
+            merge.stderr.contains(
+                "; \(nfd) looks the same but is spelt with other bytes (another Unicode normalisation), so it is "
+                    + "another file: rename it to match the list"),
+            "\(merge.stderr)")
+        #expect(scratch.read("out") == nil)
     }
 
     @Test func verifyOfAFileThatIsNotAListPointsToTheListBesideIt() throws {

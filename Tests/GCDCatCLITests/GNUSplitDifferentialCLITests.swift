@@ -36,6 +36,24 @@ struct GNUSplitDifferentialCLITests {
         ["-t", ";", "-l", "30"], ["-t", "\\0", "-l", "60"], ["-t", "\\0", "-n", "l/5"], ["-t", ";", "-C", "100"],
         ["--separator=;", "-n", "r/4"], ["-d", "-n", "l/12"], ["-n", "100", "-d"], ["-n", "120"],
         ["-x", "-n", "300"], ["--numeric-suffixes=3", "-n", "5"], ["-e", "-b", "1000"],
+        ["-n", "3", "-a", "1", "-d"], ["-a", "1", "-n", "l/3"], ["-a", "1", "-x", "-n", "r/16"],
+        ["-a", "1", "-d", "-n", "10"], ["-t", "\\0", "-C", "700"], ["-C", "5000"],
+    ]
+
+    /// Short records and small sizes: a record cut at SIZE, a part that fills SIZE at the end of
+    /// the input (GNU still ends it at its last separator), records of exactly SIZE.
+    static let shortRecordInputs: [(name: String, data: Data)] = [
+        ("NUL records", Data("ab\u{0}c\u{0}\u{0}defgh\u{0}ij\u{0}k".utf8)),
+        ("a part of SIZE ends the input", Data("\u{0}\u{0}ba\u{0}b".utf8)),
+        ("newline records", Data("abcd\nef\ng\n\nhijklm\nno".utf8)),
+        ("separator last", Data("xy\nz\n\nuvw\n".utf8)),
+        ("semicolons", Data("r1;r22;r333;;r4444;r5".utf8)),
+    ]
+
+    static let shortRecordForms: [[String]] = [
+        ["-t", "\\0", "-C", "3"], ["-t", "\\0", "-C", "6"], ["-t", "\\0", "-C", "1"], ["-C", "3"], ["-C", "5"],
+        ["-C", "2"], ["-t", ";", "-C", "4"], ["-t", ";", "-C", "7"], ["-l", "1"], ["-t", "\\0", "-l", "2"],
+        ["-b", "4"], ["-n", "l/3", "-a", "1"], ["-t", ";", "-n", "l/4"], ["-n", "r/2"],
     ]
 
     /// Forms that write one part to standard output.
@@ -67,6 +85,38 @@ struct GNUSplitDifferentialCLITests {
             #expect(ours.listing() == gnu.listing(), "\(context)")
             for name in gnu.listing() {
                 #expect(ours.read(name) == gnu.read(name), "\(name) differs: \(context)")
+            }
+        }
+    }
+
+    @Test(arguments: shortRecordForms)
+    func shortRecordsAreCutAsGNUCutsThem(form: [String]) throws {
+        for input in Self.shortRecordInputs {
+            let gnu = try Scratch()
+            let ours = try Scratch()
+            try gnu.write("in", input.data)
+            try ours.write("in", input.data)
+            let expected = try run(executable: "/usr/bin/split", form + ["in", "out_"], in: gnu.path)
+            #expect(expected.status == 0, "GNU split failed: \(expected.stderr)")
+            let result = try gcdcat(["split"] + Self.ours(form) + ["in", "out_", "--no-manifest", "-q"], in: ours.path)
+            let context = "\(form) on \(input.name): \(result.stderr)"
+            #expect(result.status == 0, "\(context)")
+            #expect(ours.listing() == gnu.listing(), "\(context)")
+            for name in gnu.listing() {
+                #expect(ours.read(name) == gnu.read(name), "\(name) differs: \(context)")
+            }
+            guard !form.contains("-n") else { continue }
+            // The same input on standard input takes the streaming path.
+            let piped = try Scratch()
+            try piped.write("in", input.data)
+            let streamed = try run(
+                executable: "/bin/sh",
+                ["-c", "\"$0\" \"$@\" < in && rm in", gcdcatPath, "split"] + Self.ours(form)
+                    + ["-", "out_", "--no-manifest", "-q"], in: piped.path)
+            #expect(streamed.status == 0, "streamed \(context) \(streamed.stderr)")
+            #expect(piped.listing() == gnu.listing().filter { $0 != "in" }, "streamed \(context)")
+            for name in gnu.listing() where name != "in" {
+                #expect(piped.read(name) == gnu.read(name), "streamed \(name) differs: \(context)")
             }
         }
     }

@@ -437,6 +437,60 @@ import Testing
         #expect(scratch.read("out") == whole)
     }
 
+    // cksfv over GNU split's `xaa xab xac` and a README.txt: the set's parts are checked
+    // against their lines and the README is said, not joined, whichever way the merge starts.
+    @Test(arguments: ["auto", "stream"])
+    func anSFVNamingOtherFilesChecksItsSetsParts(strategy: String) throws {
+        let scratch = try Scratch()
+        let whole = randomData(5000, seed: 31)
+        try scratch.write("data", whole)
+        try scratch.write("README.txt", Data("read me\n".utf8))
+        let make = "split -b 2000 data x && cksfv xaa xab README.txt xac > x.sfv"
+        #expect(try runTool("sh", ["-c", make], in: scratch.path).status == 0)
+        let note =
+            "gcdcat: note: x.sfv also lists README.txt, no part of the set; not checked here (gcdcat verify x.sfv "
+            + "checks every file it lists)\ngcdcat: 3 parts verified against x.sfv\n"
+        for (arguments, output) in [
+            (["merge", "--manifest", "x.sfv", "xaa", "-o", "out"], "out"), (["x.sfv"], "x"), (["merge", "xaa"], "x"),
+        ] {
+            let result = try gcdcat(arguments + ["--strategy", strategy], in: scratch.path)
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            #expect(result.stderr == note, "\(arguments)")
+            #expect(scratch.read(output) == whole, "\(arguments)")
+            try FileManager.default.removeItem(atPath: scratch.file(output))
+        }
+        // The parts are still checked: a changed part fails, a missing one is named.
+        var changed = try #require(scratch.read("xab"))
+        changed[7] ^= 1
+        try scratch.write("xab", changed)
+        var result = try gcdcat(["merge", "xaa", "--strategy", strategy], in: scratch.path)
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr.contains("xab: crc32 is"), "\(result.stderr)")
+        try FileManager.default.removeItem(atPath: scratch.file("xac"))
+        result = try gcdcat(["merge", "--manifest", "x.sfv", "xaa", "xab", "-o", "out"], in: scratch.path)
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("xac: missing part: x.sfv lists it (line "), "\(result.stderr)")
+        #expect(scratch.read("out") == nil && scratch.read("x") == nil)
+    }
+
+    // `merge xaa xab xac README.txt` is refused with a hint; following it merges the set.
+    @Test func theHintForAnOtherFileAmongGNUPartsWorks() throws {
+        let scratch = try Scratch()
+        let whole = randomData(5000, seed: 32)
+        try scratch.write("data", whole)
+        try scratch.write("README.txt", Data("read me\n".utf8))
+        let make = "split -b 2000 data x && cksfv xaa xab xac README.txt > x.sfv"
+        #expect(try runTool("sh", ["-c", make], in: scratch.path).status == 0)
+        let refused = try gcdcat(["merge", "xaa", "xab", "xac", "README.txt", "-o", "out"], in: scratch.path)
+        #expect(refused.status == 1, "\(refused.stderr)")
+        #expect(
+            refused.stderr.contains("To merge the set, give its first part alone (gcdcat merge xaa)"),
+            "\(refused.stderr)")
+        let followed = try gcdcat(["merge", "xaa", "-o", "out"], in: scratch.path)
+        #expect(followed.status == 0, "\(followed.stderr)")
+        #expect(scratch.read("out") == whole)
+    }
+
     // A list named by its algorithm (`*.sha3-256`) is a list, not part 256 of a set.
     @Test(arguments: ["sha3-256", "sha3-512"])
     func aListNamedBySHA3IsAList(algorithm: String) throws {

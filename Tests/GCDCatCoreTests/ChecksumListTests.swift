@@ -268,15 +268,29 @@ extension ChecksumListTests {
             ])
     }
 
-    @Test func aShorterBLAKE2bIsRefusedByTagOrName() {
+    @Test func aShorterBLAKE2bIsReadByTagOrByTheListsName() throws {
         let short = String(repeating: "c", count: 64)
-        for (text, path) in [("BLAKE2b-256 (f) = \(short)\n", "list"), ("\(short)  f\n", "B2SUMS")] {
-            let error = expectGCDCatError { _ = try ChecksumList.parse(bytes: Array(text.utf8), path: path) }
-            #expect(
-                error?.description
-                    == "\(path): line 1: BLAKE2b-256 (b2sum -l 256) is not supported: gcdcat computes BLAKE2b-512 "
-                    + "only (OpenSSL 3.0's libcrypto has no other length); check this list with 'b2sum -c'")
+        for (text, path, format) in [
+            ("BLAKE2b-256 (f) = \(short)\n", "list", ChecksumLineFormat.bsd), ("\(short)  f\n", "B2SUMS", .gnu),
+            ("\(short)  f\n", "x.b2", .gnu),
+        ] {
+            let list = try ChecksumList.parse(bytes: Array(text.utf8), path: path)
+            #expect(list.entries == [entry("f", .blake2bBits(256), short, 1, format)], "\(path)")
+            #expect(list.guessNotes.isEmpty)
         }
+        // b2sum -l 8 writes 2 digits: a length no other algorithm has is BLAKE2b's in B2SUMS.
+        let tiny = try ChecksumList.parse(bytes: Array("ab  f\n".utf8), path: "B2SUMS")
+        #expect(tiny.entries == [entry("f", .blake2bBits(8), "ab", 1, .gnu)])
+        // --algorithm blake2b reads each value's length as b2sum -c does; blake2b-256 wants 64.
+        let forced = try ChecksumList.parse(bytes: Array("\(short)  f\n".utf8), path: "list", forced: .blake2b)
+        #expect(forced.entries == [entry("f", .blake2bBits(256), short, 1, .gnu)])
+        let error = expectGCDCatError {
+            _ = try ChecksumList.parse(bytes: Array("abcd  f\n".utf8), path: "list", forced: .blake2bBits(256))
+        }
+        #expect(error?.description == "list: line 1: 'abcd' is not a blake2b-256 value (64 hex digits)")
+        // Outside a BLAKE2b list, 64 digits stay a guessed sha256.
+        let guessed = try ChecksumList.parse(bytes: Array("\(short)  f\n".utf8), path: "list")
+        #expect(guessed.entries.map(\.algorithm) == [.sha256])
     }
 
     // Issue 22: `café` in NFC and in NFD are two files, as sha256sum -c reads them.

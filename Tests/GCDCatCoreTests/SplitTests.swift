@@ -64,6 +64,12 @@ import Testing
         #expect(PartNaming(prefix: "", style: .gnuNumeric).alphabetWidth(count: 10, start: 95) == 2)
         #expect(PartNaming(prefix: "", style: .gnuNumeric).alphabetWidth(count: 10, start: 5) == 2)
         #expect(PartNaming(prefix: "", style: .gnuNumeric).alphabetWidth(count: 96, start: 5) == 3)
+        // What -a may not go below: GNU accepts `-n 3 -a 1 -d` (x0 x1 x2), refuses `-n 11 -a 1 -d`.
+        #expect(PartNaming(prefix: "", style: .gnuNumeric).minimumAlphabetWidth(count: 3, start: 0) == 1)
+        #expect(PartNaming(prefix: "", style: .gnuNumeric).minimumAlphabetWidth(count: 10, start: 0) == 1)
+        #expect(PartNaming(prefix: "", style: .gnuNumeric).minimumAlphabetWidth(count: 11, start: 0) == 2)
+        #expect(PartNaming(prefix: "", style: .alpha).minimumAlphabetWidth(count: 26, start: 0) == 1)
+        #expect(PartNaming(prefix: "", style: .gnuNumeric).alphabetWidth(count: 3, start: 0) == 2)
     }
 
     /// GNU `-n l/N`: part c ends after the first newline at or past its boundary's last byte;

@@ -49,7 +49,9 @@ struct TaggedOrGNULine: Equatable {
 
     /// `line` (no line end) as a BSD or GNU line, or nil. `sfvShaped` lines (the last field is
     /// 8 hex digits) stay SFV unless they are unmistakably GNU: a long digest and two separators.
-    init?(_ line: String, sfvShaped: Bool) {
+    /// `blake2bLengths` admits GNU values of any even length from 2 to 128 digits, as `b2sum -c`
+    /// reads a BLAKE2b list (`b2sum -l 8` writes 2 digits).
+    init?(_ line: String, sfvShaped: Bool, blake2bLengths: Bool = false) {
         var body = Substring(line)
         while let first = body.first, first == " " || first == "\t" { body = body.dropFirst() }
         let escaped = body.first == "\\"
@@ -62,7 +64,8 @@ struct TaggedOrGNULine: Equatable {
             return
         }
         let hex = body.prefix { $0.isASCII && $0.isHexDigit }
-        guard Self.gnuLengths.contains(hex.count) else { return nil }
+        let blake2bLength = blake2bLengths && hex.count % 2 == 0 && (2...128).contains(hex.count)
+        guard Self.gnuLengths.contains(hex.count) || blake2bLength else { return nil }
         let rest = body[hex.endIndex...]
         let raw: Substring
         if rest.hasPrefix("  ") || rest.hasPrefix(" *") {

@@ -3,9 +3,10 @@ import GCDCatSystem
 /// A checksum list as people download it: SFV, GNU (`sha256sum`) or BSD (`sha256sum --tag`,
 /// `rhash --bsd`) lines, told apart line by line, so one list may mix them.
 ///
-/// Each entry's algorithm comes from its tag (BSD: `SHA256`, `BLAKE2b`, `SHA3-256`), else from
-/// the list's name when its digests have that algorithm's length (`B2SUMS`, `*.b2`,
-/// `SHA384SUMS`, `*.sha3-256`: see ``algorithm(ofListName:)``), else from the digest's length
+/// Each entry's algorithm comes from its tag (BSD: `SHA256`, `BLAKE2b`, `BLAKE2b-256`,
+/// `SHA3-256`), else from the list's name when its digests have that algorithm's length
+/// (`SHA384SUMS`, `*.sha3-256`: see ``algorithm(ofListName:)``; in `B2SUMS` and `*.b2` any
+/// length is BLAKE2b of that length, as `b2sum -c` reads them), else from the digest's length
 /// (8 crc32, 32 md5, 40 sha1, 56 sha224, 64 sha256, 96 sha384, 128 sha512): that last is a
 /// guess, marked ``Entry/guessed`` and said by ``guessNotes``, unless the caller forces one. Names
 /// are relative to the list's folder; an absolute name or a `..` component is marked
@@ -64,7 +65,6 @@ public struct ChecksumList: Sendable, Equatable {
                 break
             }
             if let named = HashAlgorithm(tag: token), named != .adler32 { return named }
-            if HashAlgorithm.otherBLAKE2bLength(tag: token) != nil || token == "blake2" { return .blake2b }
         }
         return nil
     }
@@ -97,9 +97,8 @@ public struct ChecksumList: Sendable, Equatable {
     ///
     /// ## Errors
     /// `.malformedManifest` naming the line: a line of no known shape, a tag gcdcat does not know,
-    /// a digest whose length does not fit its algorithm, a BLAKE2b of another length than 512
-    /// bits (`b2sum -l 256`), a NUL, a name listed twice for one algorithm (`a.txt` and
-    /// `./a.txt` are one name); or a list with no entries.
+    /// a digest whose length does not fit its algorithm, a NUL, a name listed twice for one
+    /// algorithm (`a.txt` and `./a.txt` are one name); or a list with no entries.
     public static func parse(bytes: [UInt8], path: String, forced: HashAlgorithm? = nil) throws -> ChecksumList {
         let named = forced == nil ? algorithm(ofListName: path) : nil
         var entries: [Entry] = []
@@ -165,7 +164,11 @@ public struct ChecksumList: Sendable, Equatable {
         malformed: (String) -> GCDCatError
     ) throws -> Entry {
         let sfv = sfvFields(decoded)
-        if let parsed = TaggedOrGNULine(decoded, sfvShaped: sfv != nil) {
+        // `--algorithm blake2b` and a list named for BLAKE2b take each value's length as its
+        // BLAKE2b length, as `b2sum -c` does; `--algorithm blake2b-256` wants that length only.
+        let blake2bList = forced.map { $0 == .blake2b } ?? named?.isBLAKE2b ?? false
+        let blake2bShaped = forced?.isBLAKE2b ?? named?.isBLAKE2b ?? false
+        if let parsed = TaggedOrGNULine(decoded, sfvShaped: sfv != nil, blake2bLengths: blake2bShaped) {
             let algorithm: HashAlgorithm
             let format: ChecksumLineFormat
             var guessed = false
@@ -173,12 +176,12 @@ public struct ChecksumList: Sendable, Equatable {
             case .gnu:
                 format = .gnu
                 let digits = parsed.hex.count
-                if let forced {
+                if blake2bList, let sized = HashAlgorithm.blake2b(bits: digits * 4) {
+                    algorithm = sized  // as `b2sum -c` reads it: the length is the value's
+                } else if let forced {
                     algorithm = forced
                 } else if let named, named.hexLength == digits {
                     algorithm = named
-                } else if named == .blake2b {
-                    throw otherBLAKE2b(bits: digits * 4, malformed: malformed)
                 } else if let assumed = HashAlgorithm(hexLength: digits) {
                     algorithm = assumed
                     guessed = true
@@ -187,14 +190,11 @@ public struct ChecksumList: Sendable, Equatable {
                 }
             case .bsd(let tag, let tagged):
                 format = .bsd
-                if let bits = HashAlgorithm.otherBLAKE2bLength(tag: tag[...]) {
-                    throw otherBLAKE2b(bits: bits, malformed: malformed)
-                }
                 guard let tagged else {
                     let known = HashAlgorithm.allCases.map(\.tag).joined(separator: ", ")
                     throw malformed("\(tag.displayPath) is not an algorithm gcdcat knows (\(known))")
                 }
-                if let forced, forced != tagged {
+                if let forced, forced != tagged, !(forced == .blake2b && tagged.isBLAKE2b) {
                     throw malformed("tagged \(tagged.tag), not the \(forced.rawValue) asked for")
                 }
                 algorithm = tagged
@@ -217,13 +217,6 @@ public struct ChecksumList: Sendable, Equatable {
             throw malformed("an 8-digit value cannot be \(algorithm.rawValue) (\(algorithm.hexLength) hex digits)")
         }
         return Entry(name: name, algorithm: algorithm, expected: hex, line: number, format: .sfv)
-    }
-
-    /// A BLAKE2b list of another length than 512 bits, as `b2sum -l 256` writes it.
-    private static func otherBLAKE2b(bits: Int, malformed: (String) -> GCDCatError) -> GCDCatError {
-        malformed(
-            "BLAKE2b-\(bits) (b2sum -l \(bits)) is not supported: gcdcat computes BLAKE2b-512 only "
-                + "(OpenSSL 3.0's libcrypto has no other length); check this list with 'b2sum -c'")
     }
 
     /// The name and 8-digit value of an SFV line, when it is one.

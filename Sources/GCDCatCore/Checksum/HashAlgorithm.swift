@@ -1,6 +1,10 @@
 /// Every checksum gcdcat computes: zlib's crc32 and adler32, and the md5/sha/sha3/BLAKE2b
 /// digests that download sites publish. One name for the command line, manifests and reports.
-public enum HashAlgorithm: String, CaseIterable, Sendable, Codable {
+///
+/// Its ``rawValue`` is that name (`sha256`, `sha3-256`, `blake2b`, `blake2b-256`). ``allCases``
+/// holds the fixed-length algorithms; BLAKE2b of another length than 512 bits, as `b2sum -l N`
+/// computes it, is ``blake2bBits(_:)``, made by ``blake2b(bits:)``.
+public enum HashAlgorithm: Hashable, CaseIterable, Sendable, Codable, RawRepresentable {
     case crc32
     case adler32
     case md5
@@ -9,53 +13,142 @@ public enum HashAlgorithm: String, CaseIterable, Sendable, Codable {
     case sha256
     case sha384
     case sha512
-    case sha3Bits224 = "sha3-224"
-    case sha3Bits256 = "sha3-256"
-    case sha3Bits384 = "sha3-384"
-    case sha3Bits512 = "sha3-512"
+    case sha3Bits224
+    case sha3Bits256
+    case sha3Bits384
+    case sha3Bits512
     /// BLAKE2b-512, `b2sum`'s default.
     case blake2b
+    /// BLAKE2b of 8 to 504 bits, a multiple of 8 (`b2sum -l 256`); 512 is ``blake2b``.
+    case blake2bBits(Int)
+
+    public static let allCases: [HashAlgorithm] = [
+        .crc32, .adler32, .md5, .sha1, .sha224, .sha256, .sha384, .sha512, .sha3Bits224, .sha3Bits256,
+        .sha3Bits384, .sha3Bits512, .blake2b,
+    ]
+
+    /// BLAKE2b of `bits` (a multiple of 8 from 8 to 512), as `b2sum -l bits`; nil for another
+    /// length.
+    public static func blake2b(bits: Int) -> HashAlgorithm? {
+        DigestAlgorithm.blake2b(bits: bits).map(HashAlgorithm.init)
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .crc32: return "crc32"
+        case .adler32: return "adler32"
+        default: return digest!.rawValue
+        }
+    }
+
+    /// `crc32`, `sha3-256`, `blake2b`, `blake2b-256`, …; `blake2b-512` is `blake2b`.
+    public init?(rawValue: String) {
+        if let checksum = ChecksumAlgorithm(rawValue: rawValue) {
+            self.init(checksum)
+        } else if let digest = DigestAlgorithm(rawValue: rawValue) {
+            self.init(digest)
+        } else {
+            return nil
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let name = try decoder.singleValueContainer().decode(String.self)
+        guard let algorithm = HashAlgorithm(rawValue: name) else {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "unknown algorithm '\(name)'"))
+        }
+        self = algorithm
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
 
     /// The zlib checksum this is, if it is one (these split one file across threads).
-    public var checksum: ChecksumAlgorithm? { ChecksumAlgorithm(rawValue: rawValue) }
+    public var checksum: ChecksumAlgorithm? {
+        switch self {
+        case .crc32: return .crc32
+        case .adler32: return .adler32
+        default: return nil
+        }
+    }
 
     /// The cryptographic digest this is, if it is one.
-    public var digest: DigestAlgorithm? { DigestAlgorithm(rawValue: rawValue) }
+    public var digest: DigestAlgorithm? {
+        switch self {
+        case .crc32, .adler32: return nil
+        case .md5: return .md5
+        case .sha1: return .sha1
+        case .sha224: return .sha224
+        case .sha256: return .sha256
+        case .sha384: return .sha384
+        case .sha512: return .sha512
+        case .sha3Bits224: return .sha3Bits224
+        case .sha3Bits256: return .sha3Bits256
+        case .sha3Bits384: return .sha3Bits384
+        case .sha3Bits512: return .sha3Bits512
+        case .blake2b: return .blake2b
+        case .blake2bBits(let bits): return .blake2bBits(bits)
+        }
+    }
 
-    public init(_ checksum: ChecksumAlgorithm) { self = HashAlgorithm(rawValue: checksum.rawValue)! }
+    public init(_ checksum: ChecksumAlgorithm) {
+        switch checksum {
+        case .crc32: self = .crc32
+        case .adler32: self = .adler32
+        }
+    }
 
-    public init(_ digest: DigestAlgorithm) { self = HashAlgorithm(rawValue: digest.rawValue)! }
+    public init(_ digest: DigestAlgorithm) {
+        switch digest {
+        case .md5: self = .md5
+        case .sha1: self = .sha1
+        case .sha224: self = .sha224
+        case .sha256: self = .sha256
+        case .sha384: self = .sha384
+        case .sha512: self = .sha512
+        case .sha3Bits224: self = .sha3Bits224
+        case .sha3Bits256: self = .sha3Bits256
+        case .sha3Bits384: self = .sha3Bits384
+        case .sha3Bits512: self = .sha3Bits512
+        case .blake2b: self = .blake2b
+        case .blake2bBits(let bits): self = .blake2bBits(bits)
+        }
+    }
+
+    /// Whether this is BLAKE2b of any length.
+    public var isBLAKE2b: Bool { digest?.isBLAKE2b ?? false }
 
     /// Hex digits in a value: 8 for crc32 and adler32.
     public var hexLength: Int { digest.map { $0.byteCount * 2 } ?? 8 }
 
     /// The tag of a BSD-style line, as `sha256sum --tag`, `b2sum --tag` and `rhash --bsd`
-    /// write it: `SHA256`, `SHA3-256`, `BLAKE2b`.
+    /// write it: `SHA256`, `SHA3-256`, `BLAKE2b`, and `BLAKE2b-256` as `b2sum -l 256 --tag`.
     public var tag: String {
         switch self {
         case .blake2b: return "BLAKE2b"
+        case .blake2bBits(let bits): return "BLAKE2b-\(bits)"
         default: return rawValue.uppercased()
         }
     }
 
     /// The algorithm a BSD tag (or a list's name, `sha256` of `SHA256SUMS`) names: `SHA256`,
-    /// `sha-256` and `SHA2-256` are one, as are `BLAKE2b`, `BLAKE2B-512` and `b2`; nil when unknown.
+    /// `sha-256` and `SHA2-256` are one, as are `BLAKE2b`, `BLAKE2B-512` and `b2`; `BLAKE2b-256`
+    /// is BLAKE2b of 256 bits; nil when unknown.
     public init?(tag: Substring) {
         var name = tag.lowercased().filter { $0 != "-" && $0 != "_" }
         if name.hasPrefix("sha2") && name.count == 7 { name = "sha" + name.dropFirst(4) }  // sha2256 → sha256
         if name.hasPrefix("sha3") && name.count == 7 { name = "sha3-" + name.dropFirst(4) }  // sha3256 → sha3-256
-        if ["b2", "blake2", "blake2b512"].contains(name) { name = "blake2b" }
+        if ["b2", "blake2"].contains(name) { name = "blake2b" }
+        if name.hasPrefix("blake2b"), let bits = Int(name.dropFirst(7)) {
+            guard let sized = HashAlgorithm.blake2b(bits: bits) else { return nil }
+            self = sized
+            return
+        }
         guard let match = HashAlgorithm(rawValue: name) else { return nil }
         self = match
-    }
-
-    /// The digest length in bits a BLAKE2b tag names when it is not 512, as `b2sum -l 256 --tag`
-    /// writes `BLAKE2b-256`; nil for any other tag. gcdcat computes BLAKE2b-512 only (OpenSSL 3.0's
-    /// libcrypto has no other length), so such a list is refused with this length named.
-    public static func otherBLAKE2bLength(tag: Substring) -> Int? {
-        let name = tag.lowercased().filter { $0 != "-" && $0 != "_" }
-        guard name.hasPrefix("blake2b"), let bits = Int(name.dropFirst(7)), bits != 512 else { return nil }
-        return bits
     }
 
     /// The algorithm assumed for an untagged value of `hexLength` digits in a list whose name

@@ -130,7 +130,8 @@ public final class AtomicOutputFile: Sendable {
         let finalToken: Int?
         do {
             finalToken = try registry.commit(
-                forgetting: token.map { [$0] } ?? [], registering: registeringFinalName ? .file(finalPath) : nil
+                forgetting: token.map { [$0] } ?? [], registering: registeringFinalName ? .file(finalPath) : nil,
+                ending: outputToken
             ) {
                 try isUnnamed ? linkIntoPlace() : renameIntoPlace()
             }
@@ -138,7 +139,6 @@ public final class AtomicOutputFile: Sendable {
             discard()
             throw error
         }
-        registry.endOutput(outputToken)
         if isUnnamed, state.withLock({ $0.closeOnce() }) { _ = Glibc.close(fd) }
         if fsync { try syncDirectory(of: finalPath) }
         return finalToken
@@ -160,9 +160,10 @@ public final class AtomicOutputFile: Sendable {
         }
     }
 
-    /// Links the unnamed file in; with `overwrite`, through a short unique name renamed over
-    /// the old file (`linkat` cannot replace). Runs under the registry's lock, so no signal
-    /// handler sees the short name.
+    /// Links the unnamed file in; with `overwrite`, through a unique name renamed over the old
+    /// file (`linkat` cannot replace). Runs under the registry's lock, so no signal handler sees
+    /// that name; SIGKILL between the two leaves it, named `.NAME.gcdcat-XXXXXX` so it says whose
+    /// it is (``LeftoverTemporaries``).
     private func linkIntoPlace() throws {
         guard overwrite else {
             guard PathName.withPathCString(finalPath, { gcdcat_link_descriptor(fd, $0) }) == 0 else {
@@ -172,10 +173,9 @@ public final class AtomicOutputFile: Sendable {
             }
             return
         }
-        let directory = splitPath(finalPath).directory
         var attempt = 0
         while true {
-            let scratch = directory + "/.gcdcat-" + randomSuffix()
+            let scratch = temporaryName(for: finalPath)
             if PathName.withPathCString(scratch, { gcdcat_link_descriptor(fd, $0) }) != 0 {
                 let code = gcdcat_errno()
                 attempt += 1
@@ -211,13 +211,19 @@ private struct DescriptorState {
     }
 }
 
-/// `.NAME.gcdcat-XXXXXX` beside `finalPath`, with NAME cut so the name fits in 255 bytes.
+/// `.NAME.gcdcat-XXXXXX` beside `finalPath`, with NAME cut so the name fits in 255 bytes: it
+/// says whose it is (see ``LeftoverTemporaries``).
 func temporaryName(for finalPath: String) -> String {
     let (directory, name) = splitPath(finalPath)
+    return "\(directory)/.\(temporaryStem(of: name)).gcdcat-\(randomSuffix())"
+}
+
+/// NAME as ``temporaryName(for:)`` keeps it: whole, or its first bytes where the whole would
+/// not fit in 255 bytes (NAME_MAX).
+func temporaryStem(of name: String) -> String {
     let decoration = ".gcdcat-XXXXXX".utf8.count + 1
     let bytes = PathName.bytes(of: name)
-    let kept = bytes.count + decoration <= 255 ? name : PathName.decode(bytes.prefix(255 - decoration))
-    return "\(directory)/.\(kept).gcdcat-\(randomSuffix())"
+    return bytes.count + decoration <= 255 ? name : PathName.decode(bytes.prefix(255 - decoration))
 }
 
 /// `fsync`s the folder that holds `path`, so a rename into it survives a crash.

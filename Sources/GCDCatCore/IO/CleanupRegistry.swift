@@ -86,17 +86,26 @@ public final class CleanupRegistry: Sendable {
         }
     }
 
-    /// Notes that an output begun with ``beginOutput(_:)`` was published or discarded.
+    /// Notes that an output begun with ``beginOutput(_:)`` was given up (or finished without a
+    /// file of its own). Once an interruption began, the output stays listed: it was not created.
+    /// A published output ends in ``commit(forgetting:registering:ending:_:)``, in the same step
+    /// as its name appears.
     public func endOutput(_ token: Int) {
         state.withLock { state in
-            if let name = state.pendingOutputs.removeValue(forKey: token), state.pendingTokens[name] == token {
-                state.pendingTokens[name] = nil
-            }
+            guard !state.aborted else { return }
+            Self.end(token, in: &state)
+        }
+    }
+
+    private static func end(_ token: Int, in state: inout State) {
+        if let name = state.pendingOutputs.removeValue(forKey: token), state.pendingTokens[name] == token {
+            state.pendingTokens[name] = nil
         }
     }
 
     /// The final names of the outputs begun and never published, in the order begun: what an
-    /// interruption leaves uncreated.
+    /// interruption leaves uncreated (read after ``removeAll(signal:beforeUndoing:)``, when no
+    /// output can be published any more).
     public var unpublishedOutputs: [String] {
         state.withLock { state in state.pendingOutputs.sorted { $0.key < $1.key }.map(\.value) }
     }
@@ -170,11 +179,15 @@ public final class CleanupRegistry: Sendable {
     /// `registering`, registers that entry in the same step (the name just placed, when it must
     /// go if a later step fails) and returns its token.
     @discardableResult
-    func commit(forgetting tokens: [Int], registering: Entry? = nil, _ commit: () throws -> Void) throws -> Int? {
+    func commit(
+        forgetting tokens: [Int], registering: Entry? = nil, ending output: Int? = nil, _ commit: () throws -> Void
+    ) throws -> Int? {
         try state.withLock { state in
             guard !state.aborted || state.publishing > 0 else { throw Self.interrupted(by: state.signal) }
             try commit()
             for token in tokens { state.entries.removeValue(forKey: token) }
+            // Published: an interruption from now on must not call it "not created".
+            if let output { Self.end(output, in: &state) }
             guard let registering else { return nil }
             state.nextToken += 1
             state.entries[state.nextToken] = registering

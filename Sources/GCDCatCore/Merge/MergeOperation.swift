@@ -178,6 +178,12 @@ public struct MergeOperation: Sendable {
         // From here an interruption says that this output was not created.
         let pending = target.path.map { CleanupRegistry.shared.beginOutput($0) }
         defer { pending.map(CleanupRegistry.shared.endOutput) }
+        if let path = target.path {
+            // A killed earlier run for this output (SIGKILL during a --force publish).
+            for found in LeftoverTemporaries.find(for: [path]) {
+                notice(.note(LeftoverTemporaries.note(leftover: found.leftover, output: found.output)))
+            }
+        }
         let parts = try validatedParts(resolved.parts)
         try refuseSpannedZip(parts.first)
         let (manifestFile, warnings) = try MergeVerification.locate(
@@ -214,9 +220,10 @@ public struct MergeOperation: Sendable {
             overlapped = (check, settled)
         }
         var verification: MergeVerification
-        if overlapped != nil {
+        if let overlapped {
             verification = MergeVerification(
                 manifestPath: manifestFile?.path, expectedCRC: nil, warnings: [], manifestFile: manifestFile)
+            for warning in overlapped.check.warnings { notice(.note(warning)) }
         } else {
             // The check reads every part in full before the merge starts: a long wait to show.
             let counter = TransferCounter()

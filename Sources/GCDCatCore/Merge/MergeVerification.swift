@@ -113,8 +113,10 @@ public struct MergeVerification: Sendable, Equatable {
             return try checkDigests(
                 parts, list: try ChecksumList.load(path, forced: algorithm), manifest: file, jobs: jobs)
         }
-        try matchEntries(manifest, manifestPath: path, to: parts)
-        return try PartCRCCheck(parts: parts, manifest: manifest, file: file).run(jobs: jobs, counter: counter)
+        let (setManifest, notes) = try setEntries(of: manifest, path: path, parts: parts)
+        try matchEntries(setManifest, manifestPath: path, to: parts)
+        return try PartCRCCheck(parts: parts, manifest: setManifest, file: file, warnings: notes).run(
+            jobs: jobs, counter: counter)
     }
 
     /// The stat-level half of ``check(_:manifest:jobs:)`` for an SFV manifest: the manifest is
@@ -132,8 +134,9 @@ public struct MergeVerification: Sendable, Equatable {
         } catch let error as GCDCatError where error.code == .malformedManifest {
             return nil
         }
-        try matchEntries(manifest, manifestPath: file.path, to: parts)
-        return PartCRCCheck(parts: parts, manifest: manifest, file: file)
+        let (setManifest, notes) = try setEntries(of: manifest, path: file.path, parts: parts)
+        try matchEntries(setManifest, manifestPath: file.path, to: parts)
+        return PartCRCCheck(parts: parts, manifest: setManifest, file: file, warnings: notes)
     }
 
     /// Checks `parts` against an md5/sha (or mixed) list before a byte is written. A list of one
@@ -172,14 +175,7 @@ public struct MergeVerification: Sendable, Equatable {
                 manifestPath: path, expectedCRC: actual.crc32.value, warnings: [], manifestFile: file)
         }
         try matchEntries(names, manifestPath: path, to: parts)
-        let ignored =
-            others.isEmpty
-            ? []
-            : [
-                "\(path.displayPath) also lists \(others.prefix(5).map(\.name.displayPath).joined(separator: ", "))"
-                    + "\(others.count > 5 ? ", …" : ""), no part of the set; not checked here (gcdcat verify "
-                    + "\(path.displayPath) checks every file it lists)"
-            ]
+        let ignored = others.isEmpty ? [] : [ignoredNote(others.map(\.name), list: path)]
         var crcs: [Checksum] = []
         // As verify judges (``ChecksumListVerifier/confirmingGuesses(_:)``): a value whose
         // algorithm was only assumed from its length is corruption only once another part
@@ -209,17 +205,38 @@ public struct MergeVerification: Sendable, Equatable {
             manifestFile: file)
     }
 
-    /// Entries of a list of several files that are no numbered file and none of the parts
-    /// (``SetFromList/isOtherFile(_:)``): a SHA256SUMS's `README.txt`, ignored when other
+    /// Entries of a list of several files that are no part of the set and none of the parts
+    /// (``SetFromList/otherFiles(among:)``): a SHA256SUMS's `README.txt`, ignored when other
     /// entries are numbered.
     static func otherFiles(_ list: ChecksumList, listPath: String, parts: [PartFile]) throws -> [ChecksumList.Entry] {
-        guard list.entries.count > 1, list.entries.contains(where: { !SetFromList.isOtherFile($0.name) }) else {
-            return []
+        let others = try otherFiles(list.entries.map(\.name), listPath: listPath, parts: parts)
+        return others.map { list.entries[$0] }
+    }
+
+    /// The indices of `names` that ``otherFiles(_:listPath:parts:)`` leaves out.
+    static func otherFiles(_ names: [String], listPath: String, parts: [PartFile]) throws -> [Int] {
+        guard names.count > 1 else { return [] }
+        let other = SetFromList.otherFiles(among: names)
+        return try names.indices.filter {
+            try other[$0] && !isPart(ChecksumListVerifier.resolve(names[$0], listPath: listPath), of: parts)
         }
-        return try list.entries.filter {
-            try SetFromList.isOtherFile($0.name)
-                && !isPart(ChecksumListVerifier.resolve($0.name, listPath: listPath), of: parts)
-        }
+    }
+
+    /// `manifest` without the entries that are no part of the set (a `README.txt` that cksfv
+    /// listed with `xaa`, `xab`), and the note that says them.
+    static func setEntries(of manifest: Manifest, path: String, parts: [PartFile]) throws -> (Manifest, [String]) {
+        let others = try otherFiles(manifest.entries.map(\.name), listPath: path, parts: parts)
+        guard !others.isEmpty else { return (manifest, []) }
+        var kept = manifest
+        kept.entries = manifest.entries.indices.filter { !others.contains($0) }.map { manifest.entries[$0] }
+        return (kept, [ignoredNote(others.map { manifest.entries[$0].name }, list: path)])
+    }
+
+    /// "x.sfv also lists README.txt, no part of the set; not checked here (…)".
+    static func ignoredNote(_ names: [String], list path: String) -> String {
+        "\(path.displayPath) also lists \(names.prefix(5).map(\.displayPath).joined(separator: ", "))"
+            + "\(names.count > 5 ? ", …" : ""), no part of the set; not checked here (gcdcat verify "
+            + "\(path.displayPath) checks every file it lists)"
     }
 
     static func corruptPart(_ part: PartFile, entry: ChecksumList.Entry, actual: String, list: String)
@@ -290,10 +307,15 @@ public struct MergeVerification: Sendable, Equatable {
         for (index, entry) in entries.enumerated() {
             let resolved = ChecksumListVerifier.resolve(entry.name, listPath: manifestPath)
             guard let info = try Syscall.statIfExists(resolved) else {
+                let lookAlike = LookAlikeNames.find(for: [resolved]).first.map {
+                    "; \($0.lookAlike.displayPath) looks the same but is spelt with other bytes (another Unicode "
+                        + "normalisation), so it is another file: rename it to match the list"
+                }
                 throw GCDCatError(
                     .missingPart, path: resolved,
                     message:
-                        "missing part: \(manifestPath.displayPath) lists it (line \(entry.line)) but it does not exist")
+                        "missing part: \(manifestPath.displayPath) lists it (line \(entry.line)) but it does not exist"
+                        + (lookAlike ?? ""))
             }
             guard index < parts.count else {
                 throw GCDCatError(
@@ -375,6 +397,8 @@ public struct PartCRCCheck: Sendable {
     let parts: [PartFile]
     let manifest: Manifest
     let file: PartFile
+    /// Said whatever the parts read: the manifest's entries that are no part of the set.
+    public let warnings: [String]
 
     /// Reads every part (`jobs` threads a part) and compares.
     ///
@@ -415,7 +439,7 @@ public struct PartCRCCheck: Sendable {
             )
         }
         return MergeVerification(
-            manifestPath: path, expectedCRC: combined.value, warnings: [], manifestFile: file,
+            manifestPath: path, expectedCRC: combined.value, warnings: warnings, manifestFile: file,
             repeatedHeader: manifest.header?.size ?? 0)
     }
 }

@@ -69,7 +69,12 @@ public enum ObjectListVerifier {
         var sources = [ObjectReader.Source?](repeating: nil, count: located.count)
         var bytesRead: UInt64 = 0
         let toCheck = located.indices.filter { located[$0].info != nil }
-        for algorithm in HashAlgorithm.allCases {
+        // The list's own algorithms, in order of first use: BLAKE2b-256 is in no fixed list.
+        var algorithms: [HashAlgorithm] = []
+        for index in toCheck where !algorithms.contains(located[index].entry.algorithm) {
+            algorithms.append(located[index].entry.algorithm)
+        }
+        for algorithm in algorithms {
             let group = toCheck.filter { located[$0].entry.algorithm == algorithm }
             guard !group.isEmpty else { continue }
             let (results, read) = reader.hashesEach(

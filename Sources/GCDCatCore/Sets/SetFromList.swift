@@ -38,7 +38,8 @@ public enum SetFromList {
     ) throws -> String {
         var listed = try entryNames(list, algorithm: algorithm).map { ChecksumListVerifier.resolve($0, listPath: list) }
         // A SHA256SUMS over a release names its README.txt too: no part of the set.
-        if listed.contains(where: { !isOtherFile($0) }) { listed.removeAll(where: isOtherFile) }
+        let others = otherFiles(among: listed)
+        listed = zip(listed, others).filter { !$0.1 }.map(\.0)
         guard let only = listed.first else {
             throw GCDCatError(.invalidInput, path: list, message: "lists no files, so it names no set to merge")
         }
@@ -74,12 +75,23 @@ public enum SetFromList {
         return listed[numbers.firstIndex(of: lowest)!]
     }
 
-    /// Whether a name a list gives is no numbered file (`README.txt` beside `m.iso.001` in a
-    /// SHA256SUMS), so no part of the set the list names: a list of several files that names
-    /// numbered ones too is read for those alone. A file numbered in another set
-    /// (`b.bin.001`) is not ignored: it makes the list one of several sets.
-    public static func isOtherFile(_ name: String) -> Bool {
-        !NumberedName.readings(of: name).contains { $0.alphabet == .digits }
+    /// Which of `names` (a list's entries, in order) are no part of a numbered set: no digit
+    /// suffix (`README.txt` beside `m.iso.001` in a SHA256SUMS), and no letter suffix shared with
+    /// another listed name (`README.txt` beside GNU's `xaa`, `xab`). All false when no name is
+    /// numbered. A file numbered in another set (`b.bin.001`) is not other: it makes the list one
+    /// of several sets.
+    public static func otherFiles(among names: [String]) -> [Bool] {
+        let readings = names.map { NumberedName.readings(of: $0) }
+        let letterSets = readings.map { readings in
+            Set(readings.filter { $0.alphabet == .letters }.map { [$0.stem, $0.tail] })
+        }
+        var sharing: [[String]: Int] = [:]
+        for sets in letterSets { for key in sets { sharing[key, default: 0] += 1 } }
+        let numbered = zip(readings, letterSets).map { readings, sets in
+            readings.contains { $0.alphabet == .digits } || sets.contains { sharing[$0]! > 1 }
+        }
+        guard numbered.contains(true) else { return names.map { _ in false } }
+        return numbered.map { !$0 }
     }
 
     /// The names `list` gives, in order: an SFV's, or a coreutils/BSD list's.

@@ -9,7 +9,8 @@ import GCDCatSystem
 ///
 /// Every part holds at most `limit` bytes, its header included, and ends just after a newline,
 /// except the last part when the input does not end in one. A line longer than the room in a
-/// part is cut where the room ends. A line ends at `separator` (GNU split's `-t`), `\n` unless
+/// part is cut where the room ends. A part that fills its room ends at its last newline even
+/// when nothing follows, so the layout is GNU split -C's. A line ends at `separator` (GNU split's `-t`), `\n` unless
 /// given.
 public struct LineBoundaryPlanner {
     /// One part: the header (when repeated) and a range of the input.
@@ -51,7 +52,9 @@ public struct LineBoundaryPlanner {
             let room = repeats ? limit - headerSize : limit
             // `room` may be near Int64.max (a huge --size): never add it to `start` unclamped.
             var end = start + min(room, size - start)
-            if end < size,
+            // A full part ends at its last separator even when it is the input's last part, as
+            // GNU split -C ends it (`-C 3` of `ab\0c` is `ab\0` and `c`).
+            if room <= size - start,
                 let newline = try lastNewline(fd, path: path, in: start..<end, separator: separator, buffer: buffer)
             {
                 end = newline + 1

@@ -77,6 +77,12 @@ public struct PartNaming: Sendable, Equatable {
     /// The fixed width GNU split gives `count` names numbered from `start` in this style's
     /// symbols when it knows the count (`-n`): enough for the last, and at least 2.
     public func alphabetWidth(count: Int, start: Int) -> Int {
+        max(2, minimumAlphabetWidth(count: count, start: start))
+    }
+
+    /// The narrowest width that names `count` names numbered from `start`: what `-a` may not go
+    /// below (`-n 3 -a 1 -d` names x0, x1, x2, as GNU split does).
+    public func minimumAlphabetWidth(count: Int, start: Int) -> Int {
         alphabet.widthNeeded(count: count, start: start)
     }
 

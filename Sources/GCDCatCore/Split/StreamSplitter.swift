@@ -104,6 +104,13 @@ struct StreamSplitter {
             pass.whole.update(bytes)
             try consume(bytes, pass: &pass, set: set)
         }
+        if var last = pass.current, cutsAtNewlines, last.length == limit, let end = last.afterLastNewline,
+            end < last.length
+        {
+            // A full last part still ends at its last newline, as GNU split -C ends it.
+            pass.current = try startPart(&pass, set: set)
+            try cut(&last, into: &pass.current!)
+        }
         try pass.current?.sink.finishWriting(fsync: operation.fsync)
         var crcs: [UInt32] = []
         var total: Int64 = 0

@@ -52,8 +52,8 @@ struct SuffixSymbols: Sendable, Equatable {
         return value
     }
 
-    /// How many symbols GNU split gives every name of a set of `count` names numbered from
-    /// `start` (its `-n` rule): enough for the last, and at least 2.
+    /// How many symbols the last of `count` names numbered from `start` needs (GNU split's
+    /// `suffix_length_needed` for `-n`; it counts `start` only when it is below `count`).
     func widthNeeded(count: Int, start: Int) -> Int {
         var last = max(0, count - 1)
         if start < count { last += start }
@@ -62,6 +62,6 @@ struct SuffixSymbols: Sendable, Equatable {
             needed += 1
             last /= radix
         } while last > 0
-        return max(2, needed)
+        return needed
     }
 }

@@ -101,13 +101,15 @@ public enum InterruptHandler {
         // signal ends the process at once, saying what may be left.
         WorkerThreads.detach { exitOnSecondSignal(readEnd) }
         let name = signals.first { $0.number == number }?.name ?? "signal \(number)"
-        // Read before the sweep: the interrupted work discards its outputs as it fails.
-        let outputs = CleanupRegistry.shared.unpublishedOutputs.map(\.displayPath)
         let removed = CleanupRegistry.shared.removeAll(signal: number) { count in
             StandardStreams.writeError(
                 "\ngcdcat: interrupted by \(name); undoing what was started on the server (\(count) step(s)); a "
                     + "second signal stops at once and lists what is left\n")
         }
+        // Read after the sweep, when nothing more can be published: read before it, an output
+        // published in between (one set of several finishing) was said to be "not created".
+        // Outputs given up after the interruption stay listed (CleanupRegistry.endOutput).
+        let outputs = CleanupRegistry.shared.unpublishedOutputs.map(\.displayPath)
         // A reader that went away ends gcdcat silently, as it ends `cat`: the shell's 141 says it.
         if number != SIGPIPE {
             let note = removed.isEmpty ? "" : "; removed \(removed.count) unfinished file(s)"
