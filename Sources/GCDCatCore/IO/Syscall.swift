@@ -46,6 +46,13 @@ enum Syscall {
         throw GCDCatError.syscall(followLinks ? "stat" : "lstat", path: path, errno: code)
     }
 
+    /// `realpath(3)`, or nil when the path does not resolve.
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = PathName.withPathCString(path, { Glibc.realpath($0, nil) }) else { return nil }
+        defer { free(resolved) }
+        return PathName.decode(cString: resolved)
+    }
+
     /// `unlink`, returning the errno on failure (0 on success): clean-up callers decide what a
     /// failure means.
     @discardableResult
