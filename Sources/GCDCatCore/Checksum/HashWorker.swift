@@ -7,7 +7,8 @@
 ///
 /// ## Implementation details
 /// A file smaller than the buffer is read with one `pread` of its size plus one byte: a short
-/// read says it shrank and a long one that it grew, so no second `fstat` is needed. Each file
+/// read says it shrank and a long one that it grew, so neither a second `pread` to find the
+/// end nor a second `fstat` is needed. Each file
 /// costs one `open` (`O_NOATIME` where allowed), `fstat`, `fstatfs` (``requireRealFile(_:path:)``),
 /// `pread` and `close`. Larger files are read in buffer-sized `pread`s, and a large crc32/adler32
 /// file is split across `jobs` threads by ``ParallelChecksum``, as ``FileHash`` does.
@@ -66,7 +67,11 @@ final class HashWorker {
     /// size; `.inputChanged` when it is shorter or longer than its `fstat` said.
     private func readSmall(_ part: PartFile, fd: Int32) throws -> UnsafeRawBufferPointer {
         let size = Int(part.size)
-        let got = try Syscall.pread(fd, into: buffer, count: size + 1, offset: 0, path: part.path)
+        // Usually one call: a regular file returns all it has up to its end.
+        var got = try Syscall.preadOnce(fd, into: buffer, count: size + 1, offset: 0, path: part.path)
+        if got < size {
+            got += try Syscall.pread(fd, into: buffer + got, count: size + 1 - got, offset: Int64(got), path: part.path)
+        }
         if got < size { throw Self.ended(part, at: Int64(got)) }
         if got > size {  // grew: name its new size (or the byte past the old one, if it shrank back)
             try part.requireUnchanged(fd: fd)

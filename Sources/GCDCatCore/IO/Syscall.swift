@@ -108,6 +108,16 @@ enum Syscall {
         return done
     }
 
+    /// One `pread` (retried on EINTR), which may return fewer than `count` bytes before the end:
+    /// for a caller that reads a small file whole and must not pay a second call to find its end.
+    static func preadOnce(
+        _ fd: Int32, into buffer: UnsafeMutableRawPointer, count: Int, offset: Int64, path: String
+    ) throws(GCDCatError) -> Int {
+        try retrying("read", path: path) {
+            seam(.pread, count: count, paths: (path, nil)) { Glibc.pread(fd, buffer, $0, off_t(offset)) }
+        }
+    }
+
     /// Reads up to `count` bytes from the current position; returns fewer only at end of file.
     static func read(
         _ fd: Int32, into buffer: UnsafeMutableRawPointer, count: Int, path: String
