@@ -19,6 +19,8 @@ public enum PathName {
 
     /// The name for `bytes`, lossless: invalid UTF-8 bytes become escape scalars.
     public static func decode<Bytes: Collection>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+        // ASCII, most names: the bytes are the UTF-8 (a list of 100,000 names decodes each).
+        if bytes.allSatisfy({ $0 < 0x80 }) { return String(decoding: bytes, as: UTF8.self) }
         let array = Array(bytes)
         var scalars = String.UnicodeScalarView()
         var index = 0

@@ -46,6 +46,13 @@ package enum Syscall {
         throw GCDCatError.syscall(followLinks ? "stat" : "lstat", path: path, errno: code)
     }
 
+    /// `realpath(3)`, or nil when the path does not resolve.
+    package static func realPath(_ path: String) -> String? {
+        guard let resolved = PathName.withPathCString(path, { Glibc.realpath($0, nil) }) else { return nil }
+        defer { free(resolved) }
+        return PathName.decode(cString: resolved)
+    }
+
     /// `unlink`, returning the errno on failure (0 on success): clean-up callers decide what a
     /// failure means.
     @discardableResult
@@ -99,6 +106,16 @@ package enum Syscall {
             done += n
         }
         return done
+    }
+
+    /// One `pread` (retried on EINTR), which may return fewer than `count` bytes before the end:
+    /// for a caller that reads a small file whole and must not pay a second call to find its end.
+    package static func preadOnce(
+        _ fd: Int32, into buffer: UnsafeMutableRawPointer, count: Int, offset: Int64, path: String
+    ) throws(GCDCatError) -> Int {
+        try retrying("read", path: path) {
+            seam(.pread, count: count, paths: (path, nil)) { Glibc.pread(fd, buffer, $0, off_t(offset)) }
+        }
     }
 
     /// Reads up to `count` bytes from the current position; returns fewer only at end of file.

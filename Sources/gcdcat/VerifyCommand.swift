@@ -124,7 +124,7 @@ extension GCDCat {
                 report.failList(manifest, error: error.description)
                 return nil
             }
-            sayGuesses(list, shown: manifest)
+            sayGuesses(list.guessNotes, shown: manifest)
             let located = ObjectListVerifier.locate(list.entries, listObject: location, store: store, jobs: jobs)
             let counter = TransferCounter()
             let progress =
@@ -143,40 +143,106 @@ extension GCDCat {
 
         /// Says on standard error which algorithms were only assumed from their values' length
         /// (--quiet leaves it to the note on a guess that no file confirmed; --json to `guessed`).
-        private func sayGuesses(_ list: ChecksumList, shown: String) {
+        private func sayGuesses(_ notes: [String], shown: String) {
             guard !status && !quiet && !json else { return }
-            for note in list.guessNotes { writeToStandardError("gcdcat: \(shown.displayPath): \(note)\n") }
+            for note in notes { writeToStandardError("gcdcat: \(shown.displayPath): \(note)\n") }
         }
 
-        /// A local list's files, checked as they always were; nil (reported) when it is unusable.
-        private func checkLocalList(_ manifest: String, report: inout VerifyReport) throws -> Checked? {
+        /// A local list, streamed (``StreamingListVerifier``): each window's outcomes printed as
+        /// it completes, only counts kept (and, for --json, the file records; for --unlisted, a
+        /// 16-byte key per file). An unusable list is reported, and verifies nothing.
+        private func verifyLocalList(
+            _ manifest: String, report: inout VerifyReport, known: inout UnlistedFiles.Known?
+        ) throws {
             let shown = manifest == "-" ? "standard input" : manifest
-            let list: ChecksumList
+            let verifier: StreamingListVerifier
+            let scan: StreamingListVerifier.Scan
             do {
-                list = try ChecksumList.load(manifest, forced: algorithm)
+                verifier = StreamingListVerifier(
+                    try ChecksumListSource(manifest), forced: algorithm, jobs: jobs,
+                    followLinksOutside: followLinksOutside)
+                scan = try verifier.scan()
             } catch let error as GCDCatError {
                 writeToStandardError("gcdcat: \(error)\n")
                 if !status, let hint = NotAListHint.hint(for: manifest, error: error) {
                     writeToStandardError("gcdcat: \(hint)\n")
                 }
                 report.failList(manifest, error: error.description)
-                return nil
+                return
             }
-            sayGuesses(list, shown: shown)
+            sayGuesses(scan.guessNotes, shown: shown)
             // Progress over this list's bytes, naming the file being read (on standard error,
-            // so --json shows it too); finished before its listing is printed.
+            // so --json shows it too). The total stats every file: only for a bar that is drawn.
             let counter = TransferCounter()
-            // The total stats every file: only for a bar that is drawn (a terminal).
-            let progress =
-                quiet || status || isatty(STDERR_FILENO) != 1
-                ? nil
-                : ProgressMeter(
-                    label: shown.displayPath, total: ChecksumListVerifier.totalBytes(list, listPath: manifest),
-                    counter: counter)
-            let outcomes = ChecksumListVerifier.verify(
-                list, listPath: manifest, jobs: jobs, followLinksOutside: followLinksOutside, counter: counter)
+            var progress: ProgressMeter?
+            if !quiet && !status && isatty(STDERR_FILENO) == 1 {
+                progress = ProgressMeter(
+                    label: shown.displayPath, total: (try? verifier.totalBytes()) ?? 0, counter: counter)
+            }
+            var tally = VerifyReport.Tally(list: manifest)
+            // The missing files' paths, for the look-alike note: few in any real list, and bounded.
+            var missing: [String] = []
+            var listing = ListingWriter(clearsProgressLine: progress != nil)
+            do {
+                let confirmed = try verifier.confirmedGuesses(scan.guessed)
+                try verifier.verify(confirmed: confirmed, counter: counter) { outcome in
+                    if ignoreMissing && outcome.status == .missing {
+                        tally.summary.ignoredMissing += 1
+                        return
+                    }
+                    report.record(outcome, into: &tally, keepingFile: json)
+                    known?.insert(outcome.path)
+                    if outcome.status == .missing && missing.count < Self.lookAlikeChecks {
+                        missing.append(outcome.path)
+                    }
+                    if !status && !json && (!quiet || outcome.status != .ok) { try listing.append(outcome.line) }
+                }
+            } catch let error as GCDCatError {  // the list could not be read again, or changed
+                progress?.finish()
+                try listing.flush()
+                writeToStandardError("gcdcat: \(error)\n")
+                report.finish(tally)
+                report.failList(manifest, error: error.description)
+                return
+            }
             progress?.finish()
-            return Checked(outcomes: outcomes)
+            try listing.flush()
+            let summary = report.finish(tally)
+            sayAfterList(
+                shown, list: manifest, summary: summary, unconfirmed: tally.unconfirmed, missing: missing,
+                report: &report)
+        }
+
+        /// How many missing files are looked at for a look-alike name beside them.
+        private static let lookAlikeChecks = 1000
+
+        /// What follows a list's listing on standard error: its summary, the unconfirmed guesses,
+        /// a note for each `missing` file whose look-alike name (NFC for NFD) lies beside it, the
+        /// --ignore-missing hint; a list that --ignore-missing left empty fails.
+        private func sayAfterList(
+            _ shown: String, list: String, summary: VerifyReport.Summary, unconfirmed: [HashAlgorithm],
+            missing: [String], objectNote: String = "", report: inout VerifyReport
+        ) {
+            if ignoreMissing && summary.files == 0 {
+                if !json { writeToStandardError("gcdcat: \(shown.displayPath): no file was verified\n") }
+                report.failList(list, error: "\(shown.displayPath): no file was verified")
+            } else if !status && !json && (!quiet || summary.exitStatus != 0) {
+                writeToStandardError("gcdcat: \(shown.displayPath): \(summary.text)\(objectNote)\n")
+            }
+            guard !status && !json else { return }
+            for note in unconfirmed.map(ChecksumListVerifier.unconfirmedNote) {
+                writeToStandardError("gcdcat: \(shown.displayPath): \(note)\n")
+            }
+            for found in LookAlikeNames.find(for: missing) {
+                let note = LookAlikeNames.note(missing: found.missing, lookAlike: found.lookAlike)
+                writeToStandardError("gcdcat: \(shown.displayPath): note: \(note)\n")
+            }
+            if !ignoreMissing && summary.missing > 0 && summary.missing < summary.files {
+                writeToStandardError(
+                    "gcdcat: \(shown.displayPath): \(summary.missing) listed "
+                        + "file\(summary.missing == 1 ? " is" : "s are") not here; "
+                        + "--ignore-missing checks only the files present\n")
+            }
         }
 
         func run() throws {
@@ -184,19 +250,16 @@ extension GCDCat {
             if let unlisted { _ = try reportingFailures { try directoryEntries(unlisted) } }
             let clock = ProcessClock()
             var report = VerifyReport()
-            var checkedPaths: [String] = []  // as opened, not as printed: --unlisted compares them
+            var known: UnlistedFiles.Known? = unlisted == nil ? nil : UnlistedFiles.Known()
             var store: CountingObjectStore?
             for manifest in lists {
-                let shown = manifest == "-" ? "standard input" : manifest
-                let checked: Checked?
-                if ObjectLocation.isObjectPath(manifest) {
-                    let objects = try store ?? reportingFailures { try objectStore.makeStore() }
-                    store = objects  // one client for every list object
-                    checked = try checkObjectList(manifest, store: objects, report: &report)
-                } else {
-                    checked = try checkLocalList(manifest, report: &report)
+                guard ObjectLocation.isObjectPath(manifest) else {
+                    try verifyLocalList(manifest, report: &report, known: &known)
+                    continue
                 }
-                guard var checked else { continue }
+                let objects = try store ?? reportingFailures { try objectStore.makeStore() }
+                store = objects  // one client for every list object
+                guard var checked = try checkObjectList(manifest, store: objects, report: &report) else { continue }
                 checked.outcomes = ChecksumListVerifier.confirmingGuesses(checked.outcomes)
                 var ignored = 0
                 if ignoreMissing {
@@ -207,38 +270,23 @@ extension GCDCat {
                 }
                 let outcomes = checked.outcomes
                 try printListing(outcomes)
-                checkedPaths += outcomes.map(\.path)
                 let summary = report.add(
                     list: manifest, outcomes: outcomes, ignoredMissing: ignored, sources: checked.sources)
                 report.bytesRead += checked.bytesRead
                 let fromServer = checked.sources?.filter { $0 == .server }.count ?? 0
                 let objectNote =
-                    checked.sources == nil
-                    ? ""
-                    : "; \(ByteSize.humanReadable(Int64(checked.bytesRead))) read"
-                        + (fromServer > 0 ? ", \(fromServer) crc32s the server's (x-amz-checksum-crc32), not read" : "")
-                if ignoreMissing && outcomes.isEmpty {
-                    if !json { writeToStandardError("gcdcat: \(shown.displayPath): no file was verified\n") }
-                    report.failList(manifest, error: "\(shown.displayPath): no file was verified")
-                } else if !status && !json && (!quiet || summary.exitStatus != 0) {
-                    writeToStandardError("gcdcat: \(shown.displayPath): \(summary.text)\(objectNote)\n")
-                }
-                if !status && !json {
-                    for note in ChecksumListVerifier.unconfirmedNotes(outcomes) {
-                        writeToStandardError("gcdcat: \(shown.displayPath): \(note)\n")
-                    }
-                    let missing = outcomes.filter { $0.status == .missing }.map(\.path)
-                    for found in LookAlikeNames.find(for: missing) {
-                        let note = LookAlikeNames.note(missing: found.missing, lookAlike: found.lookAlike)
-                        writeToStandardError("gcdcat: \(shown.displayPath): note: \(note)\n")
-                    }
-                    if !ignoreMissing && summary.missing > 0 && summary.missing < summary.files {
-                        writeToStandardError(
-                            "gcdcat: \(shown.displayPath): \(summary.missing) listed "
-                                + "file\(summary.missing == 1 ? " is" : "s are") not here; "
-                                + "--ignore-missing checks only the files present\n")
+                    "; \(ByteSize.humanReadable(Int64(checked.bytesRead))) read"
+                    + (fromServer > 0 ? ", \(fromServer) crc32s the server's (x-amz-checksum-crc32), not read" : "")
+                var unconfirmed: [HashAlgorithm] = []
+                for outcome in outcomes {
+                    if case .unconfirmed = outcome.status, !unconfirmed.contains(outcome.entry.algorithm) {
+                        unconfirmed.append(outcome.entry.algorithm)
                     }
                 }
+                sayAfterList(
+                    manifest, list: manifest, summary: summary, unconfirmed: unconfirmed,
+                    missing: outcomes.filter { $0.status == .missing }.map(\.path), objectNote: objectNote,
+                    report: &report)
             }
             if let store {
                 report.objectStore = ObjectStoreFacts(
@@ -250,7 +298,7 @@ extension GCDCat {
             if let unlisted {
                 let found = try reportingFailures {
                     try UnlistedFiles.find(
-                        in: unlisted, listed: checkedPaths, lists: lists.filter { $0 != "-" })
+                        in: unlisted, known: known ?? UnlistedFiles.Known(), lists: lists.filter { $0 != "-" })
                 }
                 report.unlisted = found
                 if !status && !json {
@@ -332,38 +380,68 @@ struct VerifyReport: Encodable {
     /// Present when a list was an object (key `s3`).
     var objectStore: ObjectStoreFacts?
 
+    /// One list's counts while its outcomes arrive, and the guesses no file confirmed.
+    struct Tally {
+        var summary: Summary
+        var unconfirmed: [HashAlgorithm] = []
+
+        init(list: String) { summary = Summary(list: list) }
+    }
+
     /// Records a list's outcomes and returns its summary.
     mutating func add(
         list: String, outcomes: [ChecksumListVerifier.Outcome], ignoredMissing: Int,
         sources: [ObjectReader.Source?]? = nil
     ) -> Summary {
-        var summary = Summary(list: list, ignoredMissing: ignoredMissing)
+        var tally = Tally(list: list)
+        tally.summary.ignoredMissing = ignoredMissing
         for (index, outcome) in outcomes.enumerated() {
-            var file = File(
-                list: list, line: outcome.entry.line, name: outcome.entry.name, path: outcome.path,
-                algorithm: outcome.entry.algorithm, format: outcome.entry.format,
-                expected: outcome.entry.expected, status: outcome.status.word, source: sources?[index],
-                guessed: outcome.entry.guessed ? true : nil)
-            summary.files += 1
-            switch outcome.status {
-            case .ok: summary.ok += 1
-            case .failed(let actual):
-                summary.failed += 1
-                file.actual = actual
-            case .missing: summary.missing += 1
-            case .unreadable(let error):
-                summary.unreadable += 1
-                file.error = error.description
-            case .rejected(let why):
-                summary.rejected += 1
-                file.error = why
-            case .unconfirmed(let actual):
-                summary.unconfirmed += 1
-                file.actual = actual
-            }
-            files.append(file)
+            record(outcome, into: &tally, keepingFile: true, source: sources?[index])
         }
-        summary.exitStatus = ChecksumListVerifier.exitStatus(outcomes)
+        return finish(tally)
+    }
+
+    /// Counts `outcome` in `tally`, and keeps its file record when `keepingFile` (for the JSON
+    /// document; a streamed list keeps only counts otherwise).
+    mutating func record(
+        _ outcome: ChecksumListVerifier.Outcome, into tally: inout Tally, keepingFile: Bool,
+        source: ObjectReader.Source? = nil
+    ) {
+        var file = File(
+            list: tally.summary.list, line: outcome.entry.line, name: outcome.entry.name, path: outcome.path,
+            algorithm: outcome.entry.algorithm, format: outcome.entry.format,
+            expected: outcome.entry.expected, status: outcome.status.word, source: source,
+            guessed: outcome.entry.guessed ? true : nil)
+        tally.summary.files += 1
+        switch outcome.status {
+        case .ok: tally.summary.ok += 1
+        case .failed(let actual):
+            tally.summary.failed += 1
+            file.actual = actual
+        case .missing: tally.summary.missing += 1
+        case .unreadable(let error):
+            tally.summary.unreadable += 1
+            file.error = error.description
+        case .rejected(let why):
+            tally.summary.rejected += 1
+            file.error = why
+        case .unconfirmed(let actual):
+            tally.summary.unconfirmed += 1
+            file.actual = actual
+            if !tally.unconfirmed.contains(outcome.entry.algorithm) {
+                tally.unconfirmed.append(outcome.entry.algorithm)
+            }
+        }
+        if keepingFile { files.append(file) }
+    }
+
+    /// Closes a list's tally: its exit status (``ChecksumListVerifier/exitStatus(_:)``'s rule,
+    /// on the counts), added to the run's; returns its summary.
+    @discardableResult
+    mutating func finish(_ tally: Tally) -> Summary {
+        var summary = tally.summary
+        let incomplete = summary.missing + summary.unreadable + summary.rejected + summary.unconfirmed > 0
+        summary.exitStatus = incomplete ? 1 : summary.failed > 0 ? 2 : 0
         lists.append(summary)
         exitStatus = Self.worse(exitStatus, summary.exitStatus)
         return summary
@@ -418,5 +496,27 @@ struct VerifyReport: Encodable {
     enum CodingKeys: String, CodingKey {
         case schemaVersion, command, inputs, wallSeconds, files, lists, unlisted, exitStatus, summary
         case objectStore = "s3"
+    }
+}
+
+/// The verify listing on standard output, written 64 KiB at a time (not a write per file).
+struct ListingWriter {
+    /// A progress line is drawn on standard error: clear it before the listing goes on.
+    let clearsProgressLine: Bool
+    private var pending: [UInt8] = []
+
+    init(clearsProgressLine: Bool) { self.clearsProgressLine = clearsProgressLine }
+
+    mutating func append(_ line: String) throws {
+        pending += PathName.bytes(of: line)
+        pending.append(0x0A)
+        if pending.count >= 1 << 16 { try flush() }
+    }
+
+    mutating func flush() throws {
+        guard !pending.isEmpty else { return }
+        if clearsProgressLine { writeToStandardError("\r\u{1B}[K") }
+        try reportingFailures { try StandardStreams.writeOutput(pending) }
+        pending.removeAll(keepingCapacity: true)
     }
 }

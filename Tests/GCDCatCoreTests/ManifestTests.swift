@@ -66,8 +66,8 @@ import Testing
 
             """
         writeFile(directory.file("set.sfv"), Array(text.utf8))
-        let manifest = try Manifest.load(directory.file("set.sfv"))
-        let outcomes = ManifestVerifier.verify(manifest, manifestPath: directory.file("set.sfv"), jobs: 2)
+        let list = try ChecksumList.load(directory.file("set.sfv"))
+        let outcomes = ChecksumListVerifier.verify(list, listPath: directory.file("set.sfv"), jobs: 2)
         #expect(
             outcomes.map(\.line) == [
                 "data.001: OK",
@@ -75,9 +75,9 @@ import Testing
                 "data.003: MISSING",
                 "../escape: REJECTED ('..' component; not opened)",
             ])
-        #expect(ManifestVerifier.exitStatus(outcomes) == 1)
-        #expect(ManifestVerifier.exitStatus(Array(outcomes.prefix(2))) == 2)
-        #expect(ManifestVerifier.exitStatus(Array(outcomes.prefix(1))) == 0)
+        #expect(ChecksumListVerifier.exitStatus(outcomes) == 1)
+        #expect(ChecksumListVerifier.exitStatus(Array(outcomes.prefix(2))) == 2)
+        #expect(ChecksumListVerifier.exitStatus(Array(outcomes.prefix(1))) == 0)
         #expect(paths.count == 2)
     }
 

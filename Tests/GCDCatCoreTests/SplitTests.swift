@@ -174,8 +174,9 @@ import Testing
         whole.update(bytes)
         #expect(result.inputCRC == whole.value)
         let manifest = try Manifest.load(directory.file("in.sfv"))
-        let outcomes = ManifestVerifier.verify(manifest, manifestPath: directory.file("in.sfv"), jobs: 2)
-        #expect(ManifestVerifier.exitStatus(outcomes) == 0)
+        let outcomes = ChecksumListVerifier.verify(
+            ChecksumList(manifest), listPath: directory.file("in.sfv"), jobs: 2)
+        #expect(ChecksumListVerifier.exitStatus(outcomes) == 0)
         #expect(manifest.whole?.size == Int64(bytes.count))
         // And merge, verifying against that manifest, rebuilds the input.
         let merged = MergeOperation(

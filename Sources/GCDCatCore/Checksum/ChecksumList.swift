@@ -37,6 +37,21 @@ public struct ChecksumList: Sendable, Equatable {
             self.format = format
             self.rejection = Manifest.rejection(for: name)
         }
+
+        /// An entry whose value is already lowercase and whose rejection is already known (the
+        /// line parser works them out on the line's bytes).
+        init(
+            name: String, algorithm: HashAlgorithm, lowercaseExpected: String, line: Int,
+            format: ChecksumLineFormat, rejection: String?, guessed: Bool
+        ) {
+            self.name = name
+            self.algorithm = algorithm
+            self.expected = lowercaseExpected
+            self.line = line
+            self.format = format
+            self.rejection = rejection
+            self.guessed = guessed
+        }
     }
 
     public var entries: [Entry]
@@ -100,45 +115,12 @@ public struct ChecksumList: Sendable, Equatable {
     /// a digest whose length does not fit its algorithm, a NUL, a name listed twice for one
     /// algorithm (`a.txt` and `./a.txt` are one name); or a list with no entries.
     public static func parse(bytes: [UInt8], path: String, forced: HashAlgorithm? = nil) throws -> ChecksumList {
-        let named = forced == nil ? algorithm(ofListName: path) : nil
+        var parser = ChecksumLineParser(path: path, forced: forced)
         var entries: [Entry] = []
-        var seen: [[UInt8]: Int] = [:]
-        var emptyWhole = false
-        var armor = SignatureArmor()
-        var lineNumber = 0
-        let body =
-            bytes.starts(with: Manifest.byteOrderMark) ? bytes.dropFirst(Manifest.byteOrderMark.count) : bytes[...]
-        // Split on LF only: a name may hold any other character, and CR is stripped as CRLF's.
-        for rawLine in body.split(separator: 0x0A, omittingEmptySubsequences: false) {
-            lineNumber += 1
-            let lineBytes = rawLine.last == 0x0D ? rawLine.dropLast() : rawLine
-            func malformed(_ why: String) -> GCDCatError {
-                GCDCatError(.malformedManifest, path: path, message: "line \(lineNumber): \(why)")
-            }
-            guard !lineBytes.contains(0) else { throw malformed("contains a NUL byte") }
-            let decoded = PathName.decode(lineBytes)
-            if decoded.trimmingSpaces.isEmpty { continue }
-            if decoded.trimmingSpaces.hasPrefix(";") {
-                if let whole = Manifest.parseWhole(decoded.trimmingSpaces), whole.size == 0 { emptyWhole = true }
-                continue
-            }
-            if armor.skips(decoded.trimmingSpaces) { continue }
-            // `#` comments, as in Fedora's CHECKSUM files; an SFV line of a `#name` stays a line.
-            if decoded.trimmingSpaces.hasPrefix("#") && sfvFields(decoded) == nil { continue }
-            let entry = try parseLine(
-                decoded, number: lineNumber, forced: forced, named: named, malformed: malformed)
-            // Bytes, not a String: Swift's == holds `café` in NFC and in NFD equal.
-            let key = Array(entry.algorithm.rawValue.utf8) + [0] + PathName.bytes(of: Manifest.normalized(entry.name))
-            if let earlier = seen[key] {
-                throw malformed("'\(entry.name.displayPath)' is listed twice (first on line \(earlier))")
-            }
-            seen[key] = lineNumber
-            entries.append(entry)
+        try ListLines.forEach(in: bytes) { line, number in
+            if let entry = try parser.entry(line, number: number) { entries.append(entry) }
         }
-        // An empty input splits into no parts; its manifest records just the empty whole.
-        guard !entries.isEmpty || emptyWhole else {
-            throw GCDCatError(.malformedManifest, path: path, message: "no entries: nothing to verify")
-        }
+        try parser.finish()
         return ChecksumList(entries: entries)
     }
 
@@ -148,15 +130,32 @@ public struct ChecksumList: Sendable, Equatable {
     /// `.io` when it cannot be read, `.invalidInput` when it is not a regular file (a directory),
     /// and the errors of ``parse(bytes:path:forced:)``.
     public static func load(_ path: String, forced: HashAlgorithm? = nil) throws -> ChecksumList {
-        if path == "-" {
-            return try parse(
-                bytes: Syscall.readToEnd(0, path: "standard input"), path: "standard input", forced: forced)
+        let source = try ChecksumListSource(path)
+        var parser = ChecksumLineParser(path: source.shown, forced: forced)
+        var entries: [Entry] = []
+        try source.forEachLine { line, number in
+            if let entry = try parser.entry(line, number: number) { entries.append(entry) }
         }
-        let part = try PartFile.validate(path)
-        guard part.size <= 64 << 20 else {
-            throw GCDCatError(.malformedManifest, path: path, message: "too large for a checksum list (over 64 MiB)")
+        try parser.finish()
+        return ChecksumList(entries: entries)
+    }
+
+    /// The algorithm of a GNU line's `digits`-digit value: `forced`, else the list's `named` one
+    /// when its length fits, else the one of that length (`guessed`). `--algorithm blake2b` and a
+    /// list named for BLAKE2b take each value's length as its BLAKE2b length, as `b2sum -c` does.
+    static func gnuAlgorithm(
+        digits: Int, forced: HashAlgorithm?, named: HashAlgorithm?, guessed: inout Bool,
+        malformed: (String) -> GCDCatError
+    ) throws -> HashAlgorithm {
+        let blake2bList = forced.map { $0 == .blake2b } ?? named?.isBLAKE2b ?? false
+        if blake2bList, let sized = HashAlgorithm.blake2b(bits: digits * 4) { return sized }
+        if let forced { return forced }
+        if let named, named.hexLength == digits { return named }
+        guard let assumed = HashAlgorithm(hexLength: digits) else {
+            throw malformed("no algorithm has a \(digits)-digit value")
         }
-        return try parse(bytes: try readWholeFile(path), path: path, forced: forced)
+        guessed = true
+        return assumed
     }
 
     static func parseLine(
@@ -164,9 +163,7 @@ public struct ChecksumList: Sendable, Equatable {
         malformed: (String) -> GCDCatError
     ) throws -> Entry {
         let sfv = sfvFields(decoded)
-        // `--algorithm blake2b` and a list named for BLAKE2b take each value's length as its
-        // BLAKE2b length, as `b2sum -c` does; `--algorithm blake2b-256` wants that length only.
-        let blake2bList = forced.map { $0 == .blake2b } ?? named?.isBLAKE2b ?? false
+        // `--algorithm blake2b-256` wants that length only (``gnuAlgorithm``).
         let blake2bShaped = forced?.isBLAKE2b ?? named?.isBLAKE2b ?? false
         if let parsed = TaggedOrGNULine(decoded, sfvShaped: sfv != nil, blake2bLengths: blake2bShaped) {
             let algorithm: HashAlgorithm
@@ -175,19 +172,8 @@ public struct ChecksumList: Sendable, Equatable {
             switch parsed.shape {
             case .gnu:
                 format = .gnu
-                let digits = parsed.hex.count
-                if blake2bList, let sized = HashAlgorithm.blake2b(bits: digits * 4) {
-                    algorithm = sized  // as `b2sum -c` reads it: the length is the value's
-                } else if let forced {
-                    algorithm = forced
-                } else if let named, named.hexLength == digits {
-                    algorithm = named
-                } else if let assumed = HashAlgorithm(hexLength: digits) {
-                    algorithm = assumed
-                    guessed = true
-                } else {
-                    throw malformed("no algorithm has a \(digits)-digit value")
-                }
+                algorithm = try gnuAlgorithm(
+                    digits: parsed.hex.count, forced: forced, named: named, guessed: &guessed, malformed: malformed)
             case .bsd(let tag, let tagged):
                 format = .bsd
                 guard let tagged else {
@@ -225,7 +211,8 @@ public struct ChecksumList: Sendable, Equatable {
     }
 
     /// An SFV line's name and value; nil when it has no blank at all; the SFV errors otherwise.
-    private static func sfvEntry(
+    /// ``Manifest`` reads its lines with this too: one SFV reader.
+    static func sfvEntry(
         _ decoded: String, malformed: (String) -> GCDCatError
     ) throws -> (name: String, hex: String)? {
         let escaped = decoded.hasPrefix("\\") ? EscapedLine(decoded) : nil
@@ -247,6 +234,9 @@ public struct ChecksumList: Sendable, Equatable {
 struct SignatureArmor {
     private var inHeader = false
     private var inSignature = false
+
+    /// Inside the header or the signature block, where lines are read by ``skips(_:)`` alone.
+    var isActive: Bool { inHeader || inSignature }
 
     /// Whether `line` (trimmed) belongs to the wrapping rather than the list.
     mutating func skips(_ line: String) -> Bool {

@@ -80,9 +80,10 @@ public enum ChecksumListVerifier {
         }
     }
 
-    /// Checks every entry; at most `jobs` files are read at once (a DispatchSemaphore bounds
-    /// them). Files start largest first, and a crc32/adler32 file is split across the threads
-    /// that no other file holds when it starts: one large file among small ones still gets them.
+    /// Checks every entry; at most `jobs` files are read at once, each worker thread with its
+    /// own buffer and digest context (``HashWorker``). Files start largest first, and a
+    /// crc32/adler32 file is split across the threads that no other file holds when it starts:
+    /// one large file among small ones still gets them.
     ///
     /// A name that resolves outside the list's folder through a symlink (`root -> /`, then
     /// `root/etc/shadow`) is REJECTED and not opened, unless `followLinksOutside`.
@@ -90,49 +91,47 @@ public enum ChecksumListVerifier {
         _ list: ChecksumList, listPath: String, jobs: Int, followLinksOutside: Bool = false,
         counter: TransferCounter? = nil
     ) -> [Outcome] {
-        let entries = list.entries
-        let jobs = max(1, jobs)
-        let results = ResultSlots<Outcome>(count: entries.count)
-        let inFlight = DispatchSemaphore(value: jobs)
-        let active = Mutex(0)
-        let group = DispatchGroup()
-        var pending: [(index: Int, path: String, size: Int64)] = []
         // The list's real folder, resolved once: per file, realpath(3) costs a getcwd and a
         // readlink (a list of 100,000 small files spent most of its time there).
         let folder = followLinksOutside ? nil : realFolder(of: listPath)
-        for (index, entry) in entries.enumerated() {
-            let path = resolve(entry.name, listPath: listPath)
-            if let rejection = entry.rejection {
-                results[index] = Outcome(entry: entry, path: path, status: .rejected(rejection))
-                continue
-            }
-            let (rejection, size) = inspect(path, name: entry.name, realFolder: folder)
-            if let rejection {
-                results[index] = Outcome(entry: entry, path: path, status: .rejected(rejection))
-            } else {
-                pending.append((index, path, size))
-            }
+        return check(list.entries, listPath: listPath, jobs: jobs, realFolder: folder, counter: counter)
+    }
+
+    /// `entries`' outcomes, in their order: one `lstat` each on the workers (rejections, and
+    /// sizes to start the largest first), then the reads. `realFolder` nil skips the symlink
+    /// check. ``StreamingListVerifier`` calls this a window at a time.
+    static func check(
+        _ entries: [ChecksumList.Entry], listPath: String, jobs: Int, realFolder: String?, counter: TransferCounter?
+    ) -> [Outcome] {
+        let jobs = max(1, jobs)
+        let paths = entries.map { resolve($0.name, listPath: listPath) }
+        let inspected = ParallelMap.collect(count: entries.count, jobs: jobs, pool: .threads, makeState: {}) {
+            _, index in
+            if let rejection = entries[index].rejection { return (rejection: Optional(rejection), size: Int64(0)) }
+            return inspect(paths[index], name: entries[index].name, realFolder: realFolder)
         }
+        var pending: [Int] = []
+        for index in entries.indices where inspected[index].rejection == nil { pending.append(index) }
         // Stable: equal sizes keep the list's order.
-        let order = pending.enumerated().sorted { ($0.element.size, $1.offset) > ($1.element.size, $0.offset) }
-        for (_, file) in order {
-            inFlight.wait()
-            let threads = active.withLock { count in
-                count += 1
-                return max(1, jobs - (count - 1))
-            }
-            DispatchQueue.global().async(group: group) {
-                defer {
-                    active.withLock { $0 -= 1 }
-                    inFlight.signal()
-                }
-                let entry = entries[file.index]
-                let status = check(file.path, entry: entry, jobs: threads, counter: counter)
-                results[file.index] = Outcome(entry: entry, path: file.path, status: status)
-            }
+        pending.sort { (inspected[$0].size, $1) > (inspected[$1].size, $0) }
+        let order = pending
+        let active = Atomic<Int>(0)
+        let statuses = ParallelMap.collect(
+            count: order.count, jobs: jobs, pool: .threads,
+            makeState: { Result { () throws(GCDCatError) in try HashWorker() } }
+        ) { worker, item in
+            let index = order[item]
+            let running = active.wrappingAdd(1, ordering: .relaxed).newValue
+            defer { active.wrappingSubtract(1, ordering: .relaxed) }
+            return status(
+                of: paths[index], entry: entries[index], worker: worker, jobs: max(1, jobs - (running - 1)),
+                counter: counter)
         }
-        group.wait()
-        return results.values.compactMap { $0 }
+        var outcomes = entries.indices.map { index in
+            Outcome(entry: entries[index], path: paths[index], status: .rejected(inspected[index].rejection ?? ""))
+        }
+        for (item, index) in order.enumerated() { outcomes[index].status = statuses[item] }
+        return outcomes
     }
 
     /// The size of the regular file at `path`, or nil.
@@ -143,7 +142,7 @@ public enum ChecksumListVerifier {
 
     /// The real path of the folder that `listPath`'s names are relative to.
     static func realFolder(of listPath: String) -> String? {
-        ManifestVerifier.realPath(listPath == "-" ? "." : splitPath(listPath).directory)
+        Syscall.realPath(listPath == "-" ? "." : splitPath(listPath).directory)
     }
 
     /// One `lstat` of `path` (the list's `name`, resolved): why it must not be opened (see
@@ -170,16 +169,20 @@ public enum ChecksumListVerifier {
 
     /// The same, against the list's folder already resolved.
     static func outsideRejection(_ path: String, realFolder folder: String) -> String? {
-        guard let target = ManifestVerifier.realPath(path) else { return nil }
+        guard let target = Syscall.realPath(path) else { return nil }
         // The folder itself (a listed `.`) is inside: opening it fails as a folder, not as an escape.
         let inside = target == folder || (folder == "/" ? target.hasPrefix("/") : target.hasPrefix(folder + "/"))
         return inside ? nil : "a symlink leads outside the manifest's folder, to \(target.displayPath)"
     }
 
-    static func check(_ path: String, entry: ChecksumList.Entry, jobs: Int, counter: TransferCounter?) -> Status {
+    /// What checking `path` against `entry` finds, on a worker's thread.
+    static func status(
+        of path: String, entry: ChecksumList.Entry, worker: Result<HashWorker, GCDCatError>, jobs: Int,
+        counter: TransferCounter?
+    ) -> Status {
         counter?.setCurrent(path)
         do {
-            let actual = try FileHash.of(path, algorithm: entry.algorithm, jobs: jobs, counter: counter)
+            let actual = try worker.get().hash(path, algorithm: entry.algorithm, jobs: jobs, counter: counter)
             return actual == entry.expected ? .ok : .failed(actual: actual)
         } catch let error as GCDCatError where error.code == .missingPart {
             return .missing
@@ -219,16 +222,19 @@ public enum ChecksumListVerifier {
         var said = Set<HashAlgorithm>()
         for outcome in outcomes {
             guard case .unconfirmed = outcome.status, said.insert(outcome.entry.algorithm).inserted else { continue }
-            let algorithm = outcome.entry.algorithm
-            let others = algorithm.alternatives.map { "--algorithm \($0.rawValue)" }
-            notes.append(
-                "no file matched its \(algorithm.hexLength)-digit value as \(algorithm.rawValue), which was only "
-                    + "assumed from the length: the list is probably of another algorithm, not the files corrupt; "
-                    + (others.isEmpty
-                        ? "give the list's algorithm with --algorithm"
-                        : "try \(others.joined(separator: " or "))"))
+            notes.append(unconfirmedNote(outcome.entry.algorithm))
         }
         return notes
+    }
+
+    /// The note for a guess of `algorithm` that no file confirmed, naming the fix.
+    public static func unconfirmedNote(_ algorithm: HashAlgorithm) -> String {
+        let others = algorithm.alternatives.map { "--algorithm \($0.rawValue)" }
+        return "no file matched its \(algorithm.hexLength)-digit value as \(algorithm.rawValue), which was only "
+            + "assumed from the length: the list is probably of another algorithm, not the files corrupt; "
+            + (others.isEmpty
+                ? "give the list's algorithm with --algorithm"
+                : "try \(others.joined(separator: " or "))")
     }
 
     /// 0 when every file is OK; 1 when any is missing, unreadable, rejected or unconfirmed (the

@@ -204,23 +204,35 @@ public struct Digester: ~Copyable {
 
     /// The digest of every byte given so far, as lowercase hex.
     public consuming func finalize() -> String {
-        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        switch engine {
-        case .openSSL(let context): EVP_DigestFinal_ex(context, &digest, &length)
-        case .blake2b(let state):
-            gcdcat_blake2b_final(state, &digest)
-            length = UInt32(algorithm.byteCount)
-        }
-        let digits: [UInt8] = Array("0123456789abcdef".utf8)
-        var hex: [UInt8] = []
-        hex.reserveCapacity(Int(length) * 2)
-        for byte in digest.prefix(Int(length)) {
-            hex.append(digits[Int(byte >> 4)])
-            hex.append(digits[Int(byte & 0xF)])
-        }
-        return String(decoding: hex, as: UTF8.self)
+        finalizeAndRestart()
     }
+
+    /// The digest of every byte given so far, as lowercase hex; the context then starts afresh
+    /// for the next file, so a thread checking many files sets one up once.
+    public mutating func finalizeAndRestart() -> String {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Int(EVP_MAX_MD_SIZE)) { digest in
+            var length: UInt32 = 0
+            switch engine {
+            case .openSSL(let context):
+                EVP_DigestFinal_ex(context, digest.baseAddress, &length)
+                // Same method, same context: no allocation, no provider lookup.
+                EVP_DigestInit_ex(context, algorithm.method, nil)
+            case .blake2b(let state):
+                gcdcat_blake2b_final(state, digest.baseAddress)
+                length = UInt32(algorithm.byteCount)
+                _ = gcdcat_blake2b_init(state, algorithm.byteCount)  // the length init accepted at first
+            }
+            return String(unsafeUninitializedCapacity: Int(length) * 2) { hex in
+                for index in 0..<Int(length) {
+                    hex[2 * index] = Self.hexDigits[Int(digest[index] >> 4)]
+                    hex[2 * index + 1] = Self.hexDigits[Int(digest[index] & 0xF)]
+                }
+                return Int(length) * 2
+            }
+        }
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 }
 
 #if canImport(Glibc)

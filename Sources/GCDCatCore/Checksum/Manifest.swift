@@ -82,41 +82,34 @@ public struct Manifest: Sendable, Equatable {
         var entries: [Entry] = []
         var whole: Whole?
         var header: Header?
-        var seen: [[UInt8]: Int] = [:]
-        var lineNumber = 0
-        let body = bytes.starts(with: byteOrderMark) ? bytes.dropFirst(byteOrderMark.count) : bytes[...]
-        // Split on LF only: a name may hold any other character, and CR is stripped as CRLF's.
-        for rawLine in body.split(separator: 0x0A, omittingEmptySubsequences: false) {
-            lineNumber += 1
-            let lineBytes = rawLine.last == 0x0D ? rawLine.dropLast() : rawLine
+        var seen: [NameKey: Int] = [:]
+        try ListLines.forEach(in: bytes) { lineBytes, lineNumber in
             func malformed(_ why: String) -> GCDCatError {
                 GCDCatError(.malformedManifest, path: path, message: "line \(lineNumber): \(why)")
             }
-            guard !lineBytes.contains(0) else { throw malformed("contains a NUL byte") }
-            let decoded = PathName.decode(lineBytes)
-            let escaped = decoded.hasPrefix("\\") ? EscapedLine(decoded) : nil
-            let line = escaped?.text ?? decoded.trimmingSpaces
-            if line.isEmpty { continue }
-            if escaped == nil && line.hasPrefix(";") {
-                whole = whole ?? parseWhole(line)
-                header = header ?? parseHeader(line)
-                continue
+            if let base = lineBytes.baseAddress, memchr(base, 0, lineBytes.count) != nil {
+                throw malformed("contains a NUL byte")
             }
-            guard let split = line.lastIndex(where: { $0 == " " || $0 == "\t" }) else {
+            let decoded = PathName.decode(lineBytes)
+            if !decoded.hasPrefix("\\") || EscapedLine(decoded) == nil {
+                let line = decoded.trimmingSpaces
+                if line.isEmpty { return }
+                if line.hasPrefix(";") {
+                    whole = whole ?? parseWhole(line)
+                    header = header ?? parseHeader(line)
+                    return
+                }
+            }
+            // The SFV line reader checklists use too: one reader of `NAME CRC32`.
+            guard let (name, hex) = try ChecksumList.sfvEntry(decoded, malformed: malformed) else {
                 throw malformed("expected 'NAME CRC32', found no CRC")
             }
-            let hex = line[line.index(after: split)...]
-            guard hex.count == 8, let value = UInt32(hex, radix: 16), hex.allSatisfy(\.isHexDigit) else {
-                throw malformed("'\(String(hex.prefix(40)).displayPath)' is not a CRC32 of 8 hex digits")
-            }
-            let name = escaped?.name ?? line[..<split].trimmingSpaces
-            guard !name.isEmpty else { throw malformed("no file name before the CRC") }
-            let key = PathName.bytes(of: normalized(name))  // bytes: NFC and NFD `café` are two names
-            if let earlier = seen[key] {
+            let key = PathName.bytes(of: name).withUnsafeBufferPointer { NameKey(nil, $0) }
+            if let earlier = seen.updateValue(lineNumber, forKey: key) {
+                seen[key] = earlier
                 throw malformed("'\(name.displayPath)' is listed twice (first on line \(earlier))")
             }
-            seen[key] = lineNumber
-            entries.append(Entry(name: name, crc32: value, line: lineNumber))
+            entries.append(Entry(name: name, crc32: UInt32(hex, radix: 16)!, line: lineNumber))
         }
         // An empty input splits into no parts; its manifest records just the empty whole.
         guard !entries.isEmpty || whole?.size == 0 else {
@@ -124,8 +117,6 @@ public struct Manifest: Sendable, Equatable {
         }
         return Manifest(entries: entries, whole: whole, header: header)
     }
-
-    static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
 
     /// Reads and parses the manifest at `path`.
     ///
@@ -143,8 +134,16 @@ public struct Manifest: Sendable, Equatable {
     /// Why `name` must not be opened: absolute (`/…`), or climbing out with a `..` component.
     /// Nil when safe. `c:colon` and `a\\b` are ordinary relative names on Linux.
     public static func rejection(for name: String) -> String? {
-        if name.hasPrefix("/") { return "absolute path" }
-        if name.split(separator: "/").contains("..") { return "'..' component" }
+        PathName.bytes(of: name).withUnsafeBufferPointer { rejection(of: $0) }
+    }
+
+    /// The same, on the name's bytes, as the kernel reads it: `/` then a combining mark is
+    /// still absolute.
+    static func rejection(of name: UnsafeBufferPointer<UInt8>) -> String? {
+        if name.first == 0x2F { return "absolute path" }
+        if name.split(separator: 0x2F).contains(where: { $0.count == 2 && $0.allSatisfy { $0 == 0x2E } }) {
+            return "'..' component"
+        }
         return nil
     }
 

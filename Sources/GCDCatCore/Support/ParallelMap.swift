@@ -101,6 +101,19 @@ enum ParallelMap {
         return results.withLock { $0.map { $0! } }
     }
 
+    /// ``run(count:jobs:pool:makeState:finish:_:)`` for closures that cannot fail: then it
+    /// cannot either (it only rethrows theirs).
+    static func collect<State, Result: Sendable>(
+        count: Int, jobs: Int, pool: Pool = .cores, makeState: @Sendable () -> State,
+        _ body: @Sendable (inout State, Int) -> Result
+    ) -> [Result] {
+        do {
+            return try run(count: count, jobs: jobs, pool: pool, makeState: makeState, body)
+        } catch {
+            preconditionFailure("ParallelMap.run threw \(error) from closures that cannot throw")
+        }
+    }
+
     /// `body(index)` for every index in `0..<count`, without per-worker state.
     static func map<Result: Sendable>(
         count: Int, jobs: Int, pool: Pool = .cores, _ body: @Sendable (Int) throws -> Result

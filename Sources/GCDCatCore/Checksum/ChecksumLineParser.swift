@@ -1,0 +1,207 @@
+import GCDCatSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Reads a checksum list one line at a time, as bytes: the one reader of SFV, GNU and BSD
+/// lines (``ChecksumList/parse(bytes:path:forced:)`` collects its entries; `verify` streams
+/// them through ``StreamingListVerifier``; ``Manifest`` reads SFV lines with ``sfvEntry(_:malformed:)``).
+///
+/// ## Implementation details
+/// The everyday lines, `HEX  NAME` (`HEX *NAME`) with a digest longer than 8 digits and an
+/// SFV `NAME CRC32` of printable ASCII, are taken apart on their bytes, with no `String` but
+/// the entry's own name and value. Every other line (a comment, a BSD tag, an escaped name,
+/// leading blanks, the PGP armor, an error) goes through ``ChecksumList/parseLine`` on its
+/// lossless decoding, so messages and edge cases have one implementation. The fast shapes
+/// are exactly those the slow path reads the same way (see ``fastGNU(_:)``, ``fastSFV(_:)``).
+struct ChecksumLineParser {
+    /// The list's name in errors.
+    let path: String
+    let forced: HashAlgorithm?
+    /// What the list's file name says untagged lines are (``ChecksumList/algorithm(ofListName:)``).
+    let named: HashAlgorithm?
+    private var armor = SignatureArmor()
+    /// A `; gcdcat-whole: 0 …` comment was seen: the list of an empty file's split.
+    private(set) var emptyWhole = false
+    /// Entries read so far.
+    private(set) var count = 0
+    /// Algorithms assumed from a length, in the order first seen (for ``ChecksumList/guessNotes``).
+    private(set) var guessed: [HashAlgorithm] = []
+    /// Each name's first line, by a 128-bit digest of its algorithm and normalized bytes: 16
+    /// bytes and a line number per entry, instead of the name.
+    private var seen: [NameKey: Int] = [:]
+    /// False for a list already read once: the names were checked then.
+    private let checksDuplicates: Bool
+
+    init(path: String, forced: HashAlgorithm?, checksDuplicates: Bool = true) {
+        self.path = path
+        self.forced = forced
+        self.checksDuplicates = checksDuplicates
+        named = forced == nil ? ChecksumList.algorithm(ofListName: path) : nil
+    }
+
+    /// The entry on `line` (without its line end), or nil for a blank line, a comment or the
+    /// armor of a signed list.
+    ///
+    /// ## Errors
+    /// Those of ``ChecksumList/parse(bytes:path:forced:)`` for this line.
+    mutating func entry(_ line: UnsafeBufferPointer<UInt8>, number: Int) throws -> ChecksumList.Entry? {
+        let path = path  // not self: slowEntry mutates self meanwhile
+        func malformed(_ why: String) -> GCDCatError {
+            GCDCatError(.malformedManifest, path: path, message: "line \(number): \(why)")
+        }
+        if let base = line.baseAddress, memchr(base, 0, line.count) != nil {
+            throw malformed("contains a NUL byte")
+        }
+        let entry: ChecksumList.Entry
+        let key: NameKey?
+        if !armor.isActive, let (fast, name) = try fastEntry(line, number: number, malformed: malformed) {
+            entry = fast
+            key = checksDuplicates ? NameKey(entry.algorithm, name) : nil
+        } else {
+            guard let slow = try slowEntry(line, number: number, malformed: malformed) else { return nil }
+            entry = slow
+            key =
+                checksDuplicates
+                ? PathName.bytes(of: entry.name).withUnsafeBufferPointer { NameKey(entry.algorithm, $0) } : nil
+        }
+        if entry.guessed && !guessed.contains(entry.algorithm) { guessed.append(entry.algorithm) }
+        if let key, let earlier = seen.updateValue(number, forKey: key) {
+            seen[key] = earlier
+            throw malformed("'\(entry.name.displayPath)' is listed twice (first on line \(earlier))")
+        }
+        count += 1
+        return entry
+    }
+
+    /// Throws when the list held no entry (and is not an empty file's manifest).
+    func finish() throws {
+        guard count > 0 || emptyWhole else {
+            throw GCDCatError(.malformedManifest, path: path, message: "no entries: nothing to verify")
+        }
+    }
+
+    /// Any line, through its lossless decoding.
+    private mutating func slowEntry(
+        _ line: UnsafeBufferPointer<UInt8>, number: Int, malformed: (String) -> GCDCatError
+    ) throws -> ChecksumList.Entry? {
+        let decoded = PathName.decode(line)
+        let trimmed = decoded.trimmingSpaces
+        if trimmed.isEmpty { return nil }
+        if trimmed.hasPrefix(";") {
+            if let whole = Manifest.parseWhole(trimmed), whole.size == 0 { emptyWhole = true }
+            return nil
+        }
+        if armor.skips(trimmed) { return nil }
+        // `#` comments, as in Fedora's CHECKSUM files; an SFV line of a `#name` stays a line.
+        if trimmed.hasPrefix("#") && ChecksumList.sfvFields(decoded) == nil { return nil }
+        return try ChecksumList.parseLine(decoded, number: number, forced: forced, named: named, malformed: malformed)
+    }
+
+    /// An everyday GNU or SFV line, on its bytes, and its name's bytes; nil for any other shape.
+    private func fastEntry(
+        _ line: UnsafeBufferPointer<UInt8>, number: Int, malformed: (String) -> GCDCatError
+    ) throws -> (ChecksumList.Entry, UnsafeBufferPointer<UInt8>)? {
+        if let (digits, nameStart) = Self.fastGNU(line) {
+            let hex = lowercaseString(line[0..<digits])
+            var guessed = false
+            let algorithm = try ChecksumList.gnuAlgorithm(
+                digits: digits, forced: forced, named: named, guessed: &guessed, malformed: malformed)
+            guard digits == algorithm.hexLength else {
+                throw malformed(
+                    "'\(hex.prefix(40))' is not a \(algorithm.rawValue) value (\(algorithm.hexLength) hex digits)")
+            }
+            let name = UnsafeBufferPointer(rebasing: line[nameStart...])
+            let entry = ChecksumList.Entry(
+                name: PathName.decode(name), algorithm: algorithm, lowercaseExpected: hex, line: number,
+                format: .gnu, rejection: Manifest.rejection(of: name), guessed: guessed)
+            return (entry, name)
+        }
+        guard Self.fastSFV(line) else { return nil }
+        let algorithm = forced ?? .crc32
+        guard algorithm.hexLength == 8 else {
+            throw malformed("an 8-digit value cannot be \(algorithm.rawValue) (\(algorithm.hexLength) hex digits)")
+        }
+        let name = UnsafeBufferPointer(rebasing: line[0..<(line.count - 9)])
+        let entry = ChecksumList.Entry(
+            name: String(decoding: name, as: UTF8.self), algorithm: algorithm,
+            lowercaseExpected: lowercaseString(line[(line.count - 8)...]), line: number, format: .sfv,
+            rejection: Manifest.rejection(of: name), guessed: false)
+        return (entry, name)
+    }
+
+    /// `HEX  NAME` or `HEX *NAME` with a digest of a GNU length over 8 digits, no leading blank
+    /// or `\`, and a name that starts with an ASCII byte other than `(` (which a BSD line, or a
+    /// combining mark after the separator, would make another line): the digest's length and
+    /// where the name starts.
+    static func fastGNU(_ line: UnsafeBufferPointer<UInt8>) -> (digits: Int, nameStart: Int)? {
+        let digits = line.prefix(while: isHexDigit).count
+        guard digits > 8, TaggedOrGNULine.gnuLengths.contains(digits), line.count > digits + 2,
+            line[digits] == 0x20, line[digits + 1] == 0x20 || line[digits + 1] == 0x2A
+        else { return nil }
+        let first = line[digits + 2]
+        guard first < 0x80, first != 0x28 else { return nil }
+        return (digits, digits + 2)
+    }
+
+    /// `NAME CRC32` in printable ASCII: one space before 8 hex digits, a name that neither
+    /// starts nor ends with a blank nor starts with `;`, `#` or `\`, holds no `(` (a BSD line),
+    /// and does not start like a GNU line (a long digest and a space).
+    static func fastSFV(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        let count = line.count
+        guard count >= 10, line[count - 9] == 0x20, line[count - 10] != 0x20 else { return false }
+        guard line[(count - 8)...].allSatisfy(isHexDigit) else { return false }
+        guard line.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x28 }) else { return false }
+        let first = line[0]
+        guard first != 0x20, first != 0x3B, first != 0x23, first != 0x5C else { return false }
+        let digits = line.prefix(while: isHexDigit).count
+        return !(digits > 8 && TaggedOrGNULine.gnuLengths.contains(digits) && line[digits] == 0x20)
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        (0x30...0x39).contains(byte) || (0x61...0x66).contains(byte) || (0x41...0x46).contains(byte)
+    }
+
+    /// ASCII hex digits as a lowercase `String`.
+    private func lowercaseString(_ hex: Slice<UnsafeBufferPointer<UInt8>>) -> String {
+        String(unsafeUninitializedCapacity: hex.count) { out in
+            for (index, byte) in hex.enumerated() { out[index] = (0x41...0x46).contains(byte) ? byte | 0x20 : byte }
+            return hex.count
+        }
+    }
+}
+
+/// A listed name's identity for "listed twice", in 16 bytes: two independently seeded 64-bit
+/// hashes (SipHash, the process's seed) of its algorithm and its bytes with empty and `.`
+/// components removed (`./a.txt` is `a.txt`). Bytes, not a `String`: Swift's `==` holds
+/// `café` in NFC and in NFD equal, two files to the kernel. Two distinct names collide with a
+/// chance of about n²/2¹²⁹: never, for any list that fits in 64 MiB.
+struct NameKey: Hashable, Sendable {
+    let first: UInt64
+    let second: UInt64
+
+    init(_ algorithm: HashAlgorithm?, _ name: UnsafeBufferPointer<UInt8>) {
+        var one = Hasher()
+        var two = Hasher()
+        one.combine(UInt8(1))
+        two.combine(UInt8(2))
+        if let algorithm {
+            one.combine(algorithm)
+            two.combine(algorithm)
+        }
+        var separator = false
+        for component in name.split(separator: 0x2F) where !(component.count == 1 && component.first == 0x2E) {
+            let bytes = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: component))
+            if separator {
+                one.combine(UInt8(0x2F))
+                two.combine(UInt8(0x2F))
+            }
+            one.combine(bytes: bytes)
+            two.combine(bytes: bytes)
+            separator = true
+        }
+        first = UInt64(bitPattern: Int64(one.finalize()))
+        second = UInt64(bitPattern: Int64(two.finalize()))
+    }
+}

@@ -1,0 +1,143 @@
+/// Verifies a checksum list as it reads it, a window of entries at a time, so that memory
+/// stays flat however many files it names: `verify` of 100,000 files holds 4,096 entries.
+///
+/// A list is read in passes over its ``ChecksumListSource`` (a file is re-read from its start,
+/// not held): ``scan()`` reads every line first, so a malformed line or a name listed twice
+/// refuses the whole list before any file is read, as for a list read whole; ``confirmedGuesses(_:)``
+/// checks, where an algorithm was only assumed from a length, files of that guess until one
+/// matches; ``verify(confirmed:counter:emit:)`` then checks every entry and hands each outcome
+/// over in list order, with an unconfirmed guess's mismatch already `.unconfirmed` (what
+/// ``ChecksumListVerifier/confirmingGuesses(_:)`` makes of a whole list's outcomes).
+///
+/// What the passes cost: the list is parsed three times at most (a list of 100,000 sha256
+/// lines in milliseconds each); "listed twice" keeps 16 bytes and a line number per name
+/// (``NameKey``), about 3 MB for 100,000 names, during the first pass only. A guess that no
+/// file confirms reads the files of that guess twice: the list is then of another algorithm,
+/// and the run reports it.
+public struct StreamingListVerifier {
+    public let source: ChecksumListSource
+    public let forced: HashAlgorithm?
+    public let jobs: Int
+    public let followLinksOutside: Bool
+    /// Entries in flight at once.
+    public var window = 4096
+
+    public init(_ source: ChecksumListSource, forced: HashAlgorithm?, jobs: Int, followLinksOutside: Bool) {
+        self.source = source
+        self.forced = forced
+        self.jobs = jobs
+        self.followLinksOutside = followLinksOutside
+    }
+
+    /// What reading the whole list found.
+    public struct Scan: Sendable {
+        /// Entries in the list.
+        public var count: Int
+        /// The algorithms assumed from a value's length, in the order first seen.
+        public var guessed: [HashAlgorithm]
+
+        /// One line per guess, for standard error (``ChecksumList/guessNotes``).
+        public var guessNotes: [String] { guessed.map(ChecksumList.guessNote) }
+    }
+
+    /// Reads every line of the list.
+    ///
+    /// ## Errors
+    /// Those of ``ChecksumList/load(_:forced:)``.
+    public func scan() throws -> Scan {
+        var parser = ChecksumLineParser(path: source.shown, forced: forced)
+        try source.forEachLine { line, number in _ = try parser.entry(line, number: number) }
+        try parser.finish()
+        return Scan(count: parser.count, guessed: parser.guessed)
+    }
+
+    /// The bytes checking will read: the sizes of the listed regular files (for a progress
+    /// bar's total).
+    public func totalBytes() throws -> Int64 {
+        var total: Int64 = 0
+        try forEachEntry { entry in
+            guard entry.rejection == nil else { return true }
+            let path = ChecksumListVerifier.resolve(entry.name, listPath: source.path)
+            total += ChecksumListVerifier.regularFileSize(path) ?? 0
+            return true
+        }
+        return total
+    }
+
+    /// The algorithms among `guessed` that at least one file matches: files of each guess are
+    /// checked, a few at a time, until one matches.
+    public func confirmedGuesses(_ guessed: [HashAlgorithm]) throws -> Set<HashAlgorithm> {
+        var unconfirmed = Set(guessed)
+        guard !unconfirmed.isEmpty else { return [] }
+        var probe = self
+        probe.window = max(16, jobs)  // the first few files usually settle it
+        try probe.forEachWindow(where: { $0.guessed && unconfirmed.contains($0.algorithm) }, counter: nil) {
+            for outcome in $0 where outcome.status == .ok { unconfirmed.remove(outcome.entry.algorithm) }
+            return !unconfirmed.isEmpty
+        }
+        return Set(guessed).subtracting(unconfirmed)
+    }
+
+    /// Checks every entry, a window at a time, and calls `emit` with each outcome in list order.
+    /// A mismatch under a guessed algorithm outside `confirmed` is `.unconfirmed`.
+    ///
+    /// ## Errors
+    /// `.io` when the list cannot be read again; `.malformedManifest` when it changed since
+    /// ``scan()`` and now holds a malformed line; and `emit`'s.
+    public func verify(
+        confirmed: Set<HashAlgorithm>, counter: TransferCounter?,
+        emit: (ChecksumListVerifier.Outcome) throws -> Void
+    ) throws {
+        try forEachWindow(where: { _ in true }, counter: counter) { outcomes in
+            for var outcome in outcomes {
+                if outcome.entry.guessed, !confirmed.contains(outcome.entry.algorithm),
+                    case .failed(let actual) = outcome.status
+                {
+                    outcome.status = .unconfirmed(actual: actual)
+                }
+                try emit(outcome)
+            }
+            return true
+        }
+    }
+
+    /// Calls `body` with the outcomes of each window of the entries `included` selects, until
+    /// it returns false.
+    private func forEachWindow(
+        where included: (ChecksumList.Entry) -> Bool, counter: TransferCounter?,
+        _ body: ([ChecksumListVerifier.Outcome]) throws -> Bool
+    ) throws {
+        let folder = followLinksOutside ? nil : ChecksumListVerifier.realFolder(of: source.path)
+        var pending: [ChecksumList.Entry] = []
+        pending.reserveCapacity(window)
+        func flush() throws -> Bool {
+            defer { pending.removeAll(keepingCapacity: true) }
+            return try body(
+                ChecksumListVerifier.check(
+                    pending, listPath: source.path, jobs: jobs, realFolder: folder, counter: counter))
+        }
+        var going = true
+        try forEachEntry { entry in
+            guard included(entry) else { return true }
+            pending.append(entry)
+            if pending.count == window { going = try flush() }
+            return going
+        }
+        if going && !pending.isEmpty { _ = try flush() }
+    }
+
+    /// Calls `body` with each entry in list order until it returns false. Names listed twice
+    /// were refused by ``scan()``; later passes do not keep names again.
+    private func forEachEntry(_ body: (ChecksumList.Entry) throws -> Bool) throws {
+        var parser = ChecksumLineParser(path: source.shown, forced: forced, checksDuplicates: false)
+        do {
+            try source.forEachLine { line, number in
+                guard let entry = try parser.entry(line, number: number) else { return }
+                if try !body(entry) { throw Stop() }
+            }
+        } catch is Stop {}
+    }
+
+    /// Ends a pass early.
+    private struct Stop: Error {}
+}

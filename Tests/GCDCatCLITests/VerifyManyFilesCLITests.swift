@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+
+/// Issue 22 (scale): `verify` of a list longer than its window of 4,096 entries prints every
+/// file once, in the list's order, against `sha256sum -c`, and its summary and JSON count all.
+@Suite struct VerifyManyFilesCLITests {
+    /// 5,000 small files, their SHA256SUMS by sha256sum, then one file corrupted and one removed.
+    func manyFiles() throws -> (Scratch, names: [String]) {
+        let scratch = try Scratch()
+        let names = (0..<5000).map { String(format: "f%05d", $0) }
+        for (index, name) in names.enumerated() { try scratch.write(name, randomData(1 + index % 64, seed: 9)) }
+        let made = try runTool("sha256sum", names, in: scratch.path)
+        try scratch.write("SHA256SUMS", made.stdout)
+        try scratch.write(names[4500], Data("changed".utf8))
+        try FileManager.default.removeItem(atPath: scratch.file(names[100]))
+        return (scratch, names)
+    }
+
+    @Test(.enabled(if: toolExists("sha256sum"), "needs coreutils' sha256sum"))
+    func aListOfMoreFilesThanTheWindowIsListedInOrderAsSha256sumListsIt() throws {
+        let (scratch, names) = try manyFiles()
+        let result = try gcdcat(["verify", "SHA256SUMS"], in: scratch.path)
+        #expect(result.status == 1)  // a missing file wins over a mismatch
+        let expected = names.enumerated().map { index, name in
+            index == 100 ? "\(name): MISSING" : index == 4500 ? "\(name): FAILED (expected sha256 " : "\(name): OK"
+        }
+        let lines = result.stdoutText.split(separator: "\n").map(String.init)
+        #expect(lines.count == names.count)
+        #expect(zip(lines, expected).allSatisfy { $0.hasPrefix($1) })
+        // sha256sum -c agrees on each file.
+        let reference = try runTool("sha256sum", ["-c", "SHA256SUMS"], in: scratch.path)
+        let referenceLines = reference.stdoutText.split(separator: "\n").map { $0.split(separator: ":").first! }
+        #expect(referenceLines.map(String.init) == lines.map { String($0.split(separator: ":").first!) })
+        #expect(
+            result.stderr.hasSuffix(
+                "gcdcat: SHA256SUMS: 5000 files: 4998 OK, 1 FAILED, 1 MISSING\n"
+                    + "gcdcat: SHA256SUMS: 1 listed file is not here; --ignore-missing checks only the files present\n")
+        )
+    }
+
+    @Test(.enabled(if: toolExists("sha256sum"), "needs coreutils' sha256sum"))
+    func quietIgnoreMissingAndJSONCountEveryWindow() throws {
+        let (scratch, names) = try manyFiles()
+        let quiet = try gcdcat(["verify", "--quiet", "--ignore-missing", "SHA256SUMS"], in: scratch.path)
+        #expect(quiet.status == 2)
+        #expect(quiet.stdoutText.hasPrefix("\(names[4500]): FAILED"))
+        #expect(quiet.stdoutText.split(separator: "\n").count == 1)
+        #expect(quiet.stderr == "gcdcat: SHA256SUMS: 4999 files: 4998 OK, 1 FAILED, 0 MISSING (1 missing ignored)\n")
+        let json = try gcdcat(["verify", "--json", "SHA256SUMS"], in: scratch.path)
+        #expect(json.status == 1)
+        let document = try #require(try JSONSerialization.jsonObject(with: json.stdout) as? [String: Any])
+        let files = try #require(document["files"] as? [[String: Any]])
+        #expect(files.map { $0["name"] as? String } == names)
+        #expect(files.map { $0["line"] as? Int } == Array(1...5000))
+        let summary = try #require(document["summary"] as? [String: Any])
+        #expect(summary["ok"] as? Int == 4998)
+        #expect(summary["missing"] as? Int == 1)
+        #expect(document["exitStatus"] as? Int == 1)
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import GCDCatCore
+import Testing
+
+/// Issue 22 (scale): lists read as bytes, a block at a time, and verified a window at a time.
+@Suite struct StreamingVerifyTests {
+    let md5 = "900150983cd24fb0d6963f7d28e17f72"
+    let sha1 = "a9993e364706816aba3e25717850c26c9cd0d89d"
+    let sha256 = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+
+    /// The entries of `text`, or the error's message.
+    func read(_ text: String, path: String = "list", forced: HashAlgorithm? = nil) -> String {
+        do {
+            let list = try ChecksumList.parse(bytes: Array(text.utf8), path: path, forced: forced)
+            return list.entries.map { "\($0)" }.joined(separator: "\n")
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    // The everyday lines are taken apart on their bytes; a leading blank sends the same line
+    // through the general reader. Both must read every line alike, errors included.
+    @Test func everydayLinesReadTheSameOnTheirBytesAsThroughTheGeneralReader() {
+        let lines = [
+            "\(sha256)  plain.bin", "\(sha256) *binary.bin", "\(sha256)  trailing blanks \t",
+            "\(sha256.uppercased())  upper.bin", "\(md5)  café", "\(md5)  cafe\u{301}", "\(md5)  ./dir/./x",
+            "\(sha256)  /etc/passwd", "\(sha256)  a/../b", "\(sha256)  (paren) = \(md5)",
+            "\(sha1)  12345678", "\(md5) 12345678", "\(md5)  a\\b", "\(md5)  tab\tinside",
+            "name with spaces.bin CBF43926", "f0000001 cbf43926", "/abs 00000000", "../up 00000000",
+            "x (1).bin CBF43926", "trailing.bin  CBF43926", "ABCDEF0123  ten digits", "\(md5)x  glued",
+        ]
+        for line in lines {
+            for (path, forced) in [("list", nil), ("x.md5", nil), ("B2SUMS", nil), ("list", HashAlgorithm.md5)] {
+                #expect(
+                    read(line + "\n", path: path, forced: forced)
+                        == read(" " + line + "\n", path: path, forced: forced),
+                    "\(line) as \(path), forced \(String(describing: forced))")
+            }
+        }
+    }
+
+    // A list is read a block (1 MiB) at a time: lines across the block's end, a line longer than
+    // a block, CRLF, a byte-order mark and no final newline read as from the whole bytes.
+    @Test func aListLongerThanAReadBlockReadsAsTheWholeBytes() throws {
+        let directory = TemporaryDirectory()
+        var bytes: [UInt8] = [0xEF, 0xBB, 0xBF]
+        for index in 0..<30_000 {
+            let name = "f\(index)" + String(repeating: "n", count: index % 97)
+            bytes += Array("\(sha256)  \(name)\(index % 3 == 0 ? "\r" : "")\n".utf8)
+            if index == 12_000 { bytes += Array("\(md5)  \(String(repeating: "long", count: 400_000))\n".utf8) }
+        }
+        bytes += Array("\(md5)  last, unterminated".utf8)
+        writeFile(directory.file("SHA256SUMS"), bytes)
+        let loaded = try ChecksumList.load(directory.file("SHA256SUMS"))
+        let parsed = try ChecksumList.parse(bytes: bytes, path: directory.file("SHA256SUMS"))
+        #expect(bytes.count > 3 << 20)
+        #expect(loaded.entries.count == 30_002)
+        #expect(loaded == parsed)
+    }
+
+    /// Files of several sizes (one over the read buffer), one corrupt, one missing, one
+    /// rejected, and their sha256 list, named so that sha256 is guessed.
+    func sampleList(_ directory: TemporaryDirectory) throws -> String {
+        var lines = ""
+        for (index, size) in [0, 10, 3000, (1 << 20) + 17, 64, 5].enumerated() {
+            let bytes = seededBytes(size, seed: UInt64(index))
+            writeFile(directory.file("f\(index)"), bytes)
+            var digester = try Digester(.sha256)
+            digester.update(bytes)
+            let hex = digester.finalize()
+            lines += "\(index == 3 ? String(repeating: "0", count: 64) : hex)  f\(index)\n"
+        }
+        lines += "\(sha256)  gone\n\(sha256)  ../outside\n"
+        writeFile(directory.file("list"), Array(lines.utf8))
+        return directory.file("list")
+    }
+
+    /// `path` verified a window at a time.
+    func streamed(_ path: String, window: Int, jobs: Int = 2) throws -> [ChecksumListVerifier.Outcome] {
+        var verifier = StreamingListVerifier(
+            try ChecksumListSource(path), forced: nil, jobs: jobs, followLinksOutside: false)
+        verifier.window = window
+        let scan = try verifier.scan()
+        var outcomes: [ChecksumListVerifier.Outcome] = []
+        try verifier.verify(confirmed: try verifier.confirmedGuesses(scan.guessed), counter: nil) {
+            outcomes.append($0)
+        }
+        return outcomes
+    }
+
+    @Test(arguments: [1, 3, 4096])
+    func streamedOutcomesAreTheWholeListsInItsOrder(window: Int) throws {
+        let directory = TemporaryDirectory()
+        let path = try sampleList(directory)
+        let whole = ChecksumListVerifier.confirmingGuesses(
+            ChecksumListVerifier.verify(try ChecksumList.load(path), listPath: path, jobs: 2))
+        let outcomes = try streamed(path, window: window)
+        #expect(outcomes == whole)
+        #expect(outcomes.map(\.status.word) == ["OK", "OK", "OK", "FAILED", "OK", "OK", "MISSING", "REJECTED"])
+    }
+
+    // A guess that no file confirms is UNCONFIRMED, never FAILED, when the files come in windows.
+    @Test func anUnconfirmedGuessStaysUnconfirmedAcrossWindows() throws {
+        let directory = TemporaryDirectory()
+        var lines = ""
+        for index in 0..<5 {
+            let bytes = seededBytes(100 + index, seed: UInt64(index))
+            writeFile(directory.file("b\(index)"), bytes)
+            var digester = try Digester(.blake2b)  // b2sum's list, read as sha512 by its length
+            digester.update(bytes)
+            lines += "\(digester.finalize())  b\(index)\n"
+        }
+        writeFile(directory.file("list"), Array(lines.utf8))
+        let outcomes = try streamed(directory.file("list"), window: 2)
+        #expect(outcomes.map(\.status.word) == Array(repeating: "UNCONFIRMED", count: 5))
+    }
+
+    // The whole list is read before any file: a bad last line refuses the list, as before.
+    @Test func aMalformedLastLineRefusesTheListBeforeAnyFileIsRead() throws {
+        let directory = TemporaryDirectory()
+        var text = ""
+        for index in 0..<5000 { text += "\(sha256)  f\(index)\n" }
+        text += "not a checksum line\n"
+        writeFile(directory.file("list"), Array(text.utf8))
+        let verifier = StreamingListVerifier(
+            try ChecksumListSource(directory.file("list")), forced: nil, jobs: 2, followLinksOutside: false)
+        let error = expectGCDCatError { _ = try verifier.scan() }
+        #expect(error?.description == "\(directory.file("list")): line 5001: 'line' is not a CRC32 of 8 hex digits")
+    }
+}
