@@ -96,7 +96,11 @@ extension GCDCat {
             if let output, !output.lowercased().hasSuffix(".par2") {
                 throw ValidationError("-o must name a .par2 file (\(output))")
             }
-            _ = try indexPath()
+            let directory = parentFolder(try indexPath())
+            if let file = files.first(where: { parentFolder($0) != directory }) {
+                throw ValidationError(
+                    "\(file) is not in \(try indexPath())'s folder; a set's names are relative to its .par2's folder")
+            }
         }
 
         /// `-o`, or the files' common name without a trailing part number, plus `.par2`.
@@ -121,14 +125,7 @@ extension GCDCat {
         func run() throws {
             InterruptHandler.install()
             let index = try indexPath()
-            let directory = parentFolder(index)
-            let inputs = try files.map { file -> (path: String, name: String) in
-                guard parentFolder(file) == directory else {
-                    throw ValidationError(
-                        "\(file) is not in \(index)'s folder; a set's names are relative to its .par2's folder")
-                }
-                return (file, String(file.split(separator: "/").last ?? ""))
-            }
+            let inputs = files.map { (path: $0, name: String($0.split(separator: "/").last ?? "")) }
             let result = try reportingFailures {
                 let sizes = try inputs.map { try Par2Creator.fileSize($0.path) }
                 let size = blockSize ?? Par2Creator.defaultBlockSize(fileSizes: sizes)

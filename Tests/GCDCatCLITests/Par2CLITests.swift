@@ -227,3 +227,35 @@ func par2PartSet(_ scratch: Scratch) throws -> [String: Data] {
         try expectValid(["protect", "--json"] + names, in: scratch.path, status: 1, schema: "error")
     }
 }
+
+@Suite struct Par2ProtectCLITests {
+    @Test func existingOutputsNeedForceAndNothingIsWrittenWithoutIt() throws {
+        let scratch = try Scratch()
+        let parts = try par2PartSet(scratch)
+        let names = parts.keys.sorted()
+        #expect(try gcdcat(["protect", "--par2-block-size", "4K"] + names, in: scratch.path).status == 0)
+        let index = scratch.read("movie.zip.par2")
+        let before = scratch.listing()
+        let again = try gcdcat(["protect", "--par2-block-size", "8K"] + names, in: scratch.path)
+        #expect(again.status == 1)
+        #expect(again.stderr.contains("movie.zip.par2: exists; --force replaces it"))
+        #expect(scratch.listing() == before && scratch.read("movie.zip.par2") == index)
+        let forced = try gcdcat(["protect", "--par2-block-size", "8K", "--force"] + names, in: scratch.path)
+        #expect(forced.status == 0, "\(forced.stderr)")
+        #expect(scratch.read("movie.zip.par2") != index)
+        #expect(try gcdcat(["verify", "movie.zip.par2"], in: scratch.path).status == 0)
+    }
+
+    @Test func filesOutsideTheSetsFolderAndBadPercentagesAreUsageErrors() throws {
+        let scratch = try Scratch()
+        _ = try par2PartSet(scratch)
+        let outside = try gcdcat(["protect", "movie.zip.001", "-o", "sub/x.par2"], in: scratch.path)
+        #expect(outside.status == 64)
+        #expect(outside.stderr.contains("movie.zip.001 is not in sub/x.par2's folder"))
+        let percent = try gcdcat(["protect", "movie.zip.001", "--par2", "0%"], in: scratch.path)
+        #expect(percent.status == 64)
+        #expect(percent.stderr.contains("--par2 must be a percentage from 1% to 1000%"))
+        let block = try gcdcat(["protect", "movie.zip.001", "--par2-block-size", "1023"], in: scratch.path)
+        #expect(block.status == 64)
+    }
+}
