@@ -144,7 +144,9 @@ func par2PartSet(_ scratch: Scratch) throws -> [String: Data] {
         let before = scratch.listing()
         let repair = try gcdcat(["repair", "movie.zip.par2"], in: scratch.path)
         #expect(repair.status == 1)
-        #expect(repair.stderr.contains("not repairable: 25 blocks missing, 6 recovery blocks available"))
+        #expect(
+            repair.stderr.contains(
+                "gcdcat: movie.zip.par2: not repairable: 25 blocks missing, 6 recovery blocks available"))
         #expect(scratch.listing() == before)
     }
 }

@@ -36,6 +36,8 @@ public struct Par2RecoverySet: Sendable {
     public var damagedPackets: Int
     /// The folder that the files' names are relative to.
     public var directory: String
+    /// The .par2 file the set was read from, for messages.
+    public var origin: String
 
     public var sliceCount: Int { files.last.map { $0.firstSlice + $0.slices.count } ?? 0 }
 

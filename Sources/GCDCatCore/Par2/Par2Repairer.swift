@@ -86,7 +86,7 @@ public enum Par2Repairer {
 
     static func insufficient(_ verification: Par2Verification) -> GCDCatError {
         GCDCatError(
-            .missingPart, path: verification.set.directory,
+            .missingPart, path: verification.set.origin,
             message: "not repairable: \(verification.badSliceCount) blocks missing, "
                 + "\(verification.set.recoverySlices.count) recovery blocks available")
     }

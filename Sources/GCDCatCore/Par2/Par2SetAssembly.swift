@@ -50,7 +50,7 @@ extension Par2RecoverySet {
         return Par2RecoverySet(
             setID: main.setID, sliceSize: Int(sliceSize), files: files,
             recoverySlices: recovery.keys.sorted().map { recovery[$0]! }, creator: creator,
-            damagedPackets: damaged, directory: directory)
+            damagedPackets: damaged, directory: directory, origin: origin)
     }
 
     /// The file `id` from its first intact description and slice-checksum packets.
