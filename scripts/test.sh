@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs gcdcat's whole test suite. On a fresh machine (as root) it first installs the
-# interop tools the tests compare against (7-Zip, cksfv, rhash, rsvg-convert; GF-Complete for CGF16), the C
+# interop tools the tests compare against (7-Zip, cksfv, rhash, par2, rsvg-convert; GF-Complete for CGF16), the C
 # libraries gcdcat links (zlib, ISA-L, libdeflate, OpenSSL, libcurl) and Ceph for the S3 tests.
 #
 # The S3 tests run against a one-node Ceph RGW started here (scripts/s3-up.sh) on a free port
@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-scripts/deps.sh p7zip-full=7z cksfv=cksfv rhash=rhash librsvg2-bin=rsvg-convert libgf-complete-dev=/usr/include/gf_complete.h
+scripts/deps.sh p7zip-full=7z cksfv=cksfv rhash=rhash par2=par2 librsvg2-bin=rsvg-convert libgf-complete-dev=/usr/include/gf_complete.h
 
 s3_skip=""
 if [ -z "${GCDCAT_S3_ENDPOINT:-}" ]; then

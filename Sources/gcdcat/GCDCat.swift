@@ -27,7 +27,7 @@ struct GCDCat: ParsableCommand {
             docs/json-schema/ in the source.
             """,
         version: "gcdcat " + gcdcatVersion,
-        subcommands: [Merge.self, Split.self, ChecksumFiles.self, Verify.self, Bench.self],
+        subcommands: [Merge.self, Split.self, ChecksumFiles.self, Verify.self, Protect.self, Repair.self, Bench.self],
         defaultSubcommand: Merge.self
     )
 
@@ -45,7 +45,9 @@ struct GCDCat: ParsableCommand {
             var command = try UsageCheck.parse(PositionalRuns.compressed.arguments)
             // Merge, split and bench clean up after a signal (InterruptHandler.install in their
             // run); the others end as the signal's default action has it.
-            if !(command is Merge || command is Split || command is Bench) { InterruptHandler.useDefaultActions() }
+            if !(command is Merge || command is Split || command is Bench || command is Protect || command is Repair) {
+                InterruptHandler.useDefaultActions()
+            }
             JSONErrors.reportInterruptions()
             try command.run()
         } catch {

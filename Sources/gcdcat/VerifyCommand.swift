@@ -43,6 +43,13 @@ extension GCDCat {
                 check is incomplete), a list is unusable, or --ignore-missing left nothing \
                 verified. UNLISTED files do not change it.
 
+                A PAR2 file (NAME.par2, or any file starting with PAR2's magic) is read with \
+                its NAME.volNN+MM.par2 volumes: each file it names is checked block by block \
+                (CRC32 and MD5) and printed as OK, DAMAGED (N of M blocks bad) or MISSING, then \
+                whether the set is repairable ("needs N of the M recovery blocks present") or \
+                not. Exit status for .par2: 0 all OK; 2 damaged or missing files that \
+                'gcdcat repair' can rebuild; 1 not repairable, or the .par2 is unusable.
+
                 A list that is an object (s3://BUCKET/KEY) names objects, relative to its \
                 key's folder: s3://b/movie/movie.zip.sfv's 'movie.zip.001' is \
                 s3://b/movie/movie.zip.001. Each is HEAD-ed (a missing one is MISSING), then \
@@ -96,6 +103,7 @@ extension GCDCat {
             }
             if status && (json || quiet) { throw ValidationError("--status prints nothing; drop --json and --quiet") }
             try validateObjectNames(lists)
+            try validatePar2Lists()
             if unlisted != nil, let object = lists.first(where: ObjectLocation.isObjectPath) {
                 throw ValidationError(
                     "--unlisted lists a local folder; \(object.displayPath) names objects, not files in it.")
@@ -246,6 +254,7 @@ extension GCDCat {
         }
 
         func run() throws {
+            if lists.contains(where: isPar2File) { return try runPar2() }
             // A folder that cannot be listed fails now, not after every file was read.
             if let unlisted { _ = try reportingFailures { try directoryEntries(unlisted) } }
             let clock = ProcessClock()

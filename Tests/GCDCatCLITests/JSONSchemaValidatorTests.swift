@@ -79,7 +79,7 @@ import Testing
     }
 
     /// Every shipped schema uses only the checked keywords, and is itself well-formed JSON.
-    @Test(arguments: ["merge", "split", "checksum", "verify", "bench", "error"])
+    @Test(arguments: ["merge", "split", "checksum", "verify", "verify-par2", "protect", "repair", "bench", "error"])
     func shippedSchemasUseOnlyCheckedKeywords(name: String) throws {
         let text = try String(contentsOfFile: "\(schemaFolder)/\(name).json", encoding: .utf8)
         let document = try JSONValue.parse(text)

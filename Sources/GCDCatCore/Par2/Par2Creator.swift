@@ -1,0 +1,222 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Writes `NAME.par2` and its `NAME.volNN+MM.par2` volumes for files that already exist.
+public enum Par2Creator {
+    public struct Request: Sendable {
+        /// The files on disk, each with its name in the set (relative to the index's folder).
+        public var inputs: [(path: String, name: String)]
+        public var indexPath: String
+        public var sliceSize: Int
+        public var recoverySlices: Int
+        public var layout: Par2VolumeLayout
+        public var overwrite: Bool
+        public var fsync: Bool
+        public var jobs: Int
+
+        public init(
+            inputs: [(path: String, name: String)], indexPath: String, sliceSize: Int, recoverySlices: Int,
+            layout: Par2VolumeLayout, overwrite: Bool, fsync: Bool, jobs: Int
+        ) {
+            self.inputs = inputs
+            self.indexPath = indexPath
+            self.sliceSize = sliceSize
+            self.recoverySlices = recoverySlices
+            self.layout = layout
+            self.overwrite = overwrite
+            self.fsync = fsync
+            self.jobs = jobs
+        }
+    }
+
+    public struct Result: Sendable, Encodable {
+        public var index: String
+        public var volumes: [String]
+        public var sourceBlocks: Int
+        public var recoveryBlocks: Int
+        public var blockSize: Int
+        public var bytesRead: Int64
+    }
+
+    public static let creator = "Created by gcdcat version 0.1.0."
+
+    /// The size of `path`, a regular file.
+    public static func fileSize(_ path: String) throws -> Int64 {
+        let fd = try Syscall.open(path, O_RDONLY)
+        defer { Glibc.close(fd) }
+        let info = try Syscall.fstat(fd, path: path)
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw GCDCatError(.invalidInput, path: path, message: "not a regular file")
+        }
+        return Int64(info.st_size)
+    }
+
+    /// par2's default: the smallest multiple of 4 that gives at most 2000 blocks in all (at
+    /// least 4 bytes).
+    public static func defaultBlockSize(fileSizes: [Int64]) -> Int {
+        var size = Int64(4)
+        let total = fileSizes.reduce(0, +)
+        size = max(size, (total / 2000 + 3) / 4 * 4)
+        func blocks(_ size: Int64) -> Int64 { fileSizes.reduce(0) { $0 + ($1 + size - 1) / size } }
+        while blocks(size) > 2000 && size < Int64(Par2RecoverySet.maximumSliceSize) {
+            size += max(4, size / 64 / 4 * 4)
+        }
+        return Int(min(size, Int64(Par2RecoverySet.maximumSliceSize)))
+    }
+
+    /// The number of recovery blocks for `percent` of `sourceBlocks`, rounded as par2's `-r`.
+    public static func recoveryCount(percent: Int, sourceBlocks: Int) -> Int {
+        (sourceBlocks * percent + 50) / 100
+    }
+
+    /// Reads every input once and writes the set; every output is written unnamed and named only
+    /// when all are complete (the index last), so a failure or a signal leaves none of them.
+    ///
+    /// ## Errors
+    /// `.io` naming the file and syscall; `.inputChanged` when an input changed size while it
+    /// was read; `.outputExists` when an output exists and `overwrite` is false.
+    public static func create(_ request: Request) throws -> Result {
+        let base = String(request.indexPath.dropLast(5))
+        let volumes = request.layout.names(
+            base: splitPath(base).name, recoverySlices: request.recoverySlices)
+        let directory = splitPath(request.indexPath).directory
+        if !request.overwrite {
+            for path in [request.indexPath] + volumes.map({ directory + "/" + $0.name }) {
+                if try Syscall.statIfExists(path, followLinks: false) != nil {
+                    throw GCDCatError(.outputExists, path: path, message: "exists; --force replaces it")
+                }
+            }
+        }
+        var descriptions: [Par2Encoder.Description] = []
+        for input in request.inputs {
+            descriptions.append(try describe(input))
+        }
+        let encoder = try Par2Encoder(
+            descriptions: descriptions, sliceSize: request.sliceSize, recoverySlices: request.recoverySlices,
+            jobs: request.jobs, path: request.indexPath)
+        var buffer = [UInt8](repeating: 0, count: request.sliceSize)
+        var bytesRead: Int64 = 0
+        for (index, input) in request.inputs.enumerated() {
+            bytesRead += try feed(input.path, length: descriptions[index].length, file: index, encoder, &buffer)
+        }
+        let packets = encoder.finish(creator: creator)
+        var outputs: [AtomicOutputFile] = []
+        do {
+            for volume in volumes {
+                let output = try AtomicOutputFile(
+                    finalPath: directory + "/" + volume.name, overwrite: request.overwrite)
+                outputs.append(output)
+                try writeVolume(output, packets, first: volume.firstExponent, count: volume.count)
+            }
+            let index = try AtomicOutputFile(finalPath: request.indexPath, overwrite: request.overwrite)
+            outputs.append(index)
+            try write(index, bytes: packets.critical.joined() + packets.creator, at: 0)
+        } catch {
+            for output in outputs { output.discard() }
+            throw error
+        }
+        try publishAll(outputs, fsync: request.fsync)
+        return Result(
+            index: request.indexPath, volumes: volumes.map { directory + "/" + $0.name },
+            sourceBlocks: encoder.constants.count, recoveryBlocks: request.recoverySlices,
+            blockSize: request.sliceSize, bytesRead: bytesRead)
+    }
+
+    /// Names every output, removing the ones already named if one fails.
+    private static func publishAll(_ outputs: [AtomicOutputFile], fsync: Bool) throws {
+        var tokens: [Int] = []
+        do {
+            for output in outputs { try output.finishWriting(fsync: fsync) }
+            for output in outputs {
+                if let token = try output.publish(fsync: fsync, registeringFinalName: true) { tokens.append(token) }
+            }
+        } catch {
+            // Discarding is idempotent: the output that failed discarded itself already.
+            for output in outputs.prefix(tokens.count) { Syscall.unlink(output.finalPath) }
+            for token in tokens { CleanupRegistry.shared.forget(token) }
+            for output in outputs.dropFirst(tokens.count) { output.discard() }
+            throw error
+        }
+        for token in tokens { CleanupRegistry.shared.forget(token) }
+    }
+
+    /// A volume: each recovery slice, with copies of the critical packets spread among them (as
+    /// many copies as the slice count has bits, as par2cmdline writes), the creator last.
+    private static func writeVolume(
+        _ output: AtomicOutputFile, _ packets: Par2Encoder.Packets, first: Int, count: Int
+    ) throws {
+        let critical = packets.critical.joined()
+        let copies = Int.bitWidth - count.leadingZeroBitCount
+        var offset: Int64 = 0
+        for slice in 0..<count {
+            let recovery = packets.recovery[first + slice]
+            try write(output, bytes: recovery.header, at: offset)
+            offset += Int64(recovery.header.count)
+            try Syscall.pwriteAll(
+                output.fd, from: recovery.data.baseAddress!, count: recovery.data.count, offset: offset,
+                path: output.finalPath)
+            offset += Int64(recovery.data.count)
+            if (slice + 1) * copies / count > slice * copies / count {
+                try write(output, bytes: Array(critical), at: offset)
+                offset += Int64(critical.count)
+            }
+        }
+        try write(output, bytes: packets.creator, at: offset)
+    }
+
+    private static func write(_ output: AtomicOutputFile, bytes: some Collection<UInt8>, at offset: Int64) throws {
+        let array = Array(bytes)
+        try array.withUnsafeBytes { raw in
+            try Syscall.pwriteAll(
+                output.fd, from: raw.baseAddress!, count: raw.count, offset: offset, path: output.finalPath)
+        }
+    }
+
+    /// The input's name, length and first-16-KiB MD5.
+    static func describe(_ input: (path: String, name: String)) throws -> Par2Encoder.Description {
+        let fd = try Syscall.open(input.path, O_RDONLY)
+        defer { Glibc.close(fd) }
+        let info = try Syscall.fstat(fd, path: input.path)
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw GCDCatError(.invalidInput, path: input.path, message: "not a regular file")
+        }
+        var head = [UInt8](repeating: 0, count: 16384)
+        let got = try head.withUnsafeMutableBytes { (raw) throws -> Int in
+            try Syscall.pread(fd, into: raw.baseAddress!, count: raw.count, offset: 0, path: input.path)
+        }
+        return Par2Encoder.Description(
+            name: input.name, length: Int64(info.st_size), md5First16K: Par2Hash.md5(Array(head.prefix(got))))
+    }
+
+    /// Feeds every slice of the file to the encoder; returns the bytes read.
+    private static func feed(
+        _ path: String, length: Int64, file: Int, _ encoder: Par2Encoder, _ buffer: inout [UInt8]
+    ) throws -> Int64 {
+        let fd = try Syscall.open(path, O_RDONLY)
+        defer { Glibc.close(fd) }
+        let sliceSize = encoder.sliceSize
+        var chunk = [UInt8](repeating: 0, count: sliceSize)
+        var offset: Int64 = 0
+        var slice = 0
+        while offset < length {
+            let want = Int(min(Int64(sliceSize), length - offset))
+            let got = try chunk.withUnsafeMutableBytes { (raw) throws -> Int in
+                try Syscall.pread(fd, into: raw.baseAddress!, count: want, offset: offset, path: path)
+            }
+            guard got == want else { throw changed(path) }
+            chunk.withUnsafeBytes {
+                encoder.add(
+                    file: file, slice: slice, bytes: UnsafeRawBufferPointer(rebasing: $0[0..<want]), padding: &buffer)
+            }
+            offset += Int64(want)
+            slice += 1
+        }
+        guard try Syscall.fstat(fd, path: path).st_size == length else { throw changed(path) }
+        return length
+    }
+
+    private static func changed(_ path: String) -> GCDCatError {
+        GCDCatError(.inputChanged, path: path, message: "changed size while it was read; nothing was written")
+    }
+}

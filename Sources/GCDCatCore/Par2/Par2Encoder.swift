@@ -1,0 +1,144 @@
+/// Builds a recovery set in one pass over its input slices.
+///
+/// The files' names, lengths and first-16-KiB MD5s come first (they make the file ids, whose
+/// order decides each slice's constant); then each file's slices, in order within the file
+/// (files may come in any order, as a split writes its parts). ``finish()`` gives the packets.
+///
+/// Memory: the recovery slices (count × slice size), plus the caller's slice buffer.
+public final class Par2Encoder {
+    public struct Description: Sendable {
+        public var name: String
+        public var length: Int64
+        public var md5First16K: Par2Hash
+
+        public init(name: String, length: Int64, md5First16K: Par2Hash) {
+            self.name = name
+            self.length = length
+            self.md5First16K = md5First16K
+        }
+
+        var id: Par2Hash {
+            Par2Hash.md5(md5First16K.bytes + littleEndian(UInt64(length)) + PathName.bytes(of: name))
+        }
+
+        func sliceCount(_ sliceSize: Int) -> Int { Int((length + Int64(sliceSize) - 1) / Int64(sliceSize)) }
+    }
+
+    /// What ``finish()`` returns: the critical packets (for the index file and every volume)
+    /// and the recovery slices' packets, each as its header and body.
+    public struct Packets {
+        public var setID: Par2Hash
+        public var critical: [[UInt8]]
+        public var creator: [UInt8]
+        /// Exponent order; `header` ends with the 4-byte exponent, `data` is the slice.
+        public var recovery: [(header: [UInt8], data: UnsafeRawBufferPointer)]
+    }
+
+    public let sliceSize: Int
+    public let descriptions: [Description]
+    /// Indices into `descriptions`, in the main packet's (file id) order.
+    let order: [Int]
+    /// The global index of each description's first slice.
+    let firstSlice: [Int]
+    let constants: [UInt16]
+    let accumulator: Par2SliceAccumulator
+    private var checksums: [[Par2RecoverySet.SliceChecksum]]
+    private var wholeMD5: [Par2Hash?]
+    private var running: [MD5Stream] = []
+
+    /// ## Errors
+    /// `.invalidInput` when the set has more than PAR2's 32 768 slices or the names clash;
+    /// `.io` when the recovery slices do not fit in memory.
+    public init(descriptions: [Description], sliceSize: Int, recoverySlices: Int, jobs: Int, path: String)
+        throws
+    {
+        precondition(sliceSize > 0 && sliceSize % 4 == 0)
+        self.sliceSize = sliceSize
+        self.descriptions = descriptions
+        let ids = descriptions.map(\.id)
+        guard Set(ids).count == ids.count else {
+            throw GCDCatError(.invalidInput, path: path, message: "two inputs have the same name")
+        }
+        order = descriptions.indices.sorted { ids[$0] < ids[$1] }
+        var first = [Int](repeating: 0, count: descriptions.count)
+        var next = 0
+        for index in order {
+            first[index] = next
+            next += descriptions[index].sliceCount(sliceSize)
+        }
+        guard next <= Par2RecoverySet.maximumSlices else {
+            throw GCDCatError(
+                .invalidInput, path: path,
+                message: "\(next) blocks is more than PAR2's \(Par2RecoverySet.maximumSlices); use a larger block size")
+        }
+        guard recoverySlices <= GaloisField16.order else {
+            throw GCDCatError(.invalidInput, path: path, message: "more than 65535 recovery blocks")
+        }
+        firstSlice = first
+        constants = Par2SliceConstants.constants(count: next)
+        accumulator = try Par2SliceAccumulator(count: recoverySlices, sliceSize: sliceSize, jobs: jobs, path: path)
+        checksums = Array(repeating: [], count: descriptions.count)
+        wholeMD5 = Array(repeating: nil, count: descriptions.count)
+        for _ in descriptions { running.append(MD5Stream()) }
+    }
+
+    /// Adds slice `index` of file `file` (`bytes` of its data: the slice size, or the rest of the
+    /// file for its last slice). Slices of one file must come in order.
+    public func add(file: Int, slice index: Int, bytes: UnsafeRawBufferPointer, padding buffer: inout [UInt8]) {
+        precondition(index == checksums[file].count && buffer.count == sliceSize)
+        running[file].update(bytes)
+        buffer.withUnsafeMutableBytes { target in
+            target.copyMemory(from: bytes)
+            if bytes.count < sliceSize {
+                (target.baseAddress! + bytes.count).initializeMemory(
+                    as: UInt8.self, repeating: 0, count: sliceSize - bytes.count)
+            }
+        }
+        var crc = Checksum(.crc32)
+        buffer.withUnsafeBytes { crc.update($0) }
+        checksums[file].append(.init(md5: Par2Hash.md5(buffer), crc32: crc.value))
+        let constant = constants[firstSlice[file] + index]
+        let coefficients = (0..<accumulator.count).map { GaloisField16.power(constant, $0) }
+        buffer.withUnsafeBytes { accumulator.add($0.baseAddress!, coefficients: coefficients) }
+        if checksums[file].count == descriptions[file].sliceCount(sliceSize) {
+            wholeMD5[file] = running[file].finalize()
+        }
+    }
+
+    /// The packets; every file must have had all its slices.
+    public func finish(creator: String) -> Packets {
+        for (index, description) in descriptions.enumerated() where description.length == 0 {
+            wholeMD5[index] = running[index].finalize()
+        }
+        let ids = descriptions.map(\.id)
+        var main = littleEndian(UInt64(sliceSize)) + littleEndian(UInt32(descriptions.count))
+        for index in order { main += ids[index].bytes }
+        let setID = Par2Hash.md5(main)
+        var critical = [Par2Packet.encode(setID: setID, type: .main, body: main)]
+        for index in order {
+            let description = descriptions[index]
+            let body =
+                ids[index].bytes + wholeMD5[index]!.bytes + description.md5First16K.bytes
+                + littleEndian(UInt64(description.length)) + Par2Packet.padded(PathName.bytes(of: description.name))
+            critical.append(Par2Packet.encode(setID: setID, type: .fileDescription, body: body))
+        }
+        for index in order {
+            var body = ids[index].bytes
+            for slice in checksums[index] { body += slice.md5.bytes + littleEndian(slice.crc32) }
+            critical.append(Par2Packet.encode(setID: setID, type: .sliceChecksums, body: body))
+        }
+        let creatorPacket = Par2Packet.encode(
+            setID: setID, type: .creator, body: Par2Packet.padded(Array(creator.utf8)))
+        let recovery = (0..<accumulator.count).map { exponent in
+            let data = UnsafeRawBufferPointer(accumulator.slice(exponent))
+            let stream = MD5Stream()
+            let prefix = setID.bytes + Par2PacketType.recoverySlice.signature + littleEndian(UInt32(exponent))
+            prefix.withUnsafeBytes { stream.update($0) }
+            stream.update(data)
+            let header = Par2Packet.header(
+                setID: setID, type: .recoverySlice, bodyLength: 4 + sliceSize, hash: stream.finalize())
+            return (header + littleEndian(UInt32(exponent)), data)
+        }
+        return Packets(setID: setID, critical: critical, creator: creatorPacket, recovery: recovery)
+    }
+}

@@ -1,0 +1,68 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Writes the repaired files of a set: each damaged or missing file is written anew, unnamed,
+/// from its good slices on disk and its rebuilt slices, checked against the file's MD5, and only
+/// then given its name (replacing the damaged file). Files that verified OK are never opened
+/// for writing.
+public enum Par2FileRestorer {
+    public struct Restored: Sendable, Encodable {
+        public var path: String
+        public var blocksRebuilt: Int
+        public var bytes: Int64
+    }
+
+    /// ## Errors
+    /// `.missingPart` when the set is not repairable (before anything is written);
+    /// `.checksumMismatch` naming a file whose rebuilt bytes do not have the set's MD5 (it is not
+    /// published); `.io` naming the file and syscall.
+    public static func repair(_ verification: Par2Verification, jobs: Int, fsync: Bool) throws -> [Restored] {
+        guard !verification.isComplete else { return [] }
+        guard verification.isRepairable else { throw Par2Repairer.insufficient(verification) }
+        let rebuilt = try Par2Repairer.rebuild(verification, jobs: jobs)
+        let set = verification.set
+        var restored: [Restored] = []
+        for (file, status) in zip(set.files, verification.files) where status.state != .ok {
+            try restore(file, path: set.path(of: file), sliceSize: set.sliceSize, rebuilt: rebuilt, fsync: fsync)
+            restored.append(
+                Restored(path: set.path(of: file), blocksRebuilt: status.badSlices.count, bytes: file.length))
+        }
+        return restored
+    }
+
+    private static func restore(
+        _ file: Par2RecoverySet.File, path: String, sliceSize: Int, rebuilt: Par2Repairer.Rebuilt, fsync: Bool
+    ) throws {
+        let source: Int32? = try? Syscall.open(path, O_RDONLY)
+        defer { if let source { Glibc.close(source) } }
+        let output = try AtomicOutputFile(finalPath: path, overwrite: true)
+        do {
+            let whole = MD5Stream()
+            var buffer = [UInt8](repeating: 0, count: sliceSize)
+            for local in file.slices.indices {
+                let offset = Int64(local) * Int64(sliceSize)
+                let want = Int(min(Int64(sliceSize), file.length - offset))
+                if let bytes = rebuilt.bytes(ofSlice: file.firstSlice + local) {
+                    buffer.withUnsafeMutableBytes { $0.copyMemory(from: bytes) }
+                } else if let source {
+                    _ = try Par2Verifier.readSlice(source, path: path, offset: offset, count: want, into: &buffer)
+                }
+                try buffer.withUnsafeBytes { raw in
+                    whole.update(UnsafeRawBufferPointer(rebasing: raw[0..<want]))
+                    try Syscall.pwriteAll(output.fd, from: raw.baseAddress!, count: want, offset: offset, path: path)
+                }
+            }
+            guard whole.finalize() == file.md5 else {
+                throw GCDCatError(
+                    .checksumMismatch, path: path,
+                    message: "the repaired file does not have the set's MD5; it was not written")
+            }
+            try output.finishWriting(fsync: fsync)
+            try output.publish(fsync: fsync)
+        } catch {
+            output.discard()
+            throw error
+        }
+    }
+}

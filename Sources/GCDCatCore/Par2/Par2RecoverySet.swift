@@ -1,0 +1,91 @@
+/// What a PAR2 recovery set says, from packets whose hashes checked out: the slice size, the
+/// files in the main packet's order (the order of the input slices), each file's hashes and
+/// per-slice checksums, and where the usable recovery slices lie.
+public struct Par2RecoverySet: Sendable {
+    public struct SliceChecksum: Sendable, Equatable {
+        public var md5: Par2Hash
+        public var crc32: UInt32
+    }
+
+    public struct File: Sendable {
+        public var id: Par2Hash
+        /// Relative to the set's folder, checked to stay inside it (lossless, see ``PathName``).
+        public var name: String
+        public var length: Int64
+        public var md5: Par2Hash
+        public var md5First16K: Par2Hash
+        public var slices: [SliceChecksum]
+        /// The global index of the file's first input slice.
+        public var firstSlice: Int
+    }
+
+    /// PAR2 can give at most this many input slices a distinct constant (2^n with n coprime to
+    /// 65535: φ(65535) = 32768).
+    public static let maximumSlices = 32768
+    /// A slice is held in memory for every block a repair rebuilds, and once per recovery block
+    /// by create: larger slices are refused before anything is allocated.
+    public static let maximumSliceSize = 1 << 30
+
+    public var setID: Par2Hash
+    public var sliceSize: Int
+    public var files: [File]
+    /// One per exponent, in exponent order.
+    public var recoverySlices: [Par2RecoverySliceLocation]
+    public var creator: String?
+    /// Packets skipped because their hash failed or their length was impossible.
+    public var damagedPackets: Int
+    /// The folder that the files' names are relative to.
+    public var directory: String
+    /// The .par2 file the set was read from, for messages.
+    public var origin: String
+
+    public var sliceCount: Int { files.last.map { $0.firstSlice + $0.slices.count } ?? 0 }
+
+    /// The path of `file` on disk (its bare name when the set is in the current folder).
+    public func path(of file: File) -> String { directory == "." ? file.name : directory + "/" + file.name }
+}
+
+extension Par2RecoverySet {
+    /// The set described by `indexPath` (`NAME.par2` or any of its volumes) and every
+    /// `NAME.volNN+MM.par2` beside it, as par2cmdline gathers them.
+    ///
+    /// ## Errors
+    /// `.io` when a .par2 file cannot be read; `.malformedManifest` naming `indexPath` when no
+    /// usable set can be assembled (see ``assemble(_:damaged:directory:origin:)``).
+    public static func load(indexPath: String) throws -> Par2RecoverySet {
+        let (directory, name) = splitPath(indexPath)
+        var paths = [indexPath]
+        let base = volumeBase(name)
+        let entries: [String]
+        do { entries = try directoryEntries(directory) } catch let error as GCDCatError { throw error } catch {
+            throw GCDCatError(.io, path: directory, message: "\(error)")
+        }
+        for entry in entries.sorted() where entry != name && entry.hasPrefix(base + ".") && isVolumeName(entry) {
+            if volumeBase(entry) == base { paths.append(directory + "/" + entry) }
+        }
+        var packets: [Par2ScannedPacket] = []
+        var damaged = 0
+        for path in paths {
+            let scanned = try Par2PacketReader.scan(path: path)
+            packets += scanned.packets
+            damaged += scanned.damaged
+        }
+        return try assemble(packets, damaged: damaged, directory: directory, origin: indexPath)
+    }
+
+    /// `NAME` for `NAME.par2` and `NAME.vol03+04.par2`.
+    static func volumeBase(_ name: String) -> String {
+        var base = Substring(name)
+        if base.lowercased().hasSuffix(".par2") { base = base.dropLast(5) }
+        guard let dot = base.lastIndex(of: ".") else { return String(base) }
+        let tail = base[base.index(after: dot)...]
+        guard tail.hasPrefix("vol") else { return String(base) }
+        let pieces = tail.dropFirst(3).split(separator: "+", omittingEmptySubsequences: false)
+        let numeric = pieces.allSatisfy { !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }
+        return pieces.count == 2 && numeric ? String(base[..<dot]) : String(base)
+    }
+
+    static func isVolumeName(_ name: String) -> Bool {
+        name.lowercased().hasSuffix(".par2") && volumeBase(name) != String(name.dropLast(5))
+    }
+}

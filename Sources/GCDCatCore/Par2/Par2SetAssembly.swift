@@ -1,0 +1,107 @@
+extension Par2RecoverySet {
+    /// The recovery set that `packets` describe, every count and size checked before use.
+    ///
+    /// ## Errors
+    /// `.malformedManifest` naming `origin` when there is no intact main packet, a file's description or slice checksums are all damaged, a name
+    /// would leave the set's folder, or a count or size is out of PAR2's bounds.
+    public static func assemble(
+        _ packets: [Par2ScannedPacket], damaged: Int, directory: String, origin: String
+    ) throws -> Par2RecoverySet {
+        func fail(_ message: String) -> GCDCatError { GCDCatError(.malformedManifest, path: origin, message: message) }
+        let mains = packets.filter { $0.type == .main && Par2Hash.md5($0.body) == $0.setID }
+        guard let main = mains.first else {
+            throw fail(
+                damaged > 0
+                    ? "no intact main packet (\(damaged) damaged packets skipped): the set cannot be read"
+                    : "not a PAR2 file (no PAR2 main packet)")
+        }
+        // Packets of another set (an old volume left beside a re-created set) are ignored: the
+        // set is the one whose main packet comes first, the given file's own when it has one.
+        let body = main.body[...]
+        guard body.count >= 12, (body.count - 12) % 16 == 0 else { throw fail("main packet has a bad length") }
+        let sliceSize = readLittleEndian(UInt64.self, body, at: 0)
+        let fileCount = Int(readLittleEndian(UInt32.self, body, at: 8))
+        guard sliceSize > 0, sliceSize % 4 == 0, sliceSize <= UInt64(maximumSliceSize) else {
+            throw fail("slice size \(sliceSize) is out of bounds (a multiple of 4, at most \(maximumSliceSize))")
+        }
+        guard fileCount <= (body.count - 12) / 16 else { throw fail("main packet counts more files than it lists") }
+        let mine = packets.filter { $0.setID == main.setID }
+        var files: [File] = []
+        var names = Set<String>()
+        for index in 0..<fileCount {
+            let id = Par2Hash(body[(body.startIndex + 12 + 16 * index)...].prefix(16))
+            var file = try describe(id, in: mine, sliceSize: Int(sliceSize), fail: fail)
+            guard names.insert(file.name).inserted else { throw fail("names \(file.name.displayPath) twice") }
+            file.firstSlice = files.last.map { $0.firstSlice + $0.slices.count } ?? 0
+            guard file.firstSlice + file.slices.count <= maximumSlices else {
+                throw fail("more than \(maximumSlices) input slices")
+            }
+            files.append(file)
+        }
+        var recovery: [Int: Par2RecoverySliceLocation] = [:]
+        for packet in mine {
+            guard let slice = packet.recovery, slice.length == Int(sliceSize), slice.exponent < GaloisField16.order
+            else { continue }
+            if recovery[slice.exponent] == nil { recovery[slice.exponent] = slice }
+        }
+        let creator = mine.first { $0.type == .creator }.map {
+            String(decoding: $0.body.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        return Par2RecoverySet(
+            setID: main.setID, sliceSize: Int(sliceSize), files: files,
+            recoverySlices: recovery.keys.sorted().map { recovery[$0]! }, creator: creator,
+            damagedPackets: damaged, directory: directory, origin: origin)
+    }
+
+    /// The file `id` from its first intact description and slice-checksum packets.
+    private static func describe(
+        _ id: Par2Hash, in packets: [Par2ScannedPacket], sliceSize: Int, fail: (String) -> GCDCatError
+    ) throws -> File {
+        var file: File?
+        for packet in packets where packet.type == .fileDescription && packet.body.count >= 56 {
+            let body = packet.body[...]
+            guard Par2Hash(body.prefix(16)) == id else { continue }
+            let rawName = Array(body[56...].reversed().drop { $0 == 0 }.reversed())
+            let length = readLittleEndian(UInt64.self, body, at: 48)
+            // The id is the MD5 of (MD5 of the first 16 KiB, length, name): a description that
+            // disagrees with its own id is not this file's.
+            guard Par2Hash.md5(Array(body[32..<48]) + littleEndian(length) + rawName) == id else { continue }
+            guard length <= UInt64(Int64.max) else { throw fail("file length \(length) is out of bounds") }
+            let name = PathName.decode(rawName)
+            if let why = unsafeNameReason(rawName) { throw fail("file name \(name.displayPath) \(why)") }
+            file = File(
+                id: id, name: name, length: Int64(length), md5: Par2Hash(body[16..<32]),
+                md5First16K: Par2Hash(body[32..<48]), slices: [], firstSlice: 0)
+            break
+        }
+        guard var file else { throw fail("every copy of file \(id)'s description is damaged or missing") }
+        let expected = Int((file.length + Int64(sliceSize) - 1) / Int64(sliceSize))
+        guard expected <= maximumSlices else {
+            throw fail("\(file.name.displayPath) has more than \(maximumSlices) slices")
+        }
+        for packet in packets where packet.type == .sliceChecksums && packet.body.count >= 16 {
+            let body = packet.body[...]
+            guard Par2Hash(body.prefix(16)) == id, body.count == 16 + 20 * expected else { continue }
+            file.slices = (0..<expected).map { slice in
+                let start = body.startIndex + 16 + 20 * slice
+                return SliceChecksum(
+                    md5: Par2Hash(body[start..<start + 16]),
+                    crc32: readLittleEndian(UInt32.self, body, at: 16 + 20 * slice + 16))
+            }
+            return file
+        }
+        if expected == 0 { return file }
+        throw fail("every copy of \(file.name.displayPath)'s slice checksums is damaged or missing")
+    }
+
+    /// Why a name from a .par2 may not be used, or nil: it must stay inside the set's folder.
+    static func unsafeNameReason(_ name: [UInt8]) -> String? {
+        if name.isEmpty { return "is empty" }
+        if name.contains(0) { return "contains a NUL byte" }
+        if name.first == UInt8(ascii: "/") { return "is absolute" }
+        let components = name.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+        if components.contains(where: { $0.elementsEqual("..".utf8) }) { return "contains '..'" }
+        if components.contains(where: \.isEmpty) { return "has an empty component" }
+        return nil
+    }
+}

@@ -1,0 +1,117 @@
+import FoundationEssentials
+import GCDCatCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What `verify NAME.par2` and `repair NAME.par2` found about one recovery set: the JSON
+/// document's `sets` entries (docs/json-schema/verify-par2.json, repair.json) and the text lines.
+struct Par2SetReport: Encodable {
+    struct File: Encodable {
+        var name: String
+        var path: String
+        var status: Par2FileStatus.State
+        var blocks: Int
+        var badBlocks: Int
+        var size: Int64
+        var sizeOnDisk: Int64?
+    }
+
+    var par2: String
+    var setID: String
+    var blockSize: Int
+    var sourceBlocks: Int
+    var recoveryBlocks: Int
+    var damagedPackets: Int
+    var creator: String?
+    var files: [File]
+    var badBlocks: Int
+    var repairable: Bool
+    var exitStatus: Int32
+
+    init(par2: String, _ verification: Par2Verification) {
+        let set = verification.set
+        self.par2 = par2
+        setID = set.setID.description
+        blockSize = set.sliceSize
+        sourceBlocks = set.sliceCount
+        recoveryBlocks = set.recoverySlices.count
+        damagedPackets = set.damagedPackets
+        creator = set.creator
+        files = zip(set.files, verification.files).map { file, status in
+            File(
+                name: file.name, path: set.path(of: file), status: status.state, blocks: file.slices.count,
+                badBlocks: status.badSlices.count, size: file.length, sizeOnDisk: status.sizeOnDisk)
+        }
+        badBlocks = verification.badSliceCount
+        repairable = verification.isRepairable
+        exitStatus = Self.exitStatus(verification)
+    }
+
+    /// 0 every file complete; 2 files differ from the set but its recovery blocks can mend them
+    /// (par2's 1); 1 they cannot (par2's 2): data is lost, the check is as incomplete as a
+    /// missing file makes any other list's.
+    static func exitStatus(_ verification: Par2Verification) -> Int32 {
+        verification.isComplete ? 0 : verification.isRepairable ? 2 : 1
+    }
+
+    /// One line per file: `NAME: OK`, `NAME: damaged (3 of 16 blocks bad)`, `NAME: MISSING`.
+    var lines: [String] {
+        files.map { file in
+            let shown = file.path.displayPath
+            switch file.status {
+            case .ok: return "\(shown): OK"
+            case .missing: return "\(shown): MISSING (\(file.blocks) blocks)"
+            case .damaged:
+                let size = file.sizeOnDisk.map { $0 == file.size ? "" : ", \($0) bytes instead of \(file.size)" } ?? ""
+                return "\(shown): DAMAGED (\(file.badBlocks) of \(file.blocks) blocks bad\(size))"
+            }
+        }
+    }
+
+    /// The verdict: complete, or how repairable.
+    var verdict: String {
+        if exitStatus == 0 { return "\(files.count) files OK (\(recoveryBlocks) recovery blocks present)" }
+        if repairable { return "repairable: needs \(badBlocks) of the \(recoveryBlocks) recovery blocks present" }
+        return "not repairable: \(badBlocks) blocks missing, \(recoveryBlocks) recovery blocks available"
+    }
+}
+
+/// The JSON document of `verify` over .par2 files.
+struct Par2VerifyDocument: Encodable {
+    var command = "verify"
+    var inputs: [String]
+    var wallSeconds: Double
+    var sets: [Par2SetReport]
+    var errors: [ErrorReport.Details]
+    var exitStatus: Int32
+
+    enum CodingKeys: String, CodingKey {
+        case schemaVersion, command, format, inputs, wallSeconds, sets, errors, exitStatus
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(JSONDocument.schemaVersion, forKey: .schemaVersion)
+        try container.encode(command, forKey: .command)
+        try container.encode("par2", forKey: .format)
+        try container.encode(inputs, forKey: .inputs)
+        try container.encode(wallSeconds, forKey: .wallSeconds)
+        try container.encode(sets, forKey: .sets)
+        try container.encode(errors, forKey: .errors)
+        try container.encode(exitStatus, forKey: .exitStatus)
+    }
+}
+
+/// Whether a list argument is a PAR2 file: named `.par2`, or starting with PAR2's packet magic.
+func isPar2File(_ path: String) -> Bool {
+    if path.lowercased().hasSuffix(".par2") { return true }
+    guard path != "-", !ObjectLocation.isObjectPath(path) else { return false }
+    let fd = PathName.withPathCString(path) { open($0, O_RDONLY | O_CLOEXEC) }
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    var head = [UInt8](repeating: 0, count: 8)
+    let got = head.withUnsafeMutableBytes { read(fd, $0.baseAddress!, 8) }
+    return got == 8 && head == Array("PAR2\0PKT".utf8)
+}

@@ -1,0 +1,64 @@
+import ArgumentParser
+import GCDCatCore
+
+extension GCDCat.Verify {
+    /// `verify` over .par2 files: each set's files checked block by block against its IFSC
+    /// packets, and whether its recovery blocks suffice.
+    func runPar2() throws {
+        let clock = ProcessClock()
+        var sets: [Par2SetReport] = []
+        var errors: [ErrorReport.Details] = []
+        var exitStatus: Int32 = 0
+        for list in lists {
+            do {
+                let set = try Par2RecoverySet.load(indexPath: list)
+                let verification = try Par2Verifier.verify(set, jobs: jobs)
+                let report = Par2SetReport(par2: list, verification)
+                sets.append(report)
+                exitStatus = VerifyReport.worse(exitStatus, report.exitStatus)
+                guard !status && !json else { continue }
+                var text = ""
+                for (line, file) in zip(report.lines, report.files) where !quiet || file.status != .ok {
+                    text += line + "\n"
+                }
+                try reportingFailures { try StandardStreams.writeOutput(PathName.bytes(of: text)) }
+                if set.damagedPackets > 0 && !quiet {
+                    writeToStandardError(
+                        "gcdcat: \(list.displayPath): \(set.damagedPackets) damaged packets skipped (the copies in other volumes were used)\n"
+                    )
+                }
+                if !quiet || report.exitStatus != 0 {
+                    writeToStandardError("gcdcat: \(list.displayPath): \(report.verdict)\n")
+                }
+            } catch let error as GCDCatError {
+                if !status { writeToStandardError("gcdcat: \(error)\n") }
+                errors.append(ErrorReport(command: "verify", error: error).error)
+                exitStatus = VerifyReport.worse(exitStatus, 1)
+            }
+        }
+        if json {
+            let document = Par2VerifyDocument(
+                inputs: lists, wallSeconds: roundedToMicroseconds(clock.elapsed().wall), sets: sets, errors: errors,
+                exitStatus: exitStatus)
+            try reportingFailures { try StandardStreams.writeOutput(JSONDocument.encode(document)) }
+        }
+        if exitStatus != 0 { throw ExitCode(exitStatus) }
+    }
+}
+
+extension GCDCat.Verify {
+    /// .par2 files are verified by the PAR2 engine, alone: a mix with text lists, or options
+    /// that only text lists have, is a usage error.
+    func validatePar2Lists() throws {
+        let par2 = lists.filter(isPar2File)
+        guard !par2.isEmpty else { return }
+        guard par2.count == lists.count else {
+            throw ValidationError("give .par2 files and checksum lists in separate runs (\(par2[0]) is a PAR2 file)")
+        }
+        if algorithm != nil || unlisted != nil || ignoreMissing || followLinksOutside {
+            throw ValidationError(
+                "--algorithm, --unlisted, --ignore-missing and --follow-links-outside apply to checksum lists, not .par2"
+            )
+        }
+    }
+}

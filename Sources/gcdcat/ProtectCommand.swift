@@ -1,0 +1,181 @@
+import ArgumentParser
+import GCDCatCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+extension GCDCat {
+    struct Protect: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add PAR2 recovery volumes to files that exist (a split set, any files).",
+            usage: "gcdcat protect [<options>] <files> ...",
+            discussion: """
+                Writes NAME.par2 (the set's description: every file's MD5, its first 16 KiB's \
+                MD5, and a CRC32 and an MD5 per block) and NAME.volNN+MM.par2 volumes holding \
+                the recovery blocks, named and laid out as par2cmdline's 'par2 create' does \
+                (volumes of 1, 2, 4, … blocks; --uniform for equal ones). par2cmdline, \
+                par2cmdline-turbo, MultiPar and 'gcdcat verify/repair' read them. The files \
+                are read once. All outputs are written unnamed and named only when every one is \
+                complete, the index last, so an error or a signal leaves none of them.
+
+                The files must lie in NAME.par2's folder (their names in the set are relative to \
+                it). NAME defaults to the files' common name without a trailing part number \
+                (movie.zip.001 … .004 give movie.zip.par2; one file f gives f.par2); -o names it \
+                otherwise.
+
+                Examples:
+                  gcdcat protect movie.zip.0*                        # movie.zip.par2 + volumes, 10%
+                  gcdcat protect xa? -o backup.par2 --par2 25% --par2-block-size 1M
+                """)
+
+        @Argument(help: "The files to protect.", completion: .file())
+        var files: [String]
+
+        @Option(name: .customShort("o"), help: ArgumentHelp("The index file, NAME.par2.", valueName: "name.par2"))
+        var output: String?
+
+        @Option(
+            name: .customLong("par2"),
+            help: ArgumentHelp(
+                "Recovery blocks as a share of the input blocks, 1% to 1000% (par2's -r).", valueName: "percent"))
+        var percentText = "10%"
+
+        @Option(
+            name: .customLong("par2-block-size"), parsing: .unconditional,
+            help: ArgumentHelp(
+                "Block size, a multiple of 4 (default: about 2000 blocks over all files, as par2).", valueName: "size"),
+            transform: parsePositiveSize)
+        var blockSize: Int?
+
+        @Option(
+            name: .customLong("par2-volumes"),
+            help: ArgumentHelp("Number of volume files (par2's -n; default: as par2 chooses).", valueName: "n"))
+        var volumes: Int?
+
+        @Flag(help: "Volumes of equal block counts (par2's -u; needs --par2-volumes).")
+        var uniform = false
+
+        @Flag(help: "Replace existing NAME.par2 and volumes.")
+        var force = false
+
+        @Flag(help: "Make every output durable (fsync) before and after naming it.")
+        var fsync = false
+
+        @Flag(name: [.short, .long], help: "Print nothing but errors.")
+        var quiet = false
+
+        @Flag(help: "Print one JSON document: the files written and the block counts.")
+        var json = false
+
+        @Option(
+            name: [.customShort("j"), .customLong("jobs")], parsing: .unconditional,
+            help: ArgumentHelp("Threads, 1 to 1024 (default: the number of cores).", valueName: "jobs"))
+        var requestedJobs: Int?
+
+        var jobs: Int { requestedJobs ?? defaultJobs }
+
+        var percent: Int? {
+            let digits = percentText.hasSuffix("%") ? String(percentText.dropLast()) : percentText
+            guard let value = Int(digits), (1...1000).contains(value) else { return nil }
+            return value
+        }
+
+        func validate() throws {
+            try checkJobs(jobs)
+            guard percent != nil else {
+                throw ValidationError("--par2 must be a percentage from 1% to 1000%, like 10%")
+            }
+            if let blockSize, blockSize % 4 != 0 || blockSize > Par2RecoverySet.maximumSliceSize {
+                throw ValidationError("--par2-block-size must be a multiple of 4, at most 1G")
+            }
+            if let volumes, !(1...65535).contains(volumes) {
+                throw ValidationError("--par2-volumes must be 1 to 65535")
+            }
+            if uniform && volumes == nil { throw ValidationError("--uniform needs --par2-volumes N") }
+            if let output, !output.lowercased().hasSuffix(".par2") {
+                throw ValidationError("-o must name a .par2 file (\(output))")
+            }
+            let directory = parentFolder(try indexPath())
+            if let file = files.first(where: { parentFolder($0) != directory }) {
+                throw ValidationError(
+                    "\(file) is not in \(try indexPath())'s folder; a set's names are relative to its .par2's folder")
+            }
+        }
+
+        /// `-o`, or the files' common name without a trailing part number, plus `.par2`.
+        func indexPath() throws -> String {
+            if let output { return output }
+            var common = files.first ?? ""
+            for file in files.dropFirst() {
+                common = String(zip(common, file).prefix { $0 == $1 }.map(\.0))
+            }
+            var name = Substring(common)
+            if files.count > 1 {
+                while let last = name.last, last.isASCII && last.isNumber { name.removeLast() }
+                if name.hasSuffix(".part") { name.removeLast(5) }
+                while let last = name.last, ".-_".contains(last) { name.removeLast() }
+            }
+            guard !name.isEmpty, !name.hasSuffix("/") else {
+                throw ValidationError("the files share no name; name the set with -o NAME.par2")
+            }
+            return name + ".par2"
+        }
+
+        func run() throws {
+            InterruptHandler.install()
+            let index = try indexPath()
+            let inputs = files.map { (path: $0, name: String($0.split(separator: "/").last ?? "")) }
+            let result = try reportingFailures {
+                let sizes = try inputs.map { try Par2Creator.fileSize($0.path) }
+                let size = blockSize ?? Par2Creator.defaultBlockSize(fileSizes: sizes)
+                let source = sizes.reduce(0) { $0 + Int(($1 + Int64(size) - 1) / Int64(size)) }
+                let recovery = max(1, Par2Creator.recoveryCount(percent: percent!, sourceBlocks: source))
+                let layout: Par2VolumeLayout = uniform ? .uniform(files: volumes!) : .variable(files: volumes)
+                return try Par2Creator.create(
+                    .init(
+                        inputs: inputs, indexPath: index, sliceSize: size, recoverySlices: recovery, layout: layout,
+                        overwrite: force, fsync: fsync, jobs: jobs))
+            }
+            if json {
+                try reportingFailures {
+                    try StandardStreams.writeOutput(JSONDocument.encode(ProtectDocument(result: result)))
+                }
+            } else if !quiet {
+                writeToStandardError(
+                    "gcdcat: \(index.displayPath): \(result.sourceBlocks) blocks of \(result.blockSize) bytes, "
+                        + "\(result.recoveryBlocks) recovery blocks in \(result.volumes.count) volumes\n")
+            }
+        }
+
+        /// The folder of `path`, spelt so that `a` and `./a` compare equal.
+        private func parentFolder(_ path: String) -> String {
+            guard let slash = path.lastIndex(of: "/") else { return "." }
+            let folder = String(path[..<slash])
+            return folder.isEmpty ? "/" : folder
+        }
+    }
+}
+
+/// `protect --json`'s document (docs/json-schema/protect.json).
+struct ProtectDocument: Encodable {
+    var schemaVersion = JSONDocument.schemaVersion
+    var command = "protect"
+    var result: Par2Creator.Result
+
+    enum CodingKeys: String, CodingKey {
+        case schemaVersion, command, index, volumes, sourceBlocks, recoveryBlocks, blockSize, bytesRead
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(schemaVersion, forKey: .schemaVersion)
+        try container.encode(command, forKey: .command)
+        try container.encode(result.index, forKey: .index)
+        try container.encode(result.volumes, forKey: .volumes)
+        try container.encode(result.sourceBlocks, forKey: .sourceBlocks)
+        try container.encode(result.recoveryBlocks, forKey: .recoveryBlocks)
+        try container.encode(result.blockSize, forKey: .blockSize)
+        try container.encode(result.bytesRead, forKey: .bytesRead)
+    }
+}

