@@ -45,7 +45,7 @@ let package = Package(
         .target(
             name: "GCDCatCore",
             dependencies: [
-                "GCDCatSystem", "GCDCatS3", "CZlib", "CIsal", "CDeflate", "COpenSSL", "CSystemShim", "CBlake2",
+                "GCDCatSystem", "GCDCatS3", "CZlib", "CIsal", "CDeflate", "COpenSSL", "CSystemShim", "CBlake2", "CGF16",
             ]
         ),
         .executableTarget(
