@@ -22,6 +22,25 @@ package enum Syscall {
         }
     }
 
+    /// Opens `path` for reading and requires a regular file; the descriptor (the caller closes
+    /// it) and the file's size.
+    ///
+    /// ## Errors
+    /// `.io` naming the syscall; `.invalidInput` ("not a regular file") for anything else.
+    package static func openRegularFile(_ path: String) throws(GCDCatError) -> (fd: Int32, size: Int64) {
+        let fd = try open(path, O_RDONLY)
+        let info: stat
+        do { info = try fstat(fd, path: path) } catch {
+            Glibc.close(fd)
+            throw error
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            Glibc.close(fd)
+            throw GCDCatError(.invalidInput, path: path, message: "not a regular file")
+        }
+        return (fd, Int64(info.st_size))
+    }
+
     package static func open(_ path: String, _ flags: Int32, mode: mode_t = 0) throws(GCDCatError) -> Int32 {
         try retrying("open", path: path) {
             PathName.withPathCString(path) { Glibc.open($0, flags | O_CLOEXEC, mode) }

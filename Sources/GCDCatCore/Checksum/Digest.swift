@@ -5,7 +5,7 @@ import GCDCatSystem
 /// The cryptographic digests that download sites publish (`SHA256SUMS`, `MD5SUMS`, `B2SUMS`, …).
 ///
 /// ``allCases`` holds the fixed-length ones; BLAKE2b of another length is ``blake2bBits(_:)``.
-public enum DigestAlgorithm: Hashable, CaseIterable, Sendable, Codable, RawRepresentable {
+public enum DigestAlgorithm: Hashable, CaseIterable, Sendable, NamedByRawValue {
     case md5
     case sha1
     case sha224
@@ -69,20 +69,6 @@ public enum DigestAlgorithm: Hashable, CaseIterable, Sendable, Codable, RawRepre
         } else {
             return nil
         }
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let name = try decoder.singleValueContainer().decode(String.self)
-        guard let algorithm = DigestAlgorithm(rawValue: name) else {
-            throw DecodingError.dataCorrupted(
-                .init(codingPath: decoder.codingPath, debugDescription: "unknown digest '\(name)'"))
-        }
-        self = algorithm
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
     }
 
     /// The digest's length in bytes (its hex form is twice as long).

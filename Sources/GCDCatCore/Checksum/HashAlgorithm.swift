@@ -4,7 +4,7 @@
 /// Its ``rawValue`` is that name (`sha256`, `sha3-256`, `blake2b`, `blake2b-256`). ``allCases``
 /// holds the fixed-length algorithms; BLAKE2b of another length than 512 bits, as `b2sum -l N`
 /// computes it, is ``blake2bBits(_:)``, made by ``blake2b(bits:)``.
-public enum HashAlgorithm: Hashable, CaseIterable, Sendable, Codable, RawRepresentable {
+public enum HashAlgorithm: Hashable, CaseIterable, Sendable, NamedByRawValue {
     case crc32
     case adler32
     case md5
@@ -50,20 +50,6 @@ public enum HashAlgorithm: Hashable, CaseIterable, Sendable, Codable, RawReprese
         } else {
             return nil
         }
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let name = try decoder.singleValueContainer().decode(String.self)
-        guard let algorithm = HashAlgorithm(rawValue: name) else {
-            throw DecodingError.dataCorrupted(
-                .init(codingPath: decoder.codingPath, debugDescription: "unknown algorithm '\(name)'"))
-        }
-        self = algorithm
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
     }
 
     /// The zlib checksum this is, if it is one (these split one file across threads).

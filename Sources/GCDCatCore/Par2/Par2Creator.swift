@@ -43,13 +43,9 @@ public enum Par2Creator {
 
     /// The size of `path`, a regular file.
     public static func fileSize(_ path: String) throws -> Int64 {
-        let fd = try Syscall.open(path, O_RDONLY)
+        let (fd, openedSize) = try Syscall.openRegularFile(path)
         defer { Glibc.close(fd) }
-        let info = try Syscall.fstat(fd, path: path)
-        guard info.st_mode & S_IFMT == S_IFREG else {
-            throw GCDCatError(.invalidInput, path: path, message: "not a regular file")
-        }
-        return Int64(info.st_size)
+        return openedSize
     }
 
     /// par2's default: the smallest multiple of 4 that gives at most 2000 blocks in all (at
@@ -175,18 +171,14 @@ public enum Par2Creator {
 
     /// The input's name, length and first-16-KiB MD5.
     static func describe(_ input: (path: String, name: String)) throws -> Par2Encoder.Description {
-        let fd = try Syscall.open(input.path, O_RDONLY)
+        let (fd, openedSize) = try Syscall.openRegularFile(input.path)
         defer { Glibc.close(fd) }
-        let info = try Syscall.fstat(fd, path: input.path)
-        guard info.st_mode & S_IFMT == S_IFREG else {
-            throw GCDCatError(.invalidInput, path: input.path, message: "not a regular file")
-        }
         var head = [UInt8](repeating: 0, count: 16384)
         let got = try head.withUnsafeMutableBytes { (raw) throws -> Int in
             try Syscall.pread(fd, into: raw.baseAddress!, count: raw.count, offset: 0, path: input.path)
         }
         return Par2Encoder.Description(
-            name: input.name, length: Int64(info.st_size), md5First16K: Par2Hash.md5(Array(head.prefix(got))))
+            name: input.name, length: openedSize, md5First16K: Par2Hash.md5(Array(head.prefix(got))))
     }
 
     /// Feeds every slice of the file to the encoder; returns the bytes read.

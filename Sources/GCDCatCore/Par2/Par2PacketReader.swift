@@ -39,13 +39,8 @@ public enum Par2PacketReader {
     /// ## Errors
     /// `.io` naming `path` and the syscall when it cannot be opened or read.
     public static func scan(path: String) throws -> (packets: [Par2ScannedPacket], damaged: Int) {
-        let fd = try Syscall.open(path, O_RDONLY)
+        let (fd, size) = try Syscall.openRegularFile(path)
         defer { Glibc.close(fd) }
-        let info = try Syscall.fstat(fd, path: path)
-        guard info.st_mode & S_IFMT == S_IFREG else {
-            throw GCDCatError(.invalidInput, path: path, message: "not a regular file")
-        }
-        let size = Int64(info.st_size)
         var packets: [Par2ScannedPacket] = []
         var damaged = 0
         var position: Int64 = 0

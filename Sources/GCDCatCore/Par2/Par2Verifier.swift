@@ -58,13 +58,8 @@ public enum Par2Verifier {
         guard try Syscall.statIfExists(path, followLinks: false) != nil else {
             return Par2FileStatus(state: .missing, badSlices: Array(file.slices.indices), sizeOnDisk: nil)
         }
-        let fd = try Syscall.open(path, O_RDONLY)
+        let (fd, size) = try Syscall.openRegularFile(path)
         defer { Glibc.close(fd) }
-        let info = try Syscall.fstat(fd, path: path)
-        guard info.st_mode & S_IFMT == S_IFREG else {
-            throw GCDCatError(.invalidInput, path: path, message: "not a regular file")
-        }
-        let size = Int64(info.st_size)
         let whole = MD5Stream()
         var bad: [Int] = []
         for (index, expected) in file.slices.enumerated() {
