@@ -53,3 +53,30 @@ import Testing
         #expect(scratch.listing().isEmpty)
     }
 }
+
+/// Cases an outside tester found with only the README and the binary.
+extension BenchCLITests {
+    /// The JSON contract's attacker: each of these printed something other than exactly one
+    /// JSON document on standard output, or trapped.
+    @Test func anUnwritableJSONFileFailsBeforeTheBenchmarkWithOneErrorObject() throws {
+        let result = try gcdcat([
+            "bench", "--size", "1M", "--parts", "2", "--repeat", "1", "--json", "--json-file",
+            "/nonexistent-dir/x.json",
+        ])
+        #expect(result.status == 1)
+        let object = try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any]
+        let error = object?["error"] as? [String: Any]
+        #expect(error?["syscall"] as? String == "open")
+        #expect(error?["path"] as? String == "/nonexistent-dir/x.json")
+        #expect(!result.stderr.contains("round 1/1"), "the benchmark ran before the file was checked")
+    }
+
+    @Test func aHugeBenchSizeIsAUsageErrorNotATrap() throws {
+        for size in ["4611686018427387904", "9223372036854775807"] {
+            let result = try gcdcat(["bench", "--size", size, "--json"])
+            #expect(result.status == 64, "--size \(size): \(result.stderr.prefix(200))")
+            let object = try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any]
+            #expect((object?["error"] as? [String: Any])?["code"] as? String == "usage")
+        }
+    }
+}

@@ -206,3 +206,66 @@ import Testing
 }
 
 let version = "0.1.0"
+
+/// Cases an outside tester found with only the README and the binary.
+extension VerifyCLITests {
+    @Test func aListedDotIsTheManifestsOwnFolderNotAnEscape() throws {
+        let scratch = try Scratch()
+        try scratch.write("t.sfv", Data(". 00000000\n".utf8))
+        let result = try gcdcat(["verify", "t.sfv"], in: scratch.path)
+        #expect(result.status == 1)
+        #expect(result.stdoutText == ".: UNREADABLE (.: Is a directory)\n")
+    }
+
+    /// `new<newline>line` and a literal `new\nline` printed alike; now as `sha256sum -c` does.
+    @Test func escapedNamesInAVerifyListingAreUnambiguous() throws {
+        let scratch = try Scratch()
+        try scratch.write("new\nline", Data("a".utf8))
+        try scratch.write("new\\nline", Data("b".utf8))
+        try scratch.write("plain", Data("c".utf8))
+        let made = try gcdcat(["checksum", "new\nline", "new\\nline", "plain"], in: scratch.path)
+        #expect(made.status == 0)
+        try scratch.write("l.sfv", made.stdout)
+        let result = try gcdcat(["verify", "l.sfv"], in: scratch.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdoutText == "\\new\\nline: OK\n\\new\\\\nline: OK\nplain: OK\n")
+    }
+}
+
+/// Cases an outside tester found with only the README and the binary.
+extension ChecksumCLITests {
+    /// `checksum -q` and `verify -q` silence progress, as the README says; they were unknown
+    /// options (exit 64). Here the output is the same as without `-q` (no terminal: no bar).
+    @Test func quietIsAcceptedByChecksumAndVerify() throws {
+        let scratch = try Scratch()
+        try scratch.write("a", randomData(5000, seed: 3))
+        let made = try gcdcat(["checksum", "-q", "a"], in: scratch.path)
+        #expect(made.status == 0, "\(made.stderr)")
+        #expect(made.stdout == (try gcdcat(["checksum", "a"], in: scratch.path)).stdout)
+        try scratch.write("a.sfv", made.stdout)
+        let verified = try gcdcat(["verify", "-q", "a.sfv"], in: scratch.path)
+        #expect(verified.status == 0, "\(verified.stderr)")
+        #expect(verified.stdoutText == "")
+    }
+
+    /// `checksum <(command)` read the pipe as sha256sum does; it was refused as "a FIFO".
+    @Test func aPipeNamedAsAFileIsChecksummed() throws {
+        let scratch = try Scratch()
+        let result = try run(
+            executable: "/bin/bash",
+            ["-c", "\(gcdcatPath) checksum --algorithm sha256 --format simple <(printf hello) /dev/stdin <<<hi"],
+            in: scratch.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        let hello = "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"
+        let hi = "98ea6e4f216f2fb4b69fff9b3a44842c38686ca685f3f55dc48c5d3fb1107be4"
+        let lines = result.stdoutText.split(separator: "\n").map { $0.split(separator: " ").first.map(String.init) }
+        #expect(lines == [hello, hi], "\(result.stdoutText)")
+    }
+
+    /// A character device other than standard input stays refused: it might never end.
+    @Test func aCharacterDeviceIsStillRefused() throws {
+        let result = try gcdcat(["checksum", "/dev/zero"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("/dev/zero"), "\(result.stderr)")
+    }
+}

@@ -374,3 +374,23 @@ import Testing
         }
     }
 }
+
+/// Cases an outside tester found with only the README and the binary.
+extension MergeDigestListCLITests {
+    /// A merge verified by a sha256 list of the whole file now checks the merged bytes against
+    /// the crc32 read with the digest; the report gives it, and the bytes pass through gcdcat.
+    @Test func aDigestListMergeReportsTheCRCItChecked() throws {
+        let scratch = try Scratch()
+        let whole = randomData(250_000, seed: 9)
+        try scratch.write("f", whole)
+        #expect(try gcdcat(["split", "f", "--size", "100K", "--no-manifest", "-q"], in: scratch.path).status == 0)
+        try scratch.write("f.sha256", try runTool("sha256sum", ["f"], in: scratch.path).stdout)
+        let crc = try gcdcat(["checksum", "--format", "simple", "f"], in: scratch.path).stdoutText.prefix(8)
+        try FileManager.default.removeItem(atPath: scratch.file("f"))
+        let merged = try gcdcat(["merge", "f.001", "--json", "-q"], in: scratch.path)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        let report = try JSONSerialization.jsonObject(with: merged.stdout) as? [String: Any]
+        #expect((report?["crc32"] as? String)?.lowercased() == crc.lowercased())
+        #expect(scratch.read("f") == whole)
+    }
+}

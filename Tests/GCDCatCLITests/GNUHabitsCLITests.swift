@@ -49,3 +49,20 @@ import Testing
         #expect(scratch.read("copy") == randomData(10, seed: 1))
     }
 }
+
+/// Cases an outside tester found with only the README and the binary.
+extension GNUHabitsCLITests {
+    @Test(
+        arguments: [
+            (["split", "x", "--size", "-q"], "'-q' is not a size"),
+            (["split", "x", "--size", "1K", "--high-water", "-1"], "'-1' is negative; a size must be positive"),
+            (["merge", "x", "--low-water", "-5"], "'-5' is negative; a size must be positive"),
+        ])
+    func aDashValueIsReadAsTheValueAndNamed(arguments: [String], message: String) throws {
+        let scratch = try Scratch()
+        let result = try gcdcat(arguments, in: scratch.path)
+        #expect(result.status == 64)
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+        #expect(scratch.listing().isEmpty)
+    }
+}

@@ -230,3 +230,21 @@ import Testing
         #expect(codes == .array((GCDCatError.Code.allCases.map(\.rawValue) + ["usage"]).map(JSONValue.string)))
     }
 }
+
+/// Cases an outside tester found with only the README and the binary.
+extension JSONContractCLITests {
+    @Test func jsonWithAnOutputThatIsStandardOutputIsRefused() throws {
+        let scratch = try Scratch()
+        try scratch.write("f.001", randomData(1000, seed: 9))
+        for output in ["/dev/stdout", "/dev/fd/1"] {
+            let result = try gcdcat(["merge", "f.001", "-o", output, "--json"], in: scratch.path)
+            #expect(result.status == 64, "-o \(output)")
+            let object = try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any]
+            #expect((object?["error"] as? [String: Any])?["code"] as? String == "usage", "-o \(output)")
+        }
+        // Without --json, /dev/stdout still receives the merged bytes.
+        let plain = try gcdcat(["merge", "f.001", "-o", "/dev/stdout"], in: scratch.path)
+        #expect(plain.status == 0)
+        #expect(plain.stdout == randomData(1000, seed: 9))
+    }
+}

@@ -159,3 +159,19 @@ import Testing
         #expect(help.stdoutText.contains("cut at SIZE"))
     }
 }
+
+/// Cases an outside tester found with only the README and the binary.
+extension SplitCLITests {
+    /// `split --json` named no copyMethod (null) although it moved every byte with one.
+    @Test func splitJSONNamesHowTheBytesMoved() throws {
+        let scratch = try Scratch()
+        try scratch.write("f", randomData(300_000, seed: 5))
+        let result = try gcdcat(["split", "f", "--size", "100K", "--json", "-q"], in: scratch.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        let report = try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any]
+        let method = report?["copyMethod"] as? String
+        #expect(["clone", "copy_file_range", "sendfile", "read/write"].contains(method ?? ""), "\(method ?? "nil")")
+        let moved = (report?["clonedBytes"] as? Int ?? -1) + (report?["copiedBytes"] as? Int ?? -1)
+        #expect(moved == 300_000)
+    }
+}

@@ -83,3 +83,24 @@ struct InterruptMessageCLITests {
         #expect(scratch.listing() == ["f.001", "f.002", "f.003", "f.sfv", "original"])
     }
 }
+
+/// Cases an outside tester found with only the README and the binary.
+extension StandardStreamsCLITests {
+    /// A second outside pass: dispatchdata into a pipe whose reader quit hung in 5 runs of 8,
+    /// waiting in libdispatch for the pipe to become writable. It must end, 1 or 141.
+    @Test func dispatchdataIntoAPipeWhoseReaderQuitEnds() throws {
+        let scratch = try Scratch()
+        try scratch.write("f", randomData(3_000_000, seed: 8))
+        #expect(try gcdcat(["split", "f", "-b", "1M", "-q"], in: scratch.path).status == 0)
+        for _ in 0..<4 {
+            let result = try run(
+                executable: "/bin/bash",
+                [
+                    "-c",
+                    "timeout -s KILL 30 \(gcdcatPath) merge f.001 -o - --strategy dispatchdata -q | head -c 10 >/dev/null;"
+                        + " exit ${PIPESTATUS[0]}",
+                ], in: scratch.path)
+            #expect([1, 141].contains(result.status), "exit \(result.status): \(result.stderr)")
+        }
+    }
+}

@@ -7,9 +7,10 @@ import Testing
     import Glibc
 #endif
 
-/// Findings of the outside attack on S3 merges (issue 14), on ``MemoryObjectStore``, whose
-/// objects get a new ETag at every write as S3's do.
-struct S3OutsiderFindingsTests {
+/// What an S3 merge refuses, as the outside attack on S3 merges (issue 14) found it: a part
+/// replaced, named twice, or the manifest in use; a disagreeing record; an unsafe name. On
+/// ``MemoryObjectStore``, whose objects get a new ETag at every write as S3's do.
+struct S3MergeRefusalTests {
     typealias T = S3MergeTests
     static let mib = 1 << 20
 
