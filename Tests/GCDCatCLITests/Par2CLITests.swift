@@ -151,6 +151,77 @@ func par2PartSet(_ scratch: Scratch) throws -> [String: Data] {
     }
 }
 
+/// The outside attack on PAR2 (issue 23): what merge and repair did with a PAR2 set's files.
+@Suite struct Par2OutsiderCasesCLITests {
+    func protectedSet(_ scratch: Scratch) throws -> [String: Data] {
+        let parts = try par2PartSet(scratch)
+        let protect = try gcdcat(
+            ["protect", "movie.zip.001", "movie.zip.002", "movie.zip.003", "--par2-block-size", "4K", "--par2", "50%"],
+            in: scratch.path)
+        #expect(protect.status == 0, "\(protect.stderr)")
+        return parts
+    }
+
+    /// `gcdcat movie.zip.par2` read the index as part 2 of a set `movie.zip.par` and copied it
+    /// to `movie.zip.par`, exit 0; a volume's name ended in "open: No such file or directory".
+    @Test(arguments: [["movie.zip.par2"], ["merge", "movie.zip.par2", "-o", "out"], ["movie.zip.vol00+01.par2"]])
+    func aPar2FileGivenToMergeIsRefusedNamingVerifyAndRepair(arguments: [String]) throws {
+        let scratch = try Scratch()
+        _ = try protectedSet(scratch)
+        let before = scratch.listing()
+        let name = try #require(arguments.first { $0.hasSuffix(".par2") })
+        let volume = try #require(before.first { $0.hasPrefix("movie.zip.vol") && $0.hasSuffix(".par2") })
+        let given = arguments.map { $0 == name && name.contains(".vol") ? volume : $0 }
+        let shown = name.contains(".vol") ? volume : name
+        let result = try gcdcat(given, in: scratch.path)
+        #expect(result.status == 1)
+        #expect(
+            result.stderr.contains(
+                "gcdcat: \(shown): a PAR2 recovery file, not a part: gcdcat verify \(shown) checks the set it describes, gcdcat repair \(shown) mends it"
+            ), "\(result.stderr)")
+        #expect(scratch.listing() == before)
+    }
+
+    /// repair gave the replaced file mode 0644: a private file became world-readable, an
+    /// executable lost its x bit.
+    @Test func repairKeepsTheDamagedFilesPermissions() throws {
+        let scratch = try Scratch()
+        let parts = try protectedSet(scratch)
+        for (name, mode) in [("movie.zip.001", 0o600), ("movie.zip.003", 0o755)] {
+            var damaged = parts[name]!
+            damaged[10] ^= 0xFF
+            try scratch.write(name, damaged)
+            try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: scratch.file(name))
+        }
+        let repair = try gcdcat(["repair", "-q", "movie.zip.par2"], in: scratch.path)
+        #expect(repair.status == 0, "\(repair.stderr)")
+        for (name, mode) in [("movie.zip.001", 0o600), ("movie.zip.003", 0o755)] {
+            #expect(scratch.read(name) == parts[name])
+            let attributes = try FileManager.default.attributesOfItem(atPath: scratch.file(name))
+            #expect((attributes[.posixPermissions] as? Int) == mode, "\(name)")
+        }
+    }
+
+    /// repair replaced a symlink with a regular file and left the link's target damaged.
+    @Test func repairMendsASymlinksTargetAndKeepsTheLink() throws {
+        let scratch = try Scratch()
+        let parts = try protectedSet(scratch)
+        try FileManager.default.createDirectory(atPath: scratch.file("elsewhere"), withIntermediateDirectories: false)
+        try FileManager.default.moveItem(atPath: scratch.file("movie.zip.002"), toPath: scratch.file("elsewhere/p2"))
+        try FileManager.default.createSymbolicLink(
+            atPath: scratch.file("movie.zip.002"), withDestinationPath: "elsewhere/p2")
+        var damaged = parts["movie.zip.002"]!
+        damaged[10] ^= 0xFF
+        try scratch.write("elsewhere/p2", damaged)
+        let repair = try gcdcat(["repair", "-q", "movie.zip.par2"], in: scratch.path)
+        #expect(repair.status == 0, "\(repair.stderr)")
+        #expect(scratch.read("elsewhere/p2") == parts["movie.zip.002"])
+        #expect(
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: scratch.file("movie.zip.002")))
+                == "elsewhere/p2")
+    }
+}
+
 @Suite struct Par2InteropCLITests {
     static let installed = Par2Tool.allCases.filter(\.isInstalled)
 

@@ -136,3 +136,20 @@ import Testing
         #expect(directory.listing() == ["a"])
     }
 }
+
+/// The outside attack on PAR2 repair: in a folder that refused new files, the error named the
+/// damaged file ("./a.bin: open: Permission denied"), which had opened fine; the folder is what
+/// refused (`openat(dir, O_TMPFILE)` gave EACCES).
+@Suite struct OutputCreationErrorTests {
+    @Test func aFolderThatRefusesNewFilesIsNamedAsTheCulprit() {
+        #expect(
+            AtomicOutputFile.creationError("sets/a.bin", errno: EACCES).description
+                == "sets: open: Permission denied: cannot create a.bin in this folder")
+        #expect(
+            AtomicOutputFile.creationError("sets/a.bin", errno: EROFS).description
+                == "sets: open: Read-only file system: cannot create a.bin in this folder")
+        #expect(
+            AtomicOutputFile.creationError("sets/a.bin", errno: ENOSPC).description
+                == "sets/a.bin: open: No space left on device")
+    }
+}

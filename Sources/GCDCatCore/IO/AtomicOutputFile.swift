@@ -65,7 +65,7 @@ public final class AtomicOutputFile: Sendable {
             }
             let code = gcdcat_errno()
             if code != EOPNOTSUPP && code != EISDIR && code != EINVAL {
-                throw GCDCatError.syscall("open", path: finalPath, errno: code)
+                throw Self.creationError(finalPath, errno: code)
             }
         }
         self.isUnnamed = false
@@ -88,8 +88,18 @@ public final class AtomicOutputFile: Sendable {
             if code == EEXIST && attempt < 100 { continue }
             if code == EINTR { continue }
             // Name the final path: the temporary one means nothing to the user.
-            throw GCDCatError.syscall("open", path: finalPath, errno: code)
+            throw Self.creationError(finalPath, errno: code)
         }
+    }
+
+    /// Why the file for `finalPath` could not be created. A folder that refuses new files
+    /// (EACCES, EROFS) is named as the culprit: the output is not there yet to be blamed.
+    static func creationError(_ finalPath: String, errno code: Int32) -> GCDCatError {
+        guard code == EACCES || code == EROFS else { return .syscall("open", path: finalPath, errno: code) }
+        let (directory, name) = splitPath(finalPath)
+        return GCDCatError(
+            .io, path: directory, syscall: "open", errno: code,
+            message: "\(describeErrno(code)): cannot create \(name.displayPath) in this folder")
     }
 
     /// Makes the data durable (with `fsync`), closes, and gives the file its final name.

@@ -36,8 +36,17 @@ public enum Par2FileRestorer {
     ) throws {
         let source: Int32? = try? Syscall.open(path, O_RDONLY)
         defer { if let source { Glibc.close(source) } }
-        let output = try AtomicOutputFile(finalPath: path, overwrite: true)
+        // A symlink is repaired through: its target gets the rebuilt bytes, the link stays.
+        let linkInfo = (try? Syscall.statIfExists(path, followLinks: false)).flatMap { $0 }
+        let isLink = linkInfo.map { $0.st_mode & S_IFMT == S_IFLNK } ?? false
+        let output = try AtomicOutputFile(finalPath: isLink ? Syscall.realPath(path) ?? path : path, overwrite: true)
         do {
+            // The replacement keeps the damaged file's permissions (a private file stays private).
+            if let source, let mode = try? Syscall.fstat(source, path: path).st_mode,
+                fchmod(output.fd, mode & 0o7777) != 0
+            {
+                throw GCDCatError.syscall("fchmod", path: path, errno: errno)
+            }
             let whole = MD5Stream()
             var buffer = [UInt8](repeating: 0, count: sliceSize)
             for local in file.slices.indices {

@@ -77,4 +77,17 @@ public enum ArchiveVolumes {
                 "a volume of a multi-volume RAR archive; its volumes are not parts to concatenate. "
                 + "Extract it with: unrar x \(first.displayPath)")
     }
+
+    /// A PAR2 recovery file given to merge as its part (`gcdcat movie.zip.par2` read it as part 2
+    /// of a set `movie.zip.par` and copied it, exit 0): known by its name, or by the packet magic
+    /// that starts every PAR2 file. Nil for anything else.
+    public static func par2Refusal(for path: String, head: [UInt8]?) -> GCDCatError? {
+        let named = splitPath(path).name.lowercased().hasSuffix(".par2")
+        guard named || head?.starts(with: Array("PAR2\0PKT".utf8)) == true else { return nil }
+        return GCDCatError(
+            .invalidInput, path: path,
+            message:
+                "a PAR2 recovery file, not a part: gcdcat verify \(path) checks the set it describes, "
+                + "gcdcat repair \(path) mends it")
+    }
 }
