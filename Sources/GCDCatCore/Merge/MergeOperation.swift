@@ -121,14 +121,6 @@ public struct MergeOperation: Sendable {
         }
     }
 
-    /// A PAR2 file given alone (by its name, or by its magic when it is a regular file: a FIFO's
-    /// bytes are not read ahead).
-    static func par2Refusal(_ path: String) -> GCDCatError? {
-        let regular = (try? Syscall.statIfExists(path)).flatMap { $0 }.map { $0.st_mode & S_IFMT == S_IFREG } ?? false
-        let head = regular ? try? ChecksumListDetector.head(of: path, count: 8) : nil
-        return ArchiveVolumes.par2Refusal(for: path, head: head)
-    }
-
     /// Refuses a first part that begins with the spanned zip signature, whatever its name.
     func refuseSpannedZip(_ first: PartFile?) throws {
         guard let first, first.size >= 4 else { return }
@@ -177,7 +169,10 @@ public struct MergeOperation: Sendable {
         if partPaths.count == 1, !asGiven, SetFromList.isNamedAsList(partPaths[0]) {
             return try fromList(partPaths[0]).merge(notice: notice, measure: measure)
         }
-        if partPaths.count == 1, !asGiven, let refusal = Self.par2Refusal(partPaths[0]) { throw refusal }
+        // A PAR2 file, by its name (its magic would also match the first part of a split .par2).
+        if partPaths.count == 1, !asGiven, let refusal = ArchiveVolumes.par2Refusal(partPaths[0]) {
+            throw refusal
+        }
         let resolved = try PartArguments.resolve(partPaths, asGiven: asGiven)
         if partPaths.count == 1, !asGiven, !resolved.discovered, try SetFromList.readsAsList(partPaths[0]) {
             return try fromList(partPaths[0]).merge(notice: notice, measure: measure)

@@ -79,11 +79,9 @@ public enum ArchiveVolumes {
     }
 
     /// A PAR2 recovery file given to merge as its part (`gcdcat movie.zip.par2` read it as part 2
-    /// of a set `movie.zip.par` and copied it, exit 0): known by its name, or by the packet magic
-    /// that starts every PAR2 file. Nil for anything else.
-    public static func par2Refusal(for path: String, head: [UInt8]?) -> GCDCatError? {
-        let named = splitPath(path).name.lowercased().hasSuffix(".par2")
-        guard named || head?.starts(with: Array("PAR2\0PKT".utf8)) == true else { return nil }
+    /// of a set `movie.zip.par` and copied it, exit 0), known by its name; nil for anything else.
+    public static func par2Refusal(_ path: String) -> GCDCatError? {
+        guard splitPath(path).name.lowercased().hasSuffix(".par2") else { return nil }
         return GCDCatError(
             .invalidInput, path: path,
             message:
