@@ -15,8 +15,8 @@ public enum FileChecksum {
         _ path: String, algorithm: ChecksumAlgorithm, jobs: Int, counter: TransferCounter? = nil
     ) throws -> Checksum {
         let part = try PartFile.validate(path)
-        let fd = try part.open()
-        defer { close(fd) }
+        let input = try part.open()
+        let fd = input.raw
         let checksum = try ParallelChecksum.compute(
             algorithm, fd: fd, path: path, length: part.size, jobs: jobs, counter: counter)
         try part.requireUnchanged(fd: fd)
@@ -32,10 +32,9 @@ public enum FileChecksum {
     /// The checksums of the parts, in order, each computed in parallel.
     public static func of(_ parts: [PartFile], jobs: Int, counter: TransferCounter? = nil) throws -> [Checksum] {
         try parts.map { part in
-            let fd = try part.open()
-            defer { close(fd) }
+            let input = try part.open()
             return try ParallelChecksum.compute(
-                .crc32, fd: fd, path: part.path, length: part.size, jobs: jobs, counter: counter)
+                .crc32, fd: input.raw, path: part.path, length: part.size, jobs: jobs, counter: counter)
         }
     }
 

@@ -28,8 +28,9 @@ public enum FileHash {
         var noCRC: Checksum?
         // One open for the checks and the read: validate-then-open cost a second open, fstat,
         // two fcntl and close per file, most of verifying 100,000 small files.
-        let (part, fd) = try PartFile.openValidated(path)
-        defer { close(fd) }
+        let opened = try PartFile.openValidated(path)
+        let part = opened.part
+        let fd = opened.descriptor.raw  // closed with `opened`, at the end of this scope
         try digest(fd: fd, path: path, length: part.size, into: &digester, crc32: &noCRC, counter: counter)
         try part.requireUnchanged(fd: fd)
         return digester.finalize()
@@ -47,9 +48,8 @@ public enum FileHash {
         guard let info = try Syscall.statIfExists(path), info.st_mode & S_IFMT == S_IFIFO else {
             return try of(path, algorithm: algorithm, jobs: jobs, counter: counter)
         }
-        let fd = try Syscall.open(path, O_RDONLY)
-        defer { close(fd) }
-        return try ofStream(fd, path: path, algorithm: algorithm)
+        let pipe = OwnedDescriptor(adopting: try Syscall.open(path, O_RDONLY))
+        return try ofStream(pipe.raw, path: path, algorithm: algorithm)
     }
 
     /// The md5/sha digest of `parts` joined in order, as the file they rejoin to would have it,
@@ -78,8 +78,8 @@ public enum FileHash {
     static func digest(
         _ part: PartFile, into digester: inout Digester, crc32: inout Checksum?, counter: TransferCounter?
     ) throws {
-        let fd = try part.open()
-        defer { close(fd) }
+        let input = try part.open()
+        let fd = input.raw
         try digest(fd: fd, path: part.path, length: part.size, into: &digester, crc32: &crc32, counter: counter)
         try part.requireUnchanged(fd: fd)
     }
@@ -102,8 +102,8 @@ public enum FileHash {
         var digester = try Digester(algorithm)
         var noCRC: Checksum?
         for range in ranges {
-            let fd = try range.file.open()
-            defer { close(fd) }
+            let input = try range.file.open()
+            let fd = input.raw
             try digest(
                 fd: fd, path: range.file.path, from: range.offset, length: range.length, into: &digester,
                 crc32: &noCRC, counter: nil)

@@ -32,8 +32,9 @@ final class HashWorker {
     /// The hash of the regular file at `path`, as ``FileHash/of(_:algorithm:jobs:counter:)``
     /// computes it, with the same errors.
     func hash(_ path: String, algorithm: HashAlgorithm, jobs: Int, counter: TransferCounter?) throws -> String {
-        let (part, fd) = try PartFile.openValidated(path, noAccessTime: true)
-        defer { close(fd) }
+        let opened = try PartFile.openValidated(path, noAccessTime: true)
+        let part = opened.part
+        let fd = opened.descriptor.raw  // closed with `opened`, at the end of this scope
         if part.size < Int64(capacity) {
             let bytes = try readSmall(part, fd: fd)
             counter?.add(bytes: Int64(bytes.count))

@@ -60,6 +60,9 @@ public final class ChecksumListSource {
     public let path: String
     /// The name errors give it: its path, or "standard input".
     public let shown: String
+    /// The open list, closed with this value; `fd` is its number (an optional noncopyable value
+    /// cannot be read through without being consumed).
+    private let descriptor: OwnedDescriptor?
     private let fd: Int32?
     private let bytes: [UInt8]
     static let blockSize = 1 << 20
@@ -73,17 +76,18 @@ public final class ChecksumListSource {
         self.path = path
         if path == "-" {
             shown = "standard input"
+            descriptor = nil
             fd = nil
             bytes = try Syscall.readToEnd(0, path: shown)
             return
         }
         shown = path
-        let (part, fd) = try PartFile.openValidated(path)
-        guard part.size <= 64 << 20 else {
-            close(fd)
+        let opened = try PartFile.openValidated(path)
+        guard opened.part.size <= 64 << 20 else {
             throw GCDCatError(.malformedManifest, path: path, message: "too large for a checksum list (over 64 MiB)")
         }
-        self.fd = fd
+        fd = opened.descriptor.raw
+        descriptor = consume opened.descriptor
         bytes = []
     }
 
@@ -91,11 +95,10 @@ public final class ChecksumListSource {
     public init(bytes: [UInt8], shown: String) {
         path = shown
         self.shown = shown
+        descriptor = nil
         fd = nil
         self.bytes = bytes
     }
-
-    deinit { if let fd { close(fd) } }
 
     /// Calls `body` with every line and its number, from the list's start.
     ///

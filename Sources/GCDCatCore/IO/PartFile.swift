@@ -64,46 +64,37 @@ public struct PartFile: Sendable, Hashable {
     /// `.missingPart` when it does not exist, `.invalidInput` when it is not a regular file,
     /// `.io` for any other failure.
     public static func validate(_ path: String) throws -> PartFile {
-        let (part, fd) = try openValidated(path)
-        _ = Glibc.close(fd)
-        return part
+        try openValidated(path).part
     }
 
-    /// ``validate(_:)`` that keeps the file open: the part and its descriptor, which the caller
-    /// owns, for a caller that reads it at once (one open instead of two).
+    /// ``validate(_:)`` that keeps the file open: the part and its descriptor, for a caller that
+    /// reads it at once (one open instead of two).
     ///
     /// ## Errors
     /// Those of ``validate(_:)``.
     /// `noAccessTime` opens with `O_NOATIME` where the kernel allows it (the caller owns the
     /// file): reading 100,000 files then writes no inode back.
-    public static func openValidated(_ path: String, noAccessTime: Bool = false) throws -> (part: PartFile, fd: Int32) {
-        let fd: Int32
-        do {
-            fd = try openForReading(path, noAccessTime: noAccessTime)
-        } catch let error where error.errno == ENOENT {
-            throw GCDCatError(
-                .missingPart, path: path, syscall: "open", errno: ENOENT,
-                message: describeErrno(ENOENT))
-        }
-        do {
-            let info = try Syscall.fstat(fd, path: path)
-            try requireRegularFile(info, path: path)
-            try requireRealFile(fd, path: path)
-            return (PartFile(path: path, info: info), fd)
-        } catch {
-            _ = Glibc.close(fd)
-            throw error
-        }
+    package static func openValidated(_ path: String, noAccessTime: Bool = false) throws -> OpenedPart {
+        let descriptor = OwnedDescriptor(adopting: try openForReading(path, noAccessTime: noAccessTime))
+        let info = try Syscall.fstat(descriptor.raw, path: path)
+        try requireRegularFile(info, path: path)
+        try requireRealFile(descriptor.raw, path: path)
+        return OpenedPart(part: PartFile(path: path, info: info), descriptor: descriptor)
     }
 
     /// `open(path, O_RDONLY | O_NONBLOCK)`, with `O_NOATIME` when asked and allowed (EPERM for
-    /// a file of another owner: then without).
+    /// a file of another owner: then without); `.missingPart` when nothing is at `path`.
     private static func openForReading(_ path: String, noAccessTime: Bool) throws(GCDCatError) -> Int32 {
-        guard noAccessTime else { return try Syscall.open(path, O_RDONLY | O_NONBLOCK) }
         do {
-            return try Syscall.open(path, O_RDONLY | O_NONBLOCK | noAccessTimeFlag)
-        } catch  where error.errno == EPERM {
-            return try Syscall.open(path, O_RDONLY | O_NONBLOCK)
+            guard noAccessTime else { return try Syscall.open(path, O_RDONLY | O_NONBLOCK) }
+            do {
+                return try Syscall.open(path, O_RDONLY | O_NONBLOCK | noAccessTimeFlag)
+            } catch  where error.errno == EPERM {
+                return try Syscall.open(path, O_RDONLY | O_NONBLOCK)
+            }
+        } catch  where error.errno == ENOENT {
+            throw GCDCatError(
+                .missingPart, path: path, syscall: "open", errno: ENOENT, message: describeErrno(ENOENT))
         }
     }
 
@@ -113,25 +104,21 @@ public struct PartFile: Sendable, Hashable {
 
     /// Opens the part for reading and checks it is still the file that was validated.
     ///
-    /// The caller owns the returned descriptor. The open never blocks: a part swapped for a
-    /// FIFO since validation would otherwise wait forever for a writer; it is refused instead.
-    public func open() throws -> Int32 {
-        let fd = try Syscall.open(path, O_RDONLY | O_NONBLOCK)
-        do {
-            let info = try Syscall.fstat(fd, path: path)
-            try requireRegularFile(info, path: path)
-            // Reads of a regular file never block anyway; clear the flag for DispatchIO's sake.
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
-            guard UInt64(info.st_dev) == device, UInt64(info.st_ino) == inode else {
-                throw GCDCatError(
-                    .inputChanged, path: path, message: "replaced by another file since it was checked")
-            }
-            try requireUnchangedSize(Int64(info.st_size))
-            return fd
-        } catch {
-            _ = Glibc.close(fd)
-            throw error
+    /// The open never blocks: a part swapped for a FIFO since validation would otherwise wait
+    /// forever for a writer; it is refused instead.
+    package func open() throws -> OwnedDescriptor {
+        let descriptor = OwnedDescriptor(adopting: try Syscall.open(path, O_RDONLY | O_NONBLOCK))
+        let fd = descriptor.raw
+        let info = try Syscall.fstat(fd, path: path)
+        try requireRegularFile(info, path: path)
+        // Reads of a regular file never block anyway; clear the flag for DispatchIO's sake.
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+        guard UInt64(info.st_dev) == device, UInt64(info.st_ino) == inode else {
+            throw GCDCatError(
+                .inputChanged, path: path, message: "replaced by another file since it was checked")
         }
+        try requireUnchangedSize(Int64(info.st_size))
+        return descriptor
     }
 
     /// Throws `.inputChanged` unless `currentSize` is the size promised at validation.
@@ -182,4 +169,10 @@ func requireRegularFile(_ info: stat, path: String) throws {
     default: what = "not a regular file"
     }
     throw GCDCatError(.invalidInput, path: path, message: what)
+}
+
+/// A part validated and left open by ``PartFile/openValidated(_:noAccessTime:)``.
+package struct OpenedPart: ~Copyable {
+    package let part: PartFile
+    package let descriptor: OwnedDescriptor
 }

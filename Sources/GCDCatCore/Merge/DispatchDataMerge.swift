@@ -165,11 +165,15 @@ final class MappedRange: Sendable {
             mapping = nil
             return
         }
-        let fd = try source.file.open()
-        defer { close(fd) }
-        let pointer = try Syscall.mapReadOnly(fd, length: mappedLength, offset: alignedOffset, path: source.file.path)
+        let pointer = try Self.map(source.file, length: mappedLength, offset: alignedOffset)
         _ = madvise(pointer, mappedLength, MADV_SEQUENTIAL)
         mapping = MappedAddress(pointer: pointer)
+    }
+
+    /// Maps `length` bytes of `file` from `offset`; the mapping outlives the descriptor.
+    private static func map(_ file: PartFile, length: Int, offset: Int64) throws -> UnsafeMutableRawPointer {
+        let opened = try file.open()
+        return try Syscall.mapReadOnly(opened.raw, length: length, offset: offset, path: file.path)
     }
 
     private var start: UnsafeMutableRawPointer? { mapping.map { $0.pointer + lead } }

@@ -62,8 +62,8 @@ public struct KernelCopyMerge: MergeStrategy {
             let source = sources[index]
             guard source.length > 0 else { return 0 }
             let part = source.file
-            let fd = try part.open()
-            defer { _ = close(fd) }
+            let opened = try part.open()
+            let fd = opened.raw
             let made = try copier.copy(
                 from: fd, inputPath: part.path, inputOffset: source.offset, count: source.length,
                 to: output.fd, outputPath: output.path, outputOffset: positional ? offsets[index] : nil,

@@ -130,8 +130,8 @@ struct MultipartUploadMerge: MergeStrategy {
                 continue
             }
             let wanted = Int(min(Int64(count - filled), available))
-            let fd = try source.file.open()
-            defer { close(fd) }
+            let opened = try source.file.open()
+            let fd = opened.raw
             let read = try Syscall.pread(
                 fd, into: buffer + filled, count: wanted, offset: source.offset + position, path: source.file.path)
             guard read == wanted else {

@@ -76,7 +76,7 @@ public struct OffsetsMerge: MergeStrategy {
         ) { worker, index -> (chunks: Int64, checksum: Checksum?) in
             var checksum = request.computeCRC ? Checksum(.crc32) : nil
             let chunks = try copySegment(
-                segments[index], request: request, reader: &worker.reader, buffer: worker.buffer,
+                segments[index], request: request, reader: worker.reader, buffer: worker.buffer,
                 bufferSize: bufferSize, output: output, positional: positional, checksum: &checksum,
                 counter: counter)
             return (chunks, checksum)
@@ -86,7 +86,7 @@ public struct OffsetsMerge: MergeStrategy {
     }
 
     private func copySegment(
-        _ segment: Segment, request: MergeRequest, reader: inout PartReader,
+        _ segment: Segment, request: MergeRequest, reader: PartReader,
         buffer: UnsafeMutableRawPointer, bufferSize: Int, output: OutputSink, positional: Bool,
         checksum: inout Checksum?, counter: TransferCounter
     ) throws -> Int64 {
@@ -117,19 +117,25 @@ public struct OffsetsMerge: MergeStrategy {
 }
 
 /// Keeps one file open per worker, re-opening only when the worker moves to another file.
-struct PartReader {
+///
+/// A class: each worker owns one, and the descriptor it holds cannot be copied.
+final class PartReader {
+    /// The open file, its number, and which part it is.
+    private var descriptor: OwnedDescriptor?
     private var current: (file: PartFile, fd: Int32)?
 
-    mutating func descriptor(for file: PartFile) throws -> Int32 {
+    /// The descriptor of `file`, valid until the next call or ``closeCurrent()``.
+    func descriptor(for file: PartFile) throws -> Int32 {
         if let current, current.file == file { return current.fd }
         closeCurrent()
-        let fd = try file.open()
-        current = (file, fd)
-        return fd
+        let opened = try file.open()
+        current = (file, opened.raw)
+        descriptor = consume opened
+        return current!.fd
     }
 
-    mutating func closeCurrent() {
-        if let current { close(current.fd) }
+    func closeCurrent() {
+        descriptor = nil
         current = nil
     }
 }

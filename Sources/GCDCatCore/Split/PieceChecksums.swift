@@ -27,8 +27,8 @@ final class PieceChecksums: Sendable {
     }
 
     private static func compute(pieces: [[SourceRange]], input: PartFile, jobs: Int) throws -> [UInt32] {
-        let fd = try input.open()
-        defer { close(fd) }
+        let opened = try input.open()
+        let fd = opened.raw
         return try pieces.map { ranges in
             try ranges.reduce(Checksum(.crc32)) { sum, range in
                 sum.combined(

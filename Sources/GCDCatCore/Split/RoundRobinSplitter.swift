@@ -35,8 +35,8 @@ struct RoundRobinSplitter {
         try SplitLimits.requirePartCount(Int64(count), path: operation.input)
         try operation.naming.requireCapacity(count)
         let names = try (0..<count).map { try operation.naming.name(at: $0) }
-        let (fd, path, inputs) = try openInput()
-        defer { if fd != STDIN_FILENO { close(fd) } }
+        let input = try openInput()
+        let (fd, path, inputs) = (input.raw, input.path, input.files)
         try operation.checkOutputs(parts: names, inputs: inputs)
         let budget = SplitLimits.unnamedPartBudget(jobs: operation.jobs)
         guard count <= budget else {
@@ -89,8 +89,8 @@ struct RoundRobinSplitter {
 
     /// Writes the lines of part `k` (1-based) to `output` (GNU `split -n r/K/N`).
     func extract(_ k: Int, to output: Int32, outputPath: String) throws {
-        let (fd, path, _) = try openInput()
-        defer { if fd != STDIN_FILENO { close(fd) } }
+        let input = try openInput()
+        let (fd, path) = (input.raw, input.path)
         var pending: [UInt8] = []
         func flush() throws {
             guard !pending.isEmpty else { return }
@@ -108,19 +108,31 @@ struct RoundRobinSplitter {
         try flush()
     }
 
-    /// The input, its name in errors, and the file no part may replace.
-    private func openInput() throws -> (Int32, String, [PartFile]) {
+    /// The input: a file opened here, or standard input (never closed here).
+    private struct Input: ~Copyable {
+        /// The file's descriptor, closed with this value; nil for standard input.
+        let opened: OwnedDescriptor?
+        let raw: Int32
+        /// Its name in errors.
+        let path: String
+        /// The file no part may replace (none for a pipe).
+        let files: [PartFile]
+    }
+
+    private func openInput() throws -> Input {
         if operation.input == "-" {
             guard let info = try? Syscall.fstat(STDIN_FILENO, path: "standard input"),
                 info.st_mode & S_IFMT == S_IFREG
-            else { return (STDIN_FILENO, "standard input", []) }
+            else { return Input(opened: nil, raw: STDIN_FILENO, path: "standard input", files: []) }
             let file = PartFile(
                 path: "standard input", size: Int64(info.st_size), device: UInt64(info.st_dev),
                 inode: UInt64(info.st_ino))
-            return (STDIN_FILENO, "standard input", [file])
+            return Input(opened: nil, raw: STDIN_FILENO, path: "standard input", files: [file])
         }
         let file = try PartFile.validate(operation.input)
-        return (try file.open(), file.path, [file])
+        let opened = try file.open()
+        let raw = opened.raw
+        return Input(opened: consume opened, raw: raw, path: file.path, files: [file])
     }
 
     /// Reads `fd` to its end and hands each piece of a line to `take` with the part it goes

@@ -108,8 +108,8 @@ public struct SplitFilter: Sendable {
             pthread_sigmask(SIG_SETMASK, &previous, nil)
         }
         for source in sources {
-            let fd = try source.file.open()
-            defer { close(fd) }
+            let opened = try source.file.open()
+            let fd = opened.raw
             var offset = source.offset
             let end = source.offset + source.length
             while offset < end {

@@ -157,8 +157,8 @@ public struct SplitOperation: Sendable {
             pieces = SplitPlan.byCount(total: file.size, count: count).map { [range($0, of: file)] }
         case .lineChunks(let count):
             try SplitLimits.requirePartCount(Int64(count), path: file.path)
-            let fd = try file.open()
-            defer { close(fd) }
+            let opened = try file.open()
+            let fd = opened.raw
             pieces = try LineChunkPlanner.plan(
                 fd: fd, path: file.path, size: file.size, count: count, separator: separator
             ).map { [range($0, of: file)] }
@@ -167,8 +167,8 @@ public struct SplitOperation: Sendable {
                 .invalidInput, path: file.path, message: "a round-robin split deals lines; it has no plan of ranges")
         case .lines(let limit, let headerLines):
             try SplitLimits.requirePartCount(SplitLimits.partCount(total: file.size, size: limit), path: file.path)
-            let fd = try file.open()
-            defer { close(fd) }
+            let opened = try file.open()
+            let fd = opened.raw
             let plan = try LineBoundaryPlanner.plan(
                 fd: fd, path: file.path, size: file.size, limit: limit, headerLines: headerLines,
                 separator: separator)
@@ -177,8 +177,8 @@ public struct SplitOperation: Sendable {
                 (piece.repeatsHeader ? [range(plan.header, of: file)] : []) + [range(piece.range, of: file)]
             }
         case .lineCount(let lines, let headerLines):
-            let fd = try file.open()
-            defer { close(fd) }
+            let opened = try file.open()
+            let fd = opened.raw
             let ranges = try LineCountPlanner.plan(
                 fd: fd, path: file.path, size: file.size, lines: lines, headerLines: headerLines,
                 separator: separator)
@@ -197,8 +197,8 @@ public struct SplitOperation: Sendable {
 
     /// The crc32 of `range` of `file`, read now (a header: small, and in the page cache).
     static func checksum(of range: Range<Int64>, in file: PartFile) throws -> Checksum {
-        let fd = try file.open()
-        defer { close(fd) }
+        let opened = try file.open()
+        let fd = opened.raw
         return try ParallelChecksum.compute(
             .crc32, fd: fd, path: file.path, offset: range.lowerBound, length: Int64(range.count), jobs: 1)
     }
@@ -231,8 +231,8 @@ public struct SplitOperation: Sendable {
             let buffer = try Syscall.allocate(byteCount: 1 << 20, alignment: 4096, path: input)
             defer { free(buffer) }
             for source in pieces[k - 1] {
-                let fd = try source.file.open()
-                defer { close(fd) }
+                let opened = try source.file.open()
+                let fd = opened.raw
                 var offset = source.offset
                 while offset < source.offset + source.length {
                     let want = Int(min(Int64(1 << 20), source.offset + source.length - offset))

@@ -1,0 +1,31 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// An open file descriptor with exactly one owner, which closes it exactly once.
+///
+/// It cannot be copied, so two owners cannot both close it (the second `close` could shut a
+/// descriptor another thread has just been given the same number for). It closes when its owner
+/// goes away, on every path out of a scope, thrown errors included; ``release()`` hands the
+/// number to an owner outside Swift's view, such as a DispatchIO channel's cleanup handler.
+package struct OwnedDescriptor: ~Copyable {
+    /// The descriptor, for syscalls; valid while this value lives.
+    package let raw: Int32
+
+    /// Takes ownership of `raw`, an open descriptor nobody else will close.
+    package init(adopting raw: Int32) {
+        self.raw = raw
+    }
+
+    deinit {
+        // A read-only descriptor's close cannot lose data; EINTR leaves it closed on Linux.
+        _ = Glibc.close(raw)
+    }
+
+    /// Gives up ownership: the caller closes the returned descriptor.
+    package consuming func release() -> Int32 {
+        let raw = self.raw
+        discard self
+        return raw
+    }
+}
