@@ -19,7 +19,9 @@ package struct CredentialHTTP: Sendable {
         do {
             response = try transport.send(request)
         } catch {
-            throw .credentialSource(source, "\(what) to \(url): \(error.message)")
+            // libcurl's words for a timeout vary (a slow connect, a silent answer); the limit is what matters.
+            let why = error.message.hasPrefix("timed out") ? "timed out after \(Int(request.timeout)) s" : error.message
+            throw .credentialSource(source, "\(what) to \(url): \(why)")
         }
         guard (200..<300).contains(response.status) else {
             let body = [UInt8](response.body)
