@@ -138,7 +138,7 @@ extension S3Client {
         if !said.isEmpty { text += ": \(said)" }
         switch code {
         case "SignatureDoesNotMatch", "InvalidAccessKeyId", "InvalidClientTokenId", "ExpiredToken":
-            text += " (check AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or the profile's keys)"
+            text += " (\(credentialHint))"
         case "NoSuchBucket":
             text += " (bucket '\(request.location.bucket)')"
         case "Forbidden" where request.method == "HEAD":

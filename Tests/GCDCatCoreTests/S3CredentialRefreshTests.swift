@@ -101,4 +101,16 @@ final class TestClock: Sendable {
         #expect(sent[1].headers["authorization"]?.contains("Credential=KEY-2/") == true)
         #expect(sent[1].headers["x-amz-security-token"] == "T2")
     }
+
+    @Test func refusedTemporaryCredentialsNameTheSourceThatGaveThem() throws {
+        let (cache, _) = try cache()
+        let refusal = HTTPResponse(
+            status: 403, body: Data("<Error><Code>ExpiredToken</Code><Message>expired</Message></Error>".utf8))
+        let client = S3Client(
+            configuration: S3Configuration(
+                endpoint: try S3Endpoint(parsing: "http://127.0.0.1:9"), region: "eu-west-1", credentialSource: cache),
+            transport: ScriptedTransport([.answer(refusal)]), retry: .standard)
+        let error = try #require(throws: GCDCatError.self) { try client.bucketExists("b") }
+        #expect(error.message == "ExpiredToken (HTTP 403): expired (check the credentials from counting source)")
+    }
 }

@@ -14,4 +14,14 @@ extension S3Client {
             throw named
         }
     }
+
+    /// What to check when the server refuses the credentials: the keys the user typed, or the
+    /// source that handed out temporary ones.
+    var credentialHint: String {
+        let source = configuration.credentialSource.source
+        if source is StaticCredentialProvider {
+            return "check AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or the profile's keys"
+        }
+        return "check the credentials from \(source.sourceName)"
+    }
 }
