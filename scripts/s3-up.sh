@@ -2,7 +2,10 @@
 # One-node Ceph (mon + bluestore OSD on a sparse file) + radosgw (beast on 127.0.0.1) for the
 # S3 tests, with the test key pair TESTACCESSKEY / TESTSECRETKEY0123456789. About 18 s.
 # Copied from the team's shared ceph-up.sh (credit: the gcdcat S3 test harness).
-# Usage: scripts/s3-up.sh DIR [RGW_PORT]   (env: MON_PORT, OBJECTSTORE=bluestore|memstore)
+# Usage: scripts/s3-up.sh DIR [RGW_PORT]   (env: MON_PORT, OBJECTSTORE=bluestore|memstore, STS_PORT)
+# STS_PORT starts a second radosgw there with STS on, and a role GcdcatTest the test user may
+# assume (S3CredentialLiveTests, with GCDCAT_S3_STS_ENDPOINT). Not on the main one: with STS on,
+# RGW answers an unknown key with AccessDenied rather than InvalidAccessKeyId.
 set -euo pipefail
 D=${1:?dir}; PORT=${2:-7480}; MON_PORT=${MON_PORT:-6789}
 MEMSTORE_BYTES=${MEMSTORE_BYTES:-$((6*1024*1024*1024))}
@@ -96,4 +99,18 @@ done
 curl -s -o /dev/null http://127.0.0.1:$PORT/ || { echo "radosgw not answering"; tail -20 $D/log/client.rgw.a.log; exit 1; }
 radosgw-admin $C user create --uid=test --display-name=test \
   --access-key=TESTACCESSKEY --secret-key=TESTSECRETKEY0123456789 >/dev/null
+if [ -n "${STS_PORT:-}" ]; then
+  mkdir -p "$D/rgw-sts"
+  printf '[client.rgw.sts]\nrgw frontends = beast endpoint=127.0.0.1:%s\nrgw data = %s\n%s\n%s\n' "$STS_PORT" \
+    "$D/rgw-sts" "rgw sts key = gcdcatstskey0001" "rgw s3 auth use sts = true" >> "$CONF"
+  ceph $C auth get-or-create client.rgw.sts mon 'allow rw' osd 'allow rwx' -o $D/ceph.client.rgw.sts.keyring
+  radosgw $C -n client.rgw.sts
+  for i in $(seq 1 120); do curl -s -o /dev/null http://127.0.0.1:$STS_PORT/ && break; sleep 0.5; done
+  radosgw-admin $C caps add --uid=test --caps="roles=*" >/dev/null
+  radosgw-admin $C role create --role-name=GcdcatTest --path=/ --assume-role-policy-doc=\
+'{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":["arn:aws:iam:::user/test"]},"Action":["sts:AssumeRole"]}]}' >/dev/null
+  radosgw-admin $C role-policy put --role-name=GcdcatTest --policy-name=AllS3 --policy-doc=\
+'{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["s3:*"],"Resource":"arn:aws:s3:::*"}]}' >/dev/null
+  echo "rgw with STS on http://127.0.0.1:$STS_PORT, role arn:aws:iam:::role/GcdcatTest"
+fi
 echo "rgw up on http://127.0.0.1:$PORT  (CEPH_CONF=$CONF)"

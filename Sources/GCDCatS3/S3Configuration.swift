@@ -15,7 +15,10 @@ public struct S3Configuration: Sendable, CustomStringConvertible, CustomDebugStr
     /// A custom endpoint (`http://127.0.0.1:7480`), or nil for AWS itself.
     public var endpoint: S3Endpoint?
     public var region: String
-    public var credentials: S3Credentials
+    /// Where each request gets its credentials: refreshed before they expire.
+    public var credentialSource: S3CredentialCache
+    /// The credentials last fetched (requests ask ``credentialSource`` for current ones).
+    public var credentials: S3Credentials { credentialSource.lastKnown }
     /// Path style for a custom endpoint; virtual-host style for AWS (path style there when
     /// the bucket name has dots, which would break the TLS certificate's wildcard).
     public var addressingStyle: S3AddressingStyle
@@ -26,9 +29,18 @@ public struct S3Configuration: Sendable, CustomStringConvertible, CustomDebugStr
         endpoint: S3Endpoint?, region: String, credentials: S3Credentials,
         addressingStyle: S3AddressingStyle? = nil, requestTimeout: Double = 60
     ) {
+        self.init(
+            endpoint: endpoint, region: region, credentialSource: S3CredentialCache(static: credentials),
+            addressingStyle: addressingStyle, requestTimeout: requestTimeout)
+    }
+
+    public init(
+        endpoint: S3Endpoint?, region: String, credentialSource: S3CredentialCache,
+        addressingStyle: S3AddressingStyle? = nil, requestTimeout: Double = 60
+    ) {
         self.endpoint = endpoint
         self.region = region
-        self.credentials = credentials
+        self.credentialSource = credentialSource
         self.addressingStyle = addressingStyle ?? (endpoint == nil ? .virtualHost : .path)
         self.requestTimeout = requestTimeout
     }

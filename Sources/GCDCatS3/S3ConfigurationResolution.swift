@@ -3,19 +3,23 @@ import GCDCatSystem
 extension S3Configuration {
     /// The configuration the AWS tools would use, from the environment and the shared files.
     ///
-    /// - Credentials: `AWS_ACCESS_KEY_ID` + `AWS_SECRET_ACCESS_KEY` (+ `AWS_SESSION_TOKEN`);
-    ///   else the profile (`AWS_PROFILE`, default `default`) in the credentials file
-    ///   (`AWS_SHARED_CREDENTIALS_FILE`, default `~/.aws/credentials`), then in the config file
-    ///   (`AWS_CONFIG_FILE`, default `~/.aws/config`).
+    /// - Credentials: the chain ``S3CredentialChain`` describes, awscli's: the environment's
+    ///   keys, the profile (`AWS_PROFILE`, default `default`) in the credentials file
+    ///   (`AWS_SHARED_CREDENTIALS_FILE`, default `~/.aws/credentials`) and the config file
+    ///   (`AWS_CONFIG_FILE`, default `~/.aws/config`), the container's, the instance's. The
+    ///   services they call (STS, SSO, IMDS) go through `credentialTransport`.
     /// - Region: `AWS_REGION`, `AWS_DEFAULT_REGION`, the profile's `region`, else `us-east-1`.
     /// - Endpoint: `endpointURL` (the command line) over `AWS_ENDPOINT_URL_S3` over
     ///   `AWS_ENDPOINT_URL` over the profile's `endpoint_url`; none means AWS itself.
     ///
     /// ## Errors
     /// `.invalidInput` when no credentials are found (the message names every place looked
-    /// in), when only half a key pair is set, when a named profile exists nowhere, or when an
-    /// endpoint is not a URL. A shared file that exists but cannot be read is an `.io` error.
-    public static func resolve(environment: [String: String], endpointURL: String?) throws -> S3Configuration {
+    /// in), when a configured source fails (the message names it and says why), when only
+    /// half a key pair is set, when a named profile exists nowhere, or when an endpoint is not
+    /// a URL. A shared file that exists but cannot be read is an `.io` error.
+    public static func resolve(
+        environment: [String: String], endpointURL: String?, credentialTransport: any HTTPTransport = CurlTransport()
+    ) throws -> S3Configuration {
         func env(_ name: String) -> String? {
             guard let value = environment[name], !value.isEmpty else { return nil }
             return value
@@ -26,71 +30,23 @@ extension S3Configuration {
         let configPath = env("AWS_CONFIG_FILE") ?? home.map { "\($0)/.aws/config" }
         let credentialsFile = try credentialsPath.flatMap { try AWSSharedConfigFile.load($0) }
         let configFile = try configPath.flatMap { try AWSSharedConfigFile.load($0) }
-        let fromCredentialsFile = credentialsFile?.credentialsSection(profile)
         let fromConfigFile = configFile?.configSection(profile)
-
-        let credentials: S3Credentials
-        switch (env("AWS_ACCESS_KEY_ID"), env("AWS_SECRET_ACCESS_KEY")) {
-        case (let id?, let secret?):
-            credentials = S3Credentials(
-                accessKeyID: id, secretAccessKey: secret, sessionToken: env("AWS_SESSION_TOKEN"))
-        case (_?, nil):
-            throw GCDCatError(
-                .invalidInput, syscall: "credentials",
-                message: "AWS_ACCESS_KEY_ID is set but AWS_SECRET_ACCESS_KEY is not; set both")
-        case (nil, _?):
-            throw GCDCatError(
-                .invalidInput, syscall: "credentials",
-                message: "AWS_SECRET_ACCESS_KEY is set but AWS_ACCESS_KEY_ID is not; set both")
-        case (nil, nil):
-            if let found = try keyPair(fromCredentialsFile, file: credentialsPath, profile: profile)
-                ?? keyPair(fromConfigFile, file: configPath, profile: profile)
-            {
-                credentials = found
-            } else if env("AWS_PROFILE") != nil && fromCredentialsFile == nil && fromConfigFile == nil {
-                throw GCDCatError(
-                    .invalidInput, syscall: "credentials",
-                    message:
-                        "profile '\(profile)' (AWS_PROFILE) is in neither \(credentialsPath ?? "~/.aws/credentials")"
-                        + " nor \(configPath ?? "~/.aws/config")")
-            } else {
-                throw GCDCatError(
-                    .invalidInput, syscall: "credentials",
-                    message: "no S3 credentials: looked for AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in the"
-                        + " environment, then profile '\(profile)' in \(credentialsPath ?? "~/.aws/credentials (HOME unset)")"
-                        + " and \(configPath ?? "~/.aws/config (HOME unset)"); set the variables or add the profile")
-            }
-        }
-
         let region =
             env("AWS_REGION") ?? env("AWS_DEFAULT_REGION") ?? nonEmpty(fromConfigFile?["region"]) ?? "us-east-1"
         let endpointText =
             nonEmpty(endpointURL) ?? env("AWS_ENDPOINT_URL_S3") ?? env("AWS_ENDPOINT_URL")
             ?? nonEmpty(fromConfigFile?["endpoint_url"])
         let endpoint = try endpointText.map { text throws(GCDCatError) in try S3Endpoint(parsing: text) }
-        return S3Configuration(endpoint: endpoint, region: region, credentials: credentials)
+        let credentialSource = try S3CredentialChain(
+            environment: environment, profile: profile, credentialsPath: credentialsPath, configPath: configPath,
+            credentialsFile: credentialsFile, configFile: configFile, region: region,
+            http: CredentialHTTP(transport: credentialTransport)
+        ).resolve()
+        return S3Configuration(endpoint: endpoint, region: region, credentialSource: credentialSource)
     }
 
     private static func nonEmpty(_ value: String?) -> String? {
         guard let value, !value.isEmpty else { return nil }
         return value
-    }
-
-    /// A profile section's key pair; nil when the section has neither key.
-    private static func keyPair(_ section: [String: String]?, file: String?, profile: String) throws -> S3Credentials? {
-        guard let section else { return nil }
-        let id = nonEmpty(section["aws_access_key_id"])
-        let secret = nonEmpty(section["aws_secret_access_key"])
-        switch (id, secret) {
-        case (let id?, let secret?):
-            return S3Credentials(
-                accessKeyID: id, secretAccessKey: secret, sessionToken: nonEmpty(section["aws_session_token"]))
-        case (nil, nil):
-            return nil
-        default:
-            throw GCDCatError(
-                .invalidInput, path: file, syscall: "credentials",
-                message: "profile '\(profile)' needs both aws_access_key_id and aws_secret_access_key")
-        }
     }
 }

@@ -55,7 +55,10 @@ extension S3Client {
             headers["host"] = host
             headers["x-amz-date"] = SigV4Signer.amzDate(secondsSince1970: Int(Date().timeIntervalSince1970))
             headers["x-amz-content-sha256"] = payloadHash
-            if let token = configuration.credentials.sessionToken { headers["x-amz-security-token"] = token }
+            // Per attempt: temporary credentials may have been refreshed since the last one.
+            var signer = self.signer
+            signer.credentials = try currentCredentials(request)
+            if let token = signer.credentials.sessionToken { headers["x-amz-security-token"] = token }
             let signature = signer.sign(
                 method: request.method, encodedPath: path, query: request.query, headers: headers,
                 payloadHash: payloadHash, amzDate: headers["x-amz-date"]!)
@@ -135,7 +138,7 @@ extension S3Client {
         if !said.isEmpty { text += ": \(said)" }
         switch code {
         case "SignatureDoesNotMatch", "InvalidAccessKeyId", "InvalidClientTokenId", "ExpiredToken":
-            text += " (check AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or the profile's keys)"
+            text += " (\(credentialHint))"
         case "NoSuchBucket":
             text += " (bucket '\(request.location.bucket)')"
         case "Forbidden" where request.method == "HEAD":

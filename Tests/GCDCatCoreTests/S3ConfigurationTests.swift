@@ -129,7 +129,8 @@ struct S3ConfigurationTests {
 
     @Test func missingCredentialsNameWhatWasLookedFor() throws {
         let error = try #require(throws: GCDCatError.self) {
-            try S3Configuration.resolve(environment: ["HOME": "/nonexistent-home"], endpointURL: nil)
+            try S3Configuration.resolve(
+                environment: ["HOME": "/nonexistent-home", "AWS_EC2_METADATA_DISABLED": "true"], endpointURL: nil)
         }
         #expect(error.code == .invalidInput)
         #expect(error.exitStatus == 1)
@@ -137,7 +138,8 @@ struct S3ConfigurationTests {
             error.description
                 == "credentials: no S3 credentials: looked for AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in the"
                 + " environment, then profile 'default' in /nonexistent-home/.aws/credentials and"
-                + " /nonexistent-home/.aws/config; set the variables or add the profile")
+                + " /nonexistent-home/.aws/config, then AWS_CONTAINER_CREDENTIALS_RELATIVE_URI and _FULL_URI, then"
+                + " IMDSv2 (off: AWS_EC2_METADATA_DISABLED); set the variables or add the profile")
     }
 
     @Test func halfAKeyPairIsRefusedWithoutShowingTheSecret() throws {

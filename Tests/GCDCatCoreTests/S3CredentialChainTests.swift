@@ -1,0 +1,314 @@
+import Foundation
+import GCDCatCore
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Each credential source of awscli's chain against loopback stubs of the services it calls,
+/// the order the chain tries them in, and the words a failing source uses.
+@Suite struct S3CredentialChainTests {
+    let folder = TemporaryDirectory()
+
+    /// A HOME of the test's own, shared files in it, and IMDS off unless a test turns it on.
+    func environment(config: String = "", credentials: String = "", _ extra: [String: String] = [:])
+        -> [String: String]
+    {
+        writeFile(folder.file("config"), Array(config.utf8))
+        writeFile(folder.file("credentials"), Array(credentials.utf8))
+        return [
+            "HOME": folder.path, "AWS_CONFIG_FILE": folder.file("config"),
+            "AWS_SHARED_CREDENTIALS_FILE": folder.file("credentials"), "AWS_EC2_METADATA_DISABLED": "true",
+        ].merging(extra) { $1 }
+    }
+
+    func resolve(_ environment: [String: String]) throws -> S3Configuration {
+        try S3Configuration.resolve(environment: environment, endpointURL: "http://127.0.0.1:9")
+    }
+
+    /// An executable script in the test's folder.
+    func script(_ name: String, _ body: String) -> String {
+        let path = folder.file(name)
+        writeFile(path, Array("#!/bin/sh\n\(body)\n".utf8))
+        chmod(path, 0o755)
+        return path
+    }
+
+    @Test func credentialProcessRunsWithoutAShellAndItsJSONIsTheKeys() throws {
+        // A quoted argument with a space and a `$` reaches the program as one word, unexpanded.
+        let program = script(
+            "creds",
+            #"printf '{"Version": 1, "AccessKeyId": "PROCKEY", "SecretAccessKey": "PROCSECRET", "SessionToken": "%s", "Expiration": "2100-01-01T00:00:00Z"}' "$1""#
+        )
+        let configuration = try resolve(
+            environment(config: "[profile dev]\ncredential_process = \(program) 'a $HOME b'\n", ["AWS_PROFILE": "dev"]))
+        #expect(
+            configuration.credentials
+                == S3Credentials(accessKeyID: "PROCKEY", secretAccessKey: "PROCSECRET", sessionToken: "a $HOME b"))
+        #expect(CredentialProcess.split(#"a 'b c' "d \"e\" \$f" g\ h"#) == ["a", "b c", #"d "e" $f"#, "g h"])
+        #expect(CredentialProcess.split("a 'b") == nil)
+    }
+
+    @Test func aFailingCredentialProcessNamesItselfItsExitAndItsError() throws {
+        let program = script("fails", "echo 'token expired, run sso login' >&2\necho second line >&2\nexit 3")
+        let error = try #require(throws: GCDCatError.self) {
+            try resolve(environment(config: "[default]\ncredential_process = \(program)\n"))
+        }
+        #expect(
+            error.description
+                == "credentials: credential_process for profile 'default': \(program) exited 3: token expired, run sso login"
+        )
+        let badVersion = script("v2", #"echo '{"Version": 2, "AccessKeyId": "A", "SecretAccessKey": "S"}'"#)
+        let versionError = try #require(throws: GCDCatError.self) {
+            try resolve(environment(config: "[default]\ncredential_process = \(badVersion)\n"))
+        }
+        #expect(versionError.message == "credential_process for profile 'default': the output's Version is not 1")
+        let missing = try #require(throws: GCDCatError.self) {
+            try resolve(environment(config: "[default]\ncredential_process = /nonexistent/helper --x\n"))
+        }
+        #expect(
+            missing.message
+                == "credential_process for profile 'default': cannot run /nonexistent/helper (posix_spawn): No such file or directory"
+        )
+    }
+
+    @Test func instanceMetadataV2TakesATokenThenTheRoleThenItsKeys() throws {
+        let imds = try CredentialStubs.instanceMetadata()
+        defer { imds.stop() }
+        var env = environment(["AWS_EC2_METADATA_SERVICE_ENDPOINT": imds.url("")])
+        env["AWS_EC2_METADATA_DISABLED"] = nil
+        let configuration = try resolve(env)
+        #expect(
+            configuration.credentials
+                == S3Credentials(accessKeyID: "IMDSKEY", secretAccessKey: "IMDSSECRET", sessionToken: "IMDSSESSION"))
+        #expect(
+            imds.requests.map { "\($0.method) \($0.target)" } == [
+                "PUT /latest/api/token", "GET /latest/meta-data/iam/security-credentials/",
+                "GET /latest/meta-data/iam/security-credentials/gcdcat-role",
+            ])
+    }
+
+    @Test func anUnreachableInstanceMetadataServiceEndsTheNoCredentialsMessage() throws {
+        let silent = try LoopbackHTTPServer { _ in .stall(seconds: 5) }
+        defer { silent.stop() }
+        var env = environment(["AWS_EC2_METADATA_SERVICE_ENDPOINT": silent.url("")])
+        env["AWS_EC2_METADATA_DISABLED"] = nil
+        let error = try #require(throws: GCDCatError.self) { try resolve(env) }
+        #expect(error.message.hasPrefix("no S3 credentials: looked for AWS_ACCESS_KEY_ID"))
+        #expect(
+            error.message.hasSuffix(
+                "then IMDSv2: token request to \(silent.url("/latest/api/token")): timed out after 1 s;"
+                    + " set the variables or add the profile"), "\(error)")
+    }
+
+    @Test func containerCredentialsCarryTheAuthorizationTokenFromItsFile() throws {
+        let server = try LoopbackHTTPServer { request in
+            request.header("authorization") == "Bearer rotated"
+                ? CredentialStubs.reply(
+                    "200 OK", CredentialStubs.json(id: "TASKKEY", secret: "TASKSECRET", token: "TT"))
+                : CredentialStubs.reply("401 Unauthorized", "")
+        }
+        defer { server.stop() }
+        writeFile(folder.file("token"), Array("Bearer rotated\n".utf8))
+        let configuration = try resolve(
+            environment([
+                "AWS_CONTAINER_CREDENTIALS_FULL_URI": server.url("/v2/credentials/abc"),
+                "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE": folder.file("token"),
+                "AWS_CONTAINER_AUTHORIZATION_TOKEN": "ignored when the file is set",
+            ]))
+        #expect(configuration.credentials.accessKeyID == "TASKKEY")
+        #expect(server.requests.map(\.target) == ["/v2/credentials/abc"])
+
+        let http = CredentialHTTP(transport: CurlTransport())
+        let relative = try #require(
+            try ContainerCredentials(
+                environment: ["AWS_CONTAINER_CREDENTIALS_RELATIVE_URI": "/v2/credentials/x"], http: http))
+        #expect(relative.url == "http://169.254.170.2/v2/credentials/x")
+        let refused = try #require(throws: GCDCatError.self) {
+            try ContainerCredentials(
+                environment: ["AWS_CONTAINER_CREDENTIALS_FULL_URI": "http://example.com/creds"], http: http)
+        }
+        #expect(
+            refused.message.hasPrefix(
+                "container credentials: AWS_CONTAINER_CREDENTIALS_FULL_URI http://example.com/creds must be https"))
+    }
+
+    @Test func assumeRoleChainsThroughSourceProfilesSigningEachCallWithTheLast() throws {
+        let sts = try CredentialStubs.sts()
+        defer { sts.stop() }
+        let configuration = try resolve(
+            environment(
+                config: """
+                    [profile app]
+                    role_arn = arn:aws:iam::111:role/app
+                    source_profile = hop
+                    role_session_name = nightly
+                    [profile hop]
+                    role_arn = arn:aws:iam::111:role/hop
+                    source_profile = base
+                    external_id = ext-1
+                    """,
+                credentials: "[base]\naws_access_key_id = BASEKEY\naws_secret_access_key = BASESECRET\n",
+                ["AWS_PROFILE": "app", "AWS_ENDPOINT_URL_STS": sts.url(""), "AWS_REGION": "eu-west-3"]))
+        #expect(
+            configuration.credentials
+                == S3Credentials(accessKeyID: "KEY-app", secretAccessKey: "SECRET-app", sessionToken: "TOKEN-app"))
+        let calls = sts.requests
+        try #require(calls.count == 2)
+        let (hop, app) = (CredentialStubs.form(calls[0].body), CredentialStubs.form(calls[1].body))
+        #expect(hop["Action"] == "AssumeRole" && hop["RoleArn"] == "arn:aws:iam::111:role/hop")
+        #expect(hop["ExternalId"] == "ext-1" && hop["Version"] == "2011-06-15")
+        #expect(app["RoleArn"] == "arn:aws:iam::111:role/app" && app["RoleSessionName"] == "nightly")
+        #expect(calls[0].header("authorization")?.contains("Credential=BASEKEY/") == true)
+        #expect(calls[0].header("authorization")?.contains("/eu-west-3/sts/aws4_request") == true)
+        #expect(calls[0].header("x-amz-security-token") == nil)
+        #expect(calls[1].header("authorization")?.contains("Credential=KEY-hop/") == true)
+        #expect(calls[1].header("x-amz-security-token") == "TOKEN-hop")
+        #expect(calls.allSatisfy { $0.method == "POST" && $0.target == "/" })
+    }
+
+    @Test func assumeRoleIsSignedWithSigV4ForSTSOverTheFormBody() throws {
+        let sts = try CredentialStubs.sts()
+        defer { sts.stop() }
+        _ = try resolve(
+            environment(
+                config: "[default]\nrole_arn = arn:aws:iam::1:role/r\nsource_profile = base\n",
+                credentials: "[base]\naws_access_key_id = BASEKEY\naws_secret_access_key = BASESECRET\n",
+                ["AWS_ENDPOINT_URL_STS": sts.url(""), "AWS_REGION": "us-west-2"]))
+        let call = try #require(sts.requests.first)
+        let authorization = try #require(call.header("authorization"))
+        let signedNames = try #require(authorization.split(separator: ",").first { $0.hasPrefix("SignedHeaders=") })
+            .dropFirst("SignedHeaders=".count).split(separator: ";").map(String.init)
+        #expect(signedNames == ["content-type", "host", "x-amz-content-sha256", "x-amz-date"])
+        let headers = Dictionary(uniqueKeysWithValues: signedNames.map { ($0, call.header($0) ?? "") })
+        let bodyHash = call.body.withUnsafeBytes { SigV4Signer.payloadHash($0) }
+        #expect(headers["x-amz-content-sha256"] == bodyHash)
+        let expected = SigV4Signer(
+            credentials: S3Credentials(accessKeyID: "BASEKEY", secretAccessKey: "BASESECRET"), region: "us-west-2",
+            service: "sts"
+        ).sign(
+            method: "POST", encodedPath: "/", query: [], headers: headers, payloadHash: bodyHash,
+            amzDate: headers["x-amz-date"] ?? "")
+        #expect(authorization == expected.authorization)
+    }
+
+    @Test func webIdentityFromTheEnvironmentIsUnsignedAndSendsTheTokenFile() throws {
+        let sts = try CredentialStubs.sts()
+        defer { sts.stop() }
+        writeFile(folder.file("oidc"), Array("eyJ.web.token\n".utf8))
+        let configuration = try resolve(
+            environment([
+                "AWS_WEB_IDENTITY_TOKEN_FILE": folder.file("oidc"), "AWS_ROLE_ARN": "arn:aws:iam::2:role/pod",
+                "AWS_ROLE_SESSION_NAME": "pod-1", "AWS_ENDPOINT_URL_STS": sts.url(""),
+            ]))
+        #expect(configuration.credentials.accessKeyID == "KEY-pod")
+        let call = try #require(sts.requests.first)
+        let form = CredentialStubs.form(call.body)
+        #expect(form["Action"] == "AssumeRoleWithWebIdentity" && form["WebIdentityToken"] == "eyJ.web.token")
+        #expect(form["RoleSessionName"] == "pod-1")
+        #expect(call.header("authorization") == nil)
+    }
+
+    @Test func aRefusedAssumeRoleNamesTheRoleTheProfileAndSTSsWords() throws {
+        let sts = try CredentialStubs.sts(failWith: ("403 Forbidden", "AccessDenied", "not authorized to assume"))
+        defer { sts.stop() }
+        let error = try #require(throws: GCDCatError.self) {
+            try resolve(
+                environment(
+                    config: "[default]\nrole_arn = arn:aws:iam::3:role/x\nsource_profile = default\n"
+                        + "aws_access_key_id = K\naws_secret_access_key = S\n",
+                    ["AWS_ENDPOINT_URL_STS": sts.url("")]))
+        }
+        #expect(
+            error.message
+                == "AssumeRole of arn:aws:iam::3:role/x for profile 'default': AssumeRole request to \(sts.url("/")):"
+                + " HTTP 403 AccessDenied: not authorized to assume")
+    }
+
+    @Test func sourceProfileLoopsAndMissingSourcesAreRefusedByName() throws {
+        let loop = try #require(throws: GCDCatError.self) {
+            try resolve(
+                environment(
+                    config: "[profile a]\nrole_arn = arn:r/a\nsource_profile = b\n"
+                        + "[profile b]\nrole_arn = arn:r/b\nsource_profile = a\n", ["AWS_PROFILE": "a"]))
+        }
+        #expect(loop.message == "AssumeRole for profile 'b': source_profile loops: a -> b -> a")
+        let neither = try #require(throws: GCDCatError.self) {
+            try resolve(environment(config: "[default]\nrole_arn = arn:r/x\n"))
+        }
+        #expect(
+            neither.message
+                == "AssumeRole of arn:r/x for profile 'default': role_arn needs source_profile or credential_source")
+    }
+
+    @Test func ssoSessionTokenFromTheCacheBuysRoleCredentials() throws {
+        let portal = try CredentialStubs.ssoPortal(token: "SSOACCESS", account: "123456789012", role: "Admin")
+        defer { portal.stop() }
+        let cache = folder.file(".aws/sso/cache")
+        #expect(mkdir(folder.file(".aws"), 0o755) == 0 && mkdir(folder.file(".aws/sso"), 0o755) == 0)
+        #expect(mkdir(cache, 0o755) == 0)
+        // SHA-1 of "corp" (`printf corp | sha1sum`), as `aws sso login --sso-session corp` names the file.
+        let tokenFile = "\(cache)/ee0bfd2552fbd840c02cc48b6e823320543c450f.json"
+        writeFile(tokenFile, Array(#"{"accessToken": "SSOACCESS", "expiresAt": "2100-01-01T00:00:00Z"}"#.utf8))
+        let config = """
+            [profile work]
+            sso_session = corp
+            sso_account_id = 123456789012
+            sso_role_name = Admin
+            [sso-session corp]
+            sso_start_url = https://corp.awsapps.com/start
+            sso_region = eu-west-1
+            """
+        let configuration = try resolve(
+            environment(config: config, ["AWS_PROFILE": "work", "AWS_ENDPOINT_URL_SSO": portal.url("")]))
+        #expect(
+            configuration.credentials
+                == S3Credentials(accessKeyID: "SSOKEY", secretAccessKey: "SSOSECRET", sessionToken: "SSOTOKEN"))
+        writeFile(tokenFile, Array(#"{"accessToken": "SSOACCESS", "expiresAt": "2020-01-01T00:00:00Z"}"#.utf8))
+        let expired = try #require(throws: GCDCatError.self) {
+            try resolve(environment(config: config, ["AWS_PROFILE": "work", "AWS_ENDPOINT_URL_SSO": portal.url("")]))
+        }
+        #expect(
+            expired.message
+                == "SSO for profile 'work': the SSO token in \(tokenFile) expired at 2020-01-01T00:00:00Z;"
+                + " run aws sso login --sso-session corp")
+    }
+
+    /// botocore's order: environment, role_arn, web identity, SSO, credentials file keys,
+    /// credential_process, config file keys, container, IMDS.
+    @Test func precedenceIsAWSCLIs() throws {
+        let process = script("p", #"echo '{"Version": 1, "AccessKeyId": "PROCESS", "SecretAccessKey": "S"}'"#)
+        let sts = try CredentialStubs.sts()
+        defer { sts.stop() }
+        let container = try LoopbackHTTPServer { _ in
+            CredentialStubs.reply("200 OK", CredentialStubs.json(id: "CONTAINER", secret: "S", token: "T"))
+        }
+        defer { container.stop() }
+        let imds = try CredentialStubs.instanceMetadata(id: "IMDS")
+        defer { imds.stop() }
+        var everything = [
+            "AWS_ENDPOINT_URL_STS": sts.url(""), "AWS_CONTAINER_CREDENTIALS_FULL_URI": container.url("/c"),
+            "AWS_EC2_METADATA_SERVICE_ENDPOINT": imds.url(""),
+        ]
+        let configKeys = "aws_access_key_id = CONFIGFILE\naws_secret_access_key = S\n"
+        func winner(_ config: String, _ credentials: String, _ extra: [String: String] = [:]) throws -> String {
+            var env = environment(config: config, credentials: credentials, everything.merging(extra) { $1 })
+            env["AWS_EC2_METADATA_DISABLED"] = nil
+            return try resolve(env).credentials.accessKeyID
+        }
+        let full =
+            "[default]\nrole_arn = arn:aws:iam::1:role/ROLE\nsource_profile = src\ncredential_process = \(process)\n"
+            + configKeys + "[profile src]\n" + configKeys
+        let credentialsKeys = "[default]\naws_access_key_id = CREDFILE\naws_secret_access_key = S\n"
+        #expect(try winner(full, credentialsKeys, ["AWS_ACCESS_KEY_ID": "ENV", "AWS_SECRET_ACCESS_KEY": "S"]) == "ENV")
+        #expect(try winner(full, credentialsKeys) == "KEY-ROLE")
+        let noRole = "[default]\ncredential_process = \(process)\n" + configKeys
+        #expect(try winner(noRole, credentialsKeys) == "CREDFILE")
+        #expect(try winner(noRole, "") == "PROCESS")
+        #expect(try winner("[default]\n" + configKeys, "") == "CONFIGFILE")
+        #expect(try winner("", "") == "CONTAINER")
+        everything["AWS_CONTAINER_CREDENTIALS_FULL_URI"] = nil
+        #expect(try winner("", "") == "IMDS")
+    }
+}
