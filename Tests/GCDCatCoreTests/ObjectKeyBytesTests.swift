@@ -1,0 +1,33 @@
+import Testing
+
+@testable import GCDCatCore
+
+/// S3 keys are bytes: `é` in NFC (C3 A9) and in NFD (65 CC 81) are two objects, though Swift's
+/// `String` calls them equal.
+struct ObjectKeyBytesTests {
+    static let nfc = "caf\u{E9}.001"
+    static let nfd = "cafe\u{301}.001"
+
+    @Test func nfcAndNFDKeysAreDifferentLocations() {
+        let composed = ObjectLocation(bucket: "bkt", key: Self.nfc)
+        let decomposed = ObjectLocation(bucket: "bkt", key: Self.nfd)
+        #expect(Self.nfc == Self.nfd)  // what String says
+        #expect(composed != decomposed)
+        #expect(Set([composed, decomposed]).count == 2)
+        #expect(composed == ObjectLocation(bucket: "bkt", key: "caf\u{E9}.001"))
+    }
+
+    /// The outside check's merge of an NFC part and an NFD part: refused as "given twice".
+    @Test func aMergeOfAnNFCAndAnNFDPartJoinsBoth() throws {
+        let store = MemoryObjectStore()
+        let first = [UInt8](repeating: 1, count: 100)
+        let second = [UInt8](repeating: 2, count: 200)
+        store.store(S3MergeTests.at(Self.nfc), first)
+        store.store(S3MergeTests.at(Self.nfd), second)
+        let parts = try S3MergeTests.heads(store, [S3MergeTests.at(Self.nfc), S3MergeTests.at(Self.nfd)])
+        _ = try ObjectSetMerge(
+            store: store, parts: parts, manifest: nil, output: S3MergeTests.objectOutput(store, "joined")
+        ).run()
+        #expect(store.bytes(S3MergeTests.at("joined")) == first + second)
+    }
+}
