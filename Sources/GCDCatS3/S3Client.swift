@@ -28,7 +28,7 @@ public final class S3Client: ObjectStore {
     package let received = Atomic<UInt64>(0)
 
     public convenience init(configuration: S3Configuration) {
-        self.init(configuration: configuration, transport: CurlTransport(), retry: .standard)
+        self.init(configuration: configuration, transport: CurlTransport(tls: configuration.tls), retry: .standard)
     }
 
     /// With a chosen transport and retry policy: tests script both.

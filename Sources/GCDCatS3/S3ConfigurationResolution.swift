@@ -8,13 +8,14 @@ extension S3Configuration {
     ///   (`AWS_SHARED_CREDENTIALS_FILE`, default `~/.aws/credentials`), then in the config file
     ///   (`AWS_CONFIG_FILE`, default `~/.aws/config`).
     /// - Region: `AWS_REGION`, `AWS_DEFAULT_REGION`, the profile's `region`, else `us-east-1`.
-    /// - Endpoint: `endpointURL` (the command line) over `AWS_ENDPOINT_URL_S3` over
-    ///   `AWS_ENDPOINT_URL` over the profile's `endpoint_url`; none means AWS itself.
+    /// - Endpoint, addressing style and CA bundle: ``S3EndpointSettings`` (`endpointURL`, the
+    ///   command line's, first); no endpoint means AWS itself.
     ///
     /// ## Errors
     /// `.invalidInput` when no credentials are found (the message names every place looked
     /// in), when only half a key pair is set, when a named profile exists nowhere, or when an
-    /// endpoint is not a URL. A shared file that exists but cannot be read is an `.io` error.
+    /// endpoint is not a URL; ``S3ConfigurationRefusal`` for a setting that cannot be honoured.
+    /// A shared file that exists but cannot be read is an `.io` error.
     public static func resolve(environment: [String: String], endpointURL: String?) throws -> S3Configuration {
         func env(_ name: String) -> String? {
             guard let value = environment[name], !value.isEmpty else { return nil }
@@ -64,11 +65,14 @@ extension S3Configuration {
 
         let region =
             env("AWS_REGION") ?? env("AWS_DEFAULT_REGION") ?? nonEmpty(fromConfigFile?["region"]) ?? "us-east-1"
-        let endpointText =
-            nonEmpty(endpointURL) ?? env("AWS_ENDPOINT_URL_S3") ?? env("AWS_ENDPOINT_URL")
-            ?? nonEmpty(fromConfigFile?["endpoint_url"])
-        let endpoint = try endpointText.map { text throws(GCDCatError) in try S3Endpoint(parsing: text) }
-        return S3Configuration(endpoint: endpoint, region: region, credentials: credentials)
+        let settings = try S3EndpointSettings(
+            environment: env, endpointURL: endpointURL, profile: fromConfigFile, configFile: configFile,
+            configPath: configPath)
+        var configuration = S3Configuration(
+            endpoint: settings.endpoint, region: region, credentials: credentials,
+            addressingStyle: settings.addressingStyle)
+        configuration.tls = settings.tls
+        return configuration
     }
 
     private static func nonEmpty(_ value: String?) -> String? {
