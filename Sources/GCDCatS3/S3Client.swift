@@ -24,6 +24,8 @@ public final class S3Client: ObjectStore {
     package let transport: any HTTPTransport
     package let retry: RetryPolicy
     package let signer: SigV4Signer
+    /// Each bucket's region and host as redirects taught them, for the rest of the run.
+    package let routes = BucketRoutes()
     package let sent = Atomic<UInt64>(0)
     package let received = Atomic<UInt64>(0)
 
