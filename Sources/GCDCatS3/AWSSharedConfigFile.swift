@@ -3,26 +3,34 @@ import GCDCatSystem
 /// The INI files the AWS tools share: `~/.aws/credentials` (sections `[NAME]`) and
 /// `~/.aws/config` (sections `[default]` and `[profile NAME]`).
 ///
-/// Only top-level `key = value` lines are read; indented lines (a service's nested settings)
-/// and `#`/`;` comment lines are skipped, as is anything before the first section.
+/// `key = value` lines are read; a key with no value followed by indented lines (a service's
+/// nested settings, `s3 =` then `  addressing_style = path`) gives keys `s3.addressing_style`.
+/// `#`/`;` comment lines are skipped, as is anything before the first section.
 package struct AWSSharedConfigFile {
     private(set) var sections: [String: [String: String]] = [:]
 
     package init(text: String) {
         var current: String?
+        var parent: String?  // the top-level key whose nested settings the indented lines are
         for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
-            if let first = rawLine.first, first == " " || first == "\t" { continue }
+            let indented = rawLine.first == " " || rawLine.first == "\t"
             let line = rawLine.trimmingSpaces
             if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
-            if line.hasPrefix("[") && line.hasSuffix("]") {
+            if !indented && line.hasPrefix("[") && line.hasSuffix("]") {
                 let name = String(line.dropFirst().dropLast()).trimmingSpaces
                 current = name
+                parent = nil
                 sections[name, default: [:]] = sections[name] ?? [:]
                 continue
             }
             guard let current, let equals = line.firstIndex(of: "=") else { continue }
             let key = String(line[..<equals]).trimmingSpaces.lowercased()
             let value = String(line[line.index(after: equals)...]).trimmingSpaces
+            if indented {
+                if let parent { sections[current, default: [:]]["\(parent).\(key)"] = value }
+                continue
+            }
+            parent = value.isEmpty ? key : nil
             sections[current, default: [:]][key] = value
         }
     }
@@ -43,4 +51,7 @@ package struct AWSSharedConfigFile {
     package func configSection(_ profile: String) -> [String: String]? {
         sections["profile \(profile)"] ?? (profile == "default" ? sections["default"] : nil)
     }
+
+    /// The config file's `[services NAME]` section, which a profile's `services = NAME` names.
+    package func servicesSection(_ name: String) -> [String: String]? { sections["services \(name)"] }
 }

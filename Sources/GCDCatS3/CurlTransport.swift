@@ -33,7 +33,13 @@ public final class CurlTransport: HTTPTransport {
     private static let uploadBufferSize = 1 << 20
     private static let downloadBufferSize = 512 << 10
 
-    public init() { _ = Self.globalSetup }
+    /// The CA bundle (`CURLOPT_CAINFO`) and whether the peer is verified, for every request.
+    private let tls: S3TLSSettings
+
+    public init(tls: S3TLSSettings = S3TLSSettings()) {
+        _ = Self.globalSetup
+        self.tls = tls
+    }
 
     public func send(_ request: HTTPRequest) throws(HTTPTransportError) -> HTTPResponse {
         guard Self.globalSetup == CURLE_OK else {
@@ -106,6 +112,13 @@ public final class CurlTransport: HTTPTransport {
                 return length
             },
         ]
+        if let bundle = tls.caBundle { setup.append(gcdcat_curl_set_string(easy, CURLOPT_CAINFO, bundle)) }
+        if !tls.verifiesPeer {
+            setup += [
+                gcdcat_curl_set_long(easy, CURLOPT_SSL_VERIFYPEER, 0),
+                gcdcat_curl_set_long(easy, CURLOPT_SSL_VERIFYHOST, 0),
+            ]
+        }
         switch request.method {
         case "HEAD":
             setup.append(gcdcat_curl_set_long(easy, CURLOPT_NOBODY, 1))
@@ -166,9 +179,15 @@ public final class CurlTransport: HTTPTransport {
     package static func transportError(_ code: CURLcode, _ exchange: CurlExchange) -> HTTPTransportError {
         let detail = exchange.errorMessage.isEmpty ? String(cString: curl_easy_strerror(code)) : exchange.errorMessage
         switch code {
+        case CURLE_PEER_FAILED_VERIFICATION:
+            return HTTPTransportError(
+                message: "the endpoint's TLS certificate is not trusted: \(detail) (for a private CA, name its "
+                    + "certificate with --ca-bundle FILE, AWS_CA_BUNDLE or the profile's ca_bundle)",
+                isRetryable: false)
+        case CURLE_SSL_CACERT_BADFILE:
+            return HTTPTransportError(message: "the CA bundle cannot be used: \(detail)", isRetryable: false)
         case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT, CURLE_NOT_BUILT_IN, CURLE_BAD_FUNCTION_ARGUMENT,
-            CURLE_UNKNOWN_OPTION, CURLE_OUT_OF_MEMORY, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE,
-            CURLE_SSL_CERTPROBLEM:
+            CURLE_UNKNOWN_OPTION, CURLE_OUT_OF_MEMORY, CURLE_SSL_CERTPROBLEM:
             return HTTPTransportError(message: detail, isRetryable: false)
         case CURLE_OPERATION_TIMEDOUT:
             return HTTPTransportError(message: "timed out: \(detail)", isRetryable: true)

@@ -12,6 +12,18 @@ public struct ObjectLocation: Sendable, Hashable, CustomStringConvertible {
 
     /// The form the user types, and the one every message names.
     public var description: String { "s3://\(bucket)/\(key)" }
+
+    /// Byte for byte, as S3 compares keys: Swift's `String` equality is canonical equivalence,
+    /// under which `é` (NFC) and `e` + U+0301 (NFD) are equal, yet S3 holds them as two objects.
+    public static func == (lhs: ObjectLocation, rhs: ObjectLocation) -> Bool {
+        lhs.bucket.utf8.elementsEqual(rhs.bucket.utf8) && lhs.key.utf8.elementsEqual(rhs.key.utf8)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(bucket.utf8.count)
+        for byte in bucket.utf8 { hasher.combine(byte) }
+        for byte in key.utf8 { hasher.combine(byte) }
+    }
 }
 
 /// What a HEAD or a listing tells about one object.

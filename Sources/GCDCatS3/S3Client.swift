@@ -24,11 +24,13 @@ public final class S3Client: ObjectStore {
     package let transport: any HTTPTransport
     package let retry: RetryPolicy
     package let signer: SigV4Signer
+    /// Each bucket's region and host as redirects taught them, for the rest of the run.
+    package let routes = BucketRoutes()
     package let sent = Atomic<UInt64>(0)
     package let received = Atomic<UInt64>(0)
 
     public convenience init(configuration: S3Configuration) {
-        self.init(configuration: configuration, transport: CurlTransport(), retry: .standard)
+        self.init(configuration: configuration, transport: CurlTransport(tls: configuration.tls), retry: .standard)
     }
 
     /// With a chosen transport and retry policy: tests script both.

@@ -24,6 +24,8 @@ public struct S3Configuration: Sendable, CustomStringConvertible, CustomDebugStr
     public var addressingStyle: S3AddressingStyle
     /// Seconds a request may sit idle before it is abandoned (and retried).
     public var requestTimeout: Double
+    /// The CA bundle, and whether certificates are checked (always, unless `--no-verify-ssl`).
+    public var tls = S3TLSSettings()
 
     public init(
         endpoint: S3Endpoint?, region: String, credentials: S3Credentials,

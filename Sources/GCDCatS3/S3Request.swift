@@ -32,23 +32,14 @@ extension S3Client {
     /// ## Errors
     /// The last failure once retries run out, or the first that is not retryable.
     package func perform(_ request: S3Request, allowing: Set<Int> = []) throws(GCDCatError) -> HTTPResponse {
-        let (scheme, host, prefix) = configuration.target(bucket: request.location.bucket)
-        let keyPath = request.bucketLevel ? "" : "/" + S3URIEncoding.encode(request.location.key, keepingSlash: true)
-        var path = prefix + keyPath
-        if path.isEmpty { path = "/" }
-        let queryText = request.query
-            .map {
-                // A subresource (`?uploads`) goes bare; an empty value (`prefix=`) keeps its `=`.
-                $0.value.isEmpty && $0.name == "uploads"
-                    ? S3URIEncoding.encode($0.name)
-                    : "\(S3URIEncoding.encode($0.name))=\(S3URIEncoding.encode($0.value))"
-            }
-            .joined(separator: "&")
-        let url = "\(scheme)://\(host)\(path)" + (queryText.isEmpty ? "" : "?\(queryText)")
         let payloadHash = request.body.withUnsafeBytes { SigV4Signer.payloadHash($0) }
-
+        var route = routes.route(request.location.bucket, default: configuration.region)
+        var redirected = false
         var attempt = 0
         while true {
+            let (url, host, path) = address(request, route: route)
+            var signer = self.signer
+            signer.region = route.region
             let failure: GCDCatError
             let retryable: Bool
             var headers = request.headers
@@ -65,17 +56,37 @@ extension S3Client {
             headers["authorization"] = signature.authorization
             headers["host"] = nil  // libcurl sends it from the URL, the same text
             sent.add(UInt64(request.body.count), ordering: .relaxed)
+            let answer: Result<HTTPResponse, HTTPTransportError>
             do {
-                let response = try transport.send(
-                    HTTPRequest(
-                        method: request.method, url: url, headers: headers, body: request.body,
-                        timeout: configuration.requestTimeout))
+                answer = .success(
+                    try transport.send(
+                        HTTPRequest(
+                            method: request.method, url: url, headers: headers, body: request.body,
+                            timeout: configuration.requestTimeout)))
+            } catch {
+                answer = .failure(error)
+            }
+            switch answer {
+            case .success(let response):
                 received.add(UInt64(response.body.count), ordering: .relaxed)
                 if response.mayHaveBeenSentTwice { request.onRetry?() }
-                guard let problem = classify(response, request, allowing: allowing, signature: signature.signature)
+                if let redirect = S3Redirect(response) {
+                    // Followed once, re-signed for the region named; a second one is an error.
+                    guard !redirected, let next = redirect.next(after: route, configuration: configuration) else {
+                        throw redirect.refusal(
+                            request, route: route, followed: redirected, configuration: configuration)
+                    }
+                    routes.learn(next, for: request.location.bucket)
+                    (route, redirected) = (next, true)
+                    continue
+                }
+                guard
+                    let problem = classify(
+                        response, request, allowing: allowing, signature: signature.signature,
+                        sentAt: headers["x-amz-date"]!)
                 else { return response }
                 (failure, retryable) = problem
-            } catch {
+            case .failure(let error):
                 failure = GCDCatError(
                     .io, path: request.location.description, syscall: request.operation,
                     message: "\(error.message) (\(configuration.endpoint?.description ?? host))")
@@ -95,10 +106,27 @@ extension S3Client {
         }
     }
 
+    /// The URL (path and query percent-encoded), the host, and the path as signed.
+    private func address(_ request: S3Request, route: BucketRoute) -> (url: String, host: String, path: String) {
+        let (scheme, host, prefix) = configuration.target(bucket: request.location.bucket, route: route)
+        let keyPath = request.bucketLevel ? "" : "/" + S3URIEncoding.encode(request.location.key, keepingSlash: true)
+        var path = prefix + keyPath
+        if path.isEmpty { path = "/" }
+        let queryText = request.query
+            .map {
+                // A subresource (`?uploads`) goes bare; an empty value (`prefix=`) keeps its `=`.
+                $0.value.isEmpty && $0.name == "uploads"
+                    ? S3URIEncoding.encode($0.name)
+                    : "\(S3URIEncoding.encode($0.name))=\(S3URIEncoding.encode($0.value))"
+            }
+            .joined(separator: "&")
+        return ("\(scheme)://\(host)\(path)" + (queryText.isEmpty ? "" : "?\(queryText)"), host, path)
+    }
+
     /// nil for a good answer; otherwise the error it carries and whether to try again.
-    private func classify(_ response: HTTPResponse, _ request: S3Request, allowing: Set<Int>, signature: String)
-        -> (GCDCatError, Bool)?
-    {
+    private func classify(
+        _ response: HTTPResponse, _ request: S3Request, allowing: Set<Int>, signature: String, sentAt amzDate: String
+    ) -> (GCDCatError, Bool)? {
         if (200..<300).contains(response.status) || allowing.contains(response.status) {
             if request.errorMayComeWith200, let error = S3XML.error(in: [UInt8](response.body)) {
                 return (
@@ -116,8 +144,10 @@ extension S3Client {
         }
         let parsed = S3XML.error(in: [UInt8](response.body))
         let code = parsed?.code ?? Self.statusName(response.status)
+        let skew = S3ClockSkew(code: code, sentAmzDate: amzDate, serverDate: response.headers["date"])
         return (
-            makeError(request, status: response.status, code: code, message: parsed?.message ?? "", signature),
+            makeError(
+                request, status: response.status, code: code, message: parsed?.message ?? "", signature, skew: skew),
             RetryPolicy.isRetryable(status: response.status) || RetryPolicy.isRetryable(code: code)
         )
     }
@@ -125,7 +155,8 @@ extension S3Client {
     /// `Code (HTTP status): message`, with the secret and the signature scrubbed from what
     /// the server said, and the fix named where there is one.
     private func makeError(
-        _ request: S3Request, status: Int, code: String, message: String, _ signature: String
+        _ request: S3Request, status: Int, code: String, message: String, _ signature: String,
+        skew: S3ClockSkew? = nil
     ) -> GCDCatError {
         var text = "\(code) (HTTP \(status))"
         var said = message
@@ -137,6 +168,8 @@ extension S3Client {
         }
         if !said.isEmpty { text += ": \(said)" }
         switch code {
+        case _ where skew != nil && (status == 403 || code == "RequestTimeTooSkewed"):
+            text += " (\(skew?.explanation ?? ""))"
         case "SignatureDoesNotMatch", "InvalidAccessKeyId", "InvalidClientTokenId", "ExpiredToken":
             text += " (\(credentialHint))"
         case "NoSuchBucket":
@@ -154,6 +187,8 @@ extension S3Client {
     /// A name for a status whose answer has no `<Error>` body (HEAD never has one).
     package static func statusName(_ status: Int) -> String {
         switch status {
+        case 301: return "PermanentRedirect"
+        case 307: return "TemporaryRedirect"
         case 400: return "BadRequest"
         case 403: return "Forbidden"
         case 404: return "NotFound"

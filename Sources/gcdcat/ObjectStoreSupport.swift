@@ -2,7 +2,8 @@ import ArgumentParser
 import FoundationEssentials
 import GCDCatCore
 
-/// `--endpoint-url`, for commands that read or write `s3://` objects.
+/// `--endpoint-url`, `--ca-bundle` and `--no-verify-ssl`, for commands that read or write
+/// `s3://` objects.
 struct ObjectStoreOptions: ParsableArguments {
     @Option(
         name: .customLong("endpoint-url"),
@@ -11,9 +12,23 @@ struct ObjectStoreOptions: ParsableArguments {
             valueName: "url"))
     var endpointURL: String?
 
+    @Option(
+        name: .customLong("ca-bundle"),
+        help: ArgumentHelp(
+            "PEM file of the CA certificates to trust for an https endpoint; default AWS_CA_BUNDLE, else the "
+                + "profile's ca_bundle, else the system's.",
+            valueName: "file"))
+    var caBundle: String?
+
+    @Flag(
+        name: .customLong("no-verify-ssl"),
+        help: "Do not check the endpoint's TLS certificate (warned about on every run).")
+    var noVerifySSL = false
+
     /// A malformed URL is a usage error even when no s3:// name needs it, and an empty one is
     /// not a quiet fallback to AWS (signed requests would go there).
     func validate() throws {
+        try validateTLS()
         guard let endpointURL else { return }
         guard !endpointURL.isEmpty else {
             throw ValidationError(
@@ -26,19 +41,49 @@ struct ObjectStoreOptions: ParsableArguments {
         }
     }
 
+    /// A bundle that cannot be read, or one given with `--no-verify-ssl`, is a usage error
+    /// even before any s3:// name needs it.
+    private func validateTLS() throws {
+        guard let caBundle else { return }
+        guard !noVerifySSL else {
+            throw ValidationError("--ca-bundle and --no-verify-ssl contradict each other: give one.")
+        }
+        guard !caBundle.isEmpty else {
+            throw ValidationError("--ca-bundle is empty: give a PEM file of CA certificates.")
+        }
+        do {
+            try S3TLSSettings.checkBundle(caBundle, source: "--ca-bundle")
+        } catch let refusal as S3ConfigurationRefusal {
+            throw ValidationError(refusal.description)
+        }
+    }
+
     /// The store every `s3://` name of the command goes through, counted for the report.
     func makeStore() throws -> CountingObjectStore {
-        try makeObjectStore(endpointURL: endpointURL)
+        try makeObjectStore(self)
     }
 }
 
-/// The one place the CLI builds its S3 client: credentials and region from the environment
-/// (and `~/.aws`), as the AWS tools take them.
-func makeObjectStore(endpointURL: String?) throws -> CountingObjectStore {
-    CountingObjectStore(
-        S3Client(
-            configuration: try S3Configuration.resolve(
-                environment: ProcessInfo.processInfo.environment, endpointURL: endpointURL)))
+/// The one place the CLI builds its S3 client: credentials, region, endpoint and CA bundle from
+/// the environment (and `~/.aws`) as the AWS tools take them, the command line's options first.
+/// A setting that cannot be honoured is a usage error (exit 64).
+func makeObjectStore(_ options: ObjectStoreOptions) throws -> CountingObjectStore {
+    var environment = ProcessInfo.processInfo.environment
+    // The flag wins as AWS_CA_BUNDLE would: over the profile's ca_bundle, and over the variable.
+    if let caBundle = options.caBundle { environment["AWS_CA_BUNDLE"] = caBundle }
+    var configuration: S3Configuration
+    do {
+        configuration = try S3Configuration.resolve(environment: environment, endpointURL: options.endpointURL)
+    } catch let refusal as S3ConfigurationRefusal {
+        throw ValidationError(refusal.description)
+    }
+    if options.noVerifySSL {
+        configuration.tls.verifiesPeer = false
+        writeToStandardError(
+            "gcdcat: warning: --no-verify-ssl: the TLS certificate of \(configuration.endpoint?.description ?? "AWS") "
+                + "is not checked; anyone between here and there can read and change what is sent\n")
+    }
+    return CountingObjectStore(S3Client(configuration: configuration))
 }
 
 /// A malformed `s3://` name (`s3://bucket`, a `..` segment) is a mistake in the command line,

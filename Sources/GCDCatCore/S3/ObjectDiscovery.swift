@@ -61,8 +61,9 @@ public enum ObjectDiscovery {
         let infos = try heads(arguments, store: store, jobs: jobs)
         let names = ListedNames(arguments.map(\.description))
         let resolved = try PartArguments.resolve(arguments.map(\.description), asGiven: asGiven, names: names)
-        let byName = Dictionary(infos.map { ($0.location.description, $0) }, uniquingKeysWith: { first, _ in first })
-        let parts = resolved.parts.map { byName[$0]! }
+        // By location, not by name: `String` keys would make an NFC and an NFD key one entry.
+        let byLocation = Dictionary(infos.map { ($0.location, $0) }, uniquingKeysWith: { first, _ in first })
+        let parts = try resolved.parts.map { byLocation[try ObjectLocation(parsing: $0)!]! }
         // A listed set's manifest is looked for beside it, as a local one is.
         var manifest: ObjectInfo?
         for candidate in resolved.manifestCandidates {

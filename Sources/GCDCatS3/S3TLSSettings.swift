@@ -1,0 +1,36 @@
+import GCDCatSystem
+
+/// How the TLS connection to an `https://` endpoint is checked.
+public struct S3TLSSettings: Sendable, Equatable {
+    /// A PEM file of the CA certificates to trust instead of the system's: `--ca-bundle`,
+    /// `AWS_CA_BUNDLE` or the profile's `ca_bundle`, as awscli takes them.
+    public var caBundle: String?
+    /// False only for `--no-verify-ssl`: certificates are checked by default.
+    public var verifiesPeer: Bool
+
+    public init(caBundle: String? = nil, verifiesPeer: Bool = true) {
+        self.caBundle = caBundle
+        self.verifiesPeer = verifiesPeer
+    }
+
+    /// Refuses a bundle that cannot be read now, naming it and where it was named: libcurl
+    /// would otherwise fail each request with words of its own, after retries.
+    ///
+    /// ## Errors
+    /// ``S3ConfigurationRefusal`` naming `path`, the errno's words and `source`.
+    public static func checkBundle(_ path: String, source: String) throws {
+        do {
+            let bytes = try readWholeFile(path)
+            guard bytes.firstRange(of: Array("-----BEGIN CERTIFICATE-----".utf8)) != nil else {
+                throw GCDCatError(
+                    .invalidInput, path: path, syscall: "read",
+                    message: "has no PEM certificate (-----BEGIN CERTIFICATE-----); \(source) must name a CA bundle")
+            }
+        } catch var error as GCDCatError {
+            if error.message.hasSuffix("must name a CA bundle") == false {
+                error.message += " (the CA bundle \(source) names)"
+            }
+            throw S3ConfigurationRefusal(error)
+        }
+    }
+}

@@ -1,0 +1,136 @@
+import GCDCatCore
+import Testing
+
+/// The endpoint, addressing style and CA bundle as awscli reads them from the environment and
+/// `~/.aws/config`, and the settings gcdcat refuses rather than quietly going to AWS.
+struct S3EndpointSettingsTests {
+    let folder = TemporaryDirectory()
+
+    /// Keys in the environment, the config file `config`, no credentials file.
+    private func resolve(_ config: String, _ extra: [String: String] = [:], flag: String? = nil) throws
+        -> S3Configuration
+    {
+        writeFile(folder.file("config"), Array(config.utf8))
+        let environment = [
+            "AWS_ACCESS_KEY_ID": "A", "AWS_SECRET_ACCESS_KEY": "S", "AWS_CONFIG_FILE": folder.file("config"),
+            "AWS_SHARED_CREDENTIALS_FILE": folder.file("none"),
+        ].merging(extra) { $1 }
+        return try S3Configuration.resolve(environment: environment, endpointURL: flag)
+    }
+
+    private static let servicesConfig = """
+        [default]
+        region = eu-west-1
+        services = local-s3
+        endpoint_url = http://global:1
+
+        [services local-s3]
+        s3 =
+          endpoint_url = http://services:2
+        sts =
+          endpoint_url = http://sts:3
+        """
+
+    @Test func aServicesSectionsS3EndpointIsUsed() throws {
+        let configuration = try resolve(Self.servicesConfig)
+        #expect(configuration.endpoint?.description == "http://services:2")
+        #expect(configuration.region == "eu-west-1")
+    }
+
+    @Test func endpointPrecedenceIsAwscliS() throws {
+        #expect(try resolve(Self.servicesConfig, ["AWS_ENDPOINT_URL": "http://generic:4"]).endpoint?.host == "generic")
+        let both = ["AWS_ENDPOINT_URL": "http://generic:4", "AWS_ENDPOINT_URL_S3": "http://s3env:5"]
+        #expect(try resolve(Self.servicesConfig, both).endpoint?.host == "s3env")
+        #expect(try resolve(Self.servicesConfig, both, flag: "http://flag:6").endpoint?.host == "flag")
+        let withoutServices = Self.servicesConfig.replacing("services = local-s3\n", with: "")
+        #expect(try resolve(withoutServices).endpoint?.host == "global")
+    }
+
+    @Test func ignoringConfiguredEndpointsKeepsOnlyTheCommandLine() throws {
+        let ignore = ["AWS_IGNORE_CONFIGURED_ENDPOINT_URLS": "true", "AWS_ENDPOINT_URL_S3": "http://s3env:5"]
+        #expect(try resolve(Self.servicesConfig, ignore).endpoint == nil)
+        #expect(try resolve(Self.servicesConfig, ignore, flag: "http://flag:6").endpoint?.host == "flag")
+        let inProfile = Self.servicesConfig.replacing(
+            "region = eu-west-1\n", with: "region = eu-west-1\nignore_configured_endpoint_urls = true\n")
+        #expect(try resolve(inProfile).endpoint == nil)
+        // The variable decides over the profile, either way.
+        #expect(try resolve(inProfile, ["AWS_IGNORE_CONFIGURED_ENDPOINT_URLS": "false"]).endpoint?.host == "services")
+        let error = #expect(throws: S3ConfigurationRefusal.self) {
+            try resolve(Self.servicesConfig, ["AWS_IGNORE_CONFIGURED_ENDPOINT_URLS": "yes"])
+        }
+        #expect(
+            error?.description == "configuration: AWS_IGNORE_CONFIGURED_ENDPOINT_URLS = yes: expected true or false")
+    }
+
+    @Test func aServicesNameWithoutItsSectionIsRefusedNotSentToAWS() throws {
+        let error = #expect(throws: S3ConfigurationRefusal.self) {
+            try resolve("[default]\nservices = missing\n")
+        }
+        #expect(
+            error?.description
+                == "\(folder.file("config")): configuration: the profile says services = missing, but there is no "
+                + "[services missing] section")
+    }
+
+    @Test(arguments: [
+        ("path", S3AddressingStyle.path), ("virtual", .virtualHost), ("auto", .path), ("", .path),
+    ])
+    func addressingStyleFromTheProfilesS3Settings(value: String, style: S3AddressingStyle) throws {
+        let configuration = try resolve(
+            "[default]\nendpoint_url = http://localhost:7480\ns3 =\n  addressing_style = \(value)\n")
+        #expect(configuration.addressingStyle == style)
+    }
+
+    @Test func virtualHostedStyleOnACustomEndpointPutsTheBucketInTheHost() throws {
+        let configuration = try resolve(
+            "[default]\ns3 =\n    addressing_style = virtual\n", flag: "http://rgw.lan:7480")
+        #expect(configuration.target(bucket: "bkt") == ("http", "bkt.rgw.lan:7480", ""))
+        let onAWS = try resolve("[default]\nregion = eu-west-2\ns3 =\n    addressing_style = path\n")
+        #expect(onAWS.target(bucket: "bkt") == ("https", "s3.eu-west-2.amazonaws.com", "/bkt"))
+    }
+
+    @Test func anUnknownAddressingStyleIsRefused() throws {
+        let error = #expect(throws: S3ConfigurationRefusal.self) {
+            try resolve("[default]\ns3 =\n  addressing_style = dns\n")
+        }
+        #expect(error?.error.path == folder.file("config"))
+        #expect(error?.error.message == "s3 addressing_style = dns: expected path, virtual or auto")
+    }
+
+    @Test(arguments: [
+        ("[default]\ns3 =\n  use_accelerate_endpoint = true\n", [:], "s3.use_accelerate_endpoint = true"),
+        ("[default]\nuse_fips_endpoint = true\n", [:], "use_fips_endpoint = true"),
+        ("[default]\n", ["AWS_USE_DUALSTACK_ENDPOINT": "true"], "AWS_USE_DUALSTACK_ENDPOINT = true"),
+    ])
+    func endpointsGcdcatDoesNotBuildAreRefusedByName(config: String, environment: [String: String], named: String)
+        throws
+    {
+        let error = #expect(throws: S3ConfigurationRefusal.self) { try resolve(config, environment) }
+        #expect(error?.error.message.hasPrefix("\(named): gcdcat does not use that endpoint") == true)
+        _ = try resolve(config.replacing("true", with: "false"), environment.mapValues { _ in "false" })
+    }
+
+    @Test func caBundleFromTheVariableOverTheProfile() throws {
+        let pem = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
+        writeFile(folder.file("profile.pem"), Array(pem.utf8))
+        writeFile(folder.file("env.pem"), Array(pem.utf8))
+        let config = "[default]\nca_bundle = \(folder.file("profile.pem"))\n"
+        #expect(try resolve(config).tls == S3TLSSettings(caBundle: folder.file("profile.pem")))
+        #expect(try resolve(config, ["AWS_CA_BUNDLE": folder.file("env.pem")]).tls.caBundle == folder.file("env.pem"))
+        #expect(try resolve("[default]\n").tls == S3TLSSettings(caBundle: nil, verifiesPeer: true))
+    }
+
+    @Test func aMissingOrNonPEMCABundleIsRefusedNamingIt() throws {
+        let missing = #expect(throws: S3ConfigurationRefusal.self) {
+            try resolve("[default]\n", ["AWS_CA_BUNDLE": folder.file("nope.pem")])
+        }
+        #expect(missing?.error.path == folder.file("nope.pem"))
+        #expect(missing?.error.message.hasSuffix("(the CA bundle AWS_CA_BUNDLE names)") == true)
+        writeFile(folder.file("text.pem"), Array("not a certificate\n".utf8))
+        let notPEM = #expect(throws: S3ConfigurationRefusal.self) {
+            try resolve("[default]\nca_bundle = \(folder.file("text.pem"))\n")
+        }
+        #expect(notPEM?.error.path == folder.file("text.pem"))
+        #expect(notPEM?.error.message.contains("has no PEM certificate") == true)
+    }
+}
