@@ -17,7 +17,8 @@ import Testing
         ),
         (
             ["uploads", "s3://b/x", "--older-than", "5x"],
-            "'5x' is not an age: give seconds, or a number with s, m, h or d (15m, 2h, 7d)"
+            "The value '5x' is invalid for '--older-than <age>': '5x' is not an age: give seconds, or a number with "
+                + "s, m, h or d (15m, 2h, 7d)"
         ),
     ])
     func aMistakeIsAUsageErrorBeforeAnyRequest(arguments: [String], message: String) throws {
