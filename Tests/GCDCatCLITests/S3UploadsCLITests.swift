@@ -29,7 +29,13 @@ import Testing
     }
 
     @Test func anUnreachableServerExitsOneNamingTheListing() throws {
-        let result = try gcdcat(["uploads", "s3://bkt/p/"] + S3UsageCLITests.unreachable)
+        let result = try run(
+            executable: "/usr/bin/env",
+            [
+                "AWS_ACCESS_KEY_ID=TESTACCESSKEY", "AWS_SECRET_ACCESS_KEY=TESTSECRET", gcdcatPath, "uploads",
+                "s3://bkt/p/",
+            ]
+                + S3UsageCLITests.unreachable)
         #expect(result.status == 1, "\(result.stderr)")
         #expect(result.stderr.hasPrefix("gcdcat: s3://bkt/p/: ListMultipartUploads: "), "\(result.stderr)")
         #expect(result.stdout.isEmpty)
