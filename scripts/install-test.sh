@@ -44,8 +44,8 @@ ldd "$G" | grep -q 'libcurl\.so\.4' && ok "libcurl.so.4 linked (the S3 client's 
 file "$G" | grep -q 'not stripped' && bad "binary is not stripped" || ok "binary is stripped"
 
 pages=("$prefix"/share/man/man1/*.1)
-[ ${#pages[@]} -eq 8 ] && ok "8 man pages: $(cd "$prefix/share/man/man1" && echo *.1)" \
-    || bad "expected 8 man pages (gcdcat and its 7 commands), found ${#pages[@]}"
+[ ${#pages[@]} -eq 9 ] && ok "9 man pages: $(cd "$prefix/share/man/man1" && echo *.1)" \
+    || bad "expected 9 man pages (gcdcat and its 8 commands), found ${#pages[@]}"
 for page in "${pages[@]}"; do
     lint=$(mandoc -T lint -W warning "$page" 2>&1; groff -man -ww -z "$page" 2>&1)
     [ -z "$lint" ] && ok "$(basename "$page") lints clean" || bad "$(basename "$page"): $lint"

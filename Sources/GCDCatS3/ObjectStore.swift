@@ -118,6 +118,11 @@ public protocol ObjectStore: Sendable {
     func abortMultipartUpload(_ upload: MultipartUpload) throws
     /// ListMultipartUploads under `prefix`: what an interrupted run would have left behind.
     func listMultipartUploads(bucket: String, prefix: String) throws -> [MultipartUpload]
+    /// ListMultipartUploads under `prefix` with each upload's initiation time and the server's
+    /// clock: how old what was left behind is.
+    func listPendingUploads(bucket: String, prefix: String) throws -> PendingUploadListing
+    /// ListParts of `upload`, all pages; nil when the upload is gone.
+    func listParts(_ upload: MultipartUpload) throws -> [ListedPart]?
     func delete(_ object: ObjectLocation) throws
 }
 

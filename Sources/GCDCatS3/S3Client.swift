@@ -383,36 +383,7 @@ public final class S3Client: ObjectStore {
     }
 
     public func listMultipartUploads(bucket: String, prefix: String) throws -> [MultipartUpload] {
-        var uploads: [MultipartUpload] = []
-        var marker: (key: String, uploadID: String)?
-        repeat {
-            var query: [(name: String, value: String)] = [("uploads", ""), ("prefix", prefix)]
-            if let marker { query += [("key-marker", marker.key), ("upload-id-marker", marker.uploadID)] }
-            let response = try perform(
-                S3Request(
-                    operation: "ListMultipartUploads", method: "GET",
-                    location: ObjectLocation(bucket: bucket, key: prefix), bucketLevel: true, query: query,
-                    checkBody: {
-                        Self.isXML("ListMultipartUploadsResult", $0)
-                            ? nil : "the answer is not a ListMultipartUploadsResult"
-                    }))
-            let body = [UInt8](response.body)
-            for entry in S3XML.blocks("Upload", in: body) {
-                guard let key = S3XML.value("Key", in: entry), let id = S3XML.value("UploadId", in: entry) else {
-                    continue
-                }
-                uploads.append(MultipartUpload(location: ObjectLocation(bucket: bucket, key: key), uploadID: id))
-            }
-            marker = nil
-            if S3XML.value("IsTruncated", in: body) == "true",
-                let key = S3XML.value("NextKeyMarker", in: body),
-                let id = S3XML.value("NextUploadIdMarker", in: body),
-                !(key.isEmpty && id.isEmpty)
-            {
-                marker = (key, id)
-            }
-        } while marker != nil
-        return uploads
+        try listPendingUploads(bucket: bucket, prefix: prefix).uploads.map(\.upload)
     }
 
     /// A key that does not exist counts as deleted, as S3 itself answers.
@@ -453,11 +424,11 @@ public final class S3Client: ObjectStore {
 
     /// Whether a 200's body is the XML document `root` names: a proxy or portal that answers
     /// 200 with a page of its own must not read as an empty listing.
-    private static func isXML(_ root: String, _ response: HTTPResponse) -> Bool {
+    package static func isXML(_ root: String, _ response: HTTPResponse) -> Bool {
         response.body.firstRange(of: Data("<\(root)".utf8)) != nil
     }
 
-    private static func unquoted(_ etag: String) -> String {
+    package static func unquoted(_ etag: String) -> String {
         var value = Substring(etag)
         if value.hasPrefix("W/") { value = value.dropFirst(2) }
         if value.hasPrefix("\"") && value.hasSuffix("\"") && value.count >= 2 { value = value.dropFirst().dropLast() }

@@ -27,7 +27,10 @@ struct GCDCat: ParsableCommand {
             docs/json-schema/ in the source.
             """,
         version: "gcdcat " + gcdcatVersion,
-        subcommands: [Merge.self, Split.self, ChecksumFiles.self, Verify.self, Protect.self, Repair.self, Bench.self],
+        subcommands: [
+            Merge.self, Split.self, ChecksumFiles.self, Verify.self, Protect.self, Repair.self, Bench.self,
+            Uploads.self,
+        ],
         defaultSubcommand: Merge.self
     )
 

@@ -3,7 +3,7 @@ import Testing
 
 /// Every subcommand's `--help`, as a terminal of 80 or 100 columns renders it.
 @Suite struct HelpLayoutCLITests {
-    static let commands = ["merge", "split", "checksum", "verify", "protect", "repair", "bench"]
+    static let commands = ["merge", "split", "checksum", "verify", "protect", "repair", "bench", "uploads"]
 
     func help(_ command: String, columns: Int) throws -> String {
         let result = try run(

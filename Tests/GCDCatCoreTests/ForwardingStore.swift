@@ -49,5 +49,11 @@ extension ForwardingStore {
         try inner.listMultipartUploads(bucket: bucket, prefix: prefix)
     }
 
+    func listPendingUploads(bucket: String, prefix: String) throws -> PendingUploadListing {
+        try inner.listPendingUploads(bucket: bucket, prefix: prefix)
+    }
+
+    func listParts(_ upload: MultipartUpload) throws -> [ListedPart]? { try inner.listParts(upload) }
+
     func delete(_ object: ObjectLocation) throws { try inner.delete(object) }
 }

@@ -15,6 +15,7 @@ final class MemoryObjectStore: ObjectStore {
     private struct Upload {
         var location: ObjectLocation
         var metadata: [String: String]
+        var initiated: Double
         var parts: [Int: [UInt8]] = [:]
     }
 
@@ -30,6 +31,8 @@ final class MemoryObjectStore: ObjectStore {
         /// Each write of an object gets a new ETag, as a new version on S3 does.
         var etags: [ObjectLocation: String] = [:]
         var writes = 0
+        /// The server's clock, seconds since 1970: uploads are initiated at it, listings report it.
+        var now: Double = 1_800_000_000
 
         mutating func set(_ object: ObjectLocation, _ bytes: [UInt8], metadata: [String: String] = [:]) {
             objects[object] = bytes
@@ -79,6 +82,9 @@ final class MemoryObjectStore: ObjectStore {
 
     /// How many times `operation` was called.
     func callCount(_ operation: String) -> Int { state.withLock { $0.calls[operation] ?? 0 } }
+
+    /// Moves the server's clock on (uploads created later are younger).
+    func advanceClock(by seconds: Double) { state.withLock { $0.now += seconds } }
 
     func bytes(_ object: ObjectLocation) -> [UInt8]? { state.withLock { $0.objects[object] } }
 
@@ -171,7 +177,7 @@ final class MemoryObjectStore: ObjectStore {
         return state.withLock { state in
             let id = "upload-\(state.nextUploadID)"
             state.nextUploadID += 1
-            state.uploads[id] = Upload(location: object, metadata: metadata)
+            state.uploads[id] = Upload(location: object, metadata: metadata, initiated: state.now)
             return MultipartUpload(location: object, uploadID: id)
         }
     }
@@ -198,6 +204,11 @@ final class MemoryObjectStore: ObjectStore {
             upload, partNumber, Array(bytes[Int(range.lowerBound)..<Int(range.upperBound)]), "UploadPartCopy")
     }
 
+    /// A part's ETag: the MD5 of its bytes in hex, as S3 and RGW give an uploaded part's.
+    static func partETag(_ bytes: [UInt8]) -> String {
+        bytes.withUnsafeBytes { RequestDigests.hex(RequestDigests.md5($0)) }
+    }
+
     private func addPart(_ upload: MultipartUpload, _ number: Int, _ bytes: [UInt8], _ operation: String) throws
         -> UploadedPart
     {
@@ -210,7 +221,7 @@ final class MemoryObjectStore: ObjectStore {
             return true
         }
         guard found else { throw s3Error(upload.location, operation, "NoSuchUpload", 404) }
-        return UploadedPart(partNumber: number, etag: "etag-\(number)-\(bytes.count)")
+        return UploadedPart(partNumber: number, etag: Self.partETag(bytes))
     }
 
     func completeMultipartUpload(_ upload: MultipartUpload, parts: [UploadedPart], ifNoneMatch: Bool) throws {
@@ -253,6 +264,35 @@ final class MemoryObjectStore: ObjectStore {
         return state.withLock { state in
             state.uploads.map { MultipartUpload(location: $0.value.location, uploadID: $0.key) }
                 .filter { $0.location.bucket == bucket && $0.location.key.utf8.starts(with: prefix.utf8) }
+        }
+    }
+
+    func listPendingUploads(bucket: String, prefix: String) throws -> PendingUploadListing {
+        try count("ListMultipartUploads", ObjectLocation(bucket: bucket, key: prefix))
+        return state.withLock { state in
+            PendingUploadListing(
+                uploads: state.uploads
+                    .filter {
+                        $0.value.location.bucket == bucket && $0.value.location.key.utf8.starts(with: prefix.utf8)
+                    }
+                    .map {
+                        PendingUpload(
+                            upload: MultipartUpload(location: $0.value.location, uploadID: $0.key),
+                            initiated: $0.value.initiated)
+                    }
+                    .sorted {
+                        ($0.upload.location.key, $0.upload.uploadID) < ($1.upload.location.key, $1.upload.uploadID)
+                    },
+                serverTime: state.now)
+        }
+    }
+
+    /// Each part with the ETag its upload answered.
+    func listParts(_ upload: MultipartUpload) throws -> [ListedPart]? {
+        try count("ListParts", upload.location)
+        guard let parts = state.withLock({ $0.uploads[upload.uploadID]?.parts }) else { return nil }
+        return parts.sorted { $0.key < $1.key }.map {
+            ListedPart(partNumber: $0.key, etag: Self.partETag($0.value), size: UInt64($0.value.count))
         }
     }
 

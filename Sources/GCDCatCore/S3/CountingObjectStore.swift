@@ -94,6 +94,16 @@ public final class CountingObjectStore: ObjectStore {
         return try base.listMultipartUploads(bucket: bucket, prefix: prefix)
     }
 
+    public func listPendingUploads(bucket: String, prefix: String) throws -> PendingUploadListing {
+        count()
+        return try base.listPendingUploads(bucket: bucket, prefix: prefix)
+    }
+
+    public func listParts(_ upload: MultipartUpload) throws -> [ListedPart]? {
+        count()
+        return try base.listParts(upload)
+    }
+
     public func delete(_ object: ObjectLocation) throws {
         count()
         try base.delete(object)

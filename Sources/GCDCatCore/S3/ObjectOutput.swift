@@ -50,6 +50,10 @@ public final class ObjectOutput: Sendable {
         var token: Int?
         var parts: [UploadedPart] = []
         var heldBody: [UInt8]?
+        /// The parts of an upload an earlier run left, when this one resumed it.
+        var inherited: [Int: ListedPart]?
+        /// The crc32 the object must record.
+        var record: UInt32?
     }
 
     private let state = Mutex(State())
@@ -70,23 +74,36 @@ public final class ObjectOutput: Sendable {
     /// part. nil records none (a server-side merge whose parts' crc32s are unknown). The caller
     /// must make sure the parts it then sends have this crc32, or not publish.
     ///
+    /// With a record, an upload an earlier run left on the key is resumed
+    /// (``UploadResumption``): parts that hold the bytes ``uploadPart(_:_:)`` is given are kept.
+    ///
     /// ## Errors
     /// `.interrupted` once an interruption began; the store's error.
     func begin(recording crc32: UInt32?) throws {
         let store = self.store
         let location = self.location
-        let metadata = crc32.map(RecordedChecksum.metadata) ?? [:]
-        let (upload, token) = try registry.make({
-            try store.createMultipartUpload(location, metadata: metadata)
-        }) { upload in
+        let registry = self.registry
+        let metadata = UploadRunMark.marking(crc32.map(RecordedChecksum.metadata) ?? [:])
+        // Only a recorded object is resumed: its record is checked at publish. Without one
+        // (standard input, a merge on the server) a left record could not be told wrong.
+        let ((upload, inherited), token) = try registry.make({
+            () throws -> (MultipartUpload, UploadResumption.Inherited?) in
+            if crc32 != nil, let inherited = try UploadResumption.takeOver(location, store: store, registry: registry) {
+                return (inherited.upload, inherited)
+            }
+            return (try store.createMultipartUpload(location, metadata: metadata), nil)
+        }) { upload, _ in
             .undo(
                 UndoAction(
                     name: location.description, { try store.abortMultipartUpload(upload) },
                     ifItFails: { LeftBehindAdvice.upload(upload, $0) }))
         }
+        if let inherited { UploadResumption.announce(inherited) }
         state.withLock {
             $0.upload = upload
             $0.token = token
+            $0.inherited = inherited?.parts
+            $0.record = crc32
         }
     }
 
@@ -100,6 +117,10 @@ public final class ObjectOutput: Sendable {
     /// Uploads part `number` (1-based) from `body`.
     func uploadPart(_ number: Int, _ body: UnsafeRawBufferPointer) throws {
         try registry.requireLive()
+        if let kept = state.withLock({ $0.inherited?[number] }), UploadResumption.matches(kept, body) {
+            state.withLock { $0.parts.append(UploadedPart(partNumber: number, etag: kept.etag)) }
+            return
+        }
         let part = try store.uploadPart(try currentUpload(), partNumber: number, body: body)
         state.withLock { $0.parts.append(part) }
     }
@@ -147,8 +168,11 @@ public final class ObjectOutput: Sendable {
     /// `.outputExists` when the key appeared meanwhile; `.interrupted`; the store's error.
     @discardableResult
     public func publish(registeringFinalName: Bool = false) throws -> Int? {
-        let (upload, token, parts, body) = state.withLock { state in
-            (state.upload, state.token, state.parts.sorted { $0.partNumber < $1.partNumber }, state.heldBody)
+        let (upload, token, parts, body, resumed) = state.withLock { state in
+            (
+                state.upload, state.token, state.parts.sorted { $0.partNumber < $1.partNumber }, state.heldBody,
+                state.inherited != nil
+            )
         }
         let store = self.store
         let location = self.location
@@ -180,10 +204,12 @@ public final class ObjectOutput: Sendable {
                 }
             }
             // Complete: nothing is left to abort.
-            state.withLock {
-                $0.upload = nil
-                $0.token = nil
+            let record = state.withLock { state in
+                state.upload = nil
+                state.token = nil
+                return state.record
             }
+            if resumed, let record { try ResumedRecord.require(record, on: target, registry: registry) }
             return finalToken
         } catch {
             abort()

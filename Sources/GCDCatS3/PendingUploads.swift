@@ -1,0 +1,122 @@
+import GCDCatSystem
+
+/// A multipart upload that was started and neither completed nor aborted, as
+/// ListMultipartUploads shows it: what a killed run leaves behind.
+public struct PendingUpload: Sendable, Equatable {
+    public var upload: MultipartUpload
+    /// When the server initiated it, seconds since 1970 by the server's clock; nil when the
+    /// listing gave no readable `Initiated`.
+    public var initiated: Double?
+
+    public init(upload: MultipartUpload, initiated: Double?) {
+        self.upload = upload
+        self.initiated = initiated
+    }
+}
+
+/// The uploads under a prefix, with the server's clock when it listed them, so that an age is
+/// measured on one clock (the client's may be off).
+public struct PendingUploadListing: Sendable, Equatable {
+    public var uploads: [PendingUpload]
+    /// The listing answer's `Date`, seconds since 1970; nil when the server sent none.
+    public var serverTime: Double?
+
+    public init(uploads: [PendingUpload], serverTime: Double?) {
+        self.uploads = uploads
+        self.serverTime = serverTime
+    }
+}
+
+/// One part an upload holds on the server, as ListParts shows it.
+public struct ListedPart: Sendable, Equatable {
+    public var partNumber: Int
+    /// Quotes removed: the part's MD5 in hex for an uploaded part (and for a copied one on S3
+    /// and RGW).
+    public var etag: String
+    public var size: UInt64
+
+    public init(partNumber: Int, etag: String, size: UInt64) {
+        self.partNumber = partNumber
+        self.etag = etag
+        self.size = size
+    }
+}
+
+extension S3Client {
+    /// ListMultipartUploads under `prefix`, all pages, with each upload's `Initiated` and the
+    /// server's `Date` of the first page.
+    public func listPendingUploads(bucket: String, prefix: String) throws -> PendingUploadListing {
+        var listing = PendingUploadListing(uploads: [], serverTime: nil)
+        var marker: (key: String, uploadID: String)?
+        repeat {
+            var query: [(name: String, value: String)] = [("uploads", ""), ("prefix", prefix)]
+            if let marker { query += [("key-marker", marker.key), ("upload-id-marker", marker.uploadID)] }
+            let response = try perform(
+                S3Request(
+                    operation: "ListMultipartUploads", method: "GET",
+                    location: ObjectLocation(bucket: bucket, key: prefix), bucketLevel: true, query: query,
+                    checkBody: {
+                        Self.isXML("ListMultipartUploadsResult", $0)
+                            ? nil : "the answer is not a ListMultipartUploadsResult"
+                    }))
+            if listing.serverTime == nil { listing.serverTime = response.headers["date"].flatMap(S3Dates.httpDate) }
+            let body = [UInt8](response.body)
+            for entry in S3XML.blocks("Upload", in: body) {
+                guard let key = S3XML.value("Key", in: entry), let id = S3XML.value("UploadId", in: entry) else {
+                    continue
+                }
+                listing.uploads.append(
+                    PendingUpload(
+                        upload: MultipartUpload(location: ObjectLocation(bucket: bucket, key: key), uploadID: id),
+                        initiated: S3XML.value("Initiated", in: entry).flatMap(S3Dates.isoDate)))
+            }
+            marker = nil
+            if S3XML.value("IsTruncated", in: body) == "true",
+                let key = S3XML.value("NextKeyMarker", in: body),
+                let id = S3XML.value("NextUploadIdMarker", in: body),
+                !(key.isEmpty && id.isEmpty)
+            {
+                marker = (key, id)
+            }
+        } while marker != nil
+        return listing
+    }
+
+    /// ListParts, all pages; nil when the upload is gone (`NoSuchUpload`, HTTP 404).
+    public func listParts(_ upload: MultipartUpload) throws -> [ListedPart]? {
+        var parts: [ListedPart] = []
+        var marker: String?
+        repeat {
+            var query: [(name: String, value: String)] = [("uploadId", upload.uploadID)]
+            if let marker { query.append(("part-number-marker", marker)) }
+            let response = try perform(
+                S3Request(
+                    operation: "ListParts", method: "GET", location: upload.location, query: query,
+                    checkBody: {
+                        $0.status == 404 || Self.isXML("ListPartsResult", $0)
+                            ? nil : "the answer is not a ListPartsResult"
+                    }),
+                allowing: [404])
+            if response.status == 404 { return nil }
+            let body = [UInt8](response.body)
+            for entry in S3XML.blocks("Part", in: body) {
+                guard let number = S3XML.value("PartNumber", in: entry).flatMap({ Int($0) }),
+                    let size = S3XML.value("Size", in: entry).flatMap({ UInt64($0) })
+                else { continue }
+                parts.append(
+                    ListedPart(
+                        partNumber: number, etag: S3XML.value("ETag", in: entry).map(Self.unquoted) ?? "", size: size))
+            }
+            marker = nil
+            if S3XML.value("IsTruncated", in: body) == "true" {
+                guard let next = S3XML.value("NextPartNumberMarker", in: body), !next.isEmpty else {
+                    throw GCDCatError(
+                        .io, path: upload.location.description, syscall: "ListParts",
+                        message: "a truncated listing of upload \(upload.uploadID) without NextPartNumberMarker")
+                }
+                marker = next
+            }
+        } while marker != nil
+        return parts
+    }
+}

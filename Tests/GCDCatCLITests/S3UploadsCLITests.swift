@@ -1,0 +1,122 @@
+import Foundation
+import GCDCatCore
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `gcdcat uploads`: mistakes in its command line are usage errors before any request.
+@Suite struct UploadsUsageCLITests {
+    @Test(arguments: [
+        (["uploads", "movie.zip."], "movie.zip.: not an s3:// prefix; give s3://BUCKET/PREFIX"),
+        (["uploads", "s3://"], "s3://: no bucket and key: an object is named s3://BUCKET/KEY"),
+        (
+            ["uploads", "s3://b b/x"],
+            "s3://b b/x: 'b b' is not a bucket name (letters, digits, '.', '-' and '_')"
+        ),
+        (
+            ["uploads", "s3://b/x", "--older-than", "5x"],
+            "The value '5x' is invalid for '--older-than <age>': '5x' is not an age: give seconds, or a number with "
+                + "s, m, h or d (15m, 2h, 7d)"
+        ),
+    ])
+    func aMistakeIsAUsageErrorBeforeAnyRequest(arguments: [String], message: String) throws {
+        let result = try gcdcat(arguments + S3UsageCLITests.unreachable)
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("Error: \(message)\n"), "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test func anUnreachableServerExitsOneNamingTheListing() throws {
+        let result = try run(
+            executable: "/usr/bin/env",
+            [
+                "AWS_ACCESS_KEY_ID=TESTACCESSKEY", "AWS_SECRET_ACCESS_KEY=TESTSECRET", gcdcatPath, "uploads",
+                "s3://bkt/p/",
+            ]
+                + S3UsageCLITests.unreachable)
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("gcdcat: s3://bkt/p/: ListMultipartUploads: "), "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+    }
+}
+
+/// SIGKILL at several moments of a split into objects, against the live RGW: what is left is
+/// listed with its bytes and aborted by `gcdcat uploads`, or resumed by a rerun; either way no
+/// upload remains under the prefix.
+@Suite(.enabled(if: LiveS3.isAvailable, "GCDCAT_S3_ENDPOINT is not set (scripts/test.sh starts an RGW)"))
+struct S3UploadsCLITests {
+    static let mib = 1 << 20
+
+    /// Starts a split of `input` (24 MiB objects of 16 MiB parts, 2 jobs) and SIGKILLs it once
+    /// the server holds at least `parts` parts under the prefix.
+    static func killSplit(_ scratch: Scratch, bucket: String, afterParts parts: Int) throws {
+        let process = signalableGCDCat([
+            "split", "input", "--size", "24M", "--prefix", "s3://\(bucket)/s.", "--jobs", "2", "-q",
+            "--endpoint-url", LiveS3.endpoint!,
+        ])
+        process.currentDirectoryURL = URL(fileURLWithPath: scratch.path)
+        process.environment = LiveS3.environment()
+        process.standardInput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let client = try LiveS3.client()
+        let deadline = Date().addingTimeInterval(60)
+        while process.isRunning && Date() < deadline {
+            let uploads = try client.listMultipartUploads(bucket: bucket, prefix: "s.")
+            let held = try uploads.reduce(0) { $0 + ((try client.listParts($1))?.count ?? 0) }
+            if !uploads.isEmpty && held >= parts { break }
+            usleep(10_000)
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal)
+    }
+
+    @Test(arguments: [0, 1, 3])
+    func whatAKilledSplitLeftIsListedWithItsBytesAndAborted(afterParts parts: Int) throws {
+        let scratch = try Scratch()
+        let bucket = try LiveS3.freshBucket("left\(parts)")
+        _ = try LiveS3.randomFile(scratch, "input", 100 * Self.mib)
+        try Self.killSplit(scratch, bucket: bucket, afterParts: parts)
+        let left = try LiveS3.uploads(bucket)
+        #expect(!left.isEmpty)
+
+        let listed = try LiveS3.gcdcat(["uploads", "s3://\(bucket)/s."], in: scratch.path)
+        #expect(listed.status == 0, "\(listed.stderr)")
+        let lines = listed.stdoutText.split(separator: "\n")
+        #expect(lines.count == left.count)
+        for upload in left {
+            #expect(lines.contains { $0.hasPrefix("\(upload.location): upload \(upload.uploadID), initiated ") })
+        }
+        #expect(listed.stderr.hasSuffix(" bytes; --abort aborts them\n"), "\(listed.stderr)")
+
+        let aborted = try LiveS3.gcdcat(["uploads", "s3://\(bucket)/s.", "--abort"], in: scratch.path)
+        #expect(aborted.status == 0, "\(aborted.stderr)")
+        #expect(aborted.stdoutText.split(separator: "\n").allSatisfy { $0.hasPrefix("aborted s3://\(bucket)/s.") })
+        #expect(try LiveS3.uploads(bucket).isEmpty)
+        let none = try LiveS3.gcdcat(["uploads", "s3://\(bucket)/s."], in: scratch.path)
+        #expect(none.status == 0 && none.stdout.isEmpty)
+        #expect(none.stderr == "gcdcat: no unfinished uploads under s3://\(bucket)/s.\n")
+    }
+
+    @Test(arguments: [1, 3])
+    func aRerunAfterSIGKILLResumesAndLeavesNoUpload(afterParts parts: Int) throws {
+        let scratch = try Scratch()
+        let bucket = try LiveS3.freshBucket("resume\(parts)")
+        let input = try LiveS3.randomFile(scratch, "input", 100 * Self.mib)
+        try Self.killSplit(scratch, bucket: bucket, afterParts: parts)
+
+        let rerun = try LiveS3.gcdcat(
+            ["split", "input", "--size", "24M", "--prefix", "s3://\(bucket)/s.", "-q"], in: scratch.path)
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        #expect(rerun.stderr.contains(": resuming the upload "), "\(rerun.stderr)")
+        var joined = Data()
+        for key in ["s.001", "s.002", "s.003", "s.004", "s.005"] { joined += try LiveS3.bytes(bucket, key) ?? Data() }
+        #expect(joined == input)
+        #expect(try LiveS3.uploads(bucket).isEmpty)
+        let verified = try LiveS3.gcdcat(["verify", "s3://\(bucket)/s.sfv", "-q"], in: scratch.path)
+        #expect(verified.status == 0, "\(verified.stderr)")
+    }
+}
