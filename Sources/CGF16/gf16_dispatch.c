@@ -132,6 +132,38 @@ void gf16_muladd_multi(uint8_t *const *dst, const uint16_t *c, size_t ndst, cons
     gf16_selected_ops()->muladd_multi(dst, c, ndst, src, len);
 }
 
+/// The tiling is the same for every kernel: each call of its multi entry takes one input's tile
+/// into a group of output tiles that the previous call left in cache.
+static void gf16_matrix(const gf16_kernel_ops *ops, uint8_t *const *dst, size_t ndst, const uint8_t *const *src,
+                        size_t nsrc, const uint16_t *c, size_t len) {
+    uint8_t *tiles[GF16_MATRIX_GROUP];
+    uint16_t row[GF16_MATRIX_GROUP];
+    for (size_t first = 0; first < ndst; first += GF16_MATRIX_GROUP) {
+        const size_t n = ndst - first < GF16_MATRIX_GROUP ? ndst - first : GF16_MATRIX_GROUP;
+        for (size_t offset = 0; offset < len; offset += GF16_MATRIX_TILE) {
+            const size_t tile = len - offset < GF16_MATRIX_TILE ? len - offset : GF16_MATRIX_TILE;
+            for (size_t j = 0; j < n; j++) tiles[j] = dst[first + j] + offset;
+            for (size_t i = 0; i < nsrc; i++) {
+                int any = 0;
+                for (size_t j = 0; j < n; j++) any |= (row[j] = c[i * ndst + first + j]) != 0;
+                if (any) ops->muladd_multi(tiles, row, n, src[i] + offset, tile);
+            }
+        }
+    }
+}
+
+void gf16_muladd_matrix(uint8_t *const *dst, size_t ndst, const uint8_t *const *src, size_t nsrc, const uint16_t *c,
+                        size_t len) {
+    gf16_matrix(gf16_selected_ops(), dst, ndst, src, nsrc, c, len);
+}
+
+int gf16_muladd_matrix_with(gf16_kernel k, uint8_t *const *dst, size_t ndst, const uint8_t *const *src, size_t nsrc,
+                            const uint16_t *c, size_t len) {
+    if (!gf16_kernel_supported(k)) return -1;
+    gf16_matrix(gf16_ops_of(k), dst, ndst, src, nsrc, c, len);
+    return 0;
+}
+
 int gf16_muladd_with(gf16_kernel k, uint8_t *dst, const uint8_t *src, size_t len, uint16_t c) {
     if (!gf16_kernel_supported(k)) return -1;
     gf16_ops_of(k)->muladd(dst, src, len, c);

@@ -15,6 +15,11 @@
 /// split-table kernels: 4 KiB of stack).
 #define GF16_OUTPUT_BATCH 32u
 
+/// gf16_muladd_matrix's output tile: GF16_MATRIX_GROUP outputs of GF16_MATRIX_TILE bytes each
+/// (256 KiB) are what every input of a batch is multiplied into before the next tile.
+#define GF16_MATRIX_TILE 4096u
+#define GF16_MATRIX_GROUP 64u
+
 typedef struct {
     void (*muladd)(uint8_t *dst, const uint8_t *src, size_t len, uint16_t c);
     void (*muladd_multi)(uint8_t *const *dst, const uint16_t *c, size_t ndst, const uint8_t *src, size_t len);

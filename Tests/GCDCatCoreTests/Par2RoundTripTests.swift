@@ -63,6 +63,29 @@ import Testing
         #expect(stat0.st_ino == stat4.st_ino && stat0.st_mtim.tv_nsec == stat4.st_mtim.tv_nsec)
     }
 
+    /// More blocks than the accumulator batches at once, in two files that end mid-batch: the
+    /// create and the repair both go through several batches.
+    @Test func setsOfSeveralBatchesRepairByteExact() throws {
+        let scratch = TemporaryDirectory()
+        let sizes = [300 * 4096 + 17, 230 * 4096]
+        let contents = sizes.enumerated().map { seededBytes($1, seed: UInt64($0) + 90) }
+        for (index, bytes) in contents.enumerated() { writeFile(scratch.file("big.\(index)"), bytes) }
+        _ = try Par2Creator.create(
+            .init(
+                inputs: [(scratch.file("big.0"), "big.0"), (scratch.file("big.1"), "big.1")],
+                indexPath: scratch.file("big.par2"), sliceSize: 4096, recoverySlices: 40,
+                layout: .variable(files: nil), overwrite: false, fsync: false, jobs: 2))
+        var damaged = contents[0]
+        for block in stride(from: 0, to: 301, by: 10) { damaged[block * 4096] ^= 0x5A }  // 31 blocks
+        writeFile(scratch.file("big.0"), damaged)
+        let set = try Par2RecoverySet.load(indexPath: scratch.file("big.par2"))
+        let verification = try Par2Verifier.verify(set, jobs: 2)
+        #expect(verification.badSliceCount == 31)
+        _ = try Par2FileRestorer.repair(verification, jobs: 2, fsync: false)
+        #expect(readFile(scratch.file("big.0")) == contents[0])
+        #expect(try Par2Verifier.verify(set, jobs: 2).isComplete)
+    }
+
     @Test func tooFewRecoveryBlocksRefusesBeforeWriting() throws {
         let scratch = TemporaryDirectory()
         let (names, _) = try Self.makeSet(scratch, recovery: 5)

@@ -40,6 +40,15 @@ void gf16_muladd(uint8_t *dst, const uint8_t *src, size_t len, uint16_t c);
 /// A multiple of 64 bytes (128 for avx512) keeps every call on the vector path.
 void gf16_muladd_multi(uint8_t *const *dst, const uint16_t *c, size_t ndst, const uint8_t *src, size_t len);
 
+/// dst[j] ^= sum over i < nsrc of c[i * ndst + j]·src[i], for j < ndst, over `len` bytes each:
+/// every input of a batch goes through one tile of the outputs (GF16_MATRIX_TILE bytes of up to
+/// GF16_MATRIX_GROUP outputs, 256 KiB, which stays in L2) before the next tile, so the outputs
+/// cross the memory bus once per batch instead of once per input. This is the loop a PAR2
+/// encoder or repairer wants: feed it as many inputs at once as it can hold. Row i of `c` holds
+/// input i's coefficients for every output. Outputs must not overlap each other or the inputs.
+void gf16_muladd_matrix(uint8_t *const *dst, size_t ndst, const uint8_t *const *src, size_t nsrc, const uint16_t *c,
+                        size_t len);
+
 /// The kernels. The one gf16_muladd runs is picked once, at first use: the fastest this CPU
 /// supports, or the one named by the environment variable GCDCAT_GF16_KERNEL
 /// (scalar|avx2|avx512|gfni|auto). A name the CPU cannot run, or an unknown name, prints one
@@ -71,6 +80,8 @@ gf16_kernel gf16_kernel_choose(const char *request, char *message, size_t messag
 int gf16_muladd_with(gf16_kernel k, uint8_t *dst, const uint8_t *src, size_t len, uint16_t c);
 int gf16_muladd_multi_with(gf16_kernel k, uint8_t *const *dst, const uint16_t *c, size_t ndst, const uint8_t *src,
                            size_t len);
+int gf16_muladd_matrix_with(gf16_kernel k, uint8_t *const *dst, size_t ndst, const uint8_t *const *src, size_t nsrc,
+                            const uint16_t *c, size_t len);
 
 /// The four 8x8 bit matrices, in gf2p8affineqb's operand layout, that the gfni kernel uses to
 /// multiply by c: m[0] maps the low input byte to the low output byte, m[1] high to low,

@@ -52,4 +52,17 @@ public enum GaloisField16 {
             }
         }
     }
+
+    /// `destinations[k][i] ^= Σ_j coefficients[j · destinations.count + k] · sources[j][i]`: a
+    /// batch of inputs into every output, tile by tile, so the outputs stay in cache while all
+    /// the inputs go through them (the kernels' `gf16_muladd_matrix`).
+    static func multiplyAdd(
+        into destinations: [UnsafeMutableRawPointer], from sources: [UnsafeRawPointer], coefficients: [UInt16],
+        count: Int
+    ) {
+        precondition(coefficients.count == destinations.count * sources.count && count % 2 == 0)
+        let outputs = destinations.map { Optional($0.assumingMemoryBound(to: UInt8.self)) }
+        let inputs = sources.map { Optional($0.assumingMemoryBound(to: UInt8.self)) }
+        gf16_muladd_matrix(outputs, outputs.count, inputs, inputs.count, coefficients, count)
+    }
 }

@@ -4,7 +4,8 @@
 /// order decides each slice's constant); then each file's slices, in order within the file
 /// (files may come in any order, as a split writes its parts). ``finish()`` gives the packets.
 ///
-/// Memory: the recovery slices (count × slice size), plus the caller's slice buffer.
+/// Memory: the recovery slices (count × slice size), the accumulator's batch of inputs (16 MiB,
+/// or one slice if larger) and the caller's slice buffer.
 public final class Par2Encoder {
     public struct Description: Sendable {
         public var name: String
@@ -45,6 +46,9 @@ public final class Par2Encoder {
     private var checksums: [[Par2RecoverySet.SliceChecksum]]
     private var wholeMD5: [Par2Hash?]
     private var running: [MD5Stream] = []
+    /// Slices added per file (their checksums come at the next flush).
+    private var added: [Int]
+    private var batched: [BatchedSlice] = []
 
     /// ## Errors
     /// `.invalidInput` when the set has more than PAR2's 32 768 slices or the names clash;
@@ -79,34 +83,68 @@ public final class Par2Encoder {
         accumulator = try Par2SliceAccumulator(count: recoverySlices, sliceSize: sliceSize, jobs: jobs, path: path)
         checksums = Array(repeating: [], count: descriptions.count)
         wholeMD5 = Array(repeating: nil, count: descriptions.count)
+        added = Array(repeating: 0, count: descriptions.count)
         for _ in descriptions { running.append(MD5Stream()) }
     }
 
     /// Adds slice `index` of file `file` (`bytes` of its data: the slice size, or the rest of the
-    /// file for its last slice). Slices of one file must come in order.
+    /// file for its last slice). Slices of one file must come in order. `padding` is no longer
+    /// used (the accumulator pads its own copy); it stays for the callers' sake.
     public func add(file: Int, slice index: Int, bytes: UnsafeRawBufferPointer, padding buffer: inout [UInt8]) {
-        precondition(index == checksums[file].count && buffer.count == sliceSize)
-        running[file].update(bytes)
-        buffer.withUnsafeMutableBytes { target in
-            target.copyMemory(from: bytes)
-            if bytes.count < sliceSize {
-                (target.baseAddress! + bytes.count).initializeMemory(
-                    as: UInt8.self, repeating: 0, count: sliceSize - bytes.count)
-            }
-        }
-        var crc = Checksum(.crc32)
-        buffer.withUnsafeBytes { crc.update($0) }
-        checksums[file].append(.init(md5: Par2Hash.md5(buffer), crc32: crc.value))
+        precondition(index == added[file] && bytes.count <= sliceSize)
+        added[file] += 1
         let constant = constants[firstSlice[file] + index]
         let coefficients = (0..<accumulator.count).map { GaloisField16.power(constant, $0) }
-        buffer.withUnsafeBytes { accumulator.add($0.baseAddress!, coefficients: coefficients) }
-        if checksums[file].count == descriptions[file].sliceCount(sliceSize) {
-            wholeMD5[file] = running[file].finalize()
+        let slot = accumulator.add(bytes, coefficients: coefficients)
+        batched.append(BatchedSlice(file: file, slot: slot, length: bytes.count))
+        if accumulator.isFull { flush() }
+    }
+
+    /// A slice in the accumulator's batch, waiting for its hashes.
+    private struct BatchedSlice {
+        var file: Int
+        var slot: Int
+        var length: Int
+    }
+
+    /// Multiplies the batch into the recovery slices while the other work hashes it: each slice's
+    /// MD5 and CRC32, and each file's running MD5 (in order, one piece per file).
+    private func flush() {
+        let slices = batched
+        batched.removeAll(keepingCapacity: true)
+        let results = HashResults(count: slices.count)
+        let accumulator = accumulator
+        var work: [@Sendable () -> Void] = []
+        for file in Set(slices.map(\.file)).sorted() {
+            let stream = SendableMD5(running[file])
+            let pieces = slices.filter { $0.file == file }.map { (slot: $0.slot, length: $0.length) }
+            work.append {
+                for piece in pieces {
+                    stream.stream.update(
+                        UnsafeRawBufferPointer(rebasing: accumulator.batched(piece.slot)[0..<piece.length]))
+                }
+            }
+        }
+        for (position, slice) in slices.enumerated() {
+            work.append {
+                let bytes = accumulator.batched(slice.slot)
+                var crc = Checksum(.crc32)
+                crc.update(bytes)
+                results.store(position, .init(md5: Par2Hash.md5(bytes), crc32: crc.value))
+            }
+        }
+        accumulator.flush(alongside: work)
+        for (position, slice) in slices.enumerated() {
+            checksums[slice.file].append(results.value(position))
+            if checksums[slice.file].count == descriptions[slice.file].sliceCount(sliceSize) {
+                wholeMD5[slice.file] = running[slice.file].finalize()
+            }
         }
     }
 
     /// The packets; every file must have had all its slices.
     public func finish(creator: String) -> Packets {
+        flush()
         for (index, description) in descriptions.enumerated() where description.length == 0 {
             wholeMD5[index] = running[index].finalize()
         }
@@ -141,4 +179,33 @@ public final class Par2Encoder {
         }
         return Packets(setID: setID, critical: critical, creator: creatorPacket, recovery: recovery)
     }
+}
+
+/// One MD5 stream handed to one piece of work at a time.
+private struct SendableMD5: @unchecked Sendable {
+    let stream: MD5Stream
+    init(_ stream: MD5Stream) { self.stream = stream }
+}
+
+/// The slice checksums of a batch, each written by one piece of work and read after all end
+/// (raw storage: concurrent writes to distinct elements of an array property would trip Swift's
+/// exclusivity checks).
+private final class HashResults: @unchecked Sendable {
+    private let values: UnsafeMutablePointer<Par2RecoverySet.SliceChecksum?>
+    private let count: Int
+
+    init(count: Int) {
+        self.count = count
+        values = .allocate(capacity: max(count, 1))
+        values.initialize(repeating: nil, count: count)
+    }
+
+    deinit {
+        values.deinitialize(count: count)
+        values.deallocate()
+    }
+
+    func store(_ index: Int, _ value: Par2RecoverySet.SliceChecksum) { values[index] = value }
+
+    func value(_ index: Int) -> Par2RecoverySet.SliceChecksum { values[index]! }
 }

@@ -1,4 +1,4 @@
-import COpenSSL
+import CMD5
 
 /// A 16-byte MD5 value as PAR2 stores it: packet hashes, the recovery set id, file ids and
 /// file and slice hashes.
@@ -39,37 +39,26 @@ private func hexByte(_ byte: UInt8) -> String {
     return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
 }
 
-/// A running MD5 over OpenSSL's libcrypto, giving the 16 raw bytes PAR2 compares.
+/// A running MD5, giving the 16 raw bytes PAR2 compares.
+///
+/// CMD5's, not OpenSSL's: its state is a fixed-size value, so a stream cannot fail to start
+/// (an OpenSSL context is allocated, and can fail under a tight `ulimit -v`), and PAR2 starts
+/// one per packet, file and block. It runs as fast as OpenSSL's (both ~5 cycles a byte: MD5's
+/// steps depend on each other).
 public final class MD5Stream {
-    private let context: OpaquePointer
+    private var state = gcdcat_md5_state()
 
-    public init() {
-        // An MD5 context holds a few hundred bytes; failing to get them is failing to get memory.
-        guard let context = EVP_MD_CTX_new(), EVP_DigestInit_ex(context, md5Method.pointer, nil) == 1 else {
-            fatalError("OpenSSL could not start an MD5 digest (out of memory)")
-        }
-        self.context = context
-    }
-
-    deinit { EVP_MD_CTX_free(context) }
+    public init() { gcdcat_md5_init(&state) }
 
     public func update(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return }
-        EVP_DigestUpdate(context, base, bytes.count)
+        gcdcat_md5_update(&state, base, bytes.count)
     }
 
+    /// The digest of every byte given so far; the stream must not be used afterwards.
     public func finalize() -> Par2Hash {
-        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        EVP_DigestFinal_ex(context, &digest, &length)
-        return Par2Hash(digest.prefix(16))
+        var digest = [UInt8](repeating: 0, count: 16)
+        gcdcat_md5_final(&state, &digest)
+        return Par2Hash(digest)
     }
-}
-
-/// MD5's method, fetched once (an implicit fetch per context takes a lock every time).
-private let md5Method = FetchedMD5(EVP_MD_fetch(nil, "MD5", nil))
-
-private struct FetchedMD5: @unchecked Sendable {
-    let pointer: OpaquePointer?
-    init(_ pointer: OpaquePointer?) { self.pointer = pointer }
 }

@@ -10,7 +10,7 @@
 /// c_i^e_j · D_i over the good slices is the sum over m of c_m^e_j · D_m: a k × k system A whose
 /// inverse (Gauss-Jordan over GF(2^16)) gives D_m = Σ_j A⁻¹[m][j] · R_j + Σ_i (Σ_j A⁻¹[m][j] ·
 /// c_i^e_j) · D_i. So every input, recovery or good slice, is read once and multiplied into all
-/// k outputs (``Par2SliceAccumulator``). Memory: k slices plus one input slice; the inversion
+/// k outputs (``Par2SliceAccumulator``). Memory: k slices plus a batch of inputs; the inversion
 /// costs k³ field operations.
 public enum Par2Repairer {
     /// The rebuilt slices of a set, by global slice index; nothing is written.
@@ -57,7 +57,8 @@ public enum Par2Repairer {
         for (column, slice) in recovery.enumerated() {
             try readRecovery(slice, into: &buffer)
             let coefficients = inverse.map { $0[column] }
-            buffer.withUnsafeBytes { accumulator.add($0.baseAddress!, coefficients: coefficients) }
+            buffer.withUnsafeBytes { _ = accumulator.add($0, coefficients: coefficients) }
+            if accumulator.isFull { accumulator.flush() }
         }
         let badSet = Set(bad)
         for (file, status) in zip(set.files, verification.files) where status.state != .missing {
@@ -68,8 +69,10 @@ public enum Par2Repairer {
                     zip(row, powers).reduce(UInt16(0)) { $0 ^ GaloisField16.multiply($1.0, $1.1) }
                 }
                 accumulator.add(source, coefficients: coefficients)
+                if accumulator.isFull { accumulator.flush() }
             }
         }
+        accumulator.flush()
         let rebuilt = Rebuilt(slices: bad, accumulator: accumulator)
         for file in set.files {
             for (local, expected) in file.slices.enumerated() {
@@ -104,7 +107,7 @@ public enum Par2Repairer {
     /// Calls `body` with each slice of `file` not in `skipping` (by global index), read padded.
     private static func addGoodSlices(
         of file: Par2RecoverySet.File, path: String, sliceSize: Int, skipping: Set<Int>,
-        _ body: (Int, UnsafeRawPointer) -> Void
+        _ body: (Int, UnsafeRawBufferPointer) -> Void
     ) throws {
         let fd = try Syscall.open(path, O_RDONLY)
         defer { Glibc.close(fd) }
@@ -115,7 +118,7 @@ public enum Par2Repairer {
             _ = try Par2Verifier.readSlice(fd, path: path, offset: offset, count: want, into: &buffer)
             // The slice was verified at this offset; reread bytes that no longer match would
             // make wrong output, which the per-slice and whole-file MD5 checks then refuse.
-            buffer.withUnsafeBytes { body(file.firstSlice + local, $0.baseAddress!) }
+            buffer.withUnsafeBytes { body(file.firstSlice + local, $0) }
         }
     }
 }
