@@ -185,6 +185,7 @@ extension GCDCat {
         @Flag(help: "Make every part durable (fsync) before renaming it into place.")
         var fsync = false
 
+        @OptionGroup var recovery: SplitRecoveryOptions
         @OptionGroup var transfer: TransferOptions
         @OptionGroup var objectStore: ObjectStoreOptions
         @OptionGroup var reporting: ReportOptions
@@ -218,6 +219,10 @@ extension GCDCat {
                 throw ValidationError("--verbose and --json both write to standard output; choose one.")
             }
             try validateRest(lineBoundary: lineBoundary || lineBytes != nil)
+            try recovery.validate(
+                input: input, writesObjects: ObjectLocation.isObjectPath(prefix ?? prefixArgument ?? ""),
+                roundRobin: chunks?.kind == .roundRobin, filter: filter != nil, strategy: strategy,
+                partLengths: plannedPartLengths)
             try validateObjectNames([input, manifest])
             try validateObjectNames([prefix ?? prefixArgument], suffix: "001")
         }
@@ -408,6 +413,21 @@ extension GCDCat {
             }
         }
 
+        /// The parts' lengths of a --size or --parts split of a local file, before anything is
+        /// read (nil for the other forms, whose lengths depend on the lines).
+        var plannedPartLengths: [Int64]? {
+            guard input != "-", !ObjectLocation.isObjectPath(input), let info = try? PartFile.validate(input) else {
+                return nil
+            }
+            let ranges =
+                if let size, !lineBoundary, size.bytes > 0 {
+                    SplitPlan.bySize(total: info.size, size: size.bytes)
+                } else if chunks?.kind == .bytes, let count = parts, count > 0 {
+                    SplitPlan.byCount(total: info.size, count: count)
+                } else { [Range<Int64>]() }
+            return ranges.isEmpty ? nil : ranges.map { Int64($0.count) }
+        }
+
         /// FILE. beside the file; x. for standard input; NAME. in the current folder for an
         /// object s3://BUCKET/…/NAME (downloaded, as `aws s3 cp` does without a destination).
         var defaultPrefix: String {
@@ -452,6 +472,7 @@ extension GCDCat {
                 operation.digest = checksum
                 operation.separator = separatorByte ?? 0x0A
                 operation.elideEmpty = elideEmptyFiles
+                operation.recovery = recovery.request
                 if let k = chunks?.k {
                     try operation.extract(chunk: k, to: STDOUT_FILENO, outputPath: "standard output")
                     return
@@ -494,7 +515,10 @@ extension GCDCat {
                         "gcdcat: \(shown.count) part\(shown.count == 1 ? "" : "s")\(shown.isEmpty ? "" : ": \(listed)")"
                             + (result.manifestPath.map { "; manifest \($0.displayPath)" } ?? "")
                             + (operation.digestListPath.map { "; \(checksum!.rawValue) list \($0.displayPath)" } ?? "")
-                            + "\n")
+                            + (result.recovery.map {
+                                "; \($0.recoveryBlocks) recovery blocks of \($0.blockSize) bytes in \($0.index.displayPath) "
+                                    + "and \($0.volumes.count) volume\($0.volumes.count == 1 ? "" : "s")"
+                            } ?? "") + "\n")
                     if chunks?.kind == .roundRobin {
                         for note in result.notes { writeToStandardError("gcdcat: \(note)\n") }
                     }
@@ -509,6 +533,7 @@ extension GCDCat {
                     outputs: result.partPaths,
                     manifest: result.manifestPath, clonedBytes: result.clonedBytes,
                     copiedBytes: result.copiedBytes, notes: result.notes)
+                report.recovery = result.recovery
                 report.objectStore = store.map {
                     ObjectStoreFacts(
                         counts: $0.counts, copyParts: result.serverCopyParts, copiedBytes: result.serverCopiedBytes,
