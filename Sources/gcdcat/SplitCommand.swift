@@ -52,6 +52,15 @@ extension GCDCat {
                 (--prefix s3://…, by --size), in one pass, with --jobs uploads at once and \
                 --jobs + 1 upload buffers.
 
+                --par2 PERCENT also writes PAR2 recovery volumes beside the parts \
+                (movie.zip.par2 and movie.zip.volNN+MM.par2, as 'par2 create' names them): \
+                recovery blocks as 1% to 100% of the parts' blocks, which par2, \
+                par2cmdline-turbo and 'gcdcat repair' rebuild lost or damaged parts from. \
+                They come from the same read of the input as the parts' checksums, and are \
+                part of the same all-or-nothing set. --par2-block-size SIZE sets the block \
+                (default: about 2000 blocks). For a file cut by ranges; for standard input, \
+                s3://, r/N or --filter, run 'gcdcat protect' on the parts.
+
                 Nothing appears until every part is complete: parts are written unnamed and \
                 named together at the end; an error or a signal leaves none of them. A split \
                 makes at most 50000 parts.
@@ -63,6 +72,7 @@ extension GCDCat {
                   tar c dir | gcdcat split - --size 1G --prefix backup.tar.
                   gcdcat split s3://bkt/big.iso --size 1G --prefix s3://bkt/parts/big.iso.
                   gcdcat split -l 1000 -d big.csv part_
+                  gcdcat split movie.zip --size 1G --par2 10%
                 """)
 
         @Argument(help: "The file to split, - for standard input, or an s3:// object.", completion: .file())

@@ -147,6 +147,17 @@ import Testing
         #expect(try gcdcat(["verify", "data.bin.par2"], in: scratch.path).status == 0)
     }
 
+    @Test func splitHelpTeachesPar2WithAnExample() throws {
+        let help = try gcdcat(["split", "--help"])
+        #expect(help.status == 0)
+        for text in [
+            "--par2 <percent>", "--par2-block-size <size>", "run 'gcdcat protect' on the parts",
+            "gcdcat split movie.zip --size 1G --par2 10%",
+        ] {
+            #expect(help.stdoutText.contains(text), "\(text)")
+        }
+    }
+
     struct Refusal: CustomTestStringConvertible, Sendable {
         var arguments: [String]
         var message: String
