@@ -147,6 +147,25 @@ import Testing
         #expect(try gcdcat(["verify", "data.bin.par2"], in: scratch.path).status == 0)
     }
 
+    /// A naming step that fails (EIO from linkat, injected by strace) rolls back the whole set:
+    /// the parts, volumes and index named before it are removed, the rest discarded. Six parts
+    /// of 5 blocks, 15 recovery blocks in 4 volumes: steps 1-5 name parts, 6-9 volumes, 10 the
+    /// index, 11 the manifest, 12 the first part.
+    @Test(
+        .enabled(if: toolExists("strace"), "strace is needed to fail a naming step"),
+        arguments: [3, 7, 10, 12])
+    func aFailedNamingStepLeavesNoPartVolumeOrIndex(step: Int) throws {
+        let scratch = try Scratch()
+        try scratch.write("in.bin", randomData(6000, seed: 12))
+        let result = try shell(
+            "strace -f -o /dev/null -e trace=linkat -e inject=linkat:error=EIO:when=\(step) "
+                + "\(gcdcatPath) split in.bin -b 1000 --par2 50% --par2-block-size 200 -q",
+            in: scratch.path)
+        #expect(result.status == 1, "step \(step): \(result.stderr)")
+        #expect(result.stderr.contains("Input/output error"), "step \(step): \(result.stderr)")
+        #expect(scratch.listing() == ["in.bin"], "step \(step)")
+    }
+
     @Test func splitHelpTeachesPar2WithAnExample() throws {
         let help = try gcdcat(["split", "--help"])
         #expect(help.status == 0)
