@@ -105,38 +105,23 @@ extension GCDCat {
 
         /// `-o`, or the files' common name without a trailing part number, plus `.par2`.
         func indexPath() throws -> String {
-            if let output { return output }
-            var common = files.first ?? ""
-            for file in files.dropFirst() {
-                common = String(zip(common, file).prefix { $0 == $1 }.map(\.0))
-            }
-            var name = Substring(common)
-            if files.count > 1 {
-                while let last = name.last, last.isASCII && last.isNumber { name.removeLast() }
-                if name.hasSuffix(".part") { name.removeLast(5) }
-                while let last = name.last, ".-_".contains(last) { name.removeLast() }
-            }
-            guard !name.isEmpty, !name.hasSuffix("/") else {
+            guard let path = protection.indexPath else {
                 throw ValidationError("the files share no name; name the set with -o NAME.par2")
             }
-            return name + ".par2"
+            return path
+        }
+
+        /// The core's request, from the options.
+        var protection: Par2Protection {
+            Par2Protection(
+                files: files, output: output, percent: percent ?? 10, blockSize: blockSize, volumes: volumes,
+                uniform: uniform, overwrite: force, fsync: fsync, jobs: jobs)
         }
 
         func run() throws {
             InterruptHandler.install()
             let index = try indexPath()
-            let inputs = files.map { (path: $0, name: String($0.split(separator: "/").last ?? "")) }
-            let result = try reportingFailures {
-                let sizes = try inputs.map { try Par2Creator.fileSize($0.path) }
-                let size = blockSize ?? Par2Creator.defaultBlockSize(fileSizes: sizes)
-                let source = sizes.reduce(0) { $0 + Int(($1 + Int64(size) - 1) / Int64(size)) }
-                let recovery = max(1, Par2Creator.recoveryCount(percent: percent!, sourceBlocks: source))
-                let layout: Par2VolumeLayout = uniform ? .uniform(files: volumes!) : .variable(files: volumes)
-                return try Par2Creator.create(
-                    .init(
-                        inputs: inputs, indexPath: index, sliceSize: size, recoverySlices: recovery, layout: layout,
-                        overwrite: force, fsync: fsync, jobs: jobs))
-            }
+            let result = try reportingFailures { try protection.run() }
             if json {
                 try reportingFailures {
                     try StandardStreams.writeOutput(JSONDocument.encode(ProtectDocument(result: result)))

@@ -52,6 +52,15 @@ extension GCDCat {
                 (--prefix s3://…, by --size), in one pass, with --jobs uploads at once and \
                 --jobs + 1 upload buffers.
 
+                --par2 PERCENT also writes PAR2 recovery volumes beside the parts \
+                (movie.zip.par2 and movie.zip.volNN+MM.par2, as 'par2 create' names them): \
+                recovery blocks as 1% to 100% of the parts' blocks, which par2, \
+                par2cmdline-turbo and 'gcdcat repair' rebuild lost or damaged parts from. \
+                They come from the same read of the input as the parts' checksums, and are \
+                part of the same all-or-nothing set. --par2-block-size SIZE sets the block \
+                (default: about 2000 blocks). For a file cut by ranges; for standard input, \
+                s3://, r/N or --filter, run 'gcdcat protect' on the parts.
+
                 Nothing appears until every part is complete: parts are written unnamed and \
                 named together at the end; an error or a signal leaves none of them. A split \
                 makes at most 50000 parts.
@@ -63,6 +72,7 @@ extension GCDCat {
                   tar c dir | gcdcat split - --size 1G --prefix backup.tar.
                   gcdcat split s3://bkt/big.iso --size 1G --prefix s3://bkt/parts/big.iso.
                   gcdcat split -l 1000 -d big.csv part_
+                  gcdcat split movie.zip --size 1G --par2 10%
                 """)
 
         @Argument(help: "The file to split, - for standard input, or an s3:// object.", completion: .file())
@@ -185,6 +195,7 @@ extension GCDCat {
         @Flag(help: "Make every part durable (fsync) before renaming it into place.")
         var fsync = false
 
+        @OptionGroup var recovery: SplitRecoveryOptions
         @OptionGroup var transfer: TransferOptions
         @OptionGroup var objectStore: ObjectStoreOptions
         @OptionGroup var reporting: ReportOptions
@@ -218,6 +229,10 @@ extension GCDCat {
                 throw ValidationError("--verbose and --json both write to standard output; choose one.")
             }
             try validateRest(lineBoundary: lineBoundary || lineBytes != nil)
+            try recovery.validate(
+                input: input, writesObjects: ObjectLocation.isObjectPath(prefix ?? prefixArgument ?? ""),
+                roundRobin: chunks?.kind == .roundRobin, filter: filter != nil, strategy: strategy,
+                partLengths: plannedPartLengths)
             try validateObjectNames([input, manifest])
             try validateObjectNames([prefix ?? prefixArgument], suffix: "001")
         }
@@ -408,6 +423,21 @@ extension GCDCat {
             }
         }
 
+        /// The parts' lengths of a --size or --parts split of a local file, before anything is
+        /// read (nil for the other forms, whose lengths depend on the lines).
+        var plannedPartLengths: [Int64]? {
+            guard input != "-", !ObjectLocation.isObjectPath(input), let info = try? PartFile.validate(input) else {
+                return nil
+            }
+            let ranges =
+                if let size, !lineBoundary, size.bytes > 0 {
+                    SplitPlan.bySize(total: info.size, size: size.bytes)
+                } else if chunks?.kind == .bytes, let count = parts, count > 0 {
+                    SplitPlan.byCount(total: info.size, count: count)
+                } else { [Range<Int64>]() }
+            return ranges.isEmpty ? nil : ranges.map { Int64($0.count) }
+        }
+
         /// FILE. beside the file; x. for standard input; NAME. in the current folder for an
         /// object s3://BUCKET/…/NAME (downloaded, as `aws s3 cp` does without a destination).
         var defaultPrefix: String {
@@ -452,6 +482,7 @@ extension GCDCat {
                 operation.digest = checksum
                 operation.separator = separatorByte ?? 0x0A
                 operation.elideEmpty = elideEmptyFiles
+                operation.recovery = recovery.request
                 if let k = chunks?.k {
                     try operation.extract(chunk: k, to: STDOUT_FILENO, outputPath: "standard output")
                     return
@@ -494,7 +525,10 @@ extension GCDCat {
                         "gcdcat: \(shown.count) part\(shown.count == 1 ? "" : "s")\(shown.isEmpty ? "" : ": \(listed)")"
                             + (result.manifestPath.map { "; manifest \($0.displayPath)" } ?? "")
                             + (operation.digestListPath.map { "; \(checksum!.rawValue) list \($0.displayPath)" } ?? "")
-                            + "\n")
+                            + (result.recovery.map {
+                                "; \($0.recoveryBlocks) recovery blocks of \($0.blockSize) bytes in \($0.index.displayPath) "
+                                    + "and \($0.volumes.count) volume\($0.volumes.count == 1 ? "" : "s")"
+                            } ?? "") + "\n")
                     if chunks?.kind == .roundRobin {
                         for note in result.notes { writeToStandardError("gcdcat: \(note)\n") }
                     }
@@ -509,6 +543,7 @@ extension GCDCat {
                     outputs: result.partPaths,
                     manifest: result.manifestPath, clonedBytes: result.clonedBytes,
                     copiedBytes: result.copiedBytes, notes: result.notes)
+                report.recovery = result.recovery
                 report.objectStore = store.map {
                     ObjectStoreFacts(
                         counts: $0.counts, copyParts: result.serverCopyParts, copiedBytes: result.serverCopiedBytes,

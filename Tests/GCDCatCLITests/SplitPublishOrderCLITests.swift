@@ -41,6 +41,11 @@ struct SplitPublishOrderCLITests {
         Case(
             label: "standard input", split: "- --prefix in.bin. -b 1000 < in.bin", syscalls: "linkat",
             first: "in.bin.001", manifest: "in.bin.sfv"),
+        // Recovery volumes and their index are named before the manifest and the first part:
+        // six parts of 5 blocks, 15 recovery blocks in 4 volumes, so 12 naming steps.
+        Case(
+            label: "--par2", split: "in.bin -b 1000 --par2 50% --par2-block-size 200", syscalls: "linkat",
+            first: "in.bin.001", manifest: "in.bin.sfv"),
         // An old set of four parts is replaced: a kill halfway must not leave the old first
         // part to start a mixed set.
         Case(
@@ -53,9 +58,9 @@ struct SplitPublishOrderCLITests {
     func aKillAtAnyNamingStepLeavesNoMergeableSet(_ test: Case) throws {
         let input = randomData(6000, seed: 22)
         var completed = false
-        // Seven or eight steps (six parts, the manifest, the digest list); past them the split
-        // completes.
-        for step in 1...10 where !completed {
+        // Seven or eight steps (six parts, the manifest, the digest list), twelve with --par2;
+        // past them the split completes.
+        for step in 1...14 where !completed {
             let scratch = try Scratch()
             try scratch.write("in.bin", input)
             let killed = try shell(
@@ -65,12 +70,14 @@ struct SplitPublishOrderCLITests {
             let merge = try gcdcat(["merge", test.first, "-o", "out"], in: scratch.path)
             let verify = try gcdcat(["verify", test.manifest], in: scratch.path)
             let digests = try gcdcat(["verify", "in.bin.sha256"], in: scratch.path)
+            let recovery = try gcdcat(["verify", "in.bin.par2"], in: scratch.path)
             if killed.status == 0 {
                 completed = true
                 #expect(merge.status == 0, "\(test.label): the complete set: \(merge.stderr)")
                 #expect(scratch.read("out") == input, "\(test.label): the complete set merges back")
                 #expect(verify.status == 0, "\(test.label): the complete set verifies: \(verify.stderr)")
                 if test.split.contains("--checksum") { #expect(digests.status == 0, "\(digests.stderr)") }
+                if test.split.contains("--par2") { #expect(recovery.status == 0, "\(recovery.stderr)") }
                 continue
             }
             // A missing first part (or, for `x00`/`x01`, the one after it) is exit 1 with a message.
@@ -80,11 +87,12 @@ struct SplitPublishOrderCLITests {
             #expect(!scratch.listing().contains("out"), "\(test.label) step \(step): no output")
             #expect(verify.status == 1, "\(test.label) killed at step \(step): verify: \(verify.stderr)")
             #expect(digests.status != 0, "\(test.label) killed at step \(step): verify in.bin.sha256 passed")
+            #expect(recovery.status != 0, "\(test.label) killed at step \(step): verify in.bin.par2 passed")
             if test.syscalls == "linkat", test.setup.isEmpty {
                 // Unnamed files leave nothing behind but the parts already named.
                 #expect(!scratch.listing().contains { $0.hasPrefix(".") }, "\(test.label): \(scratch.listing())")
             }
         }
-        #expect(completed, "\(test.label): the split never completed within 10 naming steps")
+        #expect(completed, "\(test.label): the split never completed within 14 naming steps")
     }
 }

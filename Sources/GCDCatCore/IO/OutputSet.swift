@@ -6,7 +6,8 @@ import Synchronization
     import Glibc
 #endif
 
-/// Every output of one job (a merge's output; a split's parts, checksum list and manifest), as
+/// Every output of one job (a merge's output; a split's parts, recovery volumes, checksum list
+/// and manifest), as
 /// one transaction: each is created through the set, all are discarded on any error, and they
 /// are published all or nothing, in an order that never leaves a mergeable partial set.
 ///
@@ -26,6 +27,12 @@ public final class OutputSet: Sendable {
         case checksumList
         /// The SFV manifest, named after every list and before the first part.
         case manifest
+        /// PAR2 recovery volume `index` (`NAME.volNN+MM.par2`, 0-based in exponent order), named
+        /// after the other parts and before the PAR2 index.
+        case recoveryVolume(Int)
+        /// The PAR2 index (`NAME.par2`), named after its volumes and before the checksum list:
+        /// an index never names volumes that are not there yet.
+        case recoveryIndex
     }
 
     public let inputs: [PartFile]
@@ -118,7 +125,8 @@ public final class OutputSet: Sendable {
     }
 
     /// Names every output of the set, all or nothing: the parts but those ``PublishOrder``
-    /// holds back, then the checksum list, the manifest, and the held-back parts (the first)
+    /// holds back, then the recovery volumes, their index, the checksum list, the manifest,
+    /// and the held-back parts (the first)
     /// last; a job's whole output alone. `naming` is the parts' naming (nil: no part is held
     /// back). `prepare` runs first, inside the publishing window.
     ///
@@ -129,9 +137,11 @@ public final class OutputSet: Sendable {
             defer { state.closed = true }
             return state.closed ? [] : state.members
         }
-        let lists = [Role.checksumList, .manifest].flatMap { role in
-            members.filter { $0.role == role }.map(\.sink)
-        }
+        let lists =
+            Self.recoveryVolumes(of: members)
+            + [Role.recoveryIndex, .checksumList, .manifest].flatMap { role in
+                members.filter { $0.role == role }.map(\.sink)
+            }
         // A job's one output has nothing to roll back with it: it is simply named.
         if members.count == 1, let only = members.first, only.role == .whole {
             try only.sink.publish(fsync: fsync)
@@ -147,6 +157,13 @@ public final class OutputSet: Sendable {
     private static func parts(of members: [(role: Role, sink: OutputSink)]) -> [OutputSink] {
         members.compactMap { member -> (Int, OutputSink)? in
             if case .part(let index) = member.role { return (index, member.sink) }
+            return nil
+        }.sorted { $0.0 < $1.0 }.map(\.1)
+    }
+
+    private static func recoveryVolumes(of members: [(role: Role, sink: OutputSink)]) -> [OutputSink] {
+        members.compactMap { member -> (Int, OutputSink)? in
+            if case .recoveryVolume(let index) = member.role { return (index, member.sink) }
             return nil
         }.sorted { $0.0 < $1.0 }.map(\.1)
     }

@@ -30,7 +30,7 @@ public enum Par2Creator {
         }
     }
 
-    public struct Result: Sendable, Encodable {
+    public struct Result: Sendable, Codable, Equatable {
         public var index: String
         public var volumes: [String]
         public var sourceBlocks: Int
@@ -66,8 +66,9 @@ public enum Par2Creator {
         (sourceBlocks * percent + 50) / 100
     }
 
-    /// Reads every input once and writes the set; every output is written unnamed and named only
-    /// when all are complete (the index last), so a failure or a signal leaves none of them.
+    /// Reads every input once and writes the set through one ``OutputSet``: every output is
+    /// written unnamed and named only when all are complete (the index last), so a failure or a
+    /// signal leaves none of them.
     ///
     /// ## Errors
     /// `.io` naming the file and syscall; `.inputChanged` when an input changed size while it
@@ -97,76 +98,63 @@ public enum Par2Creator {
             bytesRead += try feed(input.path, length: descriptions[index].length, file: index, encoder, &buffer)
         }
         let packets = encoder.finish(creator: creator)
-        var outputs: [AtomicOutputFile] = []
-        do {
-            for volume in volumes {
-                let output = try AtomicOutputFile(
-                    finalPath: directory + "/" + volume.name, overwrite: request.overwrite)
-                outputs.append(output)
-                try writeVolume(output, packets, first: volume.firstExponent, count: volume.count)
-            }
-            let index = try AtomicOutputFile(finalPath: request.indexPath, overwrite: request.overwrite)
-            outputs.append(index)
-            try write(index, bytes: packets.critical.joined() + packets.creator, at: 0)
-        } catch {
-            for output in outputs { output.discard() }
-            throw error
+        try OutputSet.transaction(inputs: [], overwrite: request.overwrite, fsync: request.fsync) { set in
+            try addOutputs(
+                packets, volumes: volumes.map { (directory + "/" + $0.name, $0.firstExponent, $0.count) },
+                indexPath: request.indexPath, to: set, target: { .path($0) })
+            try set.publish()
         }
-        try publishAll(outputs, fsync: request.fsync)
         return Result(
             index: request.indexPath, volumes: volumes.map { directory + "/" + $0.name },
             sourceBlocks: encoder.constants.count, recoveryBlocks: request.recoverySlices,
             blockSize: request.sliceSize, bytesRead: bytesRead)
     }
 
-    /// Names every output, removing the ones already named if one fails.
-    private static func publishAll(_ outputs: [AtomicOutputFile], fsync: Bool) throws {
-        var tokens: [Int] = []
-        do {
-            for output in outputs { try output.finishWriting(fsync: fsync) }
-            for output in outputs {
-                if let token = try output.publish(fsync: fsync, registeringFinalName: true) { tokens.append(token) }
+    /// Adds the volumes (`volumes`: each one's path, first recovery slice and count) and the
+    /// index at `indexPath` to `set`, which names them in that order (``OutputSet/Role``): a
+    /// protect's whole set, or a split's recovery volumes beside its parts.
+    static func addOutputs(
+        _ packets: Par2Encoder.Packets, volumes: [(path: String, firstExponent: Int, count: Int)], indexPath: String,
+        to set: OutputSet, target: (String) throws -> OutputTarget
+    ) throws {
+        for (index, volume) in volumes.enumerated() {
+            let size = volumeSize(packets, first: volume.firstExponent, count: volume.count)
+            try set.produce(.recoveryVolume(index), try target(volume.path), bytes: size) { sink in
+                let fd = try sink.fd
+                try emitVolume(packets, first: volume.firstExponent, count: volume.count) { bytes in
+                    try Syscall.writeAll(fd, from: bytes.baseAddress!, count: bytes.count, path: volume.path)
+                }
             }
-        } catch {
-            // Discarding is idempotent: the output that failed discarded itself already.
-            for output in outputs.prefix(tokens.count) { Syscall.unlink(output.finalPath) }
-            for token in tokens { CleanupRegistry.shared.forget(token) }
-            for output in outputs.dropFirst(tokens.count) { output.discard() }
-            throw error
         }
-        for token in tokens { CleanupRegistry.shared.forget(token) }
+        try set.write(.recoveryIndex, try target(indexPath), Array(packets.critical.joined()) + packets.creator)
     }
 
-    /// A volume: each recovery slice, with copies of the critical packets spread among them (as
-    /// many copies as the slice count has bits, as par2cmdline writes), the creator last.
-    private static func writeVolume(
-        _ output: AtomicOutputFile, _ packets: Par2Encoder.Packets, first: Int, count: Int
+    /// The bytes of the volume holding recovery slices `first..<first + count`, handed to `emit`
+    /// in order (a recovery slice's data is never copied): each slice's packet, copies of the
+    /// critical packets spread among them (as many as the count has bits, as par2cmdline
+    /// writes), the creator's packet last.
+    static func emitVolume(
+        _ packets: Par2Encoder.Packets, first: Int, count: Int, _ emit: (UnsafeRawBufferPointer) throws -> Void
     ) throws {
-        let critical = packets.critical.joined()
+        let critical = Array(packets.critical.joined())
         let copies = Int.bitWidth - count.leadingZeroBitCount
-        var offset: Int64 = 0
         for slice in 0..<count {
             let recovery = packets.recovery[first + slice]
-            try write(output, bytes: recovery.header, at: offset)
-            offset += Int64(recovery.header.count)
-            try Syscall.pwriteAll(
-                output.fd, from: recovery.data.baseAddress!, count: recovery.data.count, offset: offset,
-                path: output.finalPath)
-            offset += Int64(recovery.data.count)
+            try recovery.header.withUnsafeBytes(emit)
+            try emit(recovery.data)
             if (slice + 1) * copies / count > slice * copies / count {
-                try write(output, bytes: Array(critical), at: offset)
-                offset += Int64(critical.count)
+                try critical.withUnsafeBytes(emit)
             }
         }
-        try write(output, bytes: packets.creator, at: offset)
+        try packets.creator.withUnsafeBytes(emit)
     }
 
-    private static func write(_ output: AtomicOutputFile, bytes: some Collection<UInt8>, at offset: Int64) throws {
-        let array = Array(bytes)
-        try array.withUnsafeBytes { raw in
-            try Syscall.pwriteAll(
-                output.fd, from: raw.baseAddress!, count: raw.count, offset: offset, path: output.finalPath)
-        }
+    /// The size of the volume ``emitVolume(_:first:count:_:)`` emits.
+    static func volumeSize(_ packets: Par2Encoder.Packets, first: Int, count: Int) -> Int64 {
+        var size: Int64 = 0
+        // Counting only: the emitter hands over buffers it already holds.
+        try? emitVolume(packets, first: first, count: count) { size += Int64($0.count) }
+        return size
     }
 
     /// The input's name, length and first-16-KiB MD5.

@@ -52,6 +52,8 @@ public struct RunReport: Codable, Sendable, Equatable {
     public var jobs: Int
     /// Object-storage facts (key `s3`), null when no object was read or written.
     public var objectStore: ObjectStoreFacts?
+    /// A split's PAR2 index and volumes (`--par2`); the key is left out without them.
+    public var recovery: Par2Creator.Result?
     /// The process's exit status with this report: 0, as a report is printed only on success.
     public var exitStatus: Int32 = 0
     /// True when the bytes were checked against a manifest: a merge's parts against the set's
@@ -69,7 +71,7 @@ public struct RunReport: Codable, Sendable, Equatable {
         case meanChunkBytes, wallSeconds, userSeconds, systemSeconds, peakRSSBytes, peakRSSAnonBytes
         case peakRSSFileBytes, throughputBytesPerSecond, copyMethod, clonedBytes, copiedBytes, notes, crc32, jobs
         case objectStore = "s3"
-        case exitStatus, verified, warnings, removedParts
+        case exitStatus, verified, warnings, removedParts, recovery
     }
 
     public init(
@@ -170,6 +172,7 @@ public struct RunReport: Codable, Sendable, Equatable {
         try container.encode(verified, forKey: .verified)
         try container.encode(warnings, forKey: .warnings)
         try container.encode(removedParts, forKey: .removedParts)
+        try container.encodeIfPresent(recovery, forKey: .recovery)
     }
 }
 

@@ -56,6 +56,8 @@ public struct SplitResult: Sendable, Equatable {
     public var serverCopyParts = 0
     public var serverCopiedBytes: UInt64 = 0
     public var checkBytesRead: UInt64 = 0
+    /// The PAR2 index and volumes written beside the parts (`--par2`), when any.
+    public var recovery: Par2Creator.Result? = nil
 
     /// This result with `warnings` added.
     func adding(warnings more: [String]) -> SplitResult {
@@ -95,6 +97,8 @@ public struct SplitOperation: Sendable {
     public var separator: UInt8 = 0x0A
     /// Write no empty parts (GNU split's `-e`): the others take the names in turn.
     public var elideEmpty = false
+    /// PAR2 recovery volumes to write beside the parts, from the same read of the input.
+    public var recovery: RecoveryRequest?
 
     public init(
         input: String, mode: SplitMode, naming: PartNaming, manifest: ManifestDestination = .beside,
@@ -115,6 +119,11 @@ public struct SplitOperation: Sendable {
     /// The GNU list's path (the SFV's name with the digest's extension), if one is written.
     public var digestListPath: String? {
         digest.map { String(naming.defaultManifestPath.dropLast(4)) + "." + $0.rawValue }
+    }
+
+    /// The PAR2 index's path (the SFV's name with `.par2`), if recovery volumes are written.
+    public var recoveryIndexPath: String? {
+        recovery.map { _ in String(naming.defaultManifestPath.dropLast(4)) + ".par2" }
     }
 
     /// The manifest's path, if one is written.
@@ -257,6 +266,7 @@ public struct SplitOperation: Sendable {
     /// Splits, then publishes every part and the manifest together. Input `-` is standard input,
     /// split in one pass (``SplitMode/parts(_:)`` needs a known size, so not from a stream).
     public func run(counter: TransferCounter = TransferCounter()) throws -> SplitResult {
+        try requireRecoverySupported()
         if let source = try ObjectLocation(parsing: input) {
             guard let objectStore else {
                 throw GCDCatError(.invalidInput, path: input, message: "no object store to read it from")
@@ -302,10 +312,14 @@ public struct SplitOperation: Sendable {
         let computeCRC = manifestPath != nil
         // auto reads the input once for the crc32s while the kernel clones or copies the parts;
         // the other strategies checksum the bytes as they pass.
+        // --par2 takes the same read, whatever the cores: its blocks need the bytes.
+        let recovery = try recoveryVolumes(pieces: pieces, names: names, file: file)
         let settled =
-            computeCRC && strategy == .auto && !writesObjects && MergeOperation.canAffordCheckThread
+            (computeCRC && MergeOperation.canAffordCheckThread || recovery != nil) && strategy == .auto
+                && !writesObjects
             ? try MergeOperation.settledParts([file])?.first : nil
-        let pieceCRCs = settled.map { PieceChecksums(pieces: pieces, input: $0, jobs: jobs) }
+        let reader = settled ?? (recovery != nil ? file : nil)
+        let pieceCRCs = reader.map { PieceChecksums(pieces: pieces, input: $0, jobs: jobs, recovery: recovery) }
         return try OutputSet.transaction(inputs: [file], overwrite: overwrite, fsync: fsync) { set in
             let finished: [MergeResult]
             do {
@@ -329,14 +343,52 @@ public struct SplitOperation: Sendable {
                 throw error
             }
             let crcs = try pieceCRCs?.wait() ?? finished.map { $0.crc32 ?? 0 }
-            try settled?.requireUnchangedSinceValidation()
+            try reader?.requireUnchangedSinceValidation()
+            let volumes = try recovery?.addOutputs(to: set, target: target)
             let record =
                 try manifestPath == nil ? nil : wholeRecord(crcs: crcs, pieces: pieces, header: header, file: file)
             let warnings = try conclude(
                 set, names: names, crcs: crcs, whole: record?.whole, header: record?.header, sources: pieces)
-            return fileResult(names: names, crcs: crcs, file: file, finished: finished, inputCRC: record?.whole.crc32)
-                .adding(warnings: warnings)
+            var result = fileResult(
+                names: names, crcs: crcs, file: file, finished: finished, inputCRC: record?.whole.crc32)
+            result.recovery = volumes
+            return result.adding(warnings: warnings)
         }
+    }
+
+    /// Refuses `--par2` where the volumes cannot come from the one read of a file's pieces.
+    ///
+    /// ## Errors
+    /// `.invalidInput` naming what `--par2` needs.
+    private func requireRecoverySupported() throws {
+        guard recovery != nil else { return }
+        let fromRanges: Bool
+        if case .roundRobin = mode { fromRanges = false } else { fromRanges = true }
+        guard input == "-" || ObjectLocation.isObjectPath(input) || writesObjects || !fromRanges || strategy != .auto
+        else { return }
+        throw GCDCatError(
+            .invalidInput, path: input == "-" ? "standard input" : input,
+            message: "--par2 needs a local file cut into local parts by ranges (--size, --parts, --lines, "
+                + "--line-bytes, -n N or l/N) with --strategy auto, whose one read feeds the recovery blocks")
+    }
+
+    /// The recovery volumes of `pieces`, planned and their outputs checked, when `--par2` asks.
+    private func recoveryVolumes(pieces: [[SourceRange]], names: [String], file: PartFile) throws
+        -> SplitRecoveryVolumes?
+    {
+        guard let recovery, let indexPath = recoveryIndexPath,
+            let volumes = try SplitRecoveryVolumes.plan(
+                pieces: pieces, partPaths: names, input: file, indexPath: indexPath, request: recovery, jobs: jobs)
+        else { return nil }
+        for path in volumes.outputPaths {
+            if names.contains(where: { samePath($0, path) }) {
+                throw GCDCatError(
+                    .invalidInput, path: path,
+                    message: "a recovery volume would take a part's name; choose another prefix")
+            }
+            try OutputSink.check(target: try target(path), inputs: [file], overwrite: overwrite)
+        }
+        return volumes
     }
 
     /// The manifest's record of the whole input, as the parts restore it: a repeated header is

@@ -1,0 +1,76 @@
+/// `gcdcat protect`: recovery volumes added to files that already exist (a split set, any
+/// files), with par2's defaults for what the caller leaves out.
+public struct Par2Protection: Sendable {
+    /// The files to protect, as given.
+    public var files: [String]
+    /// The index file (`-o`); nil for ``defaultIndexPath(files:)``.
+    public var output: String?
+    /// Recovery blocks per 100 source blocks (par2's `-r`), at least one block in all.
+    public var percent: Int
+    /// A multiple of 4; nil for par2's default, about 2000 blocks in all.
+    public var blockSize: Int?
+    /// par2's `-n`; nil for par2's choice.
+    public var volumes: Int?
+    /// par2's `-u` (needs `volumes`).
+    public var uniform: Bool
+    public var overwrite: Bool
+    public var fsync: Bool
+    public var jobs: Int
+
+    public init(
+        files: [String], output: String?, percent: Int, blockSize: Int?, volumes: Int?, uniform: Bool,
+        overwrite: Bool, fsync: Bool, jobs: Int
+    ) {
+        self.files = files
+        self.output = output
+        self.percent = percent
+        self.blockSize = blockSize
+        self.volumes = volumes
+        self.uniform = uniform
+        self.overwrite = overwrite
+        self.fsync = fsync
+        self.jobs = jobs
+    }
+
+    /// `files`' common name without a trailing part number (and `.part`, and separators), plus
+    /// `.par2`: `movie.zip.001` … give `movie.zip.par2`, one file `f` gives `f.par2`. Nil when
+    /// the files share no name.
+    public static func defaultIndexPath(files: [String]) -> String? {
+        var common = files.first ?? ""
+        for file in files.dropFirst() {
+            common = String(zip(common, file).prefix { $0 == $1 }.map(\.0))
+        }
+        var name = Substring(common)
+        if files.count > 1 {
+            while let last = name.last, last.isASCII && last.isNumber { name.removeLast() }
+            if name.hasSuffix(".part") { name.removeLast(5) }
+            while let last = name.last, ".-_".contains(last) { name.removeLast() }
+        }
+        guard !name.isEmpty, !name.hasSuffix("/") else { return nil }
+        return name + ".par2"
+    }
+
+    /// The index's path: `output`, or the default.
+    public var indexPath: String? { output ?? Self.defaultIndexPath(files: files) }
+
+    /// Reads every file once and writes the index and volumes (``Par2Creator/create(_:)``).
+    ///
+    /// ## Errors
+    /// `.invalidInput` when the files share no name and no `output` was given; those of
+    /// ``Par2Creator/create(_:)``.
+    public func run() throws -> Par2Creator.Result {
+        guard let index = indexPath else {
+            throw GCDCatError(.invalidInput, message: "the files share no name; name the set with -o NAME.par2")
+        }
+        let inputs = files.map { (path: $0, name: String($0.split(separator: "/").last ?? "")) }
+        let sizes = try inputs.map { try Par2Creator.fileSize($0.path) }
+        let size = blockSize ?? Par2Creator.defaultBlockSize(fileSizes: sizes)
+        let source = sizes.reduce(0) { $0 + Int(($1 + Int64(size) - 1) / Int64(size)) }
+        let recovery = max(1, Par2Creator.recoveryCount(percent: percent, sourceBlocks: source))
+        let layout: Par2VolumeLayout = uniform ? .uniform(files: volumes ?? 1) : .variable(files: volumes)
+        return try Par2Creator.create(
+            .init(
+                inputs: inputs, indexPath: index, sliceSize: size, recoverySlices: recovery, layout: layout,
+                overwrite: overwrite, fsync: fsync, jobs: jobs))
+    }
+}
