@@ -165,10 +165,16 @@ func par2PartSet(_ scratch: Scratch) throws -> [String: Data] {
 
     /// `gcdcat movie.zip.par2` read the index as part 2 of a set `movie.zip.par` and copied it
     /// to `movie.zip.par`, exit 0; a volume's name ended in "open: No such file or directory".
+    /// A .par2 that protects a numbered set merges it (``Par2MergeCLITests``); one that protects
+    /// other files names no set to merge.
     @Test(arguments: [["movie.zip.par2"], ["merge", "movie.zip.par2", "-o", "out"], ["movie.zip.vol00+01.par2"]])
-    func aPar2FileGivenToMergeIsRefusedNamingVerifyAndRepair(arguments: [String]) throws {
+    func aPar2FileOfNoNumberedSetGivenToMergeIsRefusedNamingVerifyAndRepair(arguments: [String]) throws {
         let scratch = try Scratch()
-        _ = try protectedSet(scratch)
+        try scratch.write("notes.txt", randomData(30_000, seed: 5))
+        try scratch.write("photo.jpg", randomData(50_000, seed: 6))
+        let protect = try gcdcat(
+            ["protect", "notes.txt", "photo.jpg", "-o", "movie.zip.par2", "--par2-block-size", "4K"], in: scratch.path)
+        #expect(protect.status == 0, "\(protect.stderr)")
         let before = scratch.listing()
         let name = try #require(arguments.first { $0.hasSuffix(".par2") })
         let volume = try #require(before.first { $0.hasPrefix("movie.zip.vol") && $0.hasSuffix(".par2") })
