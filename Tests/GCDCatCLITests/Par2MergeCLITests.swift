@@ -185,6 +185,37 @@ struct Par2MergeFixture {
         #expect(set.scratch.read("out") == set.whole)
     }
 
+    /// GNU split's `backup.tar.part00`…, protected as the whole file is named (`backup.tar.par2`).
+    @Test(needsPar2, arguments: tools)
+    func indexNamedAfterTheOutputIsFound(tool: Par2Tool) throws {
+        let scratch = try Scratch()
+        let whole = randomData(257_123, seed: 77)
+        try scratch.write("whole", whole)
+        #expect(try runTool("split", ["-d", "-b", "100000", "whole", "backup.tar.part"], in: scratch.path).status == 0)
+        try FileManager.default.removeItem(atPath: scratch.file("whole"))
+        let create = try tool.execute(
+            [
+                "create", "-q", "-s4096", "-c25", "backup.tar.par2", "backup.tar.part00", "backup.tar.part01",
+                "backup.tar.part02",
+            ], in: scratch.path)
+        #expect(create.status == 0, "\(create.stderr)")
+        try FileManager.default.removeItem(atPath: scratch.file("backup.tar.part01"))
+        let result = try gcdcat(["backup.tar.part00"], in: scratch.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(scratch.read("backup.tar") == whole)
+    }
+
+    /// The index lost too: its first volume repeats the set's description.
+    @Test(needsPar2, arguments: tools) func volumeStandsInForALostIndex(tool: Par2Tool) throws {
+        let set = try Par2MergeFixture(tool, recovery: 32)
+        try set.remove("movie.zip.par2")
+        try set.remove("movie.zip.003")
+        let result = try gcdcat(["movie.zip.001", "--json"], in: set.scratch.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(set.scratch.read("movie.zip") == set.whole)
+        #expect(try set.json(result)["manifest"] as? String == "movie.zip.vol00+01.par2")
+    }
+
     @Test(.enabled(if: Par2Tool.cmdline.isInstalled, "needs par2 (Debian)"))
     func noVerifyLeavesThePar2Alone() throws {
         let set = try Par2MergeFixture(.cmdline, recovery: 4)
