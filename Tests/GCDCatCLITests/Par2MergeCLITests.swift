@@ -216,6 +216,28 @@ struct Par2MergeFixture {
         #expect(try set.json(result)["manifest"] as? String == "movie.zip.vol00+01.par2")
     }
 
+    /// Ctrl-C while the rebuilt output is written: strace delivers SIGINT at the tenth `write`
+    /// (the note is the first, the output's 4 KiB blocks the rest) and holds it a second, so the
+    /// moment is the same every run. Nothing is left: no output, no temporary, parts as they were.
+    @Test(
+        .enabled(if: toolExists("strace") && Par2Tool.cmdline.isInstalled, "needs strace and par2 (Debian)"))
+    func interruptedRepairingMergeLeavesNothing() throws {
+        let set = try Par2MergeFixture(.cmdline, recovery: 32)
+        try set.remove("movie.zip.002")
+        let listing = set.scratch.listing()
+        let before = try set.partStates()
+        let result = try run(
+            executable: "/usr/bin/env",
+            [
+                "--default-signal", "strace", "-f", "-o", "/dev/null", "-e", "trace=write", "-e",
+                "inject=write:signal=INT:delay_exit=1000000:when=10", gcdcatPath, "movie.zip.001",
+            ], in: set.scratch.path)
+        #expect(result.status == 130)
+        #expect(result.stderr.hasSuffix("\ngcdcat: interrupted by SIGINT; movie.zip was not created\n"))
+        #expect(set.scratch.listing() == listing)
+        #expect(try set.partStates() == before)
+    }
+
     @Test(.enabled(if: Par2Tool.cmdline.isInstalled, "needs par2 (Debian)"))
     func noVerifyLeavesThePar2Alone() throws {
         let set = try Par2MergeFixture(.cmdline, recovery: 4)
