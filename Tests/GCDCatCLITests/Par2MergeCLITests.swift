@@ -177,6 +177,23 @@ struct Par2MergeFixture {
         #expect(document["manifest"] as? String == "movie.zip.par2")
     }
 
+    /// An SFV that rejects a part the PAR2 finds intact: the lists disagree, nothing is written.
+    @Test(.enabled(if: Par2Tool.cmdline.isInstalled, "needs par2 (Debian)"))
+    func sfvAndPar2ThatDisagreeWriteNothingExit2() throws {
+        let set = try Par2MergeFixture(.cmdline, recovery: 4)
+        let sfv = try runTool("cksfv", set.parts, in: set.scratch.path).stdoutText
+        let wrong = sfv.split(separator: "\n").map { $0.hasPrefix("movie.zip.002 ") ? "movie.zip.002 00000000" : $0 }
+        try set.scratch.write("movie.zip.sfv", Data((wrong.joined(separator: "\n") + "\n").utf8))
+        let listing = set.scratch.listing()
+        let result = try gcdcat(["movie.zip.001"], in: set.scratch.path)
+        #expect(result.status == 2)
+        #expect(
+            result.stderr.hasSuffix(
+                "says 00000000: the part is corrupt; movie.zip.par2 finds every part intact, so the two lists "
+                    + "disagree: nothing was written\n"), "\(result.stderr)")
+        #expect(set.scratch.listing() == listing)
+    }
+
     @Test(needsPar2, arguments: tools) func gnuSplitLetterPartsFindTheirPar2(tool: Par2Tool) throws {
         let set = try Par2MergeFixture(tool, recovery: 25, letters: true)
         try set.remove("xab")

@@ -67,10 +67,11 @@ extension MergeOperation {
     ///
     /// ## Errors
     /// `.missingPart` (a part missing) or `.checksumMismatch` (damaged only) when the recovery
-    /// blocks do not suffice, before anything is written; those of ``Par2Repairer`` and of the
-    /// output.
+    /// blocks do not suffice, before anything is written; `listFailure` (the SFV's verdict that
+    /// sent the merge here) when the PAR2 finds every part intact; those of ``Par2Repairer``
+    /// and of the output.
     func mergeRepairing(
-        _ list: Par2PartList, notice: (Notice) -> Void,
+        _ list: Par2PartList, afterListFailure listFailure: GCDCatError? = nil, notice: (Notice) -> Void,
         measure: (OutputTarget, Int64, (TransferCounter) throws -> MergeResult) throws -> MergeResult
     ) throws -> Outcome {
         let resolved = PartArguments.Resolved(
@@ -94,6 +95,12 @@ extension MergeOperation {
         }
         for note in list.set.foreignVolumeNotes { notice(.note(note)) }
         let verification = try checkParts(list)
+        // The SFV rejected a part the PAR2 finds intact: the two lists disagree, and neither wins.
+        if var listFailure, verification.isComplete {
+            listFailure.message +=
+                "; \(list.index.displayPath) finds every part intact, so the two lists disagree: nothing was written"
+            throw listFailure
+        }
         let rebuilt = try rebuiltParts(list, verification)
         if rebuilt.isEmpty {
             notice(.verified(parts: list.paths.count, manifest: list.index))
@@ -118,9 +125,8 @@ extension MergeOperation {
                 return result
             }
         }
-        var checked = MergeVerification(
+        let checked = MergeVerification(
             manifestPath: list.index, expectedCRC: nil, warnings: [], manifestFile: inputs.last)
-        checked.warnings = []
         var outcome = Outcome(
             output: target, request: MergeRequest(parts: parts, limits: limits, jobs: jobs), result: result,
             verification: checked)
@@ -145,7 +151,7 @@ extension MergeOperation {
                 .note(
                     "\(error.path?.displayPath ?? "a part"): \(error.message); checking the set against "
                         + "\(list.index.displayPath) to repair it"))
-            return try mergeRepairing(list, notice: notice, measure: measure)
+            return try mergeRepairing(list, afterListFailure: error, notice: notice, measure: measure)
         }
     }
 
