@@ -44,6 +44,12 @@ extension GCDCat {
                 exits 1, a corrupt one exits 2. Without a manifest, a last part exactly as \
                 large as the others draws a warning: the set may be truncated.
 
+                PAR2: a NAME.par2 beside the set (found as NAME.sfv is) that protects its \
+                parts checks them when no list does; parts missing or damaged (or failing \
+                the list) are rebuilt from its recovery blocks into the output, never into \
+                the parts. When the blocks do not suffice, nothing is written. Giving \
+                NAME.par2 itself merges the set it protects.
+
                 --remove-parts deletes the parts only after the output is named, matched the \
                 manifest-verified parts' crc32 and is fsynced; it needs a manifest, and any \
                 failure keeps every part. The manifest itself is kept.

@@ -22,6 +22,7 @@ extension GCDCat.Verify {
                     text += line + "\n"
                 }
                 try reportingFailures { try StandardStreams.writeOutput(PathName.bytes(of: text)) }
+                for note in set.foreignVolumeNotes where !quiet { writeToStandardError("gcdcat: note: \(note)\n") }
                 if set.damagedPackets > 0 && !quiet {
                     writeToStandardError(
                         "gcdcat: \(list.displayPath): \(set.damagedPackets) damaged packets skipped (the copies in other volumes were used)\n"

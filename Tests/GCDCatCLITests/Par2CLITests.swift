@@ -106,7 +106,8 @@ func par2PartSet(_ scratch: Scratch) throws -> [String: Data] {
         try scratch.write("junk.par2", Data("PAR2\0PKT but nothing valid".utf8))
         let result = try gcdcat(["verify", "junk.par2"], in: scratch.path)
         #expect(result.status == 1)
-        #expect(result.stderr.contains("junk.par2: no intact main packet (1 damaged packets skipped)"))
+        #expect(result.stderr.contains("junk.par2: the main packet is damaged or missing and no recovery volume"))
+        #expect(result.stderr.contains("(0 intact, 1 damaged packets)"))
     }
 }
 
@@ -164,10 +165,16 @@ func par2PartSet(_ scratch: Scratch) throws -> [String: Data] {
 
     /// `gcdcat movie.zip.par2` read the index as part 2 of a set `movie.zip.par` and copied it
     /// to `movie.zip.par`, exit 0; a volume's name ended in "open: No such file or directory".
+    /// A .par2 that protects a numbered set merges it (``Par2MergeCLITests``); one that protects
+    /// other files names no set to merge.
     @Test(arguments: [["movie.zip.par2"], ["merge", "movie.zip.par2", "-o", "out"], ["movie.zip.vol00+01.par2"]])
-    func aPar2FileGivenToMergeIsRefusedNamingVerifyAndRepair(arguments: [String]) throws {
+    func aPar2FileOfNoNumberedSetGivenToMergeIsRefusedNamingVerifyAndRepair(arguments: [String]) throws {
         let scratch = try Scratch()
-        _ = try protectedSet(scratch)
+        try scratch.write("notes.txt", randomData(30_000, seed: 5))
+        try scratch.write("photo.jpg", randomData(50_000, seed: 6))
+        let protect = try gcdcat(
+            ["protect", "notes.txt", "photo.jpg", "-o", "movie.zip.par2", "--par2-block-size", "4K"], in: scratch.path)
+        #expect(protect.status == 0, "\(protect.stderr)")
         let before = scratch.listing()
         let name = try #require(arguments.first { $0.hasSuffix(".par2") })
         let volume = try #require(before.first { $0.hasPrefix("movie.zip.vol") && $0.hasSuffix(".par2") })
@@ -330,5 +337,102 @@ func par2PartSet(_ scratch: Scratch) throws -> [String: Data] {
         #expect(percent.stderr.contains("--par2 must be a percentage from 1% to 1000%"))
         let block = try gcdcat(["protect", "movie.zip.001", "--par2-block-size", "1023"], in: scratch.path)
         #expect(block.status == 64)
+    }
+}
+
+/// Messages for sets that arrive damaged or incomplete, as an outside attack found them.
+extension Par2VerifyCLITests {
+    /// `s.par2` (and its volumes) made by par2cmdline over two files, in a scratch folder.
+    func par2cmdlineSet(recovery: Int = 4) throws -> Scratch {
+        let scratch = try Scratch()
+        try scratch.write("a.bin", randomData(20_000, seed: 1))
+        try scratch.write("b.bin", randomData(9_000, seed: 2))
+        let create = try Par2Tool.cmdline.execute(
+            ["create", "-q", "-s4096", "-c\(recovery)", "s.par2", "a.bin", "b.bin"], in: scratch.path)
+        #expect(create.status == 0, "\(create.stderr)")
+        return scratch
+    }
+
+    /// Flips a byte in the body of every main packet of `name`.
+    func damageMainPackets(_ scratch: Scratch, _ name: String) throws {
+        var data = scratch.read(name)!
+        let type = Data("PAR 2.0\0Main\0\0\0\0".utf8)
+        var from = data.startIndex
+        while let found = data.range(of: type, in: from..<data.endIndex) {
+            data[found.upperBound + 4] ^= 0xFF
+            from = found.upperBound
+        }
+        try scratch.write(name, data)
+    }
+
+    @Test(.enabled(if: Par2Tool.cmdline.isInstalled, "needs par2 (Debian)"))
+    func damagedMainPacketIsCalledDamagedAndSaysNoOtherCopy() throws {
+        let scratch = try par2cmdlineSet()
+        for name in scratch.listing() where name.contains(".vol") {
+            try FileManager.default.removeItem(atPath: scratch.file(name))
+        }
+        try damageMainPackets(scratch, "s.par2")
+        let result = try gcdcat(["verify", "s.par2"], in: scratch.path)
+        #expect(result.status == 1)
+        #expect(
+            result.stderr.hasPrefix(
+                "gcdcat: s.par2: the main packet is damaged or missing and no recovery volume (NAME.volNN+MM.par2) "
+                    + "lies beside it with another copy ("))
+        #expect(!result.stderr.contains("no PAR2 main packet"))
+    }
+
+    @Test(.enabled(if: Par2Tool.cmdline.isInstalled, "needs par2 (Debian)"))
+    func damagedMainPacketEverywhereCountsTheVolumes() throws {
+        let scratch = try par2cmdlineSet()
+        let volumes = scratch.listing().filter { $0.contains(".vol") }
+        for name in volumes + ["s.par2"] { try damageMainPackets(scratch, name) }
+        let result = try gcdcat(["verify", "s.par2"], in: scratch.path)
+        #expect(result.status == 1)
+        #expect(
+            result.stderr.hasPrefix(
+                "gcdcat: s.par2: the main packet is damaged or missing in it and in all \(volumes.count) recovery "
+                    + "volumes beside it ("))
+    }
+
+    @Test(.enabled(if: Par2Tool.cmdline.isInstalled, "needs par2 (Debian)"))
+    func damagedMainPacketInTheIndexAloneIsMendedByTheVolumes() throws {
+        let scratch = try par2cmdlineSet()
+        try damageMainPackets(scratch, "s.par2")
+        let result = try gcdcat(["verify", "s.par2"], in: scratch.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("damaged packets skipped (the copies in other volumes were used)"))
+    }
+
+    @Test(.enabled(if: Par2Tool.cmdline.isInstalled, "needs par2 (Debian)"))
+    func volumeOfAnotherSetBesideTheIndexIsNoted() throws {
+        let scratch = try par2cmdlineSet()
+        let other = try Scratch()
+        try other.write("c.bin", randomData(5_000, seed: 3))
+        let create = try Par2Tool.cmdline.execute(
+            ["create", "-q", "-s4096", "-c1", "s.par2", "c.bin"], in: other.path)
+        #expect(create.status == 0, "\(create.stderr)")
+        try FileManager.default.copyItem(atPath: other.file("s.vol0+1.par2"), toPath: scratch.file("s.vol90+01.par2"))
+        let result = try gcdcat(["verify", "s.par2"], in: scratch.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stderr.contains(
+                "gcdcat: note: s.vol90+01.par2 is a volume of another recovery set (its set id is not s.par2's); "
+                    + "ignored\n"))
+    }
+
+    @Test(.enabled(if: Par2Tool.cmdline.isInstalled, "needs par2 (Debian)"))
+    func deletedIndexSuggestsAVolumeAndAVolumeVerifies() throws {
+        let scratch = try par2cmdlineSet()
+        try FileManager.default.removeItem(atPath: scratch.file("s.par2"))
+        let volumes = scratch.listing().filter { $0.contains(".vol") }
+        let result = try gcdcat(["verify", "s.par2"], in: scratch.path)
+        #expect(result.status == 1)
+        #expect(
+            result.stderr
+                == "gcdcat: s.par2: open: not found, but \(volumes.count) recovery volumes of its set lie beside it, "
+                + "and each holds the set's description: give one instead (gcdcat verify \(volumes[0]))\n")
+        let volume = try gcdcat(["verify", volumes[0]], in: scratch.path)
+        #expect(volume.status == 0, "\(volume.stderr)")
+        #expect(Set(volume.stdoutText.split(separator: "\n")) == ["a.bin: OK", "b.bin: OK"])
     }
 }

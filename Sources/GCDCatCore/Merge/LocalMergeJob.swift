@@ -30,7 +30,7 @@ extension MergeJob {
         guard let measurement else { return nil }
         let removed = removeParts ? try removeMergedParts(outcome, first: paths[0], notice: notice) : []
         var report = RunReport(
-            operation: "merge", strategy: strategy.rawValue, parts: outcome.request.parts.count,
+            operation: "merge", strategy: strategy.rawValue, parts: outcome.partCount ?? outcome.request.parts.count,
             bytes: outcome.result.bytes, limits: operation.limits, chunks: outcome.result.chunks,
             jobs: operation.jobs, time: measurement.time, memory: measurement.memory,
             copyMethod: outcome.result.method, crc32: outcome.result.crc32,
@@ -42,6 +42,7 @@ extension MergeJob {
         report.objectStore = store.map { ObjectStoreFacts(counts: $0.counts) }
         report.verified = outcome.verification.manifestPath != nil
         report.removedParts = removed
+        report.rebuiltParts = outcome.rebuiltParts
         return report
     }
 

@@ -36,6 +36,9 @@ public struct MergeOperation: Sendable {
     public var requiresCRCManifest = false
     /// What a md5/sha list's untagged lines are (`--algorithm`), when its name does not say.
     public var listAlgorithm: HashAlgorithm?
+    /// Set while the parts are checked against their SFV with a PAR2 beside them held back for
+    /// repair (``mergeListed(repairingFrom:notice:measure:)``).
+    var skipsPar2 = false
 
     public init(
         partPaths: [String], output: OutputTarget, strategy: MergeStrategyKind = .auto,
@@ -151,6 +154,10 @@ public struct MergeOperation: Sendable {
         public var request: MergeRequest
         public var result: MergeResult
         public var verification: MergeVerification
+        /// Parts rebuilt from a PAR2 set's recovery blocks into the output, in part order.
+        public var rebuiltParts: [RebuiltPart] = []
+        /// The set's parts, the rebuilt missing ones included.
+        public var partCount: Int? = nil
     }
 
     /// The whole merge from the user's arguments. `notice` hears notes and warnings before the
@@ -168,6 +175,15 @@ public struct MergeOperation: Sendable {
         // A checksum list alone names its set: merge that set, checked against the list.
         if partPaths.count == 1, !asGiven, SetFromList.isNamedAsList(partPaths[0]) {
             return try fromList(partPaths[0]).merge(notice: notice, measure: measure)
+        }
+        // A .par2 beside the set (or given) checks the parts, and rebuilds those missing or damaged.
+        var par2Notes: [String] = []
+        let par2 = skipsPar2 ? nil : try par2Use(notes: &par2Notes)
+        for note in par2Notes { notice(.note(note)) }
+        switch par2 {
+        case .check(let list): return try mergeRepairing(list, notice: notice, measure: measure)
+        case .repairOnly(let list): return try mergeListed(repairingFrom: list, notice: notice, measure: measure)
+        case nil: break
         }
         // A PAR2 file, by its name (its magic would also match the first part of a split .par2).
         if partPaths.count == 1, !asGiven, let refusal = ArchiveVolumes.par2Refusal(partPaths[0]) {
@@ -312,7 +328,7 @@ public struct MergeOperation: Sendable {
 
     /// An output that names a folder (`-o out/`, or an existing folder) receives the derived
     /// name inside it, as `cp FILE DIR` does; any other output is returned as it is.
-    private func intoFolder(_ output: OutputTarget?, _ resolved: PartArguments.Resolved) throws -> OutputTarget? {
+    func intoFolder(_ output: OutputTarget?, _ resolved: PartArguments.Resolved) throws -> OutputTarget? {
         // `-o s3://bucket/` or `s3://bucket/folder/`: the derived name under that prefix.
         if case .object(var object) = output, object.location.key.isEmpty || object.location.key.hasSuffix("/") {
             guard case .path(let derived) = try derivedOutput(resolved) else { return output }
@@ -328,7 +344,7 @@ public struct MergeOperation: Sendable {
         return .path(path.hasSuffix("/") ? path + name : path + "/" + name)
     }
 
-    private func derivedOutput(_ resolved: PartArguments.Resolved) throws -> OutputTarget {
+    func derivedOutput(_ resolved: PartArguments.Resolved) throws -> OutputTarget {
         guard let name = resolved.defaultOutput else {
             throw GCDCatError(
                 .invalidInput, path: partPaths.first,

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// What a PAR2 recovery set says, from packets whose hashes checked out: the slice size, the
 /// files in the main packet's order (the order of the input slices), each file's hashes and
 /// per-slice checksums, and where the usable recovery slices lie.
@@ -38,8 +42,17 @@ public struct Par2RecoverySet: Sendable {
     public var directory: String
     /// The .par2 file the set was read from, for messages.
     public var origin: String
+    /// Volumes beside `origin`, named as its own, whose packets are all of another set: ignored.
+    public var foreignVolumes: [String] = []
 
     public var sliceCount: Int { files.last.map { $0.firstSlice + $0.slices.count } ?? 0 }
+
+    /// What to tell the user about ``foreignVolumes``.
+    public var foreignVolumeNotes: [String] {
+        foreignVolumes.map {
+            "\($0.displayPath) is a volume of another recovery set (its set id is not \(origin.displayPath)'s); ignored"
+        }
+    }
 
     /// The path of `file` on disk (its bare name when the set is in the current folder).
     public func path(of file: File) -> String { directory == "." ? file.name : directory + "/" + file.name }
@@ -61,16 +74,30 @@ extension Par2RecoverySet {
             throw GCDCatError(.io, path: directory, message: "\(error)")
         }
         for entry in entries.sorted() where entry != name && entry.hasPrefix(base + ".") && isVolumeName(entry) {
-            if volumeBase(entry) == base { paths.append(directory + "/" + entry) }
+            // Spelt as the index is (`s.vol00+01.par2` beside `s.par2`, not `./s.vol00+01.par2`).
+            if volumeBase(entry) == base { paths.append(Par2PartList.folderPrefix(of: indexPath) + entry) }
+        }
+        guard try Syscall.statIfExists(indexPath) != nil || paths.count == 1 else {
+            throw GCDCatError(
+                .missingPart, path: indexPath, syscall: "open", errno: ENOENT,
+                message:
+                    "not found, but \(paths.count - 1) recovery volumes of its set lie beside it, and each holds the "
+                    + "set's description: give one instead (gcdcat verify \(paths[1].displayPath))")
         }
         var packets: [Par2ScannedPacket] = []
         var damaged = 0
+        var setIDs: [(path: String, ids: Set<Par2Hash>)] = []
         for path in paths {
             let scanned = try Par2PacketReader.scan(path: path)
             packets += scanned.packets
             damaged += scanned.damaged
+            setIDs.append((path, Set(scanned.packets.map(\.setID))))
         }
-        return try assemble(packets, damaged: damaged, directory: directory, origin: indexPath)
+        var set = try assemble(
+            packets, damaged: damaged, directory: directory, origin: indexPath, volumes: Array(paths.dropFirst()))
+        // A volume left from an earlier set of the same name: par2 ignores it too, but silently.
+        set.foreignVolumes = setIDs.filter { !$0.ids.isEmpty && !$0.ids.contains(set.setID) }.map(\.path)
+        return set
     }
 
     /// `NAME` for `NAME.par2` and `NAME.vol03+04.par2`.

@@ -4,16 +4,23 @@ extension Par2RecoverySet {
     /// ## Errors
     /// `.malformedManifest` naming `origin` when there is no intact main packet, a file's description or slice checksums are all damaged, a name
     /// would leave the set's folder, or a count or size is out of PAR2's bounds.
+    ///
+    /// `volumes` are the recovery volumes read besides `origin`, which messages count.
     public static func assemble(
-        _ packets: [Par2ScannedPacket], damaged: Int, directory: String, origin: String
+        _ packets: [Par2ScannedPacket], damaged: Int, directory: String, origin: String, volumes: [String] = []
     ) throws -> Par2RecoverySet {
         func fail(_ message: String) -> GCDCatError { GCDCatError(.malformedManifest, path: origin, message: message) }
         let mains = packets.filter { $0.type == .main && Par2Hash.md5($0.body) == $0.setID }
         guard let main = mains.first else {
+            guard !packets.isEmpty || damaged > 0 else { throw fail("not a PAR2 file (no PAR2 packet in it)") }
+            // PAR2 repeats the main packet in every volume: say whether another copy was there.
+            let copies =
+                volumes.isEmpty
+                ? "and no recovery volume (NAME.volNN+MM.par2) lies beside it with another copy"
+                : "in it and in all \(volumes.count) recovery volumes beside it"
             throw fail(
-                damaged > 0
-                    ? "no intact main packet (\(damaged) damaged packets skipped): the set cannot be read"
-                    : "not a PAR2 file (no PAR2 main packet)")
+                "the main packet is damaged or missing \(copies) (\(packets.count) intact, \(damaged) damaged "
+                    + "packets): the set cannot be read")
         }
         // Packets of another set (an old volume left beside a re-created set) are ignored: the
         // set is the one whose main packet comes first, the given file's own when it has one.

@@ -64,6 +64,9 @@ public struct RunReport: Codable, Sendable, Equatable {
     public var warnings: [String] = []
     /// The parts `merge --remove-parts` deleted, in order; empty otherwise.
     public var removedParts: [String] = []
+    /// The parts a merge rebuilt from a PAR2 set's recovery blocks into the output (the parts
+    /// themselves untouched), in order; empty otherwise.
+    public var rebuiltParts: [RebuiltPart] = []
 
     enum CodingKeys: String, CodingKey {
         case schemaVersion, command, operation, inputs, output, outputs, manifest, strategy, parts, bytes
@@ -71,7 +74,7 @@ public struct RunReport: Codable, Sendable, Equatable {
         case meanChunkBytes, wallSeconds, userSeconds, systemSeconds, peakRSSBytes, peakRSSAnonBytes
         case peakRSSFileBytes, throughputBytesPerSecond, copyMethod, clonedBytes, copiedBytes, notes, crc32, jobs
         case objectStore = "s3"
-        case exitStatus, verified, warnings, removedParts, recovery
+        case exitStatus, verified, warnings, removedParts, rebuiltParts, recovery
     }
 
     public init(
@@ -132,6 +135,9 @@ public struct RunReport: Codable, Sendable, Equatable {
         lines += objectStore?.lines ?? []
         lines += notes.map { "note           \($0)" }
         if !removedParts.isEmpty { lines.append("removed        \(removedParts.count) parts") }
+        lines += rebuiltParts.map {
+            "rebuilt        \($0.path.displayPath) (\($0.state), \($0.blocks) block\($0.blocks == 1 ? "" : "s"), from PAR2)"
+        }
         lines += warnings.map { "warning        \($0)" }
         return lines.joined(separator: "\n")
     }
@@ -172,6 +178,7 @@ public struct RunReport: Codable, Sendable, Equatable {
         try container.encode(verified, forKey: .verified)
         try container.encode(warnings, forKey: .warnings)
         try container.encode(removedParts, forKey: .removedParts)
+        try container.encode(rebuiltParts, forKey: .rebuiltParts)
         try container.encodeIfPresent(recovery, forKey: .recovery)
     }
 }

