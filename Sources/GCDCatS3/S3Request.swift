@@ -38,6 +38,8 @@ extension S3Client {
         var attempt = 0
         while true {
             let (url, host, path) = address(request, route: route)
+            // Per attempt: the region may have been learned from a redirect, and temporary
+            // credentials may have been refreshed since the last attempt.
             var signer = self.signer
             signer.region = route.region
             let failure: GCDCatError
@@ -46,8 +48,6 @@ extension S3Client {
             headers["host"] = host
             headers["x-amz-date"] = SigV4Signer.amzDate(secondsSince1970: Int(Date().timeIntervalSince1970))
             headers["x-amz-content-sha256"] = payloadHash
-            // Per attempt: temporary credentials may have been refreshed since the last one.
-            var signer = self.signer
             signer.credentials = try currentCredentials(request)
             if let token = signer.credentials.sessionToken { headers["x-amz-security-token"] = token }
             let signature = signer.sign(

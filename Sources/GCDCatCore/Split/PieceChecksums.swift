@@ -48,8 +48,8 @@ final class PieceChecksums: Sendable {
     private static func compute(pieces: [[SourceRange]], input: PartFile, feeding recovery: SplitRecoveryVolumes)
         throws -> [UInt32]
     {
-        let fd = try input.open()
-        defer { close(fd) }
+        let opened = try input.open()
+        let fd = opened.raw
         // Whole blocks per read where they fit in 1 MiB, so most pass to the encoder uncopied.
         let size = recovery.sliceSize < 1 << 20 ? (1 << 20) / recovery.sliceSize * recovery.sliceSize : 1 << 20
         let buffer = try Syscall.allocate(byteCount: size, alignment: 4096, path: input.path)

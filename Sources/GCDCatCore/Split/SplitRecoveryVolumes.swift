@@ -84,8 +84,8 @@ final class SplitRecoveryVolumes: @unchecked Sendable {
         }
         let recovery = max(1, Par2Creator.recoveryCount(percent: request.percent, sourceBlocks: sourceBlocks))
         volumes = request.layout.names(base: String(splitPath(indexPath).name.dropLast(5)), recoverySlices: recovery)
-        let fd = try input.open()
-        defer { close(fd) }
+        let opened = try input.open()
+        let fd = opened.raw
         let descriptions = try kept.map { index in
             Par2Encoder.Description(
                 name: names[index], length: lengths[index],
