@@ -48,6 +48,10 @@ int gcdcat_fadvise_dontneed(int fd, int64_t offset, int64_t len) {
     return posix_fadvise(fd, (off_t)offset, (off_t)len, POSIX_FADV_DONTNEED);
 }
 
+int gcdcat_pipe_cloexec(int fds[2]) {
+    return pipe2(fds, O_CLOEXEC);
+}
+
 int gcdcat_rename_noreplace(const char *from, const char *to) {
     return renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE);
 }

@@ -119,35 +119,11 @@ public final class CurlTransport: HTTPTransport {
                 gcdcat_curl_set_long(easy, CURLOPT_SSL_VERIFYHOST, 0),
             ]
         }
-        switch request.method {
-        case "HEAD":
-            setup.append(gcdcat_curl_set_long(easy, CURLOPT_NOBODY, 1))
-        case "GET":
-            setup.append(gcdcat_curl_set_long(easy, CURLOPT_HTTPGET, 1))
-        case "PUT", "POST":
-            // An upload of exactly `body.count` bytes, read from the caller's buffer.
-            setup += [
-                gcdcat_curl_set_long(easy, CURLOPT_UPLOAD, 1),
-                gcdcat_curl_set_offset(easy, CURLOPT_INFILESIZE_LARGE, curl_off_t(body.count)),
-                gcdcat_curl_set_long(easy, CURLOPT_UPLOAD_BUFFERSIZE, Self.uploadBufferSize),
-                gcdcat_curl_set_pointer(easy, CURLOPT_READDATA, exchange.context),
-                gcdcat_curl_set_callback(easy, CURLOPT_READFUNCTION) { buffer, size, count, context in
-                    guard let buffer else { return 0 }
-                    return CurlExchange.from(context).read(into: buffer, capacity: size * count)
-                },
-                gcdcat_curl_set_pointer(easy, CURLOPT_SEEKDATA, exchange.context),
-                gcdcat_curl_set_seek_callback(easy) { context, offset, origin in
-                    CurlExchange.from(context).seek(to: Int64(offset), origin: origin)
-                },
-            ]
-            if request.method == "POST" { setup.append(gcdcat_curl_set_string(easy, CURLOPT_CUSTOMREQUEST, "POST")) }
-        default:
-            guard body.isEmpty else {
-                let refusal = HTTPTransportError(message: "a \(request.method) request with a body", isRetryable: false)
-                return (.failure(refusal), false)
-            }
-            setup.append(gcdcat_curl_set_string(easy, CURLOPT_CUSTOMREQUEST, request.method))
+        guard let methodSetup = Self.methodOptions(request, body: body, on: easy, exchange: exchange) else {
+            let refusal = HTTPTransportError(message: "a \(request.method) request with a body", isRetryable: false)
+            return (.failure(refusal), false)
         }
+        setup += methodSetup
         if let refused = setup.first(where: { $0 != CURLE_OK }) {
             return (.failure(Self.transportError(refused, exchange)), false)
         }
@@ -172,6 +148,41 @@ public final class CurlTransport: HTTPTransport {
             status: gcdcat_curl_info_long(easy, CURLINFO_RESPONSE_CODE, 0), headers: exchange.headers,
             body: exchange.received, mayHaveBeenSentTwice: keptAConnection && newConnections > 0)
         return (.success(response), false)
+    }
+
+    /// The options of `request`'s method: an upload reads `body` through `exchange`; nil for a
+    /// body on a method that cannot send one.
+    private static func methodOptions(
+        _ request: HTTPRequest, body: UnsafeRawBufferPointer, on easy: UnsafeMutableRawPointer, exchange: CurlExchange
+    ) -> [CURLcode]? {
+        var setup: [CURLcode] = []
+        switch request.method {
+        case "HEAD":
+            setup.append(gcdcat_curl_set_long(easy, CURLOPT_NOBODY, 1))
+        case "GET":
+            setup.append(gcdcat_curl_set_long(easy, CURLOPT_HTTPGET, 1))
+        case "PUT", "POST":
+            // An upload of exactly `body.count` bytes, read from the caller's buffer.
+            setup += [
+                gcdcat_curl_set_long(easy, CURLOPT_UPLOAD, 1),
+                gcdcat_curl_set_offset(easy, CURLOPT_INFILESIZE_LARGE, curl_off_t(body.count)),
+                gcdcat_curl_set_long(easy, CURLOPT_UPLOAD_BUFFERSIZE, Self.uploadBufferSize),
+                gcdcat_curl_set_pointer(easy, CURLOPT_READDATA, exchange.context),
+                gcdcat_curl_set_callback(easy, CURLOPT_READFUNCTION) { buffer, size, count, context in
+                    guard let buffer else { return 0 }
+                    return CurlExchange.from(context).read(into: buffer, capacity: size * count)
+                },
+                gcdcat_curl_set_pointer(easy, CURLOPT_SEEKDATA, exchange.context),
+                gcdcat_curl_set_seek_callback(easy) { context, offset, origin in
+                    CurlExchange.from(context).seek(to: Int64(offset), origin: origin)
+                },
+            ]
+            if request.method == "POST" { setup.append(gcdcat_curl_set_string(easy, CURLOPT_CUSTOMREQUEST, "POST")) }
+        default:
+            guard body.isEmpty else { return nil }
+            setup.append(gcdcat_curl_set_string(easy, CURLOPT_CUSTOMREQUEST, request.method))
+        }
+        return setup
     }
 
     /// The failure in the words the retry policy and the user need: what happened, and

@@ -70,12 +70,19 @@ extension S3Client {
                         upload: MultipartUpload(location: ObjectLocation(bucket: bucket, key: key), uploadID: id),
                         initiated: S3XML.value("Initiated", in: entry).flatMap(S3Dates.isoDate)))
             }
+            let previous = marker
             marker = nil
-            if S3XML.value("IsTruncated", in: body) == "true",
-                let key = S3XML.value("NextKeyMarker", in: body),
-                let id = S3XML.value("NextUploadIdMarker", in: body),
-                !(key.isEmpty && id.isEmpty)
-            {
+            if S3XML.value("IsTruncated", in: body) == "true" {
+                guard let key = S3XML.value("NextKeyMarker", in: body),
+                    let id = S3XML.value("NextUploadIdMarker", in: body), !(key.isEmpty && id.isEmpty),
+                    previous.map({ $0.key != key || $0.uploadID != id }) ?? true
+                else {
+                    // A page that leads nowhere new would be asked for forever.
+                    throw GCDCatError(
+                        .io, path: ObjectLocation(bucket: bucket, key: prefix).description,
+                        syscall: "ListMultipartUploads",
+                        message: "a truncated listing whose next markers are missing or repeat the last page's")
+                }
                 marker = (key, id)
             }
         } while marker != nil
@@ -107,12 +114,14 @@ extension S3Client {
                     ListedPart(
                         partNumber: number, etag: S3XML.value("ETag", in: entry).map(Self.unquoted) ?? "", size: size))
             }
+            let previous = marker
             marker = nil
             if S3XML.value("IsTruncated", in: body) == "true" {
-                guard let next = S3XML.value("NextPartNumberMarker", in: body), !next.isEmpty else {
+                guard let next = S3XML.value("NextPartNumberMarker", in: body), !next.isEmpty, next != previous else {
                     throw GCDCatError(
                         .io, path: upload.location.description, syscall: "ListParts",
-                        message: "a truncated listing of upload \(upload.uploadID) without NextPartNumberMarker")
+                        message: "a truncated listing of upload \(upload.uploadID) whose NextPartNumberMarker is "
+                            + "missing or repeats the last page's")
                 }
                 marker = next
             }

@@ -1,9 +1,23 @@
 import GCDCatSystem
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The two date forms S3 answers with, as seconds since 1970 (UTC), to whole seconds. Parsed by
 /// hand: Swift's Glibc module has no `strptime`.
 package enum S3Dates {
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    /// `2026-11-26 06:45:00 UTC`, for messages.
+    package static func readable(secondsSince1970 seconds: Double) -> String {
+        var time = time_t(seconds)
+        var parts = tm()
+        gmtime_r(&time, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday)) "
+            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) UTC"
+    }
 
     /// An HTTP `Date` header: `Wed, 25 Nov 2026 02:51:43 GMT`.
     package static func httpDate(_ text: String) -> Double? {

@@ -36,14 +36,27 @@ struct S3EndpointSettings {
         let ignoringFromProfile = try Self.flag(
             section["ignore_configured_endpoint_urls"], name: "ignore_configured_endpoint_urls", file: configPath)
         let services = try Self.servicesSection(section, configFile, configPath)
-        var configured: String?
+        // The first endpoint set, with where it was set (named when it is not a URL).
+        var configured: (text: String, source: String, file: String?)?
         if !(ignoringFromEnvironment ?? ignoringFromProfile ?? false) {
+            let file = configPath ?? "~/.aws/config"
             configured =
-                env("AWS_ENDPOINT_URL_S3") ?? env("AWS_ENDPOINT_URL") ?? Self.nonEmpty(services?["s3.endpoint_url"])
-                ?? Self.nonEmpty(section["endpoint_url"])
+                env("AWS_ENDPOINT_URL_S3").map { ($0, "AWS_ENDPOINT_URL_S3", nil) }
+                ?? env("AWS_ENDPOINT_URL").map { ($0, "AWS_ENDPOINT_URL", nil) }
+                ?? Self.nonEmpty(services?["s3.endpoint_url"]).map { ($0, "the services section's s3 endpoint_url", file) }
+                ?? Self.nonEmpty(section["endpoint_url"]).map { ($0, "the profile's endpoint_url", file) }
         }
-        endpoint = try (Self.nonEmpty(endpointURL) ?? configured).map { text throws(GCDCatError) in
-            try S3Endpoint(parsing: text)
+        if let text = Self.nonEmpty(endpointURL) {
+            endpoint = try S3Endpoint(parsing: text)
+        } else if let configured {
+            do {
+                endpoint = try S3Endpoint(parsing: configured.text)
+            } catch {
+                throw S3ConfigurationRefusal(
+                    file: configured.file, "\(configured.source) = \(configured.text): \(error.message)")
+            }
+        } else {
+            endpoint = nil
         }
         switch section["s3.addressing_style"]?.lowercased() {
         case nil, "", "auto": addressingStyle = nil

@@ -7,7 +7,7 @@ import GCDCatCore
 /// Whether `--json` was asked for is read from the command line itself, so that usage errors,
 /// which stop before any command exists, get the object too.
 enum JSONErrors {
-    static let commands = ["merge", "split", "checksum", "verify", "protect", "repair", "bench"]
+    static let commands = ["merge", "split", "checksum", "verify", "protect", "repair", "uploads", "bench"]
 
     /// The command line after ``expandingOptionalValues(_:)``.
     static let arguments = expandingOptionalValues(rawArguments)

@@ -457,21 +457,37 @@ extension GCDCat {
                 additionalSuffix: additionalSuffix)
         }
 
+        /// How the input is cut, from whichever of -n, -l, -C, --line-boundary, -b was given.
+        var mode: SplitMode {
+            if let chunks {
+                switch chunks.kind {
+                case .bytes: return .parts(chunks.n)
+                case .lines: return .lineChunks(chunks.n)
+                case .roundRobin: return .roundRobin(chunks.n)
+                }
+            }
+            if let lines { return .lineCount(lines, headerLines: headerLines) }
+            if let lineBytes { return .lines(limit: lineBytes.bytes, headerLines: headerLines) }
+            if lineBoundary { return .lines(limit: size!.bytes, headerLines: headerLines) }
+            return .size(size!.bytes)
+        }
+
+        /// The one line a split ends with: its parts, manifest, list and recovery volumes.
+        func summary(_ result: SplitResult, digestListPath: String?) -> String {
+            let shown = result.partPaths.map(\.displayPath)
+            let listed = shown.count > 4 ? "\(shown.first!) … \(shown.last!)" : shown.joined(separator: ", ")
+            return "gcdcat: \(shown.count) part\(shown.count == 1 ? "" : "s")\(shown.isEmpty ? "" : ": \(listed)")"
+                + (result.manifestPath.map { "; manifest \($0.displayPath)" } ?? "")
+                + (digestListPath.map { "; \(checksum!.rawValue) list \($0.displayPath)" } ?? "")
+                + (result.recovery.map {
+                    "; \($0.recoveryBlocks) recovery blocks of \($0.blockSize) bytes in \($0.index.displayPath) "
+                        + "and \($0.volumes.count) volume\($0.volumes.count == 1 ? "" : "s")"
+                } ?? "") + "\n"
+        }
+
         func run() throws {
             InterruptHandler.install()
             try reportingFailures {
-                let mode: SplitMode =
-                    if let chunks {
-                        switch chunks.kind {
-                        case .bytes: .parts(chunks.n)
-                        case .lines: .lineChunks(chunks.n)
-                        case .roundRobin: .roundRobin(chunks.n)
-                        }
-                    } else if let lines { .lineCount(lines, headerLines: headerLines) } else if let lineBytes {
-                        .lines(limit: lineBytes.bytes, headerLines: headerLines)
-                    } else if lineBoundary {
-                        .lines(limit: size!.bytes, headerLines: headerLines)
-                    } else { .size(size!.bytes) }
                 let naming = naming()
                 var operation = SplitOperation(
                     input: input, mode: mode, naming: naming,
@@ -519,16 +535,7 @@ extension GCDCat {
                         Array(result.partPaths.map { "creating file '\($0.displayPath)'\n" }.joined().utf8))
                 }
                 if !reporting.quiet && !reporting.json {
-                    let shown = result.partPaths.map(\.displayPath)
-                    let listed = shown.count > 4 ? "\(shown.first!) … \(shown.last!)" : shown.joined(separator: ", ")
-                    writeToStandardError(
-                        "gcdcat: \(shown.count) part\(shown.count == 1 ? "" : "s")\(shown.isEmpty ? "" : ": \(listed)")"
-                            + (result.manifestPath.map { "; manifest \($0.displayPath)" } ?? "")
-                            + (operation.digestListPath.map { "; \(checksum!.rawValue) list \($0.displayPath)" } ?? "")
-                            + (result.recovery.map {
-                                "; \($0.recoveryBlocks) recovery blocks of \($0.blockSize) bytes in \($0.index.displayPath) "
-                                    + "and \($0.volumes.count) volume\($0.volumes.count == 1 ? "" : "s")"
-                            } ?? "") + "\n")
+                    writeToStandardError(summary(result, digestListPath: operation.digestListPath))
                     if chunks?.kind == .roundRobin {
                         for note in result.notes { writeToStandardError("gcdcat: \(note)\n") }
                     }

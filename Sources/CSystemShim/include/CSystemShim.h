@@ -27,6 +27,10 @@ int gcdcat_fadvise_dontneed(int fd, int64_t offset, int64_t len);
 /// renameat2(2) with RENAME_NOREPLACE: fails with EEXIST instead of replacing.
 int gcdcat_rename_noreplace(const char *from, const char *to);
 
+/// `pipe2(fds, O_CLOEXEC)`: a pipe no program started meanwhile inherits (Glibc's module leaves
+/// pipe2 out without _GNU_SOURCE).
+int gcdcat_pipe_cloexec(int fds[2]);
+
 /// mmap(2) of `length` bytes from page-aligned `offset`, for reading; MAP_FAILED becomes NULL (errno set).
 void *gcdcat_map_readonly(int fd, size_t length, int64_t offset, int populate);
 int gcdcat_unmap(void *address, size_t length);

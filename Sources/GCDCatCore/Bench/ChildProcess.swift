@@ -31,57 +31,22 @@ public enum ChildProcess {
     public static func run(
         _ arguments: [String], standardOutputPath: String? = nil, registry: CleanupRegistry = .shared
     ) throws -> ChildOutcome {
-        var outPipe: [Int32] = [0, 0]
-        var errPipe: [Int32] = [0, 0]
-        guard pipe(&outPipe) == 0, pipe(&errPipe) == 0 else {
-            throw GCDCatError.syscall("pipe", path: arguments[0], errno: errno)
-        }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        if let standardOutputPath {
-            posix_spawn_file_actions_addopen(&actions, 1, standardOutputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o666)
-        } else {
-            posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
-        }
-        posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
-        for fd in outPipe + errPipe { posix_spawn_file_actions_addclose(&actions, fd) }
-
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid: pid_t = 0
         let start = DispatchTime.now().uptimeNanoseconds
-        let spawned = posix_spawnp(&pid, arguments[0], &actions, nil, argv, environ)
-        close(outPipe[1])
-        close(errPipe[1])
-        guard spawned == 0 else {
-            close(outPipe[0])
-            close(errPipe[0])
-            throw GCDCatError.syscall("posix_spawn", path: arguments[0], errno: spawned)
-        }
+        let child = try SpawnedChild.start(arguments, standardInput: .null, standardOutputPath: standardOutputPath)
+        let pid = child.pid
         let token = registry.register(.process(pid))
         defer { registry.forget(token) }
         let peak = PeakPoller(pid: pid)
 
-        // Drain standard error on another thread so neither pipe can fill up and block the child.
-        let errorBytes = PipeDrain(fd: errPipe[0])
-        let output = readAll(outPipe[0])
+        let (output, errors) = child.drain() ?? ([], [])  // no limit: never nil
         var status: Int32 = 0
         var usage = rusage()
         while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
         let wall = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         let peakRSS = peak.stop()
-        let exit = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
         return ChildOutcome(
-            status: exit, wallSeconds: wall, peakRSSBytes: peakRSS,
-            standardOutput: output, standardError: errorBytes.wait())
-    }
-
-    /// Reads a pipe to its end and closes it; a read error ends the output there.
-    static func readAll(_ fd: Int32) -> [UInt8] {
-        defer { close(fd) }
-        return (try? Syscall.readToEnd(fd, path: "pipe")) ?? []
+            status: SpawnedChild.exitCode(status), wallSeconds: wall, peakRSSBytes: peakRSS,
+            standardOutput: output, standardError: errors)
     }
 }
 
@@ -127,22 +92,5 @@ private final class PeakValue: Sendable {
             if exchanged { return }
             current = original
         }
-    }
-}
-
-/// Reads a pipe to its end on a global queue.
-private final class PipeDrain: Sendable {
-    private let group = DispatchGroup()
-    private let result = ResultSlots<[UInt8]>(count: 1)
-
-    init(fd: Int32) {
-        DispatchQueue.global().async(group: group) { [result] in
-            result[0] = ChildProcess.readAll(fd)
-        }
-    }
-
-    func wait() -> [UInt8] {
-        group.wait()
-        return result[0] ?? []
     }
 }

@@ -172,23 +172,7 @@ public struct MergeOperation: Sendable {
         notice: (Notice) -> Void,
         measure: (OutputTarget, Int64, (TransferCounter) throws -> MergeResult) throws -> MergeResult
     ) throws -> Outcome {
-        // A checksum list alone names its set: merge that set, checked against the list.
-        if partPaths.count == 1, !asGiven, SetFromList.isNamedAsList(partPaths[0]) {
-            return try fromList(partPaths[0]).merge(notice: notice, measure: measure)
-        }
-        // A .par2 beside the set (or given) checks the parts, and rebuilds those missing or damaged.
-        var par2Notes: [String] = []
-        let par2 = skipsPar2 ? nil : try par2Use(notes: &par2Notes)
-        for note in par2Notes { notice(.note(note)) }
-        switch par2 {
-        case .check(let list): return try mergeRepairing(list, notice: notice, measure: measure)
-        case .repairOnly(let list): return try mergeListed(repairingFrom: list, notice: notice, measure: measure)
-        case nil: break
-        }
-        // A PAR2 file, by its name (its magic would also match the first part of a split .par2).
-        if partPaths.count == 1, !asGiven, let refusal = ArchiveVolumes.par2Refusal(partPaths[0]) {
-            throw refusal
-        }
+        if let routed = try mergeByListOrPar2(notice: notice, measure: measure) { return routed }
         let resolved = try PartArguments.resolve(partPaths, asGiven: asGiven)
         if partPaths.count == 1, !asGiven, !resolved.discovered, try SetFromList.readsAsList(partPaths[0]) {
             return try fromList(partPaths[0]).merge(notice: notice, measure: measure)
@@ -211,17 +195,7 @@ public struct MergeOperation: Sendable {
         for warning in warnings { notice(.warning(warning)) }
         if manifestFile == nil && !resolved.discovered && !asGiven { try refuseListContents(parts) }
         if let manifestFile { try refuseManifestAmongParts(manifestFile, parts: parts) }
-        if requiresCRCManifest, let manifestFile {
-            do {
-                _ = try Manifest.load(manifestFile.path)
-            } catch let error as GCDCatError where error.code == .malformedManifest {
-                throw GCDCatError(
-                    .invalidInput, path: manifestFile.path,
-                    message:
-                        "not an SFV manifest, so the merged output could not be checked against a crc32 "
-                        + "before the parts are removed; nothing was written (give an SFV with --manifest)")
-            }
-        }
+        if requiresCRCManifest, let manifestFile { try requireSFV(manifestFile) }
         let inputs = parts + (manifestFile.map { [$0] } ?? [])
         // Refuse a bad output before spending time reading every part for their CRCs.
         if case .path(let path) = target {
@@ -245,35 +219,9 @@ public struct MergeOperation: Sendable {
                 manifestPath: manifestFile?.path, expectedCRC: nil, warnings: [], manifestFile: manifestFile)
             for warning in overlapped.check.warnings { notice(.note(warning)) }
         } else {
-            // The check reads every part in full before the merge starts: a long wait to show.
-            let counter = TransferCounter()
-            let meter = manifestFile.flatMap { manifest in
-                showsCheckProgress
-                    ? ProgressMeter(
-                        label: "checking " + manifest.path, total: parts.reduce(0) { $0 + $1.size },
-                        counter: counter) : nil
-            }
-            defer { meter?.finish() }
-            verification = try MergeVerification.check(
-                parts, manifest: manifestFile, jobs: jobs, counter: counter, algorithm: listAlgorithm)
-            for warning in verification.warnings { notice(.note(warning)) }
+            verification = try checkBeforeCopying(parts, manifest: manifestFile, notice: notice)
         }
-        if let path = verification.manifestPath {
-            if overlapped == nil { notice(.verified(parts: parts.count, manifest: path)) }
-        } else {
-            // Without a manifest to say where the set starts, a missing first part would go unseen.
-            if let usual = resolved.usualFirst, let first = resolved.parts.first {
-                throw GCDCatError(
-                    .missingPart, path: first,
-                    message:
-                        "no \(usual.displayPath) before it, so the set's first part may be missing. If the set really "
-                        + "starts here (split --start), merge it with its manifest, or list its parts")
-            }
-            // A discovered set, or a list of one set's parts: both may lack parts no one made.
-            if resolved.discovered || (!asGiven && !resolved.manifestCandidates.isEmpty) {
-                for warning in MergeVerification.truncationWarning(parts) { notice(.warning(warning)) }
-            }
-        }
+        if verification.manifestPath == nil { try refuseUnprovenStart(resolved, parts: parts, notice: notice) }
         // A split that repeated a header atop every part: the output drops it again.
         let request = MergeRequest(
             sources: MergeVerification.sources(
@@ -298,6 +246,82 @@ public struct MergeOperation: Sendable {
             notice(.verified(parts: parts.count, manifest: checked.manifestPath ?? ""))
         }
         return Outcome(output: target, request: request, result: result, verification: verification)
+    }
+
+    /// The merge a checksum list or a `.par2` routes to, or nil when the arguments name parts.
+    private func mergeByListOrPar2(
+        notice: (Notice) -> Void,
+        measure: (OutputTarget, Int64, (TransferCounter) throws -> MergeResult) throws -> MergeResult
+    ) throws -> Outcome? {
+        // A checksum list alone names its set: merge that set, checked against the list.
+        if partPaths.count == 1, !asGiven, SetFromList.isNamedAsList(partPaths[0]) {
+            return try fromList(partPaths[0]).merge(notice: notice, measure: measure)
+        }
+        // A .par2 beside the set (or given) checks the parts, and rebuilds those missing or damaged.
+        var par2Notes: [String] = []
+        let par2 = skipsPar2 ? nil : try par2Use(notes: &par2Notes)
+        for note in par2Notes { notice(.note(note)) }
+        switch par2 {
+        case .check(let list): return try mergeRepairing(list, notice: notice, measure: measure)
+        case .repairOnly(let list): return try mergeListed(repairingFrom: list, notice: notice, measure: measure)
+        case nil: break
+        }
+        // A PAR2 file, by its name (its magic would also match the first part of a split .par2).
+        if partPaths.count == 1, !asGiven, let refusal = ArchiveVolumes.par2Refusal(partPaths[0]) {
+            throw refusal
+        }
+        return nil
+    }
+
+    /// `--remove-parts` needs an SFV: the merged output's crc32 is checked before any part goes.
+    private func requireSFV(_ manifestFile: PartFile) throws {
+        do {
+            _ = try Manifest.load(manifestFile.path)
+        } catch let error as GCDCatError where error.code == .malformedManifest {
+            throw GCDCatError(
+                .invalidInput, path: manifestFile.path,
+                message:
+                    "not an SFV manifest, so the merged output could not be checked against a crc32 "
+                    + "before the parts are removed; nothing was written (give an SFV with --manifest)")
+        }
+    }
+
+    /// Checks every part against the manifest (when there is one) before the merge starts,
+    /// showing progress: the check reads every part in full, a long wait.
+    private func checkBeforeCopying(
+        _ parts: [PartFile], manifest manifestFile: PartFile?, notice: (Notice) -> Void
+    ) throws -> MergeVerification {
+        let counter = TransferCounter()
+        let meter = manifestFile.flatMap { manifest in
+            showsCheckProgress
+                ? ProgressMeter(
+                    label: "checking " + manifest.path, total: parts.reduce(0) { $0 + $1.size },
+                    counter: counter) : nil
+        }
+        defer { meter?.finish() }
+        let verification = try MergeVerification.check(
+            parts, manifest: manifestFile, jobs: jobs, counter: counter, algorithm: listAlgorithm)
+        for warning in verification.warnings { notice(.note(warning)) }
+        if let path = verification.manifestPath { notice(.verified(parts: parts.count, manifest: path)) }
+        return verification
+    }
+
+    /// Without a manifest to say where the set starts or ends: a missing first part is refused,
+    /// and a set that may lack its last parts is warned of.
+    private func refuseUnprovenStart(
+        _ resolved: PartArguments.Resolved, parts: [PartFile], notice: (Notice) -> Void
+    ) throws {
+        if let usual = resolved.usualFirst, let first = resolved.parts.first {
+            throw GCDCatError(
+                .missingPart, path: first,
+                message:
+                    "no \(usual.displayPath) before it, so the set's first part may be missing. If the set really "
+                    + "starts here (split --start), merge it with its manifest, or list its parts")
+        }
+        // A discovered set, or a list of one set's parts: both may lack parts no one made.
+        if resolved.discovered || (!asGiven && !resolved.manifestCandidates.isEmpty) {
+            for warning in MergeVerification.truncationWarning(parts) { notice(.warning(warning)) }
+        }
     }
 
     /// This merge of the set `list` names, from its first part, with `list` as its manifest.

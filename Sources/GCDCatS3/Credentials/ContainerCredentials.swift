@@ -48,6 +48,13 @@ package struct ContainerCredentials: S3CredentialProvider {
         } else if let token {
             headers["authorization"] = token
         }
+        // A line break would end the header and start another: refused, as botocore refuses it.
+        if let value = headers["authorization"], value.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D }) {
+            throw .credentialSource(
+                sourceName,
+                "the authorization token (\(tokenFile.map { "from \($0)" } ?? "AWS_CONTAINER_AUTHORIZATION_TOKEN")) "
+                    + "contains a line break")
+        }
         let response = try http.send(
             HTTPRequest(method: "GET", url: url, headers: headers, timeout: timeout), source: sourceName,
             what: "request")

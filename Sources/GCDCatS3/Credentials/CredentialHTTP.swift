@@ -66,8 +66,9 @@ package struct CredentialJSON: Decodable {
         do {
             document = try JSONDecoder().decode(CredentialJSON.self, from: Data(bytes))
         } catch {
-            let start = String(decoding: bytes.prefix(80), as: UTF8.self).split(separator: "\n").first ?? ""
-            throw .credentialSource(source, "the answer is not credentials in JSON (it starts '\(start)')")
+            // Never quoted: a malformed answer may still hold a secret key.
+            throw .credentialSource(
+                source, "the answer (\(bytes.count) bytes) is not credentials in JSON; its content is not shown")
         }
         guard let id = document.accessKeyID, !id.isEmpty, let secret = document.secretAccessKey, !secret.isEmpty
         else {

@@ -11,14 +11,19 @@ import Synchronization
 ///   parts whose credentials expire together cause one STS call, not a hundred; the others
 ///   wait, then find the fresh credentials in the cache.
 /// - Credentials are refreshed `refreshAhead` seconds (5 minutes) before they expire. If that
-///   early refresh fails, the old credentials are used while they still work; once they have
-///   expired, the source's error is thrown.
+///   early refresh fails, the old credentials are used while they still work, and the source is
+///   asked again no sooner than `retryAfterFailure` seconds later (not at every request); once
+///   they have expired, the source's error is thrown.
+/// - Credentials that a source hands over already expired are refused, naming it, as awscli
+///   refuses them.
 public final class S3CredentialCache: Sendable {
     public let source: any S3CredentialProvider
     private let refreshAhead: Double
     private let clock: @Sendable () -> Double
     private let cached: Mutex<ExpiringCredentials>
-    private let refreshing = Mutex<Void>(())
+    /// Held across a refresh; holds when the source may next be asked after a failed one.
+    private let refreshing = Mutex<Double>(0)
+    private static let retryAfterFailure: Double = 30
 
     /// - Parameters:
     ///   - initial: the credentials already fetched from `source` (resolution fetches once, so
@@ -47,7 +52,22 @@ public final class S3CredentialCache: Sendable {
         fetchingFrom source: any S3CredentialProvider, refreshAhead: Double = 300,
         clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
     ) throws(GCDCatError) {
-        self.init(source: source, initial: try source.fetch(), refreshAhead: refreshAhead, clock: clock)
+        self.init(
+            source: source, initial: try Self.unexpired(source.fetch(), from: source, now: clock()),
+            refreshAhead: refreshAhead, clock: clock)
+    }
+
+    /// `fetched`, unless it expired already.
+    private static func unexpired(
+        _ fetched: ExpiringCredentials, from source: any S3CredentialProvider, now: Double
+    ) throws(GCDCatError) -> ExpiringCredentials {
+        if let expiration = fetched.expiration, expiration <= now {
+            throw .credentialSource(
+                source.sourceName,
+                "the credentials it gave expired at \(S3Dates.readable(secondsSince1970: expiration)), before they could be used"
+            )
+        }
+        return fetched
     }
 
     /// The credentials last fetched, fresh or not (for descriptions and for scrubbing the
@@ -60,16 +80,20 @@ public final class S3CredentialCache: Sendable {
     /// The source's, when a refresh fails and the cached credentials have expired.
     public func current() throws(GCDCatError) -> S3Credentials {
         if let fresh = freshCached() { return fresh }
-        return try refreshing.withLock { _ throws(GCDCatError) -> S3Credentials in
+        return try refreshing.withLock { nextAttempt throws(GCDCatError) -> S3Credentials in
             // Another thread may have refreshed while this one waited for the lock.
             if let fresh = freshCached() { return fresh }
             let old = cached.withLock { $0 }
+            let now = clock()
+            let oldStillWorks = old.expiration.map { now < $0 } ?? true
+            if oldStillWorks && now < nextAttempt { return old.credentials }
             do throws(GCDCatError) {
-                let new = try source.fetch()
+                let new = try Self.unexpired(source.fetch(), from: source, now: now)
                 cached.withLock { $0 = new }
                 return new.credentials
             } catch {
-                if let expiration = old.expiration, clock() < expiration { return old.credentials }
+                nextAttempt = now + Self.retryAfterFailure
+                if oldStillWorks { return old.credentials }
                 throw error
             }
         }

@@ -1,0 +1,100 @@
+import CSystemShim
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A program started with `posix_spawnp`, its standard output and standard error on pipes that
+/// this process reads: what `bench` runs and what a `credential_process` is.
+package struct SpawnedChild {
+    package let pid: pid_t
+    private let output: Int32
+    private let errors: Int32
+
+    /// Where the child's standard input comes from.
+    package enum StandardInput {
+        /// This process's own (a `credential_process` may prompt, as awscli lets it).
+        case inherited
+        /// `/dev/null`: a benchmarked program must not wait for a terminal.
+        case null
+    }
+
+    /// Starts `arguments[0]`, looked up in PATH; with `standardOutputPath`, its standard output
+    /// goes to a new file there instead of the pipe.
+    ///
+    /// ## Errors
+    /// `.io` naming the program and `pipe` or `posix_spawn` when it cannot be started.
+    package static func start(
+        _ arguments: [String], standardInput: StandardInput, standardOutputPath: String? = nil
+    ) throws(GCDCatError) -> SpawnedChild {
+        var outPipe: [Int32] = [0, 0]
+        var errPipe: [Int32] = [0, 0]
+        // Close-on-exec from the start: a program another thread starts meanwhile that inherits a
+        // write end would keep the reads here waiting until it exits. (dup2 clears it on 1 and 2.)
+        guard gcdcat_pipe_cloexec(&outPipe) == 0 else { throw .syscall("pipe", path: arguments[0], errno: errno) }
+        guard gcdcat_pipe_cloexec(&errPipe) == 0 else {
+            let code = errno
+            close(outPipe[0])
+            close(outPipe[1])
+            throw .syscall("pipe", path: arguments[0], errno: code)
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        if standardInput == .null { posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0) }
+        if let standardOutputPath {
+            posix_spawn_file_actions_addopen(&actions, 1, standardOutputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o666)
+        } else {
+            posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
+        }
+        posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawnp(&pid, arguments[0], &actions, nil, argv, environ)
+        close(outPipe[1])
+        close(errPipe[1])
+        guard spawned == 0 else {
+            close(outPipe[0])
+            close(errPipe[0])
+            throw .syscall("posix_spawn", path: arguments[0], errno: spawned)
+        }
+        return SpawnedChild(pid: pid, output: outPipe[0], errors: errPipe[0])
+    }
+
+    /// Reads standard output and standard error to their ends with `poll`, so that neither pipe
+    /// can fill up and block the child, and closes both; a read error ends that stream there.
+    /// Past `limit` bytes in all, stops reading and returns nil (the caller ends the child).
+    package func drain(limit: Int = .max) -> (output: [UInt8], errors: [UInt8])? {
+        var collected: [[UInt8]] = [[], []]
+        var open = [output, errors]
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while open.contains(where: { $0 >= 0 }) {
+            var fds = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            if poll(&fds, nfds_t(fds.count), -1) < 0 {
+                if errno == EINTR { continue }
+                break
+            }
+            for index in fds.indices where fds[index].fd >= 0 && fds[index].revents != 0 {
+                let count = read(fds[index].fd, &buffer, buffer.count)
+                if count > 0 {
+                    collected[index] += buffer[..<count]
+                    if collected[0].count + collected[1].count > limit {
+                        for fd in open where fd >= 0 { close(fd) }
+                        return nil
+                    }
+                } else if count == 0 || errno != EINTR {
+                    close(open[index])
+                    open[index] = -1
+                }
+            }
+        }
+        for fd in open where fd >= 0 { close(fd) }
+        return (collected[0], collected[1])
+    }
+
+    /// A `wait` status as a shell shows it: the exit code, or 128 + the signal that ended it.
+    package static func exitCode(_ status: Int32) -> Int32 {
+        (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    }
+}
