@@ -59,9 +59,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "GCDCatCoreTests", dependencies: ["GCDCatCore", "CZlib"]),
-        .testTarget(name: "GCDCatCLITests", dependencies: ["GCDCatCore"]),
-        .testTarget(name: "GF16Tests", dependencies: ["CGF16", "CGFComplete"]),
+        // What the test targets share: seeded data, and whether a reference tool is installed.
+        .target(name: "GCDCatTestSupport", path: "Tests/GCDCatTestSupport"),
+        .testTarget(name: "GCDCatCoreTests", dependencies: ["GCDCatCore", "CZlib", "GCDCatTestSupport"]),
+        .testTarget(name: "GCDCatCLITests", dependencies: ["GCDCatCore", "GCDCatTestSupport"]),
+        .testTarget(name: "GF16Tests", dependencies: ["CGF16", "CGFComplete", "GCDCatTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,6 @@
 import Foundation
+// Module-wide: every test file of this target gets toolExists and seededBytes.
+@_exported import GCDCatTestSupport
 import Testing
 
 /// The built `gcdcat`, beside the test bundle in the build folder.
@@ -79,13 +81,6 @@ final class ReadAll: @unchecked Sendable {
     func wait() -> String {
         done.wait()
         return String(decoding: data, as: UTF8.self)
-    }
-}
-
-/// Whether `tool` is on the PATH.
-func toolExists(_ tool: String) -> Bool {
-    (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").contains {
-        FileManager.default.isExecutableFile(atPath: "\($0)/\(tool)")
     }
 }
 

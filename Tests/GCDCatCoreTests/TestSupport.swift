@@ -1,4 +1,6 @@
 import GCDCatCore
+// Module-wide: every test file of this target gets seededBytes and toolExists.
+@_exported import GCDCatTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -26,22 +28,6 @@ final class TemporaryDirectory {
     func listing() -> [String] {
         ((try? directoryEntries(path)) ?? []).sorted()
     }
-}
-
-/// Deterministic bytes: a SplitMix64 stream from `seed`.
-func seededBytes(_ count: Int, seed: UInt64) -> [UInt8] {
-    var state = seed
-    var bytes = [UInt8]()
-    bytes.reserveCapacity(count + 8)
-    while bytes.count < count {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        z ^= z >> 31
-        withUnsafeBytes(of: z.littleEndian) { bytes.append(contentsOf: $0) }
-    }
-    return Array(bytes.prefix(count))
 }
 
 func writeFile(_ path: String, _ bytes: [UInt8]) {

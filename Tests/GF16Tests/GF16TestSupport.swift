@@ -1,19 +1,8 @@
 import CGF16
 import CGFComplete
+// Module-wide: every test file of this target gets SeededGenerator.
+@_exported import GCDCatTestSupport
 import Testing
-
-/// SplitMix64: reproducible random data, so a failure names a seed that replays it.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// GF-Complete's w=16 field (PAR2's polynomial), the oracle. One per test: its scratch state
 /// is not documented as safe to share across threads.
