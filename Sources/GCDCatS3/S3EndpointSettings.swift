@@ -43,7 +43,9 @@ struct S3EndpointSettings {
             configured =
                 env("AWS_ENDPOINT_URL_S3").map { ($0, "AWS_ENDPOINT_URL_S3", nil) }
                 ?? env("AWS_ENDPOINT_URL").map { ($0, "AWS_ENDPOINT_URL", nil) }
-                ?? Self.nonEmpty(services?["s3.endpoint_url"]).map { ($0, "the services section's s3 endpoint_url", file) }
+                ?? Self.nonEmpty(services?["s3.endpoint_url"]).map {
+                    ($0, "the services section's s3 endpoint_url", file)
+                }
                 ?? Self.nonEmpty(section["endpoint_url"]).map { ($0, "the profile's endpoint_url", file) }
         }
         if let text = Self.nonEmpty(endpointURL) {

@@ -122,6 +122,13 @@ extension GCDCat {
             InterruptHandler.install()
             let index = try indexPath()
             let result = try reportingFailures { try protection.run() }
+            if !quiet && !json {
+                for empty in (try? protection.emptyFiles()) ?? [] {
+                    writeToStandardError(
+                        "gcdcat: note: \(empty.displayPath) is empty; left out of the set, as par2 create leaves out "
+                            + "0-byte files\n")
+                }
+            }
             if json {
                 try reportingFailures {
                     try StandardStreams.writeOutput(JSONDocument.encode(ProtectDocument(result: result)))

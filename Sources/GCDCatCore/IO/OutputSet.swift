@@ -112,6 +112,9 @@ public final class OutputSet: Sendable {
     /// The parts, in the set's order.
     public var parts: [OutputSink] { Self.parts(of: state.withLock { $0.members }) }
 
+    /// The paths of every output of the set, whatever its role.
+    public var paths: [String] { state.withLock { $0.members.map(\.sink.path) } }
+
     /// Discards every output of the set (temporary files removed, uploads aborted). Idempotent.
     public func discardAll() {
         let members = state.withLock { state in

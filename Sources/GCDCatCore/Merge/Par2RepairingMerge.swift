@@ -42,14 +42,23 @@ extension MergeOperation {
             // Given a later part while an earlier one exists: today's "not the first part".
             guard let first = present.firstIndex(of: true), list.paths[first].utf8.elementsEqual(argument.utf8)
             else { return nil }
+            let hasList = try list.naming.manifestCandidates.contains { try Syscall.statIfExists($0) != nil }
             // Parts beside the set past the index's last: the index is not this set's whole list.
+            // An SFV or list beside them decides; with none, the set's extent is in doubt.
             if let beyond = PartDiscovery.existing(list.naming.with(number: lastNumber(list) + 1), FileSystemNames()) {
+                guard hasList else {
+                    throw GCDCatError(
+                        .invalidInput, path: beyond,
+                        message:
+                            "lies beside the set, but \(list.index.displayPath) lists its parts only up to "
+                            + "\(list.paths.last!.displayPath); nothing was written. Move it away if it is not part "
+                            + "of the set, or list the parts to join (with --as-given)")
+                }
                 notes.append(
-                    "\(list.index.displayPath) does not list \(beyond.displayPath), which lies beside the set; not used"
-                )
+                    "\(list.index.displayPath) does not list \(beyond.displayPath), which lies beside the set; "
+                        + "the set's list decides")
                 return nil
             }
-            let hasList = try list.naming.manifestCandidates.contains { try Syscall.statIfExists($0) != nil }
             return hasList && !present.contains(false) ? .repairOnly(list) : .check(list)
         }
         return nil
@@ -84,7 +93,15 @@ extension MergeOperation {
         let parts = try validatedParts(presentPaths)
         let inputs = parts + [try PartFile.validate(list.index)]
         switch target {
-        case .path(let path): try OutputSink.check(path, inputs: inputs, overwrite: overwrite)
+        case .path(let path):
+            // A missing part is no input to check against, yet it is the set's: never written over.
+            if let part = list.paths.first(where: { samePath($0, path) }) {
+                throw GCDCatError(
+                    .invalidInput, path: path,
+                    message: "is part \(part.displayPath) of the set \(list.index.displayPath) describes; "
+                        + "choose another output name")
+            }
+            try OutputSink.check(path, inputs: inputs, overwrite: overwrite)
         case .object:
             throw GCDCatError(
                 .invalidInput, path: list.index,

@@ -53,7 +53,13 @@ public struct Par2Protection: Sendable {
     /// The index's path: `output`, or the default.
     public var indexPath: String? { output ?? Self.defaultIndexPath(files: files) }
 
-    /// Reads every file once and writes the index and volumes (``Par2Creator/create(_:)``).
+    /// The files left out of the set because they are empty.
+    public func emptyFiles() throws -> [String] {
+        try files.filter { try Par2Creator.fileSize($0) == 0 }
+    }
+
+    /// Reads every file once and writes the index and volumes (``Par2Creator/create(_:)``); empty
+    /// files are left out (``emptyFiles()``).
     ///
     /// ## Errors
     /// `.invalidInput` when the files share no name and no `output` was given; those of
@@ -62,8 +68,14 @@ public struct Par2Protection: Sendable {
         guard let index = indexPath else {
             throw GCDCatError(.invalidInput, message: "the files share no name; name the set with -o NAME.par2")
         }
-        let inputs = files.map { (path: $0, name: String($0.split(separator: "/").last ?? "")) }
-        let sizes = try inputs.map { try Par2Creator.fileSize($0.path) }
+        // Empty files are left out, as par2 create leaves them out: par2cmdline calls an empty
+        // file of a set damaged, and cannot repair it.
+        let sized = try files.map { (path: $0, size: try Par2Creator.fileSize($0)) }.filter { $0.size > 0 }
+        guard !sized.isEmpty else {
+            throw GCDCatError(.invalidInput, path: files.first, message: "every file is empty: nothing to protect")
+        }
+        let inputs = sized.map { (path: $0.path, name: String($0.path.split(separator: "/").last ?? "")) }
+        let sizes = sized.map(\.size)
         let size = blockSize ?? Par2Creator.defaultBlockSize(fileSizes: sizes)
         let source = sizes.reduce(0) { $0 + Int(($1 + Int64(size) - 1) / Int64(size)) }
         let recovery = max(1, Par2Creator.recoveryCount(percent: percent, sourceBlocks: source))

@@ -147,9 +147,14 @@ func normalizedPath(_ path: String) -> String {
     return (absolute ? "/" : "") + components.joined(separator: "/")
 }
 
-/// True when `a` and `b` name the same file: equal once normalized, or the same existing inode.
+/// True when `a` and `b` name the same file: equal once normalized, the same name in the same
+/// folder, or the same existing inode.
 func samePath(_ a: String, _ b: String) -> Bool {
     if normalizedPath(a) == normalizedPath(b) { return true }
+    // The same name in the same folder, spelt two ways (`x` and `/here/x`), even when absent.
+    let (folderA, nameA) = splitPath(a)
+    let (folderB, nameB) = splitPath(b)
+    if nameA == nameB, let realA = Syscall.realPath(folderA), realA == Syscall.realPath(folderB) { return true }
     guard let first = try? Syscall.statIfExists(a), let second = try? Syscall.statIfExists(b) else { return false }
     return first.st_dev == second.st_dev && first.st_ino == second.st_ino
 }

@@ -81,10 +81,19 @@ extension SplitOperation {
         let parts = set.parts
         let held = PublishOrder.heldBack(count: parts.count, naming: naming).map { parts[$0] }
         let stale = overwrite && !writesObjects && !elideEmpty ? try staleParts(after: parts.count) : []
+        let staleRecovery =
+            overwrite && !writesObjects ? try staleRecoveryFiles(keeping: set.paths) : []
         var removed: [String] = []
         do {
             try set.publish(naming: naming, jobs: writesObjects ? jobs : 1) {
                 guard overwrite else { return }
+                // First: left beside new parts, the old recovery set would rebuild them into the
+                // old file.
+                for path in staleRecovery {
+                    let code = Syscall.unlink(path)
+                    if code != 0 && code != ENOENT { throw GCDCatError.syscall("unlink", path: path, errno: code) }
+                    removed.append(path)
+                }
                 for sink in held {
                     guard case .newFile = sink.kind else { continue }
                     if try Syscall.statIfExists(sink.path, followLinks: false) == nil { continue }
@@ -104,9 +113,34 @@ extension SplitOperation {
                 + "were named, so the set there cannot be merged until the split is run again"
             throw error
         }
-        guard let first = stale.first, let last = stale.last else { return [] }
-        let span = stale.count == 1 ? first.displayPath : "\(first.displayPath) … \(last.displayPath)"
-        return ["removed \(stale.count) old part(s) past the new set's last, of the set it replaced: \(span)"]
+        var notes: [String] = []
+        if let first = stale.first, let last = stale.last {
+            let span = stale.count == 1 ? first.displayPath : "\(first.displayPath) … \(last.displayPath)"
+            notes.append("removed \(stale.count) old part(s) past the new set's last, of the set it replaced: \(span)")
+        }
+        if !staleRecovery.isEmpty {
+            notes.append(
+                "removed the PAR2 files of the set it replaced: "
+                    + staleRecovery.map(\.displayPath).joined(separator: ", "))
+        }
+        return notes
+    }
+
+    /// The PAR2 index (`NAME.par2`) and recovery volumes (`NAME.volNN+MM.par2`) beside the set
+    /// that `--force` replaces, less those this split writes itself.
+    private func staleRecoveryFiles(keeping written: [String]) throws -> [String] {
+        let index = String(naming.defaultManifestPath.dropLast(4)) + ".par2"
+        let (folder, name) = splitPath(index)
+        let prefix = index.contains("/") ? folder + "/" : ""
+        let base = Par2RecoverySet.volumeBase(name)
+        let volumes = try directoryEntries(folder).sorted().filter {
+            Par2RecoverySet.isVolumeName($0) && Par2RecoverySet.volumeBase($0) == base
+        }.map { prefix + $0 }
+        return try ([index] + volumes).filter { path in
+            guard let info = try Syscall.statIfExists(path, followLinks: false), info.st_mode & S_IFMT == S_IFREG
+            else { return false }
+            return !written.contains { samePath($0, path) }
+        }
     }
 
     /// The regular files named as this split's parts `count`, `count + 1`, … up to the first

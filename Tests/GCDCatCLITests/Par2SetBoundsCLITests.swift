@@ -1,0 +1,76 @@
+import Foundation
+import Testing
+
+/// Where a PAR2 set beside the parts ends, and what it may never do: join a file it does not
+/// list, survive a `--force` split that replaces its set, or rebuild a part into the output's
+/// own name. Each case is one an outside attack found ending in exit 0 with the wrong bytes.
+@Suite struct Par2SetBoundsCLITests {
+    /// `f.bin` of `size` random bytes split into 100 KiB parts with 30% recovery volumes.
+    func splitSet(_ scratch: Scratch, size: Int, seed: UInt64, extra: [String] = []) throws -> Data {
+        let whole = randomData(size, seed: seed)
+        try scratch.write("f.bin", whole)
+        let split = try gcdcat(
+            ["split", "f.bin", "-b", "100K", "--par2", "30", "--par2-block-size", "4K", "-q"] + extra, in: scratch.path)
+        #expect(split.status == 0, "\(split.stderr)")
+        return whole
+    }
+
+    @Test func aPartPastThePar2sLastIsRefusedWithoutAList() throws {
+        let scratch = try Scratch()
+        _ = try splitSet(scratch, size: 300_000, seed: 41)
+        for name in ["f.bin", "f.bin.sfv"] { try FileManager.default.removeItem(atPath: scratch.file(name)) }
+        try scratch.write("f.bin.004", randomData(1000, seed: 42))
+        let result = try gcdcat(["f.bin.001"], in: scratch.path)
+        #expect(result.status == 1)
+        #expect(
+            result.stderr
+                == "gcdcat: f.bin.004: lies beside the set, but f.bin.par2 lists its parts only up to f.bin.003; "
+                + "nothing was written. Move it away if it is not part of the set, or list the parts to join "
+                + "(with --as-given)\n")
+        #expect(scratch.read("f.bin") == nil)
+    }
+
+    @Test func forceRemovesTheReplacedSetsRecoveryFiles() throws {
+        let scratch = try Scratch()
+        _ = try splitSet(scratch, size: 300_000, seed: 43, extra: [])
+        let oldVolumes = scratch.listing().filter { $0.contains(".vol") }
+        #expect(!oldVolumes.isEmpty)
+        // The new set has no recovery volumes: the old ones must not stay to "mend" its parts.
+        var changed = scratch.read("f.bin")!
+        changed[150_000] ^= 0xFF
+        try scratch.write("f.bin", changed)
+        let again = try gcdcat(["split", "f.bin", "-b", "100K", "--force", "-q"], in: scratch.path)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(scratch.listing().filter { $0.hasSuffix(".par2") } == [])
+        for name in ["f.bin", "f.bin.sfv"] { try FileManager.default.removeItem(atPath: scratch.file(name)) }
+        let merged = try gcdcat(["f.bin.001"], in: scratch.path)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(scratch.read("f.bin") == changed)
+    }
+
+    @Test func anOutputNamedAsAMissingPartIsRefused() throws {
+        let scratch = try Scratch()
+        _ = try splitSet(scratch, size: 300_000, seed: 44)
+        for name in ["f.bin", "f.bin.002"] { try FileManager.default.removeItem(atPath: scratch.file(name)) }
+        let result = try gcdcat(["f.bin.001", "-o", "f.bin.002"], in: scratch.path)
+        #expect(result.status == 1)
+        #expect(
+            result.stderr
+                == "gcdcat: f.bin.002: is part f.bin.002 of the set f.bin.par2 describes; choose another output name\n")
+        #expect(scratch.read("f.bin.002") == nil)
+    }
+
+    @Test(.enabled(if: toolExists("par2"), "needs par2 (Debian's par2cmdline)"))
+    func protectLeavesEmptyFilesOutAsPar2CreateDoes() throws {
+        let scratch = try Scratch()
+        try scratch.write("a", randomData(10_000, seed: 45))
+        try scratch.write("c", Data())
+        let result = try gcdcat(["protect", "a", "c", "-o", "g.par2"], in: scratch.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stderr.hasPrefix(
+                "gcdcat: note: c is empty; left out of the set, as par2 create leaves out 0-byte files\n"))
+        let verified = try runTool("par2", ["v", "-q", "-q", "g.par2"], in: scratch.path)
+        #expect(verified.status == 0, "\(verified.stdout) \(verified.stderr)")
+    }
+}
