@@ -23,11 +23,15 @@ module CGF16 {
     header "$PWD/Sources/CGF16/include/gf16.h"
     export *
 }
+module CMD5 {
+    header "$PWD/Sources/CMD5/include/CMD5.h"
+    export *
+}
 MAP
 clang -c -O1 -fsanitize=fuzzer-no-link,address -I Sources/CSystemShim/include \
     Sources/CSystemShim/shim.c -o "$build/shim.o"
 objects=("$build/shim.o")
-for source in Sources/CBlake2/*.c Sources/CGF16/*.c; do
+for source in Sources/CBlake2/*.c Sources/CGF16/*.c Sources/CMD5/*.c; do
     object="$build/$(basename "$source" .c).o"
     clang -c -O2 -fsanitize=address -I "$(dirname "$source")/include" "$source" -o "$object"
     objects+=("$object")
