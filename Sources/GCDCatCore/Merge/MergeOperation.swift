@@ -298,9 +298,13 @@ public struct MergeOperation: Sendable {
                     label: "checking " + manifest.path, total: parts.reduce(0) { $0 + $1.size },
                     counter: counter) : nil
         }
-        defer { meter?.finish() }
-        let verification = try MergeVerification.check(
-            parts, manifest: manifestFile, jobs: jobs, counter: counter, algorithm: listAlgorithm)
+        let verification: MergeVerification
+        do {
+            // The progress line is cleared before any note or "verified" line is printed.
+            defer { meter?.finish() }
+            verification = try MergeVerification.check(
+                parts, manifest: manifestFile, jobs: jobs, counter: counter, algorithm: listAlgorithm)
+        }
         for warning in verification.warnings { notice(.note(warning)) }
         if let path = verification.manifestPath { notice(.verified(parts: parts.count, manifest: path)) }
         return verification
