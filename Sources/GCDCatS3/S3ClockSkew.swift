@@ -26,7 +26,8 @@ package struct S3ClockSkew: Sendable, Equatable {
 
     /// What the message says instead of "check the keys".
     package var explanation: String {
-        var text = "this machine's clock is not the server's: the request was signed at \(Self.readable(sent))"
+        var text =
+            "this machine's clock is not the server's: the request was signed at \(S3Dates.readable(amzDate: sent))"
         if let serverDate { text += ", the server's Date was \(serverDate)" }
         if let seconds {
             text += " (this machine's clock is \(Self.duration(seconds)) \(seconds > 0 ? "behind" : "ahead"))"
@@ -43,14 +44,6 @@ package struct S3ClockSkew: Sendable, Equatable {
             digits[0..<4].joined() + "-" + digits[4..<6].joined() + "-" + digits[6..<8].joined() + "T"
             + digits[9..<11].joined() + ":" + digits[11..<13].joined() + ":" + digits[13..<15].joined() + "Z"
         return S3Dates.isoDate(iso)
-    }
-
-    /// `20261126T064500Z` as `2026-11-26 06:45:00 UTC`.
-    private static func readable(_ amzDate: String) -> String {
-        let c = Array(amzDate)
-        guard c.count == 16 else { return amzDate }
-        return "\(String(c[0..<4]))-\(String(c[4..<6]))-\(String(c[6..<8])) "
-            + "\(String(c[9..<11])):\(String(c[11..<13])):\(String(c[13..<15])) UTC"
     }
 
     private static func duration(_ seconds: Double) -> String {

@@ -1,9 +1,5 @@
 import GCDCatSystem
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// The two date forms S3 answers with, as seconds since 1970 (UTC), to whole seconds. Parsed by
 /// hand: Swift's Glibc module has no `strptime`.
 package enum S3Dates {
@@ -11,12 +7,15 @@ package enum S3Dates {
 
     /// `2026-11-26 06:45:00 UTC`, for messages.
     package static func readable(secondsSince1970 seconds: Double) -> String {
-        var time = time_t(seconds)
-        var parts = tm()
-        gmtime_r(&time, &parts)
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday)) "
-            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) UTC"
+        readable(amzDate: SigV4Signer.amzDate(secondsSince1970: Int(seconds)))
+    }
+
+    /// `20261126T064500Z` as `2026-11-26 06:45:00 UTC`.
+    package static func readable(amzDate: String) -> String {
+        let c = Array(amzDate)
+        guard c.count == 16 else { return amzDate }
+        return "\(String(c[0..<4]))-\(String(c[4..<6]))-\(String(c[6..<8])) "
+            + "\(String(c[9..<11])):\(String(c[11..<13])):\(String(c[13..<15])) UTC"
     }
 
     /// An HTTP `Date` header: `Wed, 25 Nov 2026 02:51:43 GMT`.
