@@ -17,9 +17,28 @@ package struct OwnedDescriptor: ~Copyable {
         self.raw = raw
     }
 
+    /// Opens `path` (close-on-exec, retried on EINTR) and owns the descriptor.
+    ///
+    /// ## Errors
+    /// `open`'s, naming `path`.
+    package init(opening path: String, _ flags: Int32, mode: mode_t = 0) throws(GCDCatError) {
+        self.raw = try Syscall.open(path, flags, mode: mode)
+    }
+
     deinit {
         // A read-only descriptor's close cannot lose data; EINTR leaves it closed on Linux.
         _ = Glibc.close(raw)
+    }
+
+    /// Closes now and reports a failure: for a descriptor that was written, whose `close` can
+    /// be the first to report a lost write (NFS, EIO), which ``deinit`` would drop.
+    ///
+    /// ## Errors
+    /// `close`'s, naming `path`.
+    package consuming func close(path: String) throws(GCDCatError) {
+        let raw = self.raw
+        discard self
+        try Syscall.close(raw, path: path)
     }
 
     /// Gives up ownership: the caller closes the returned descriptor.

@@ -195,20 +195,9 @@ struct BenchJSON: Encodable {
 
 /// Writes `bytes` to the file at `path` (created or replaced), naming the path on failure.
 private func writeFile(_ bytes: [UInt8], to path: String) throws {
-    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
-    guard fd >= 0 else { throw GCDCatError.syscall("open", path: path, errno: errno) }
-    var written = 0
-    while written < bytes.count {
-        let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
-        if count < 0 && errno == EINTR { continue }
-        guard count > 0 else {
-            let failure = errno
-            close(fd)
-            throw GCDCatError.syscall("write", path: path, errno: failure)
-        }
-        written += count
-    }
-    guard close(fd) == 0 else { throw GCDCatError.syscall("close", path: path, errno: errno) }
+    let file = try OwnedDescriptor(opening: path, O_WRONLY | O_CREAT | O_TRUNC, mode: 0o666)
+    try bytes.withUnsafeBytes { try Syscall.writeAll(file.raw, from: $0.baseAddress!, count: $0.count, path: path) }
+    try file.close(path: path)
 }
 
 /// This executable's path, so the children run the same build.

@@ -108,10 +108,8 @@ struct Par2VerifyDocument: Encodable {
 func isPar2File(_ path: String) -> Bool {
     if path.lowercased().hasSuffix(".par2") { return true }
     guard path != "-", !ObjectLocation.isObjectPath(path) else { return false }
-    let fd = PathName.withPathCString(path) { open($0, O_RDONLY | O_CLOEXEC) }
-    guard fd >= 0 else { return false }
-    defer { close(fd) }
+    guard let file = try? OwnedDescriptor(opening: path, O_RDONLY) else { return false }
     var head = [UInt8](repeating: 0, count: 8)
-    let got = head.withUnsafeMutableBytes { read(fd, $0.baseAddress!, 8) }
+    let got = head.withUnsafeMutableBytes { read(file.raw, $0.baseAddress!, 8) }
     return got == 8 && head == Array("PAR2\0PKT".utf8)
 }

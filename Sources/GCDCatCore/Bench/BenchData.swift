@@ -39,30 +39,46 @@ public struct BenchData: Sendable {
             paths.append(path)
             let existing = try Syscall.statIfExists(path)
             let reuse = existing.map { Int64($0.st_size) == size } ?? false
-            let fd = reuse ? -1 : try Syscall.open(path, O_WRONLY | O_CREAT | O_TRUNC, mode: 0o644)
-            defer { if fd >= 0 { close(fd) } }
-            var partChecksum = Checksum(.crc32)
-            var left = size
-            while left > 0 {
-                let count = Int(min(left, Int64(bufferSize)))
-                let slice = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count])
-                generator.fill(slice)
-                partChecksum.update(UnsafeRawBufferPointer(slice))
-                if fd >= 0 { try Syscall.writeAll(fd, from: slice.baseAddress!, count: count, path: path) }
-                left -= Int64(count)
+            let partChecksum: Checksum
+            if reuse {
+                partChecksum = try generate(size, writingTo: nil, path: path, generator: &generator, buffer: buffer)
+            } else {
+                let file = try OwnedDescriptor(opening: path, O_WRONLY | O_CREAT | O_TRUNC, mode: 0o644)
+                partChecksum = try generate(
+                    size, writingTo: file.raw, path: path, generator: &generator, buffer: buffer)
+                try file.close(path: path)
             }
             checksum = checksum.combined(with: partChecksum)
             manifest += "data.\(zeroPadded(index + 1, width: 3)) \(partChecksum.hex.uppercased())\n"
         }
         let manifestPath = "\(directory)/data.sfv"
         unlink(manifestPath)
-        let fd = try Syscall.open(manifestPath, O_WRONLY | O_CREAT | O_TRUNC, mode: 0o644)
-        defer { close(fd) }
+        let manifestFile = try OwnedDescriptor(opening: manifestPath, O_WRONLY | O_CREAT | O_TRUNC, mode: 0o644)
         try Array(manifest.utf8).withUnsafeBytes {
-            try Syscall.writeAll(fd, from: $0.baseAddress!, count: $0.count, path: manifestPath)
+            try Syscall.writeAll(manifestFile.raw, from: $0.baseAddress!, count: $0.count, path: manifestPath)
         }
+        try manifestFile.close(path: manifestPath)
         return BenchData(
             directory: directory, partPaths: paths, totalBytes: total, crc32: checksum.value,
             manifestPath: manifestPath)
+    }
+
+    /// The crc32 of the next `size` bytes of `generator`'s stream, written to `fd` unless nil
+    /// (a part already there is only checksummed, to keep the stream in step).
+    private static func generate(
+        _ size: Int64, writingTo fd: Int32?, path: String, generator: inout SplitMix64,
+        buffer: UnsafeMutableRawBufferPointer
+    ) throws(GCDCatError) -> Checksum {
+        var partChecksum = Checksum(.crc32)
+        var left = size
+        while left > 0 {
+            let count = Int(min(left, Int64(buffer.count)))
+            let slice = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count])
+            generator.fill(slice)
+            partChecksum.update(UnsafeRawBufferPointer(slice))
+            if let fd { try Syscall.writeAll(fd, from: slice.baseAddress!, count: count, path: path) }
+            left -= Int64(count)
+        }
+        return partChecksum
     }
 }

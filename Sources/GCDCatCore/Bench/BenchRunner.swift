@@ -314,9 +314,8 @@ public struct BenchRunner {
 func expectChecksum(of paths: [String], equals expected: UInt32, bytes: Int64) throws {
     var pieces: [Checksum] = []
     for path in paths {
-        let fd = try Syscall.open(path, O_RDONLY)
-        defer { close(fd) }
-        pieces.append(try FileChecksum.of(fd: fd, path: path, algorithm: .crc32, jobs: 2))
+        let file = try OwnedDescriptor(opening: path, O_RDONLY)
+        pieces.append(try FileChecksum.of(fd: file.raw, path: path, algorithm: .crc32, jobs: 2))
     }
     let joined = Checksum.combine(.crc32, pieces)
     guard joined.length == bytes, joined.value == expected else {

@@ -381,12 +381,12 @@ public final class OutputSink: Sendable {
     }
 
     /// Opens the finished (not yet published) output again for reading, to checksum it.
-    func openForReading() throws -> Int32 {
+    func openForReading() throws -> OwnedDescriptor {
         switch kind {
         case .object:
             throw GCDCatError(.invalidInput, path: path, message: "an object cannot be read back for a digest list")
-        case .newFile(let file): return try Syscall.open(file.temporaryPath, O_RDONLY)
-        case .standardOutput, .device: return try Syscall.open(path, O_RDONLY)
+        case .newFile(let file): return try OwnedDescriptor(opening: file.temporaryPath, O_RDONLY)
+        case .standardOutput, .device: return try OwnedDescriptor(opening: path, O_RDONLY)
         }
     }
 

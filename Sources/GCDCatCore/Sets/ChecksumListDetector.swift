@@ -85,11 +85,10 @@ public enum ChecksumListDetector {
 
     /// The first `count` bytes of the regular file at `path`.
     static func head(of path: String, count: Int = sniffLength) throws -> [UInt8] {
-        let fd = try Syscall.open(path, O_RDONLY | O_NONBLOCK)
-        defer { _ = Glibc.close(fd) }
+        let file = try OwnedDescriptor(opening: path, O_RDONLY | O_NONBLOCK)
         var bytes = [UInt8](repeating: 0, count: count)
         let read = try bytes.withUnsafeMutableBytes {
-            try Syscall.pread(fd, into: $0.baseAddress!, count: count, offset: 0, path: path)
+            try Syscall.pread(file.raw, into: $0.baseAddress!, count: count, offset: 0, path: path)
         }
         return Array(bytes.prefix(read))
     }

@@ -65,9 +65,8 @@ extension SplitOperation {
                 }
                 return try FileHash.of(ranges: sources[index], algorithm: algorithm)
             }
-            let fd = try sink.openForReading()
-            defer { close(fd) }
-            return try FileHash.of(fd: fd, path: sink.path, algorithm: algorithm)
+            let file = try sink.openForReading()
+            return try FileHash.of(fd: file.raw, path: sink.path, algorithm: algorithm)
         }
     }
 

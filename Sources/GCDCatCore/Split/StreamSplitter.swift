@@ -115,9 +115,8 @@ struct StreamSplitter {
         var crcs: [UInt32] = []
         var total: Int64 = 0
         for sink in set.parts {
-            let fd = try sink.openForReading()
-            defer { close(fd) }
-            let checksum = try FileChecksum.of(fd: fd, path: sink.path, algorithm: .crc32, jobs: operation.jobs)
+            let file = try sink.openForReading()
+            let checksum = try FileChecksum.of(fd: file.raw, path: sink.path, algorithm: .crc32, jobs: operation.jobs)
             total += checksum.length
             crcs.append(checksum.value)
         }
