@@ -16,7 +16,8 @@ import Synchronization
 /// for `patience` seconds and not even `probe` bytes of address space (a thread's 8 MiB stack
 /// and a 64 MiB malloc arena, with slack) can be mapped, it removes
 /// every unfinished file (as a signal would) and exits 1 with
-/// `gcdcat: OUTPUT: mmap: Cannot allocate memory`.
+/// `gcdcat: OUTPUT: mmap: Cannot allocate memory (…; raise ulimit -v)`, the fix a split refused
+/// up front also names.
 public final class StallWatchdog: Sendable {
     private let stopped = Atomic<Bool>(false)
 
@@ -37,7 +38,7 @@ public final class StallWatchdog: Sendable {
                 _ = StandardStreams.writeError(
                     "gcdcat: \(outputName.displayPath): mmap: Cannot allocate memory "
                         + "(no progress for \(Int(patience)) s with the address space exhausted: "
-                        + "libdispatch cannot start a thread under this limit)\(note)\n")
+                        + "libdispatch cannot start a thread under this limit; raise ulimit -v)\(note)\n")
                 _exit(1)
             }
         }
