@@ -13,8 +13,9 @@ import Synchronization
 /// The parts come resolved and HEADed (a missing one is named, exit 1). With a manifest, each part's
 /// crc32 must match it before the output is published (exit 2 otherwise, nothing left): a
 /// download checks the bytes as they arrive; a server-side merge checks the parts beside the
-/// copies, and completes the upload only if all matched. It takes a part's crc32, in this order,
-/// from the server's `x-amz-checksum-crc32`, else from gcdcat's record in its metadata
+/// copies, and completes the upload only if all matched. A part it downloads whole (under
+/// 5 MiB) is checked from the bytes it uploads (``ServerSideCheck``). For the rest it takes the
+/// crc32, in this order, from the server's `x-amz-checksum-crc32`, else from gcdcat's record in its metadata
 /// (``RecordedChecksum``; a part found in a listing is HEADed for it), else by reading it;
 /// ``trustStoredChecksums`` off reads every part. The output records its crc32 as every object
 /// gcdcat writes does: the manifest's crc32s joined (they are checked before it is published),
