@@ -6,9 +6,18 @@
 #      carry its crc32 records; a second row reads them instead (--no-stored-checksums);
 #   2. local -> S3 split and upload (`gcdcat split f --size 64M --prefix s3://b/f.`) vs
 #      `aws s3 cp f s3://b/f`; goal >= 1.0x;
-#   3. peak RssAnon of gcdcat in each (from its report, sampled from /proc/self/status).
+#   3. peak RssAnon of gcdcat in each (from its report, sampled from /proc/self/status);
+#   4. 1,000 parts of 1 KiB with their SFV (issue 24): the verified server-side merge vs
+#      `aws s3 cp --recursive` of them (s3 -> s3), and the merge to a local file vs
+#      `aws s3 cp --recursive` down + `cat`; goal >= 1.0x each; the merge to a local file of
+#      the 16 parts too;
+#   5. the gateway's ceiling for the 16 parts' copies: one upload of 16 UploadPartCopys in
+#      parallel from botocore (scripts/s3-copy-ceiling.py), vs gcdcat's server-side merge with
+#      --jobs 16 and --no-verify (the same requests); goal: within 1.1x.
+# Rows 4 and 5 print the minimum of interleaved runs (RUNS, default 3), then all the runs.
 # Every result is read back and compared (crc32 of the whole).
-#   scripts/bench-s3.sh [--quick]   (SIZE 1 GiB, 128 MiB with --quick; GCDCAT=path; RUNS=1: best of)
+#   scripts/bench-s3.sh [--quick]   (SIZE 1 GiB, 128 MiB with --quick; GCDCAT=path; RUNS=1: best of;
+#   PAIRED_RUNS=3: interleaved runs of rows 4 and 5, 2 with --quick)
 # Uses GCDCAT_S3_ENDPOINT (and AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY) when set; otherwise
 # starts its own RGW with scripts/s3-up.sh (RGW port BENCH_S3_PORT, default 7499; MON_PORT
 # default 6799) and stops it on exit.
@@ -55,13 +64,28 @@ best() {
     for _ in $(seq "$RUNS"); do
         start=$(now)
         # A full OSD stalls requests instead of failing them: bound every command.
-        timeout 900 bash -c "$command" >"$work/out.$label" 2>"$work/err.$label" || { echo "FAILED: $label" >&2; failed=1; cat "$work/err.$label" >&2; }
+        timeout 900 bash -c "$command" >"$work/out.$label" 2>"$work/err.$label" || { echo "FAILED: $label" >&2; touch "$work/failed"; cat "$work/err.$label" >&2; }
         end=$(now)
         t=$(echo "$end $start" | awk '{printf "%.4f", $1 - $2}')
         best=$(echo "$t ${best:-$t}" | awk '{print ($1 < $2 ? $1 : $2)}')
     done
     echo "$best"
 }
+
+# interleaved LABEL_A COMMAND_A LABEL_B COMMAND_B: PAIRED_RUNS runs of each, A and B taking
+# turns (timing here drifts: docs/notes/s3.md); prints "minA minB" and records every run.
+interleaved() {
+    local a="" b="" t
+    for _ in $(seq "$PAIRED_RUNS"); do
+        t=$(RUNS=1 best "$1" "$2"); a="$a $t"
+        t=$(RUNS=1 best "$3" "$4"); b="$b $t"
+    done
+    echo "$1:$a" >>"$work/runs"
+    echo "$3:$b" >>"$work/runs"
+    echo "$(echo $a | tr ' ' '\n' | sort -g | head -1) $(echo $b | tr ' ' '\n' | sort -g | head -1)"
+}
+PAIRED_RUNS=${PAIRED_RUNS:-3}
+[ "${1:-}" = "--quick" ] && PAIRED_RUNS=${PAIRED_RUNS_QUICK:-2}
 
 mib=$((SIZE >> 20))
 part=$((SIZE / 16))
@@ -94,6 +118,43 @@ cp "$work/out.upload" "$work/upload.json"
 "$G" merge "s3://$bucket/up.001" -o "$work/back" -q --endpoint-url "$EP" && [ "$(crc "$work/back")" = "$want" ] ||
     { echo "MISMATCH: split to S3" >&2; failed=1; }
 
+# 3. The same 16 parts merged to a local file vs aws s3 cp --recursive + cat.
+read -r t_local t_awslocal <<<"$(interleaved local "rm -f $work/local && $G merge s3://$bucket/whole.001 -o $work/local -q --endpoint-url $EP" \
+    awslocal "rm -rf $work/dl && ${AWS[*]} s3 cp --recursive --only-show-errors s3://$bucket/ $work/dl --exclude '*' --include 'whole.0*' && cat $work/dl/whole.0* > $work/dl/all")"
+[ "$(crc "$work/local")" = "$want" ] || { echo "MISMATCH: merge to a local file" >&2; failed=1; }
+rm -rf "$work/dl" "$work/local"
+
+# 4. 1,000 parts of 1 KiB, with the SFV gcdcat's split writes, uploaded by gcdcat's split.
+head -c $((1000 << 10)) /dev/urandom >"$work/tiny"
+want_tiny=$(crc "$work/tiny")
+"$G" split "$work/tiny" --size 1K --prefix "s3://$bucket/tiny/t." -q --endpoint-url "$EP" ||
+    { echo "bench-s3: split of the tiny set to S3 failed" >&2; exit 1; }
+read -r t_tiny t_awstiny <<<"$(interleaved tiny "$G merge s3://$bucket/tiny/t.001 -o s3://$bucket/tiny-joined --force -q --endpoint-url $EP" \
+    awstiny "${AWS[*]} s3 cp --recursive --only-show-errors s3://$bucket/tiny/ s3://$bucket/tiny-copy/")"
+"${AWS[@]}" s3 cp "s3://$bucket/tiny-joined" "$work/back" >/dev/null &&
+    [ "$(crc "$work/back")" = "$want_tiny" ] || { echo "MISMATCH: server-side merge of 1,000 parts" >&2; failed=1; }
+rm -f "$work/back"
+read -r t_tinylocal t_awstinylocal <<<"$(interleaved tinylocal "rm -f $work/tl && $G merge s3://$bucket/tiny/t.001 -o $work/tl -q --endpoint-url $EP" \
+    awstinylocal "rm -rf $work/dl && ${AWS[*]} s3 cp --recursive --only-show-errors s3://$bucket/tiny/ $work/dl && cat $work/dl/t.[0-9][0-9][0-9] $work/dl/t.1000 > $work/dl/all")"
+[ "$(crc "$work/tl")" = "$want_tiny" ] || { echo "MISMATCH: merge of 1,000 parts to a local file" >&2; failed=1; }
+rm -rf "$work/dl" "$work/tl"
+
+# 5. The gateway's ceiling for the 16 copies vs gcdcat's copies (the same requests).
+# The ceiling is the script's own time (python's start and botocore's import left out).
+copies="" ceilings=""
+for _ in $(seq "$PAIRED_RUNS"); do
+    copies="$copies $(RUNS=1 best copies "$G merge s3://$bucket/whole.001 -o s3://$bucket/joined-16 --jobs 16 --no-verify --force -q --endpoint-url $EP")"
+    python3 scripts/s3-copy-ceiling.py "$EP" "$bucket" whole. 16 ceiling-out >"$work/out.ceiling" ||
+        { echo "FAILED: ceiling" >&2; failed=1; }
+    ceilings="$ceilings $(tail -1 "$work/out.ceiling")"
+done
+[ "$("$G" checksum "s3://$bucket/joined-16" --endpoint-url "$EP" | grep -v '^;' | awk '{print $NF}')" = "$want" ] ||
+    { echo "MISMATCH: server-side merge with --jobs 16" >&2; failed=1; }
+echo "copies:$copies" >>"$work/runs"
+echo "ceiling:$ceilings" >>"$work/runs"
+t_copies=$(echo $copies | tr ' ' '\n' | sort -g | head -1)
+t_ceiling=$(echo $ceilings | tr ' ' '\n' | sort -g | head -1)
+
 ratio() { echo "$1 $2" | awk '{printf "%.2fx", $1 / $2}'; }
 anon() { echo "$(( $(json peakRSSAnonBytes "$1") >> 20 )) MiB"; }
 printf '%-44s %9s %9s %8s %14s %14s\n' "row" "gcdcat s" "other s" "ratio" "client bytes" "peak RssAnon"
@@ -107,7 +168,18 @@ printf '%-44s %9.3f %9.3f %8s %14s %14s\n' "split to S3 (16 parts) vs aws s3 cp"
     "$(ratio "$t_cp" "$t_split")" "$(json clientBytes "$work/split.json")" "$(anon "$work/split.json")"
 printf '%-44s %9.3f %9.3f %8s %14s %14s\n' "merge local -> S3 (one object) vs aws s3 cp" "$t_up" "$t_cp" \
     "$(ratio "$t_cp" "$t_up")" "$(json clientBytes "$work/upload.json")" "$(anon "$work/upload.json")"
+printf '%-44s %9.3f %9.3f %8s\n' "merge S3 -> local file vs aws cp --recursive+cat" "$t_local" "$t_awslocal" \
+    "$(ratio "$t_awslocal" "$t_local")"
+printf '%-44s %9.3f %9.3f %8s\n' "1,000 x 1 KiB merged on the server vs aws cp -r" "$t_tiny" "$t_awstiny" \
+    "$(ratio "$t_awstiny" "$t_tiny")"
+printf '%-44s %9.3f %9.3f %8s\n' "1,000 x 1 KiB merged to a file vs aws cp -r+cat" "$t_tinylocal" "$t_awstinylocal" \
+    "$(ratio "$t_awstinylocal" "$t_tinylocal")"
+printf '%-44s %9.3f %9.3f %8s\n' "16 copies: gcdcat --jobs 16 vs gateway ceiling" "$t_copies" "$t_ceiling" \
+    "$(ratio "$t_copies" "$t_ceiling")"
+echo "interleaved runs (seconds):"
+sed 's/^/  /' "$work/runs"
 echo "check of the verified server-side merge: $(json checkBytesRead "$work/merge.json") bytes read; part crc32s: $(json serverChecksums "$work/merge.json") the server's, $(json recordedChecksums "$work/merge.json") gcdcat's records, $(json readChecksums "$work/merge.json") read"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
-# A failed or wrong run fails the script (CI runs it).
+# A failed or wrong run fails the script (CI runs it); `best` runs in a subshell, so it leaves a mark.
+[ -e "$work/failed" ] && failed=1
 exit "$failed"

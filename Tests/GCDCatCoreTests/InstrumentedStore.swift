@@ -17,7 +17,8 @@ final class InstrumentedStore: ForwardingStore {
     let reportsCRC32: Bool
     let ignoresCopyIfMatch: Bool
     let beforeCopy: (@Sendable (ObjectLocation) -> Void)?
-    private let record = Mutex((current: 0, peak: 0, prefixes: [String]()))
+    private let record = Mutex(
+        (current: 0, peak: 0, prefixes: [String](), gets: [(object: ObjectLocation, range: Range<UInt64>)]()))
 
     init(
         _ inner: MemoryObjectStore, getDelay: UInt32 = 0, reportsCRC32: Bool = false, ignoresCopyIfMatch: Bool = false,
@@ -32,6 +33,8 @@ final class InstrumentedStore: ForwardingStore {
 
     var peak: Int { record.withLock { $0.peak } }
     var listedPrefixes: [String] { record.withLock { $0.prefixes } }
+    /// The object and range of every GET, in the order they began.
+    var gets: [(object: ObjectLocation, range: Range<UInt64>)] { record.withLock { $0.gets } }
 
     func head(_ object: ObjectLocation) throws -> ObjectInfo? {
         guard var info = try inner.head(object) else { return nil }
@@ -54,6 +57,7 @@ final class InstrumentedStore: ForwardingStore {
         record.withLock {
             $0.current += 1
             $0.peak = max($0.peak, $0.current)
+            $0.gets.append((object, range))
         }
         defer { record.withLock { $0.current -= 1 } }
         if getDelay > 0 { usleep(getDelay) }

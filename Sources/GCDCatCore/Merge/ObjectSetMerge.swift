@@ -13,8 +13,9 @@ import Synchronization
 /// The parts come resolved and HEADed (a missing one is named, exit 1). With a manifest, each part's
 /// crc32 must match it before the output is published (exit 2 otherwise, nothing left): a
 /// download checks the bytes as they arrive; a server-side merge checks the parts beside the
-/// copies, and completes the upload only if all matched. It takes a part's crc32, in this order,
-/// from the server's `x-amz-checksum-crc32`, else from gcdcat's record in its metadata
+/// copies, and completes the upload only if all matched. A part it downloads whole (under
+/// 5 MiB) is checked from the bytes it uploads (``ServerSideCheck``). For the rest it takes the
+/// crc32, in this order, from the server's `x-amz-checksum-crc32`, else from gcdcat's record in its metadata
 /// (``RecordedChecksum``; a part found in a listing is HEADed for it), else by reading it;
 /// ``trustStoredChecksums`` off reads every part. The output records its crc32 as every object
 /// gcdcat writes does: the manifest's crc32s joined (they are checked before it is published),
@@ -179,34 +180,41 @@ public struct ObjectSetMerge: Sendable {
         // such parts pass through the client instead.
         let plan = try ServerSideMergePlan.make(
             sizes: listed.map(\.size), copyable: listed.map { !$0.location.key.contains("%") })
+        let checker = ServerSideCheck(plan: plan, sizes: listed.map(\.size))
         let total = listed.reduce(0) { $0 + $1.size }
         let store = self.store
         let jobs = self.jobs
         let manifest = self.manifest
         let trust = trustStoredChecksums
-        let infos = trust ? try Self.withMetadata(listed, store: store, jobs: jobs) : listed
+        // A part downloaded whole is checked from its bytes: its stored crc32 is wanted only
+        // for the output's record when no manifest gives one.
+        let infos =
+            trust
+            ? try Self.withMetadata(
+                listed, only: expected == nil ? nil : checker.notDownloadedWhole, store: store, jobs: jobs)
+            : listed
         let record = Self.outputRecord(infos, expected: expected, trustStored: trust)
         let set = OutputSet(inputs: [], overwrite: overwrite, fsync: fsync)
         let check = try set.produce(.whole, output, bytes: 0) { sink -> ObjectReader.Checksums? in
             guard let object = sink.object else { return nil }
-            // The check reads the parts (or takes the server's crc32s) beside the copies.
-            let check = expected.map { _ in
-                BackgroundWork {
-                    try ObjectReader(store: store, jobs: jobs).checksums(
-                        infos, trustServer: trust, trustRecorded: trust)
-                }
+            // The check reads what is copied (or takes the stored crc32s) beside the copies.
+            let copied = expected.map { _ in
+                BackgroundWork { try checker.readCopied(infos, trust: trust, store: store, jobs: jobs) }
             }
+            let fetched: [ServerSideMergePlan.FetchedSlice]
             do {
-                try copyParts(plan, infos, into: object, recording: record, counter: counter)
+                fetched = try copyParts(plan, infos, into: object, recording: record, counter: counter)
             } catch {
-                _ = try? check?.wait()
+                _ = try? copied?.wait()
                 throw error
             }
-            let checked = Swift.Result { try check?.wait() }
+            let read = Swift.Result { try copied?.wait() }
             // RGW ignores x-amz-copy-source-if-match: a part replaced while the copies ran is seen
-            // only by looking at every part again once they are done.
-            try Self.requireUnchanged(infos, store: store, jobs: jobs)
-            guard let expected, let checksums = try checked.get() else { return nil }
+            // only by looking at it again once they are done. A part fetched whole was read
+            // with If-Match, which RGW honours.
+            try Self.requireUnchanged(checker.toHeadAgain(infos), store: store, jobs: jobs)
+            guard let expected, let copiedChecksums = try read.get() else { return nil }
+            let checksums = checker.checksums(infos, fetched: fetched, copied: copiedChecksums)
             for (index, item) in checksums.objects.enumerated() where item.checksum.value != expected[index] {
                 throw Self.mismatch(
                     infos[index].location, actual: item.checksum.value, expected: expected[index], manifest: manifest)
@@ -237,13 +245,16 @@ public struct ObjectSetMerge: Sendable {
     }
 
     /// `parts` with their metadata: a part seen only in a listing (``ObjectInfo/metadata`` nil)
-    /// is HEADed, `jobs` at a time, for the server's crc32 and gcdcat's record.
+    /// is HEADed, `jobs` at a time, for the server's crc32 and gcdcat's record; with `wanted`,
+    /// only the parts of those indices are.
     ///
     /// ## Errors
     /// `.inputChanged` when a part is gone, or its size or ETag differ from the listing's; the
     /// store's errors.
-    static func withMetadata(_ parts: [ObjectInfo], store: any ObjectStore, jobs: Int) throws -> [ObjectInfo] {
-        let unknown = parts.indices.filter { parts[$0].metadata == nil }
+    static func withMetadata(
+        _ parts: [ObjectInfo], only wanted: [Int]? = nil, store: any ObjectStore, jobs: Int
+    ) throws -> [ObjectInfo] {
+        let unknown = (wanted ?? Array(parts.indices)).filter { parts[$0].metadata == nil }
         guard !unknown.isEmpty else { return parts }
         let heads = try ParallelMap.map(count: unknown.count, jobs: jobs, pool: .threads) { index -> ObjectInfo in
             let listed = parts[unknown[index]]
@@ -280,7 +291,7 @@ public struct ObjectSetMerge: Sendable {
     private func copyParts(
         _ plan: ServerSideMergePlan, _ infos: [ObjectInfo], into object: ObjectOutput, recording record: UInt32?,
         counter: TransferCounter
-    ) throws {
+    ) throws -> [ServerSideMergePlan.FetchedSlice] {
         // The versions that were listed and checked, never ones that replaced them since.
         try plan.run(
             into: object, sources: infos.map { .init(location: $0.location, etag: $0.etag) }, recording: record,

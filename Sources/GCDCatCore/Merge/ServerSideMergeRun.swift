@@ -1,10 +1,6 @@
 import GCDCatS3
 import GCDCatSystem
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// Carrying out a ``ServerSideMergePlan`` into an object: what a merge of objects and a split of
 /// one object into objects share.
 extension ServerSideMergePlan {
@@ -19,54 +15,95 @@ extension ServerSideMergePlan {
         }
     }
 
-    /// Runs the parts into `object`, `jobs` at a time: copies on the server, runs of small
-    /// slices through one buffer of the largest upload per worker. Every slice's range is
-    /// shifted by `base` (a split copies a range of its one source). Every request names the
-    /// source's ETag, so a version that replaced it since fails instead of being joined.
-    /// `recording` is the crc32 the object records (``ObjectOutput/begin(recording:)``), if
-    /// known; `partDone` hears each finished part's length.
+    /// One slice the run downloaded, and the crc32 of the bytes it uploaded from it.
+    struct FetchedSlice: Sendable, Equatable {
+        var slice: Slice
+        var checksum: Checksum
+    }
+
+    /// One unit of a run's work: part `part` copied on the server, or slice `slice` of uploaded
+    /// part `part` fetched into that part's buffer.
+    enum Step: Sendable, Equatable {
+        case copy(part: Int)
+        case fetch(part: Int, slice: Int)
+    }
+
+    /// The run's work in output order: a small part is a request like a copy, so `jobs` of them
+    /// are in flight at once, not one part's slices one after another.
+    var steps: [Step] {
+        parts.enumerated().flatMap { index, part -> [Step] in
+            switch part {
+            case .copy: return [.copy(part: index)]
+            case .upload(let slices): return slices.indices.map { .fetch(part: index, slice: $0) }
+            }
+        }
+    }
+
+    /// Runs the parts into `object`: copies on the server, and the slices of the uploaded parts
+    /// fetched `jobs` at a time into per-part buffers, each part uploaded once its last slice
+    /// is in (``UploadPartAssembly``: at most `jobs + 1` buffers of the largest upload part).
+    /// Every slice's range is shifted by `base` (a split copies a range of its one source).
+    /// Every request names the source's ETag, so a version that replaced it since fails instead
+    /// of being joined. `recording` is the crc32 the object records
+    /// (``ObjectOutput/begin(recording:)``), if known; `partDone` hears each finished part's
+    /// length. Returns every downloaded slice with the crc32 of its bytes, in output order: a
+    /// verified merge checks the parts it downloads without reading them again.
+    @discardableResult
     func run(
         into object: ObjectOutput, sources: [Source], base: UInt64 = 0, recording: UInt32?, store: any ObjectStore,
         jobs: Int,
         partDone: @Sendable (UInt64) -> Void = { _ in }
-    ) throws {
+    ) throws -> [FetchedSlice] {
         guard !parts.isEmpty else {
             object.hold([])
-            return
+            return []
         }
         try object.begin(recording: recording)
         let parts = self.parts
-        let largestUpload = self.largestUpload
-        let bufferSize = max(1, Int(largestUpload))
+        let steps = self.steps
+        var sliceCounts: [Int: Int] = [:]
+        var offsets: [[Int]] = parts.map { _ in [] }
+        for (index, part) in parts.enumerated() {
+            guard case .upload(let slices) = part else { continue }
+            sliceCounts[index] = slices.count
+            offsets[index] = slices.reduce(into: [0]) { $0.append($0.last! + $1.range.count) }
+        }
+        let path = object.location.description
+        let assembly = try UploadPartAssembly(
+            sliceCounts: sliceCounts, partSize: Int(largestUpload),
+            workers: ParallelMap.workerCount(jobs: jobs, items: steps.count), path: path)
+        let offsetsInPart = offsets
         @Sendable func shifted(_ range: Range<UInt64>) -> Range<UInt64> {
             base + range.lowerBound..<base + range.upperBound
         }
-        _ = try ParallelMap.run(
-            count: parts.count, jobs: jobs, pool: .threads,
-            makeState: { () throws -> UnsafeMutableRawPointer? in
-                largestUpload == 0
-                    ? nil
-                    : try Syscall.allocate(byteCount: bufferSize, alignment: 4096, path: object.location.description)
-            },
-            finish: { $0.map { free($0) } }
-        ) { buffer, index in
-            switch parts[index] {
-            case .copy(let slice):
+        let fetched = try ParallelMap.map(count: steps.count, jobs: jobs, pool: .threads) { index -> FetchedSlice? in
+            switch steps[index] {
+            case .copy(let part):
+                guard case .copy(let slice) = parts[part] else { return nil }
                 let source = sources[slice.source]
                 try object.copyPart(
-                    index + 1, source: source.location, range: shifted(slice.range), ifMatch: source.etag)
-            case .upload(let slices):
-                guard let buffer else { return }
-                var filled = 0
-                for slice in slices {
-                    let source = sources[slice.source]
-                    let bytes = UnsafeMutableRawBufferPointer(start: buffer + filled, count: slice.range.count)
-                    try store.get(source.location, range: shifted(slice.range), ifMatch: source.etag, into: bytes)
-                    filled += slice.range.count
+                    part + 1, source: source.location, range: shifted(slice.range), ifMatch: source.etag)
+                partDone(parts[part].length)
+                return nil
+            case .fetch(let part, let sliceIndex):
+                guard case .upload(let slices) = parts[part] else { return nil }
+                let slice = slices[sliceIndex]
+                let source = sources[slice.source]
+                let buffer = try assembly.buffer(for: part, path: path)
+                let bytes = UnsafeMutableRawBufferPointer(
+                    start: buffer.pointer + offsetsInPart[part][sliceIndex], count: slice.range.count)
+                try store.get(source.location, range: shifted(slice.range), ifMatch: source.etag, into: bytes)
+                var checksum = Checksum(.crc32)
+                checksum.update(UnsafeRawBufferPointer(bytes))
+                if assembly.sliceFetched(part) {
+                    defer { assembly.release(part) }
+                    let length = Int(parts[part].length)
+                    try object.uploadPart(part + 1, UnsafeRawBufferPointer(start: buffer.pointer, count: length))
+                    partDone(UInt64(length))
                 }
-                try object.uploadPart(index + 1, UnsafeRawBufferPointer(start: buffer, count: filled))
+                return FetchedSlice(slice: slice, checksum: checksum)
             }
-            partDone(parts[index].length)
         }
+        return fetched.compactMap { $0 }
     }
 }

@@ -16,7 +16,8 @@ public struct ObjectStoreFacts: Codable, Sendable, Equatable {
     public var copiedBytes: UInt64
     /// Parts downloaded and uploaded again because they were under S3's 5 MiB part minimum.
     public var downloadedSmallParts: [String]
-    /// Bytes read to check the parts against the manifest; of the parts checked, how many
+    /// Bytes read to check the parts against the manifest (what a merge downloads anyway is
+    /// checked as it passes, and not counted); of the parts checked, how many
     /// crc32s were the server's `x-amz-checksum-crc32`, how many gcdcat's record in the part's
     /// metadata (`x-amz-meta-gcdcat-crc32`), both taken without reading, and how many were read.
     public var checkBytesRead: UInt64
@@ -60,7 +61,8 @@ public struct ObjectStoreFacts: Codable, Sendable, Equatable {
         }
         if checkBytesRead > 0 || serverChecksums + recordedChecksums + readChecksums > 0 {
             lines.append(
-                "check          \(readChecksums) parts read (\(size(checkBytesRead))), \(serverChecksums) crc32s "
+                "check          \(readChecksums) parts read (\(size(checkBytesRead)) for the check alone), "
+                    + "\(serverChecksums) crc32s "
                     + "from the server, \(recordedChecksums) from gcdcat's record")
         }
         return lines

@@ -371,9 +371,9 @@ extension ObjectReader {
 }
 
 extension ObjectReader {
-    /// The slices that cover `ranges` of one object: each slice's `object` is the index of its
-    /// range, its `offset` is in the object.
-    func slices(of object: ObjectInfo, ranges: [Range<UInt64>]) -> [Slice] {
+    /// The slices that cover `ranges`: each slice's `object` is the index of its range, its
+    /// `offset` is in the range's object.
+    func slices(covering ranges: [Range<UInt64>]) -> [Slice] {
         var slices: [Slice] = []
         let step = UInt64(rangeSize)
         for (index, range) in ranges.enumerated() {
@@ -398,7 +398,7 @@ extension ObjectReader {
         _ object: ObjectInfo, ranges: [Range<UInt64>],
         _ body: @Sendable (Int, UInt64, UnsafeRawBufferPointer) throws -> Void
     ) throws -> UInt64 {
-        let slices = slices(of: object, ranges: ranges)
+        let slices = slices(covering: ranges)
         let objects = [ObjectInfo](repeating: object, count: ranges.count)
         return try map(objects, slices, policy: .cancelAll) { slice, bytes in
             try body(slice.object, slice.offset - ranges[slice.object].lowerBound, bytes)
@@ -413,17 +413,28 @@ extension ObjectReader {
     public func checksums(_ object: ObjectInfo, ranges: [Range<UInt64>]) throws -> (
         checksums: [Checksum], bytesRead: UInt64
     ) {
-        let slices = slices(of: object, ranges: ranges)
-        let objects = [ObjectInfo](repeating: object, count: ranges.count)
-        let mapped = try map(objects, slices, policy: .cancelAll) { _, bytes in
+        try checksums(of: ranges.map { (object, $0) })
+    }
+
+    /// The crc32 of each piece, a range of an object, from parallel ranged GETs joined with
+    /// `crc32_combine`: what a server-side merge reads of its parts besides the slices it
+    /// downloaded to upload (whose crc32s it took as they passed).
+    ///
+    /// ## Errors
+    /// The first failed GET, naming its object.
+    public func checksums(of pieces: [(object: ObjectInfo, range: Range<UInt64>)]) throws -> (
+        checksums: [Checksum], bytesRead: UInt64
+    ) {
+        let slices = slices(covering: pieces.map(\.range))
+        let mapped = try map(pieces.map(\.object), slices, policy: .cancelAll) { _, bytes in
             var checksum = Checksum(.crc32)
             checksum.update(bytes)
             return checksum
         }
-        var perRange = [Checksum](repeating: Checksum(.crc32), count: ranges.count)
+        var perPiece = [Checksum](repeating: Checksum(.crc32), count: pieces.count)
         for (slice, piece) in zip(slices, mapped.results) {
-            if let piece { perRange[slice.object] = perRange[slice.object].combined(with: piece) }
+            if let piece { perPiece[slice.object] = perPiece[slice.object].combined(with: piece) }
         }
-        return (perRange, mapped.bytesRead)
+        return (perPiece, mapped.bytesRead)
     }
 }
