@@ -29,6 +29,7 @@ static gf_t oracle;
 static uint8_t *inputs;  // `input_count` blocks
 static uint8_t *outputs[MAX_OUTPUTS];
 static uint16_t constants[MAX_OUTPUTS];
+static uint16_t *matrix;  // input i's coefficient for output d at i * MAX_OUTPUTS + d
 static size_t input_count = 16;
 
 static double clock_seconds(clockid_t clock) {
@@ -42,6 +43,15 @@ static double clock_seconds(clockid_t clock) {
 static void run_range(const cell *c, size_t begin, size_t end) {
     for (size_t offset = begin; offset < end; offset += c->slice) {
         const size_t len = end - offset < c->slice ? end - offset : c->slice;
+        if (strcmp(c->what, "matrix") == 0) {  // every input at once, as the PAR2 engine calls it
+            uint8_t *dst[MAX_OUTPUTS];
+            const uint8_t **src = malloc(input_count * sizeof *src);
+            for (size_t d = 0; d < c->outputs; d++) dst[d] = outputs[d] + offset;
+            for (size_t i = 0; i < input_count; i++) src[i] = inputs + i * BLOCK + offset;
+            gf16_muladd_matrix_with((gf16_kernel)c->kernel, dst, c->outputs, src, input_count, matrix, len);
+            free(src);
+            continue;
+        }
         for (size_t i = 0; i < input_count; i++) {
             const uint8_t *src = inputs + i * BLOCK + offset;
             if (c->kernel < 0) {
@@ -134,6 +144,9 @@ static void setup(void) {
         memset(outputs[d], 0, BLOCK);
         constants[d] = gf16_pow(2, (uint32_t)(d * 7 + 1));  // PAR2's constants are powers of 2
     }
+    matrix = malloc(input_count * MAX_OUTPUTS * sizeof *matrix);
+    for (size_t i = 0; i < input_count; i++)
+        for (size_t d = 0; d < MAX_OUTPUTS; d++) matrix[i * MAX_OUTPUTS + d] = gf16_pow(constants[d], (uint32_t)(i + 1));
 }
 
 static size_t add_cell(cell *cells, size_t n, const char *what, int kernel, size_t outputs_, size_t slice, int threads) {
@@ -158,6 +171,9 @@ static size_t plan(cell *cells, size_t slice) {
         for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) n = add_cell(cells, n, "multi", k, counts[i], slice, 1);
         n = add_cell(cells, n, "multi", k, MAX_OUTPUTS, BLOCK, 1);
         n = add_cell(cells, n, "multi", k, MAX_OUTPUTS, slice, 2);
+        // The engine's call: gf16_muladd_matrix on 128 KiB stretches (1 MiB blocks over 2 cores x 4).
+        n = add_cell(cells, n, "matrix", k, MAX_OUTPUTS, 128 * 1024, 1);
+        n = add_cell(cells, n, "matrix", k, MAX_OUTPUTS, 128 * 1024, 2);
     }
     return n;
 }

@@ -10,7 +10,9 @@
 # The multi cells feed every input through one slice of the outputs before the next slice
 # (--slice, 4096 bytes by default: 102 slices stay in L2), as a PAR2 engine should call it;
 # the 1 MiB-slice row shows what happens when it does not. "th 2" splits the block's bytes
-# between two threads: the kernels are single-threaded; the caller uses the cores.
+# between two threads: the kernels are single-threaded; the caller uses the cores. The matrix
+# rows are the PAR2 engine's own call: gf16_muladd_matrix with every input at once, on 128 KiB
+# stretches of the blocks.
 #
 #   scripts/bench-gf16.sh [--repeat 5] [--inputs 16] [--slice 4096]
 set -euo pipefail

@@ -8,6 +8,7 @@
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
+#include <stdlib.h>
 
 #define AVX2 __attribute__((target("avx2")))
 
@@ -117,7 +118,55 @@ static AVX2 void avx2_muladd_multi(uint8_t *const *dst, const uint16_t *c, size_
     }
 }
 
-const gf16_kernel_ops gf16_avx2_ops = {avx2_muladd, avx2_muladd_multi};
+/// Up to GF16_MATRIX_INPUTS inputs, whose tables for the n outputs are `tables` (input-major),
+/// through every tile of a group of n outputs, each tile in cache while all of them pass.
+static AVX2 void avx2_matrix_chunk(uint8_t *const *dst, size_t n, const uint8_t *const *src, size_t ni,
+                                   const uint16_t *c, size_t ndst, const avx2_tables *tables, size_t body) {
+    avx2_digits digits[GF16_MATRIX_TILE / 64];
+    for (size_t offset = 0; offset < body; offset += GF16_MATRIX_TILE) {
+        const size_t steps = (body - offset < GF16_MATRIX_TILE ? body - offset : GF16_MATRIX_TILE) / 64;
+        for (size_t i = 0; i < ni; i++) {
+            int any = 0;
+            for (size_t j = 0; j < n; j++) any |= c[i * ndst + j] != 0;
+            if (!any) continue;
+            for (size_t s = 0; s < steps; s++) digits[s] = avx2_digits_load(src[i] + offset + 64 * s);
+            for (size_t j = 0; j < n; j++) {
+                if (c[i * ndst + j] == 0) continue;
+                const avx2_tables t = tables[i * n + j];
+                uint8_t *out = dst[j] + offset;
+                for (size_t s = 0; s < steps; s++) avx2_product_xor(out + 64 * s, &t, &digits[s]);
+            }
+        }
+    }
+}
+
+/// gf16_muladd_matrix with each constant's tables built once per call, in scratch memory: the
+/// generic tiling builds them again for every 4 KiB tile, which cost a third of the time with
+/// 16 inputs into 102 outputs (13.5 against 20.7 GB per CPU second, 1 MiB blocks).
+static AVX2 int avx2_muladd_matrix(uint8_t *const *dst, size_t ndst, const uint8_t *const *src, size_t nsrc,
+                                   const uint16_t *c, size_t len) {
+    avx2_tables *tables = aligned_alloc(32, sizeof(avx2_tables) * GF16_MATRIX_INPUTS * GF16_MATRIX_GROUP);
+    if (!tables) return 0;
+    const size_t body = len & ~(size_t)63;
+    for (size_t first = 0; first < ndst; first += GF16_MATRIX_GROUP) {
+        const size_t n = ndst - first < GF16_MATRIX_GROUP ? ndst - first : GF16_MATRIX_GROUP;
+        for (size_t i0 = 0; i0 < nsrc; i0 += GF16_MATRIX_INPUTS) {
+            const size_t ni = nsrc - i0 < GF16_MATRIX_INPUTS ? nsrc - i0 : GF16_MATRIX_INPUTS;
+            const uint16_t *row = c + i0 * ndst + first;
+            for (size_t i = 0; i < ni; i++)
+                for (size_t j = 0; j < n; j++)
+                    if (row[i * ndst + j] != 0) tables[i * n + j] = avx2_tables_build(row[i * ndst + j]);
+            avx2_matrix_chunk(dst + first, n, src + i0, ni, row, ndst, tables, body);
+        }
+    }
+    free(tables);
+    if (body < len)
+        for (size_t i = 0; i < nsrc; i++)
+            for (size_t j = 0; j < ndst; j++) avx2_tail(dst[j] + body, src[i] + body, (len - body) / 2, c[i * ndst + j]);
+    return 1;
+}
+
+const gf16_kernel_ops gf16_avx2_ops = {avx2_muladd, avx2_muladd_multi, avx2_muladd_matrix};
 
 #else
 // No x86 vector unit: gf16_cpu_supports says so, and this table is never used.

@@ -95,7 +95,7 @@ static AVX512 void avx512_muladd_multi(uint8_t *const *dst, const uint16_t *c, s
     }
 }
 
-const gf16_kernel_ops gf16_avx512_ops = {avx512_muladd, avx512_muladd_multi};
+const gf16_kernel_ops gf16_avx512_ops = {avx512_muladd, avx512_muladd_multi, NULL};
 
 #else
 // No x86 vector unit: gf16_cpu_supports says so, and this table is never used.

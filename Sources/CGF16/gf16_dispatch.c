@@ -133,9 +133,11 @@ void gf16_muladd_multi(uint8_t *const *dst, const uint16_t *c, size_t ndst, cons
 }
 
 /// The tiling is the same for every kernel: each call of its multi entry takes one input's tile
-/// into a group of output tiles that the previous call left in cache.
+/// into a group of output tiles that the previous call left in cache. A kernel with a matrix
+/// entry of its own (AVX2) runs that instead.
 static void gf16_matrix(const gf16_kernel_ops *ops, uint8_t *const *dst, size_t ndst, const uint8_t *const *src,
                         size_t nsrc, const uint16_t *c, size_t len) {
+    if (ops->muladd_matrix && ops->muladd_matrix(dst, ndst, src, nsrc, c, len)) return;
     uint8_t *tiles[GF16_MATRIX_GROUP];
     uint16_t row[GF16_MATRIX_GROUP];
     for (size_t first = 0; first < ndst; first += GF16_MATRIX_GROUP) {

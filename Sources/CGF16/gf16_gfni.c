@@ -132,7 +132,7 @@ static GFNI void gfni_muladd_multi(uint8_t *const *dst, const uint16_t *c, size_
     }
 }
 
-const gf16_kernel_ops gf16_gfni_ops = {gfni_muladd, gfni_muladd_multi};
+const gf16_kernel_ops gf16_gfni_ops = {gfni_muladd, gfni_muladd_multi, NULL};
 
 #else
 // No x86 vector unit: gf16_cpu_supports says so, and this table is never used.

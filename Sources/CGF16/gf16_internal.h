@@ -20,9 +20,18 @@
 #define GF16_MATRIX_TILE 4096u
 #define GF16_MATRIX_GROUP 64u
 
+/// gf16_muladd_matrix's kernels with a matrix entry of their own build each constant's tables
+/// once per GF16_MATRIX_INPUTS inputs and GF16_MATRIX_GROUP outputs (AVX2: 256 bytes each, so
+/// 256 KiB of scratch), not once per tile.
+#define GF16_MATRIX_INPUTS 16u
+
 typedef struct {
     void (*muladd)(uint8_t *dst, const uint8_t *src, size_t len, uint16_t c);
     void (*muladd_multi)(uint8_t *const *dst, const uint16_t *c, size_t ndst, const uint8_t *src, size_t len);
+    /// gf16_muladd_matrix itself, or NULL for the generic tiling over muladd_multi. Returns 0,
+    /// dst untouched, when it cannot have its scratch memory (the caller then tiles generically).
+    int (*muladd_matrix)(uint8_t *const *dst, size_t ndst, const uint8_t *const *src, size_t nsrc,
+                         const uint16_t *c, size_t len);
 } gf16_kernel_ops;
 
 extern const gf16_kernel_ops gf16_scalar_ops;

@@ -35,4 +35,4 @@ static void scalar_muladd_multi(uint8_t *const *dst, const uint16_t *c, size_t n
     for (size_t d = 0; d < ndst; d++) scalar_muladd(dst[d], src, len, c[d]);
 }
 
-const gf16_kernel_ops gf16_scalar_ops = {scalar_muladd, scalar_muladd_multi};
+const gf16_kernel_ops gf16_scalar_ops = {scalar_muladd, scalar_muladd_multi, NULL};

@@ -3,7 +3,8 @@ import Testing
 
 /// gf16_muladd_matrix (a batch of inputs into every output, tile by tile) against GF-Complete
 /// applied input by input and output by output: output counts around the group of 64, lengths
-/// around the 4096-byte tile, zero rows and zero coefficients, unaligned starts.
+/// around the 4096-byte tile, input counts around the 16 whose tables AVX2 builds at once, zero
+/// rows and zero coefficients, unaligned starts.
 @Suite struct GF16MatrixKernelTests {
     @Test func scalarMatrixMatchesGFComplete() throws { try checkMatrix(GF16_KERNEL_SCALAR) }
     @Test(.enabled(if: cpuRuns(GF16_KERNEL_AVX2), "this CPU lacks AVX2"))
@@ -21,7 +22,7 @@ import Testing
         var generator = SeededGenerator(seed: 57 &+ UInt64(kernel?.rawValue ?? 9))
         for (outputs, inputs, length) in [
             (1, 1, 66), (2, 3, 0), (3, 2, 4096), (5, 7, 4098), (64, 3, 8254), (65, 4, 12_414), (102, 5, 8192),
-            (7, 16, 20_002),
+            (7, 16, 20_002), (66, 17, 4160), (3, 33, 8258),
         ] {
             let sources = (0..<inputs).map { _ in Region(count: length + 8, using: &generator) }
             // Input 1's row is all zero (skipped whole); elsewhere 0, 1 and 0xFFFF appear too.

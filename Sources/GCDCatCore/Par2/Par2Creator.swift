@@ -91,7 +91,7 @@ public enum Par2Creator {
         }
         let encoder = try Par2Encoder(
             descriptions: descriptions, sliceSize: request.sliceSize, recoverySlices: request.recoverySlices,
-            jobs: request.jobs, path: request.indexPath)
+            jobs: request.jobs, overlapped: true, path: request.indexPath)
         var buffer = [UInt8](repeating: 0, count: request.sliceSize)
         var bytesRead: Int64 = 0
         for (index, input) in request.inputs.enumerated() {

@@ -53,9 +53,12 @@ public final class Par2Encoder {
     /// ## Errors
     /// `.invalidInput` when the set has more than PAR2's 32 768 slices or the names clash;
     /// `.io` when the recovery slices do not fit in memory.
-    public init(descriptions: [Description], sliceSize: Int, recoverySlices: Int, jobs: Int, path: String)
-        throws
-    {
+    /// With `overlapped`, a full batch is multiplied in and hashed on other threads while the
+    /// caller goes on adding slices to a second batch (memory: one batch more).
+    public init(
+        descriptions: [Description], sliceSize: Int, recoverySlices: Int, jobs: Int, overlapped: Bool = false,
+        path: String
+    ) throws {
         precondition(sliceSize > 0 && sliceSize % 4 == 0)
         self.sliceSize = sliceSize
         self.descriptions = descriptions
@@ -80,7 +83,8 @@ public final class Par2Encoder {
         }
         firstSlice = first
         constants = Par2SliceConstants.constants(count: next)
-        accumulator = try Par2SliceAccumulator(count: recoverySlices, sliceSize: sliceSize, jobs: jobs, path: path)
+        accumulator = try Par2SliceAccumulator(
+            count: recoverySlices, sliceSize: sliceSize, jobs: jobs, overlapped: overlapped, path: path)
         checksums = Array(repeating: [], count: descriptions.count)
         wholeMD5 = Array(repeating: nil, count: descriptions.count)
         added = Array(repeating: 0, count: descriptions.count)
@@ -108,43 +112,53 @@ public final class Par2Encoder {
     }
 
     /// Multiplies the batch into the recovery slices while the other work hashes it: each slice's
-    /// MD5 and CRC32, and each file's running MD5 (in order, one piece per file).
+    /// MD5 and CRC32, and each file's running MD5 (in order, one piece per file). Overlapped, it
+    /// returns at once and the checksums are recorded when the next flush finds this one ended.
     private func flush() {
+        guard !batched.isEmpty else { return }
         let slices = batched
         batched.removeAll(keepingCapacity: true)
         let results = HashResults(count: slices.count)
-        let accumulator = accumulator
+        // Each slot's bytes now: overlapped, the accumulator fills the other batch meanwhile.
+        let slots = SlotBytes(slices.map { accumulator.batched($0.slot) })
         var work: [@Sendable () -> Void] = []
         for file in Set(slices.map(\.file)).sorted() {
             let stream = SendableMD5(running[file])
-            let pieces = slices.filter { $0.file == file }.map { (slot: $0.slot, length: $0.length) }
+            let pieces = slices.indices.filter { slices[$0].file == file }.map { ($0, slices[$0].length) }
             work.append {
-                for piece in pieces {
-                    stream.stream.update(
-                        UnsafeRawBufferPointer(rebasing: accumulator.batched(piece.slot)[0..<piece.length]))
+                for (position, length) in pieces {
+                    stream.stream.update(UnsafeRawBufferPointer(rebasing: slots.bytes[position][0..<length]))
                 }
             }
         }
-        for (position, slice) in slices.enumerated() {
+        for position in slices.indices {
             work.append {
-                let bytes = accumulator.batched(slice.slot)
+                let bytes = slots.bytes[position]
                 var crc = Checksum(.crc32)
                 crc.update(bytes)
                 results.store(position, .init(md5: Par2Hash.md5(bytes), crc32: crc.value))
             }
         }
-        accumulator.flush(alongside: work)
-        for (position, slice) in slices.enumerated() {
-            checksums[slice.file].append(results.value(position))
-            if checksums[slice.file].count == descriptions[slice.file].sliceCount(sliceSize) {
-                wholeMD5[slice.file] = running[slice.file].finalize()
+        let record = { [self] in
+            for (position, slice) in slices.enumerated() {
+                checksums[slice.file].append(results.value(position))
+                if checksums[slice.file].count == descriptions[slice.file].sliceCount(sliceSize) {
+                    wholeMD5[slice.file] = running[slice.file].finalize()
+                }
             }
+        }
+        if accumulator.overlapped {
+            accumulator.flushInBackground(alongside: work, then: record)
+        } else {
+            accumulator.flush(alongside: work)
+            record()
         }
     }
 
     /// The packets; every file must have had all its slices.
     public func finish(creator: String) -> Packets {
         flush()
+        accumulator.waitForBackgroundFlush()
         for (index, description) in descriptions.enumerated() where description.length == 0 {
             wholeMD5[index] = running[index].finalize()
         }
@@ -179,6 +193,12 @@ public final class Par2Encoder {
         }
         return Packets(setID: setID, critical: critical, creator: creatorPacket, recovery: recovery)
     }
+}
+
+/// The batched slices' bytes, read by the hashing work on other threads.
+private struct SlotBytes: @unchecked Sendable {
+    let bytes: [UnsafeRawBufferPointer]
+    init(_ bytes: [UnsafeRawBufferPointer]) { self.bytes = bytes }
 }
 
 /// One MD5 stream handed to one piece of work at a time.

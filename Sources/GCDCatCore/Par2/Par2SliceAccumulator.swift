@@ -15,7 +15,11 @@ import Dispatch
 /// per input. The batch is spread over the cores by byte range: a piece of work takes the same
 /// stretch of every input and output, so the cores never share a cache line.
 ///
-/// Memory: count × sliceSize for the outputs, plus the batch.
+/// With `overlapped`, ``flushInBackground(alongside:then:)`` multiplies a full batch in on other
+/// threads while the caller fills a second batch, so reading the inputs and copying them in
+/// overlaps the multiply-adds instead of waiting for them (a create's reader does).
+///
+/// Memory: count × sliceSize for the outputs, plus the batch (two when overlapped).
 final class Par2SliceAccumulator: @unchecked Sendable {
     /// What a batch of inputs may hold (rounded up to one slice).
     static let batchBytes = 16 << 20
@@ -27,14 +31,20 @@ final class Par2SliceAccumulator: @unchecked Sendable {
     let workers: Int
     let batchCapacity: Int
     private let storage: UnsafeMutableRawPointer
-    private let batch: UnsafeMutableRawPointer
+    /// The batch being filled.
+    private var batch: UnsafeMutableRawPointer
+    /// The other batch when overlapped: the one a background flush reads.
+    private var spare: UnsafeMutableRawPointer?
+    var overlapped: Bool { spare != nil }
     /// Row j: the coefficients of batched input j for every output.
     private var pendingCoefficients: [UInt16] = []
     private var pending = 0
+    /// The background flush under way, and what runs on the caller's thread once it ends.
+    private var inFlight: (done: DispatchGroup, then: () -> Void)?
 
     /// ## Errors
     /// `.io` (ENOMEM) when the buffers cannot be had, naming `path`.
-    init(count: Int, sliceSize: Int, jobs: Int, path: String) throws {
+    init(count: Int, sliceSize: Int, jobs: Int, overlapped: Bool = false, path: String) throws {
         self.count = count
         self.sliceSize = sliceSize
         self.workers = max(1, min(jobs, sliceSize / 4096, 64))
@@ -44,23 +54,34 @@ final class Par2SliceAccumulator: @unchecked Sendable {
             .io, path: path, syscall: "calloc", errno: ENOMEM,
             message: "\(count) slices of \(sliceSize) bytes do not fit in memory; use larger blocks or fewer")
         guard !overflow, let storage = calloc(max(bytes, 1), 1) else { throw noMemory }
-        guard let batch = malloc(max(batchCapacity * sliceSize, 1)) else {
+        let batchBytes = max(batchCapacity * sliceSize, 1)
+        guard let batch = malloc(batchBytes) else {
             free(storage)
+            throw noMemory
+        }
+        let spare = overlapped ? malloc(batchBytes) : nil
+        guard spare != nil || !overlapped else {
+            free(storage)
+            free(batch)
             throw noMemory
         }
         self.storage = storage
         self.batch = batch
+        self.spare = spare
         pendingCoefficients.reserveCapacity(batchCapacity * count)
     }
 
     deinit {
+        inFlight?.done.wait()
         free(storage)
         free(batch)
+        free(spare)
     }
 
-    /// Output `index`'s bytes; every input added must have been taken in by ``flush(alongside:)``.
+    /// Output `index`'s bytes; every input added must have been taken in by ``flush(alongside:)``
+    /// (and a background flush waited for).
     func slice(_ index: Int) -> UnsafeMutableRawBufferPointer {
-        precondition(pending == 0, "flush the accumulator before reading its slices")
+        precondition(pending == 0 && inFlight == nil, "flush the accumulator before reading its slices")
         return UnsafeMutableRawBufferPointer(start: storage + index * sliceSize, count: sliceSize)
     }
 
@@ -90,11 +111,40 @@ final class Par2SliceAccumulator: @unchecked Sendable {
     /// Multiplies the batched inputs into the outputs, and runs `work` (hashing the batch, say)
     /// on the same cores meanwhile: the pieces are dealt out as the cores come free, `work` first.
     func flush(alongside work: [@Sendable () -> Void] = []) {
+        waitForBackgroundFlush()
+        takeBatch(alongside: work)()
+    }
+
+    /// Starts what ``flush(alongside:)`` does on other threads and returns: the next inputs go to
+    /// the other batch. A batch's slots (``batched(_:)``, taken before this call) stay valid until
+    /// the flush ends; `then` runs on the caller's thread when the next flush or
+    /// ``waitForBackgroundFlush()`` finds it ended, so flushes end in the order they started.
+    func flushInBackground(alongside work: [@Sendable () -> Void], then: @escaping () -> Void) {
+        precondition(spare != nil, "a background flush needs an overlapped accumulator")
+        waitForBackgroundFlush()
+        let job = takeBatch(alongside: work)
+        swap(&batch, &spare!)
+        let done = DispatchGroup()
+        DispatchQueue.global().async(group: done, execute: job)
+        inFlight = (done, then)
+    }
+
+    /// Waits for the background flush, if one is under way, and runs its `then`.
+    func waitForBackgroundFlush() {
+        guard let flight = inFlight else { return }
+        flight.done.wait()
+        inFlight = nil
+        flight.then()
+    }
+
+    /// The multiply-adds of the batch as it stands and `work`, as one job; the batch is emptied.
+    private func takeBatch(alongside work: [@Sendable () -> Void]) -> @Sendable () -> Void {
         defer {
             pending = 0
             pendingCoefficients.removeAll(keepingCapacity: true)
         }
         let inputs = count > 0 ? pending : 0
+        let batch = SendablePointer(batch)
         // Several stretches a worker, so that a core done with `work` still finds some.
         let pieces = workers == 1 ? 1 : workers * 4
         let stretch = max(4096, (sliceSize / pieces + 63) & ~63)
@@ -106,14 +156,23 @@ final class Par2SliceAccumulator: @unchecked Sendable {
             let end = min(self.sliceSize, start + stretch)
             GaloisField16.multiplyAdd(
                 into: (0..<self.count).map { self.storage + $0 * self.sliceSize + start },
-                from: (0..<inputs).map { UnsafeRawPointer(self.batch + $0 * self.sliceSize + start) },
+                from: (0..<inputs).map { UnsafeRawPointer(batch.pointer + $0 * self.sliceSize + start) },
                 coefficients: coefficients, count: end - start)
         }
         let total = work.count + stretches
-        if workers == 1 || total == 1 {
-            for piece in 0..<total { body(piece) }
-        } else {
-            DispatchQueue.concurrentPerform(iterations: total, execute: body)
+        let serial = workers == 1 || total == 1
+        return {
+            if serial {
+                for piece in 0..<total { body(piece) }
+            } else {
+                DispatchQueue.concurrentPerform(iterations: total, execute: body)
+            }
         }
     }
+}
+
+/// A batch's address handed to the threads that read it while the caller fills the other.
+private struct SendablePointer: @unchecked Sendable {
+    let pointer: UnsafeMutableRawPointer
+    init(_ pointer: UnsafeMutableRawPointer) { self.pointer = pointer }
 }

@@ -26,7 +26,8 @@ public struct RecoveryRequest: Sendable, Equatable {
 /// pass then finds in the page cache). Empty parts are left out of the set, as `par2 create`
 /// leaves out empty files.
 ///
-/// Memory: the recovery blocks (their count × the block size), plus one block.
+/// Memory: the recovery blocks (their count × the block size), plus two batches of blocks
+/// (``Par2SliceAccumulator``: 16 MiB each, at least a block) and one block.
 final class SplitRecoveryVolumes: @unchecked Sendable {
     let indexPath: String
     let request: RecoveryRequest
@@ -92,7 +93,8 @@ final class SplitRecoveryVolumes: @unchecked Sendable {
                 md5First16K: try Self.headMD5(pieces[index], fd: fd, path: input.path))
         }
         encoder = try Par2Encoder(
-            descriptions: descriptions, sliceSize: sliceSize, recoverySlices: recovery, jobs: jobs, path: indexPath)
+            descriptions: descriptions, sliceSize: sliceSize, recoverySlices: recovery, jobs: jobs, overlapped: true,
+            path: indexPath)
         var next = 0
         files = lengths.map { length in
             guard length > 0 else { return nil }
