@@ -95,6 +95,8 @@ func makeObjectStore(_ options: ObjectStoreOptions) throws -> CountingObjectStor
         throw ValidationError(refusal.description)
     }
     configuration.requestTimeout = try parseDuration(options.requestTimeout, option: "--request-timeout")
+    // The variable carried the flag's bundle through the resolution; the flag is what to name.
+    if options.caBundle != nil { configuration.tls.caBundleSource = "--ca-bundle" }
     LeftBehindAdvice.useEndpointArgument(options.endpointURL)
     CleanupRegistry.shared.setUndoDeadline(try parseDuration(options.cleanupTimeout, option: "--cleanup-timeout"))
     if options.noVerifySSL {
