@@ -125,7 +125,7 @@ public final class CurlTransport: HTTPTransport {
         }
         setup += methodSetup
         if let refused = setup.first(where: { $0 != CURLE_OK }) {
-            return (.failure(Self.transportError(refused, exchange)), false)
+            return (.failure(Self.transportError(refused, exchange, tls: tls)), false)
         }
 
         let code = withExtendedLifetime(exchange) { curl_easy_perform(easy) }
@@ -138,11 +138,12 @@ public final class CurlTransport: HTTPTransport {
             if code == CURLE_UNSUPPORTED_PROTOCOL, request.url.hasPrefix("http://") || request.url.hasPrefix("https://")
             {
                 let garbled = HTTPTransportError(
-                    message: "the answer is not HTTP: \(Self.transportError(code, exchange).message)", isRetryable: true
+                    message: "the answer is not HTTP: \(Self.transportError(code, exchange, tls: tls).message)",
+                    isRetryable: true
                 )
                 return (.failure(garbled), false)
             }
-            return (.failure(Self.transportError(code, exchange)), sendFailed)
+            return (.failure(Self.transportError(code, exchange, tls: tls)), sendFailed)
         }
         let response = HTTPResponse(
             status: gcdcat_curl_info_long(easy, CURLINFO_RESPONSE_CODE, 0), headers: exchange.headers,
@@ -186,14 +187,16 @@ public final class CurlTransport: HTTPTransport {
     }
 
     /// The failure in the words the retry policy and the user need: what happened, and
-    /// whether another attempt may do better.
-    package static func transportError(_ code: CURLcode, _ exchange: CurlExchange) -> HTTPTransportError {
+    /// whether another attempt may do better; an untrusted certificate names what it was
+    /// checked against (`tls`).
+    package static func transportError(_ code: CURLcode, _ exchange: CurlExchange, tls: S3TLSSettings)
+        -> HTTPTransportError
+    {
         let detail = exchange.errorMessage.isEmpty ? String(cString: curl_easy_strerror(code)) : exchange.errorMessage
         switch code {
         case CURLE_PEER_FAILED_VERIFICATION:
             return HTTPTransportError(
-                message: "the endpoint's TLS certificate is not trusted: \(detail) (for a private CA, name its "
-                    + "certificate with --ca-bundle FILE, AWS_CA_BUNDLE or the profile's ca_bundle)",
+                message: "the endpoint's TLS certificate is not trusted: \(detail) (\(tls.untrustedHint))",
                 isRetryable: false)
         case CURLE_SSL_CACERT_BADFILE:
             return HTTPTransportError(message: "the CA bundle cannot be used: \(detail)", isRetryable: false)

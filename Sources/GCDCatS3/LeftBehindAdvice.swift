@@ -1,5 +1,6 @@
 import FoundationEssentials
 import GCDCatSystem
+import Synchronization
 
 /// The lines that tell a user what gcdcat could not clean up on a server, and the awscli
 /// command that removes it, ready to paste.
@@ -19,6 +20,32 @@ public enum LeftBehindAdvice {
     public static func object(_ location: ObjectLocation, _ error: any Error) -> String {
         "\(location): placed by this run, then not deleted when the run failed (\(reason(error))): "
             + "aws s3 rm \(shellQuoted(location.description))" + endpointNote
+    }
+
+    /// The `gcdcat uploads … --abort` command that aborts the uploads left on `locations`' keys:
+    /// one per bucket, over the keys' longest common prefix (which may hold other uploads:
+    /// the command lists each one it aborts). None when nothing was left.
+    public static func abortCommands(for locations: [ObjectLocation]) -> [String] {
+        let byBucket = Dictionary(grouping: locations, by: \.bucket)
+        return byBucket.keys.sorted().map { bucket in
+            let keys = byBucket[bucket, default: []].map(\.key)
+            var prefix = Array(keys[0].unicodeScalars)
+            for key in keys.dropFirst() {
+                prefix = Array(zip(prefix, key.unicodeScalars).prefix { $0 == $1 }.map(\.0))
+            }
+            var text = ""
+            text.unicodeScalars.append(contentsOf: prefix)
+            return "to abort the uploads above: gcdcat uploads \(shellQuoted("s3://\(bucket)/\(text)")) --abort"
+                + endpointArgument.withLock { $0.map { " --endpoint-url \(shellQuoted($0))" } ?? "" }
+        }
+    }
+
+    /// The `--endpoint-url` the command was given, repeated in the `gcdcat uploads` command
+    /// (the environment's and the profile's endpoints reach that command by themselves).
+    private static let endpointArgument = Mutex<String?>(nil)
+
+    public static func useEndpointArgument(_ url: String?) {
+        endpointArgument.withLock { $0 = url }
     }
 
     /// awscli needs the endpoint too, unless it is AWS or `AWS_ENDPOINT_URL` names it.

@@ -34,11 +34,15 @@ public struct ListedPart: Sendable, Equatable {
     /// and RGW).
     public var etag: String
     public var size: UInt64
+    /// When the part was written, seconds since 1970 by the server's clock (`LastModified`);
+    /// nil when the listing gave none.
+    public var lastModified: Double?
 
-    public init(partNumber: Int, etag: String, size: UInt64) {
+    public init(partNumber: Int, etag: String, size: UInt64, lastModified: Double? = nil) {
         self.partNumber = partNumber
         self.etag = etag
         self.size = size
+        self.lastModified = lastModified
     }
 }
 
@@ -112,7 +116,8 @@ extension S3Client {
                 else { continue }
                 parts.append(
                     ListedPart(
-                        partNumber: number, etag: S3XML.value("ETag", in: entry).map(Self.unquoted) ?? "", size: size))
+                        partNumber: number, etag: S3XML.value("ETag", in: entry).map(Self.unquoted) ?? "", size: size,
+                        lastModified: S3XML.value("LastModified", in: entry).flatMap(S3Dates.isoDate)))
             }
             let previous = marker
             marker = nil

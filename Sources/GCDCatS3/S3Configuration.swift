@@ -22,7 +22,8 @@ public struct S3Configuration: Sendable, CustomStringConvertible, CustomDebugStr
     /// Path style for a custom endpoint; virtual-host style for AWS (path style there when
     /// the bucket name has dots, which would break the TLS certificate's wildcard).
     public var addressingStyle: S3AddressingStyle
-    /// Seconds a request may sit idle before it is abandoned (and retried).
+    /// Seconds one request may take waiting on the server, all attempts included
+    /// (``RequestDeadline``, `--request-timeout`).
     public var requestTimeout: Double
     /// The CA bundle, and whether certificates are checked (always, unless `--no-verify-ssl`).
     public var tls = S3TLSSettings()

@@ -71,9 +71,12 @@ struct S3EndpointSettings {
         if let bundle = env("AWS_CA_BUNDLE") {
             try S3TLSSettings.checkBundle(bundle, source: "AWS_CA_BUNDLE")
             tls.caBundle = bundle
+            tls.caBundleSource = "AWS_CA_BUNDLE"
         } else if let bundle = Self.nonEmpty(section["ca_bundle"]) {
-            try S3TLSSettings.checkBundle(bundle, source: "the profile's ca_bundle in \(configPath ?? "~/.aws/config")")
+            let source = "the profile's ca_bundle in \(configPath ?? "~/.aws/config")"
+            try S3TLSSettings.checkBundle(bundle, source: source)
             tls.caBundle = bundle
+            tls.caBundleSource = source
         }
     }
 

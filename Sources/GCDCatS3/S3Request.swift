@@ -36,6 +36,7 @@ extension S3Client {
         var route = routes.route(request.location.bucket, default: configuration.region)
         var redirected = false
         var attempt = 0
+        let deadline = RequestDeadline(seconds: configuration.requestTimeout)
         while true {
             let (url, host, path) = address(request, route: route)
             // Per attempt: the region may have been learned from a redirect, and temporary
@@ -62,7 +63,7 @@ extension S3Client {
                     try transport.send(
                         HTTPRequest(
                             method: request.method, url: url, headers: headers, body: request.body,
-                            timeout: configuration.requestTimeout)))
+                            timeout: deadline.attemptTimeout)))
             } catch {
                 answer = .failure(error)
             }
@@ -93,6 +94,12 @@ extension S3Client {
                 retryable = error.isRetryable
             }
             attempt += 1
+            let delay = retry.delay(afterAttempt: attempt - 1)
+            // A retry that could not start before the deadline is not made: the request ends
+            // at its deadline however many attempts remain.
+            if retryable, attempt < retry.maximumAttempts, !deadline.allowsRetry(after: delay) {
+                throw deadline.expired(failure, attempts: attempt)
+            }
             guard retryable, attempt < retry.maximumAttempts else {
                 if attempt > 1 {
                     var last = failure
@@ -102,7 +109,7 @@ extension S3Client {
                 throw failure
             }
             request.onRetry?()
-            retry.sleep(retry.delay(afterAttempt: attempt - 1))
+            retry.sleep(delay)
         }
     }
 

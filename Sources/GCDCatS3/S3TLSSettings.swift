@@ -5,12 +5,27 @@ public struct S3TLSSettings: Sendable, Equatable {
     /// A PEM file of the CA certificates to trust instead of the system's: `--ca-bundle`,
     /// `AWS_CA_BUNDLE` or the profile's `ca_bundle`, as awscli takes them.
     public var caBundle: String?
+    /// Where ``caBundle`` was named (`--ca-bundle`, `AWS_CA_BUNDLE`, the profile's `ca_bundle`
+    /// in its file), for the message of a certificate it does not trust.
+    public var caBundleSource: String?
     /// False only for `--no-verify-ssl`: certificates are checked by default.
     public var verifiesPeer: Bool
 
-    public init(caBundle: String? = nil, verifiesPeer: Bool = true) {
+    public init(caBundle: String? = nil, source: String? = nil, verifiesPeer: Bool = true) {
         self.caBundle = caBundle
+        self.caBundleSource = source
         self.verifiesPeer = verifiesPeer
+    }
+
+    /// What a certificate was checked against, for the error of one not trusted: the bundle and
+    /// where it was named, or the system's certificates, and how to name another.
+    public var untrustedHint: String {
+        guard let caBundle else {
+            return "checked against the system's CA certificates; for a private CA, name its certificate with "
+                + "--ca-bundle FILE, AWS_CA_BUNDLE or the profile's ca_bundle"
+        }
+        return "checked against the CA bundle \(caBundle), from \(caBundleSource ?? "--ca-bundle"); it does not hold "
+            + "the CA that signed the endpoint's certificate"
     }
 
     /// Refuses a bundle that cannot be read now, naming it and where it was named: libcurl

@@ -76,10 +76,18 @@ func measured<T>(
     }
 }
 
+/// Shows the engines' notes (``RunNotes``: an upload resumed, one an earlier run left aborted)
+/// on standard error as they come, unless `-q`; ``emit(_:options:)`` puts them in the report.
+func showRunNotes(quiet: Bool) {
+    guard !quiet else { return RunNotes.show(with: nil) }
+    RunNotes.show { writeToStandardError("gcdcat: note: \($0)\n") }
+}
+
 /// Prints `report` as the options ask: text on standard error, JSON on standard output.
 func emit(_ report: RunReport, options: ReportOptions) throws {
     var report = report
     report.warnings = Warnings.all
+    report.notes += RunNotes.take()
     if options.report {
         writeToStandardError(report.text + "\n")
     }

@@ -133,6 +133,7 @@ extension GCDCat {
 
         @OptionGroup var transfer: TransferOptions
         @OptionGroup var objectStore: ObjectStoreOptions
+        @OptionGroup var takeOver: UploadTakeOverOption
         @OptionGroup var reporting: ReportOptions
 
         /// True when the parts are `s3://` objects (then all of them are).
@@ -200,6 +201,8 @@ extension GCDCat {
 
         func run() throws {
             InterruptHandler.install()
+            try takeOver.apply()
+            showRunNotes(quiet: reporting.quiet)
             try reportingFailures {
                 let job = try mergeJob()
                 let groups = try job.sets()

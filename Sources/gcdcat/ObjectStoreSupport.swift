@@ -2,7 +2,7 @@ import ArgumentParser
 import FoundationEssentials
 import GCDCatCore
 
-/// `--endpoint-url`, `--ca-bundle` and `--no-verify-ssl`, for commands that read or write
+/// `--endpoint-url`, `--ca-bundle`, `--no-verify-ssl` and the two deadlines, for commands that read or write
 /// `s3://` objects.
 struct ObjectStoreOptions: ParsableArguments {
     @Option(
@@ -25,10 +25,27 @@ struct ObjectStoreOptions: ParsableArguments {
         help: "Do not check the endpoint's TLS certificate (warned about on every run).")
     var noVerifySSL = false
 
+    @Option(
+        name: .customLong("request-timeout"),
+        help: ArgumentHelp(
+            "How long one S3 request may wait on the server, its retries included: 90, 90s, 15m, 2h.",
+            valueName: "duration"))
+    var requestTimeout = "60s"
+
+    @Option(
+        name: .customLong("cleanup-timeout"),
+        help: ArgumentHelp(
+            "How long the undo after Ctrl-C (aborting uploads, deleting what was placed) may take; what is "
+                + "not undone by then is named.",
+            valueName: "duration"))
+    var cleanupTimeout = "30s"
+
     /// A malformed URL is a usage error even when no s3:// name needs it, and an empty one is
     /// not a quiet fallback to AWS (signed requests would go there).
     func validate() throws {
         try validateTLS()
+        _ = try parseDuration(requestTimeout, option: "--request-timeout")
+        _ = try parseDuration(cleanupTimeout, option: "--cleanup-timeout")
         guard let endpointURL else { return }
         guard !endpointURL.isEmpty else {
             throw ValidationError(
@@ -77,6 +94,11 @@ func makeObjectStore(_ options: ObjectStoreOptions) throws -> CountingObjectStor
     } catch let refusal as S3ConfigurationRefusal {
         throw ValidationError(refusal.description)
     }
+    configuration.requestTimeout = try parseDuration(options.requestTimeout, option: "--request-timeout")
+    // The variable carried the flag's bundle through the resolution; the flag is what to name.
+    if options.caBundle != nil { configuration.tls.caBundleSource = "--ca-bundle" }
+    LeftBehindAdvice.useEndpointArgument(options.endpointURL)
+    CleanupRegistry.shared.setUndoDeadline(try parseDuration(options.cleanupTimeout, option: "--cleanup-timeout"))
     if options.noVerifySSL {
         configuration.tls.verifiesPeer = false
         writeToStandardError(

@@ -198,6 +198,7 @@ extension GCDCat {
         @OptionGroup var recovery: SplitRecoveryOptions
         @OptionGroup var transfer: TransferOptions
         @OptionGroup var objectStore: ObjectStoreOptions
+        @OptionGroup var takeOver: UploadTakeOverOption
         @OptionGroup var reporting: ReportOptions
         /// --size, or the size that --line-bytes gives.
         var partSize: ByteSize? { size ?? lineBytes }
@@ -487,6 +488,8 @@ extension GCDCat {
 
         func run() throws {
             InterruptHandler.install()
+            try takeOver.apply()
+            showRunNotes(quiet: reporting.quiet)
             try reportingFailures {
                 let naming = naming()
                 var operation = SplitOperation(

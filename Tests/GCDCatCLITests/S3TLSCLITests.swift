@@ -109,8 +109,42 @@ struct S3TLSCLITests {
         let result = try gcdcat(["checksum", "s3://bkt/obj", "--endpoint-url", endpoint])
         #expect(result.status == 1)
         #expect(result.stderr.contains("the endpoint's TLS certificate is not trusted: "))
-        #expect(result.stderr.contains("--ca-bundle FILE, AWS_CA_BUNDLE or the profile's ca_bundle) (\(endpoint))"))
+        #expect(
+            result.stderr.contains(
+                "(checked against the system's CA certificates; for a private CA, name its certificate with "
+                    + "--ca-bundle FILE, AWS_CA_BUNDLE or the profile's ca_bundle) (\(endpoint))"),
+            "\(result.stderr)")
         #expect(!result.stdoutText.contains("s3://bkt/obj"))  // the header line only, no checksum
+    }
+
+    /// A bundle that does not hold the endpoint's CA is named in the error, with where it was
+    /// named: the flag, the variable or the profile's file (it was "name a CA bundle", even when
+    /// one had been named).
+    @Test func anUntrustedCertificateNamesTheBundleInUseAndItsSource() throws {
+        defer { server.terminate() }
+        let other = scratch.file("other.pem")
+        let made = try runTool(
+            "openssl",
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout",
+                scratch.file("other.key"), "-out", other, "-days", "2", "-subj", "/CN=another CA",
+            ])
+        try #require(made.status == 0, "\(made.stderr)")
+        let checked = "checked against the CA bundle \(other), from"
+        let tail = "it does not hold the CA that signed the endpoint's certificate) (\(endpoint))\n"
+        let flag = try gcdcat(["checksum", "s3://bkt/obj", "--endpoint-url", endpoint, "--ca-bundle", other])
+        #expect(flag.status == 1)
+        #expect(flag.stderr.contains("the endpoint's TLS certificate is not trusted: "), "\(flag.stderr)")
+        #expect(flag.stderr.contains("(\(checked) --ca-bundle; \(tail)"), "\(flag.stderr)")
+        let variable = try gcdcat(["checksum", "s3://bkt/obj", "--endpoint-url", endpoint], ["AWS_CA_BUNDLE": other])
+        #expect(variable.status == 1)
+        #expect(variable.stderr.contains("(\(checked) AWS_CA_BUNDLE; \(tail)"), "\(variable.stderr)")
+        let profile = try gcdcat(
+            ["checksum", "s3://bkt/obj", "--endpoint-url", endpoint], config: "[default]\nca_bundle = \(other)\n")
+        #expect(profile.status == 1)
+        #expect(
+            profile.stderr.contains("(\(checked) the profile's ca_bundle in \(scratch.file("config")); \(tail)"),
+            "\(profile.stderr)")
     }
 
     @Test func theCABundleFromTheFlagTheVariableOrTheProfileIsTrusted() throws {

@@ -108,15 +108,51 @@ struct S3UploadsCLITests {
         let input = try LiveS3.randomFile(scratch, "input", 100 * Self.mib)
         try Self.killSplit(scratch, bucket: bucket, afterParts: parts)
 
-        let rerun = try LiveS3.gcdcat(
+        // Killed a moment ago: the upload is taken over only when told it is not another run's.
+        let refused = try LiveS3.gcdcat(
             ["split", "input", "--size", "24M", "--prefix", "s3://\(bucket)/s.", "-q"], in: scratch.path)
+        #expect(refused.status == 1, "\(refused.stderr)")
+        #expect(refused.stderr.hasPrefix("gcdcat: s3://\(bucket)/s.001: an unfinished upload of this key, "))
+        #expect(
+            refused.stderr.contains(
+                "another gcdcat run may be writing it; wait, or abort it with gcdcat uploads s3://\(bucket)/s.001 "
+                    + "--abort (a rerun takes over an upload idle for --take-over-after, 5m)\n"),
+            "\(refused.stderr)")
+        #expect(try LiveS3.uploads(bucket).count >= 1)
+
+        let rerun = try LiveS3.gcdcat(
+            [
+                "split", "input", "--size", "24M", "--prefix", "s3://\(bucket)/s.", "--take-over-after", "0",
+                "--json",
+            ],
+            in: scratch.path)
         #expect(rerun.status == 0, "\(rerun.stderr)")
-        #expect(rerun.stderr.contains(": resuming the upload "), "\(rerun.stderr)")
+        #expect(rerun.stderr.contains("gcdcat: note: s3://\(bucket)/s.001: resuming the upload "), "\(rerun.stderr)")
+        // --json carries the notes; -q (below) silences them on standard error.
+        let report = try JSONSerialization.jsonObject(with: rerun.stdout) as? [String: Any]
+        let notes = report?["notes"] as? [String] ?? []
+        #expect(notes.contains { $0.hasPrefix("s3://\(bucket)/s.001: resuming the upload ") }, "\(notes)")
         var joined = Data()
         for key in ["s.001", "s.002", "s.003", "s.004", "s.005"] { joined += try LiveS3.bytes(bucket, key) ?? Data() }
         #expect(joined == input)
         #expect(try LiveS3.uploads(bucket).isEmpty)
         let verified = try LiveS3.gcdcat(["verify", "s3://\(bucket)/s.sfv", "-q"], in: scratch.path)
         #expect(verified.status == 0, "\(verified.stderr)")
+    }
+
+    @Test func quietSilencesTheResumingNote() throws {
+        let scratch = try Scratch()
+        let bucket = try LiveS3.freshBucket("quiet")
+        let input = try LiveS3.randomFile(scratch, "input", 100 * Self.mib)
+        try Self.killSplit(scratch, bucket: bucket, afterParts: 1)
+        let rerun = try LiveS3.gcdcat(
+            ["split", "input", "--size", "24M", "--prefix", "s3://\(bucket)/s.", "--take-over-after", "0s", "-q"],
+            in: scratch.path)
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        #expect(rerun.stderr.isEmpty, "\(rerun.stderr)")
+        var joined = Data()
+        for key in ["s.001", "s.002", "s.003", "s.004", "s.005"] { joined += try LiveS3.bytes(bucket, key) ?? Data() }
+        #expect(joined == input)
+        #expect(try LiveS3.uploads(bucket).isEmpty)
     }
 }

@@ -26,7 +26,8 @@ import Testing
                     + "(AbortMultipartUpload: InternalError (HTTP 500): injected failure); its parts keep their "
                     + "storage until it is: aws s3api abort-multipart-upload --bucket bkt --key dir/movie.zip "
                     + "--upload-id \(LeftBehindAdvice.shellQuoted(upload.uploadID)) (and --endpoint-url, as for "
-                    + "gcdcat, for a store other than AWS)"
+                    + "gcdcat, for a store other than AWS)",
+                "to abort the uploads above: gcdcat uploads s3://bkt/dir/movie.zip --abort",
             ])
         #expect(registry.takeLeftBehind() == [])
     }
@@ -56,7 +57,8 @@ import Testing
 
         #expect(removed == [])
         let lines = registry.takeLeftBehind()
-        #expect(lines.count == 1)
+        #expect(lines.count == 2)
+        #expect(lines.last == "to abort the uploads above: gcdcat uploads s3://bkt/dir/movie.zip --abort")
         #expect(lines.first?.hasPrefix("s3://bkt/dir/movie.zip: the multipart upload \(upload.uploadID) ") == true)
         #expect(lines.first?.contains("--upload-id \(LeftBehindAdvice.shellQuoted(upload.uploadID)) ") == true)
     }
@@ -72,7 +74,7 @@ import Testing
             .undo(UndoAction(name: "s3://bkt/slow", { release.wait() }, ifItFails: { "slow: \($0)" })))
         _ = registry.register(
             .undo(UndoAction(name: "s3://bkt/quick", { quickOneRan.signal() }, ifItFails: { "quick: \($0)" })))
-        #expect(registry.unfinishedUndos().count == 2)
+        #expect(registry.unfinishedUndos().lines.count == 2)
 
         let announced = Mutex<[Int]>([])
         let swept = DispatchSemaphore(value: 0)
@@ -86,7 +88,7 @@ import Testing
         #expect(quickOneRan.wait(timeout: .now() + 10) == .success)
         var waiting: [String] = []
         for _ in 0..<500 where waiting.count != 1 {
-            waiting = registry.unfinishedUndos()
+            waiting = registry.unfinishedUndos().lines
             usleep(10_000)
         }
         #expect(waiting == ["slow: interrupted again while it was being undone"])
@@ -94,7 +96,7 @@ import Testing
         release.signal()
         #expect(swept.wait(timeout: .now() + 10) == .success)
         #expect(removed.withLock { $0 }.sorted() == ["s3://bkt/quick", "s3://bkt/slow"])
-        #expect(registry.unfinishedUndos() == [])
+        #expect(registry.unfinishedUndos().lines == [])
     }
 
     @Test func anObjectPlacedAndNotDeletedIsNamed() {

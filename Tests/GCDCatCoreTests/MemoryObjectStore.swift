@@ -17,6 +17,8 @@ final class MemoryObjectStore: ObjectStore {
         var metadata: [String: String]
         var initiated: Double
         var parts: [Int: [UInt8]] = [:]
+        /// When each part was written, by ``State/now`` (ListParts' `LastModified`).
+        var written: [Int: Double] = [:]
     }
 
     private struct State {
@@ -218,6 +220,7 @@ final class MemoryObjectStore: ObjectStore {
         let found = state.withLock { state -> Bool in
             guard state.uploads[upload.uploadID] != nil else { return false }
             state.uploads[upload.uploadID]!.parts[number] = bytes
+            state.uploads[upload.uploadID]!.written[number] = state.now
             return true
         }
         guard found else { throw s3Error(upload.location, operation, "NoSuchUpload", 404) }
@@ -290,9 +293,11 @@ final class MemoryObjectStore: ObjectStore {
     /// Each part with the ETag its upload answered.
     func listParts(_ upload: MultipartUpload) throws -> [ListedPart]? {
         try count("ListParts", upload.location)
-        guard let parts = state.withLock({ $0.uploads[upload.uploadID]?.parts }) else { return nil }
-        return parts.sorted { $0.key < $1.key }.map {
-            ListedPart(partNumber: $0.key, etag: Self.partETag($0.value), size: UInt64($0.value.count))
+        guard let found = state.withLock({ $0.uploads[upload.uploadID] }) else { return nil }
+        return found.parts.sorted { $0.key < $1.key }.map {
+            ListedPart(
+                partNumber: $0.key, etag: Self.partETag($0.value), size: UInt64($0.value.count),
+                lastModified: found.written[$0.key])
         }
     }
 

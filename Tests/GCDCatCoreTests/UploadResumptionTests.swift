@@ -8,6 +8,9 @@ import Testing
 /// and the result is byte-identical with a manifest that covers the whole.
 @Suite struct UploadResumptionTests {
     static let mib = 1 << 20
+    /// How long before the rerun its predecessor was killed: past the 5 minutes after which an
+    /// upload counts as idle and is taken over.
+    static let killedAgo: Double = 301
 
     static func split(_ store: any ObjectStore, _ input: String) -> SplitOperation {
         var operation = SplitOperation(
@@ -50,6 +53,7 @@ import Testing
             try Self.split(KilledAfterParts(inner: store, parts: sent), directory.file("big")).run()
         }
         #expect(try !store.listMultipartUploads(bucket: "bkt", prefix: "").isEmpty)
+        store.advanceClock(by: Self.killedAgo)
 
         let counting = CountingObjectStore(store)
         _ = try Self.split(counting, directory.file("big")).run()
@@ -68,6 +72,7 @@ import Testing
         #expect(throws: GCDCatError.self) {
             try Self.split(KilledAfterParts(inner: store, parts: 2), directory.file("big")).run()
         }
+        store.advanceClock(by: Self.killedAgo)
         input[6 * Self.mib] ^= 0xFF  // in part 2 of big.001, which was sent
         input[12 * Self.mib] ^= 0xFF  // in part 3 of big.001, which was not
         writeFile(directory.file("big"), input)
@@ -90,7 +95,7 @@ import Testing
         }
         store.advanceClock(by: -60)
         let older = try store.createMultipartUpload(ObjectLocation(bucket: "bkt", key: "big.001"))
-        store.advanceClock(by: 120)
+        store.advanceClock(by: 60 + Self.killedAgo)
 
         let counting = CountingObjectStore(store)
         _ = try Self.split(counting, directory.file("big")).run()
@@ -98,6 +103,76 @@ import Testing
         #expect(try store.listParts(older) == nil)
         let manifest = UInt64(store.bytes(ObjectLocation(bucket: "bkt", key: "big.sfv"))!.count)
         #expect(counting.counts.bytesUploaded - manifest == UInt64(input.count - 3 * Self.mib * 5))
+    }
+}
+
+/// A rerun does not take over an upload another run may still be writing: one whose newest
+/// part, or initiation when it has no part, is younger than `--take-over-after` (5 minutes).
+@Suite struct UploadTakeOverTests {
+    static let mib = 1 << 20
+
+    static func refusal(_ upload: MultipartUpload, _ written: String) -> String {
+        "an unfinished upload of this key, \(upload.uploadID), is in use (\(written)): another gcdcat run may be "
+            + "writing it; wait, or abort it with gcdcat uploads s3://bkt/big.001 --abort (a rerun takes over an "
+            + "upload idle for --take-over-after, 5m)"
+    }
+
+    /// Killed after two parts 42 s ago, or still running: the rerun refuses, names the upload
+    /// and its age, and leaves it as it was.
+    @Test func anUploadWrittenRecentlyIsRefusedAndLeftUntouched() throws {
+        let directory = TemporaryDirectory()
+        writeFile(directory.file("big"), seededBytes(60 * Self.mib + 5, seed: 14))
+        let store = MemoryObjectStore()
+        #expect(throws: GCDCatError.self) {
+            try UploadResumptionTests.split(KilledAfterParts(inner: store, parts: 2), directory.file("big")).run()
+        }
+        let left = try store.listMultipartUploads(bucket: "bkt", prefix: "")
+        try #require(left.count == 1)
+        store.advanceClock(by: 42)
+
+        let error = try #require(throws: GCDCatError.self) {
+            try UploadResumptionTests.split(store, directory.file("big")).run()
+        }
+        #expect(error.path == "s3://bkt/big.001")
+        #expect(error.message == Self.refusal(left[0], "its last part written 42s ago"))
+        #expect(try store.listMultipartUploads(bucket: "bkt", prefix: "") == left)
+        #expect(try store.listParts(left[0])?.count == 2)
+        #expect(store.bytes(ObjectLocation(bucket: "bkt", key: "big.001")) == nil)
+    }
+
+    /// The newest part decides, not the initiation: an upload begun long ago whose part was
+    /// written 30 s ago is in use.
+    @Test func aRecentPartKeepsAnOldUploadInUse() throws {
+        let directory = TemporaryDirectory()
+        writeFile(directory.file("big"), seededBytes(60 * Self.mib + 5, seed: 15))
+        let store = MemoryObjectStore()
+        let upload = try store.createMultipartUpload(ObjectLocation(bucket: "bkt", key: "big.001"))
+        store.advanceClock(by: 3600)
+        let part = [UInt8](repeating: 7, count: 5 * Self.mib)
+        _ = try part.withUnsafeBytes { try store.uploadPart(upload, partNumber: 1, body: $0) }
+        store.advanceClock(by: 30)
+        let error = try #require(throws: GCDCatError.self) {
+            try UploadResumptionTests.split(store, directory.file("big")).run()
+        }
+        #expect(error.message == Self.refusal(upload, "its last part written 30s ago"))
+        #expect(try store.listParts(upload)?.count == 1)
+    }
+
+    @Test func anUploadInitiatedRecentlyWithNoPartIsInUse() throws {
+        let directory = TemporaryDirectory()
+        writeFile(directory.file("big"), seededBytes(60 * Self.mib + 5, seed: 16))
+        let store = MemoryObjectStore()
+        let upload = try store.createMultipartUpload(ObjectLocation(bucket: "bkt", key: "big.001"))
+        store.advanceClock(by: 299)
+        let error = try #require(throws: GCDCatError.self) {
+            try UploadResumptionTests.split(store, directory.file("big")).run()
+        }
+        #expect(error.message == Self.refusal(upload, "initiated 4m59s ago with no part yet"))
+        // Idle long enough: taken over.
+        store.advanceClock(by: 1)
+        _ = try UploadResumptionTests.split(store, directory.file("big")).run()
+        #expect(try store.listParts(upload) == nil)
+        #expect(try store.listMultipartUploads(bucket: "bkt", prefix: "") == [])
     }
 }
 

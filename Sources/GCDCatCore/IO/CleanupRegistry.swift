@@ -1,4 +1,5 @@
 import CSystemShim
+import Dispatch
 import GCDCatS3
 import GCDCatSystem
 import Synchronization
@@ -44,6 +45,15 @@ public final class CleanupRegistry: Sendable {
         /// Remote steps under way outside the lock (``make(_:registering:)``,
         /// ``commitRemote(forgetting:registering:_:)``); a sweep waits for them.
         var inFlight = 0
+        /// What the steps in flight make or complete (`s3://b/k`), for the lines that name
+        /// those still unanswered when the undo's deadline passes.
+        var inFlightNames: [String] = []
+        /// The undo's deadline passed: undos that end later are not reported (the process is
+        /// exiting, and they were already named as left behind).
+        var undoDeadlinePassed = false
+        /// The objects whose multipart uploads were left behind, for the one `gcdcat uploads`
+        /// command that aborts them all (``takeLeftBehind()``'s last line).
+        var leftUploads: [ObjectLocation] = []
         /// What could not be undone (an upload the server would not abort), each as a line
         /// that says how to remove it by hand.
         var leftBehind: [String] = []
@@ -56,6 +66,8 @@ public final class CleanupRegistry: Sendable {
     }
 
     private let state = Mutex(State())
+    /// How long ``removeAll(signal:beforeUndoing:)`` may take (`--cleanup-timeout`), in ms.
+    private let undoDeadlineMilliseconds = Atomic<Int>(30_000)
 
     public init() {}
 
@@ -158,18 +170,34 @@ public final class CleanupRegistry: Sendable {
     }
 
     /// Records something remote that could not be undone, as a line saying how to remove it
-    /// by hand (``LeftBehindAdvice``); the command prints it when it ends.
-    func noteLeftBehind(_ line: String) {
-        state.withLock { $0.leftBehind.append(line) }
-    }
-
-    /// The lines recorded by ``noteLeftBehind(_:)`` since the last call, and forgets them.
-    public func takeLeftBehind() -> [String] {
+    /// by hand (``LeftBehindAdvice``); the command prints it when it ends. `upload` names the
+    /// object of a multipart upload left, for the `gcdcat uploads` line.
+    func noteLeftBehind(_ line: String, upload: ObjectLocation? = nil) {
         state.withLock { state in
-            defer { state.leftBehind = [] }
-            return state.leftBehind
+            state.leftBehind.append(line)
+            if let upload { state.leftUploads.append(upload) }
         }
     }
+
+    /// The lines recorded by ``noteLeftBehind(_:upload:)`` since the last call, and forgets
+    /// them; when uploads were left, the last line is the `gcdcat uploads … --abort` command
+    /// that aborts them (``LeftBehindAdvice/abortCommands(for:)``).
+    public func takeLeftBehind() -> [String] {
+        state.withLock { state in
+            defer {
+                state.leftBehind = []
+                state.leftUploads = []
+            }
+            return state.leftBehind + LeftBehindAdvice.abortCommands(for: state.leftUploads)
+        }
+    }
+
+    /// Sets how long the undo after a signal may take (`--cleanup-timeout`); 30 s unless set.
+    public func setUndoDeadline(_ seconds: Double) {
+        undoDeadlineMilliseconds.store(Int(min(max(seconds, 0), 1e12) * 1000), ordering: .relaxed)
+    }
+
+    public var undoDeadline: Double { Double(undoDeadlineMilliseconds.load(ordering: .relaxed)) / 1000 }
 
     public func forget(_ token: Int) {
         state.withLock { _ = $0.entries.removeValue(forKey: token) }
@@ -203,8 +231,10 @@ public final class CleanupRegistry: Sendable {
     ///
     /// ## Errors
     /// `.interrupted` once an interruption began; whatever `body` throws.
-    func make<T: Sendable>(_ body: () throws -> T, registering entry: (T) -> Entry) throws -> (value: T, token: Int) {
-        try inFlight(body) { state, value in
+    func make<T: Sendable>(naming name: String? = nil, _ body: () throws -> T, registering entry: (T) -> Entry)
+        throws -> (value: T, token: Int)
+    {
+        try inFlight(naming: name, body) { state, value in
             state.nextToken += 1
             state.entries[state.nextToken] = entry(value)
             return (value, state.nextToken)
@@ -215,10 +245,10 @@ public final class CleanupRegistry: Sendable {
     /// runs outside the lock, counted as in flight, so that a set's objects can be completed
     /// side by side; a sweep that begins meanwhile waits for it, then undoes what it registered.
     @discardableResult
-    func commitRemote(forgetting tokens: [Int], registering: Entry? = nil, _ commit: () throws -> Void) throws
-        -> Int?
-    {
-        try inFlight(commit) { state, _ in
+    func commitRemote(
+        forgetting tokens: [Int], naming name: String? = nil, registering: Entry? = nil, _ commit: () throws -> Void
+    ) throws -> Int? {
+        try inFlight(naming: name, commit) { state, _ in
             for token in tokens { state.entries.removeValue(forKey: token) }
             guard let registering else { return nil }
             state.nextToken += 1
@@ -229,22 +259,28 @@ public final class CleanupRegistry: Sendable {
 
     /// Runs `body` unless an interruption has begun, counted in flight, then `record` under the
     /// lock with its value.
-    private func inFlight<T: Sendable, R: Sendable>(_ body: () throws -> T, then record: (inout State, T) -> R) throws
-        -> R
-    {
+    private func inFlight<T: Sendable, R: Sendable>(
+        naming name: String?, _ body: () throws -> T, then record: (inout State, T) -> R
+    ) throws -> R {
+        let label = name ?? "a request to the server"
         try state.withLock { state in
             guard !state.aborted || state.publishing > 0 else { throw Self.interrupted(by: state.signal) }
             state.inFlight += 1
+            state.inFlightNames.append(label)
+        }
+        func landed(_ state: inout State) {
+            state.inFlight -= 1
+            if let index = state.inFlightNames.firstIndex(of: label) { state.inFlightNames.remove(at: index) }
         }
         let value: T
         do {
             value = try body()
         } catch {
-            state.withLock { $0.inFlight -= 1 }
+            state.withLock { landed(&$0) }
             throw error
         }
         return state.withLock { state in
-            state.inFlight -= 1
+            landed(&state)
             return record(&state, value)
         }
     }
@@ -258,9 +294,16 @@ public final class CleanupRegistry: Sendable {
     ///
     /// The undos run all at once, outside the lock: each may wait on a server that stopped
     /// answering, and ``unfinishedUndos()`` must stay readable meanwhile (a second signal
-    /// lists what is still pending).
+    /// lists what is still pending). The whole sweep ends by ``undoDeadline``: steps still
+    /// in flight at half of it, and undos still waiting on their server at its end, are named
+    /// as left behind (``takeLeftBehind()``) and abandoned; the caller is about to exit.
     @discardableResult
     public func removeAll(signal: Int32 = SIGINT, beforeUndoing: (Int) -> Void = { _ in }) -> [String] {
+        let deadline = undoDeadline
+        let milliseconds = undoDeadlineMilliseconds.load(ordering: .relaxed)
+        let end = ContinuousClock.now + .milliseconds(milliseconds)
+        // Steps in flight get half the time at most, so that the undos have the rest.
+        let inFlightEnd = ContinuousClock.now + .milliseconds(milliseconds / 2)
         let remote = state.withLock { state in
             state.aborted = true
             state.signal = signal
@@ -269,7 +312,13 @@ public final class CleanupRegistry: Sendable {
         if remote > 0 { beforeUndoing(remote) }
         // A set being published is finished first (then it is no longer registered); remote
         // steps under way finish and register what they made, which is then undone.
-        while state.withLock({ $0.publishing > 0 || $0.inFlight > 0 }) { usleep(20_000) }
+        while state.withLock({ $0.publishing > 0 || $0.inFlight > 0 }) {
+            guard ContinuousClock.now < inFlightEnd else {
+                noteUnanswered(deadline)
+                break
+            }
+            usleep(20_000)
+        }
         let ordered = state.withLock { state in
             defer { state.entries.removeAll() }
             return state.entries.sorted { $0.key > $1.key }.map(\.value)
@@ -279,7 +328,9 @@ public final class CleanupRegistry: Sendable {
             var status: Int32 = 0
             waitpid(pid, &status, 0)
         }
-        var removed = undoAll(ordered.compactMap { if case .undo(let action) = $0 { action } else { nil } })
+        var removed = undoAll(
+            ordered.compactMap { if case .undo(let action) = $0 { action } else { nil } }, until: end,
+            deadline: deadline)
         for case .file(let path) in ordered where Syscall.unlink(path) == 0 { removed.append(path) }
         for case .directory(let path) in ordered where Syscall.rmdir(path) == 0 { removed.append(path) }
         for case .tree(let path) in ordered {
@@ -289,36 +340,80 @@ public final class CleanupRegistry: Sendable {
         return removed
     }
 
-    /// Runs `actions` at once, a thread each (up to 64; they wait on a server, not a core);
-    /// returns the names of those undone, in order, and keeps a left-behind line for each that
-    /// failed.
-    private func undoAll(_ actions: [UndoAction]) -> [String] {
+    /// Runs `actions` at once, a thread each (up to 64; they wait on a server, not a core),
+    /// until `end`; returns the names of those undone, in order, and keeps a left-behind line
+    /// for each that failed or had not ended by `end`.
+    private func undoAll(_ actions: [UndoAction], until end: ContinuousClock.Instant, deadline: Double) -> [String] {
         guard !actions.isEmpty else { return [] }
         state.withLock { $0.undoing = actions }
-        let undone =
-            (try? ParallelMap.map(count: actions.count, jobs: 64, pool: .threads) { index -> Bool in
+        let undone = Mutex(Set<Int>())
+        let finished = DispatchSemaphore(value: 0)
+        let started = WorkerThreads.detach {
+            _ = try? ParallelMap.map(count: actions.count, jobs: 64, pool: .threads) { index in
                 let action = actions[index]
-                defer { self.state.withLock { state in state.undoing.removeAll { $0 === action } } }
                 do {
                     try action.run()
-                    return true
+                    undone.withLock { _ = $0.insert(index) }
+                    self.state.withLock { state in state.undoing.removeAll { $0 === action } }
                 } catch {
-                    self.state.withLock { state in state.leftBehind.append(action.leftBehind(error)) }
-                    return false
+                    self.state.withLock { state in
+                        state.undoing.removeAll { $0 === action }
+                        // Already named when the deadline passed.
+                        guard !state.undoDeadlinePassed else { return }
+                        state.leftBehind.append(action.leftBehind(error))
+                        if let upload = action.upload { state.leftUploads.append(upload) }
+                    }
                 }
-            }) ?? []
-        return zip(actions, undone).compactMap { $1 ? $0.name : nil }
+            }
+            finished.signal()
+        }
+        let left = end - ContinuousClock.now
+        let wait = max(0, Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18)
+        if !started || finished.wait(timeout: .now() + wait) == .timedOut {
+            state.withLock { state in
+                state.undoDeadlinePassed = true
+                let error = Self.deadlinePassed(deadline)
+                for action in state.undoing {
+                    state.leftBehind.append(action.leftBehind(error))
+                    if let upload = action.upload { state.leftUploads.append(upload) }
+                }
+                state.undoing = []
+            }
+        }
+        let done = undone.withLock { $0 }
+        return actions.indices.filter { done.contains($0) }.map { actions[$0].name }
+    }
+
+    /// Names the remote steps still in flight when the deadline passed: each may have made an
+    /// upload (a create whose answer never came) that nobody will abort.
+    private func noteUnanswered(_ deadline: Double) {
+        state.withLock { state in
+            for name in state.inFlightNames {
+                state.leftBehind.append(
+                    "\(name): a request that creates or completes its upload had no answer within the cleanup "
+                        + "deadline of \(RequestDeadline.text(deadline)) (--cleanup-timeout); an upload it made is "
+                        + "left unfinished")
+                if let location = try? ObjectLocation(parsing: name) { state.leftUploads.append(location) }
+            }
+        }
+    }
+
+    private static func deadlinePassed(_ deadline: Double) -> GCDCatError {
+        GCDCatError(
+            .io,
+            message: "no answer within the cleanup deadline of \(RequestDeadline.text(deadline)) (--cleanup-timeout)")
     }
 
     /// A left-behind line for each remote undo not yet done: still registered (the sweep waits
     /// for steps in flight) or waiting on its server. What a second signal, which ends the
     /// process at once, prints.
-    public func unfinishedUndos() -> [String] {
+    public func unfinishedUndos() -> (lines: [String], uploads: [ObjectLocation]) {
         state.withLock { state in
             let registered = state.entries.sorted { $0.key < $1.key }.compactMap {
                 if case .undo(let action) = $0.value { action } else { nil }
             }
-            return (registered + state.undoing).map { $0.leftBehind(Self.interruptedDuringUndo) }
+            let actions = registered + state.undoing
+            return (actions.map { $0.leftBehind(Self.interruptedDuringUndo) }, actions.compactMap(\.upload))
         }
     }
 
@@ -341,15 +436,19 @@ public final class CleanupRegistry: Sendable {
 public final class UndoAction: Sendable, Equatable {
     /// What is undone, for the interruption message (`s3://b/k`).
     public let name: String
+    /// The object whose multipart upload this undo aborts, if it aborts one: left behind, it
+    /// is named in the `gcdcat uploads … --abort` command.
+    public let upload: ObjectLocation?
     private let action: @Sendable () throws -> Void
     /// The line that says how to undo it by hand, when `action` failed with this error.
     let leftBehind: @Sendable (any Error) -> String
 
     public init(
-        name: String, _ action: @escaping @Sendable () throws -> Void,
+        name: String, aborting upload: ObjectLocation? = nil, _ action: @escaping @Sendable () throws -> Void,
         ifItFails leftBehind: @escaping @Sendable (any Error) -> String = { "could not be undone: \($0)" }
     ) {
         self.name = name
+        self.upload = upload
         self.action = action
         self.leftBehind = leftBehind
     }

@@ -86,16 +86,21 @@ public final class ObjectOutput: Sendable {
         let metadata = UploadRunMark.marking(crc32.map(RecordedChecksum.metadata) ?? [:])
         // Only a recorded object is resumed: its record is checked at publish. Without one
         // (standard input, a merge on the server) a left record could not be told wrong.
-        let ((upload, inherited), token) = try registry.make({
-            () throws -> (MultipartUpload, UploadResumption.Inherited?) in
-            if crc32 != nil, let inherited = try UploadResumption.takeOver(location, store: store, registry: registry) {
-                return (inherited.upload, inherited)
+        let ((upload, inherited), token) = try registry.make(
+            naming: location.description,
+            {
+                () throws -> (MultipartUpload, UploadResumption.Inherited?) in
+                if crc32 != nil,
+                    let inherited = try UploadResumption.takeOver(location, store: store, registry: registry)
+                {
+                    return (inherited.upload, inherited)
+                }
+                return (try store.createMultipartUpload(location, metadata: metadata), nil)
             }
-            return (try store.createMultipartUpload(location, metadata: metadata), nil)
-        }) { upload, _ in
+        ) { upload, _ in
             .undo(
                 UndoAction(
-                    name: location.description, { try store.abortMultipartUpload(upload) },
+                    name: location.description, aborting: location, { try store.abortMultipartUpload(upload) },
                     ifItFails: { LeftBehindAdvice.upload(upload, $0) }))
         }
         if let inherited { UploadResumption.announce(inherited) }
@@ -185,7 +190,9 @@ public final class ObjectOutput: Sendable {
                     UndoAction(
                         name: location.description, { try store.delete(location) },
                         ifItFails: { LeftBehindAdvice.object(location, $0) })) : nil
-            let finalToken = try registry.commitRemote(forgetting: token.map { [$0] } ?? [], registering: undo) {
+            let finalToken = try registry.commitRemote(
+                forgetting: token.map { [$0] } ?? [], naming: location.description, registering: undo
+            ) {
                 do {
                     if let upload {
                         try store.completeMultipartUpload(upload, parts: parts, ifNoneMatch: !overwrite)
@@ -249,7 +256,7 @@ public final class ObjectOutput: Sendable {
                 do {
                     try store.abortMultipartUpload(upload)
                 } catch {
-                    registry.noteLeftBehind(LeftBehindAdvice.upload(upload, error))
+                    registry.noteLeftBehind(LeftBehindAdvice.upload(upload, error), upload: upload.location)
                 }
             }
         }

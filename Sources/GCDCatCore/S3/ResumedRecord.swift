@@ -30,9 +30,9 @@ enum ResumedRecord {
             }
             throw error
         }
-        writeToStandardError(
-            "gcdcat: \(location): the resumed upload recorded the crc32 of an earlier input; "
-                + "the record was rewritten on the server\n")
+        RunNotes.post(
+            "\(location): the resumed upload recorded the crc32 of an earlier input; "
+                + "the record was rewritten on the server")
     }
 
     private static func rewrite(_ info: ObjectInfo, record: UInt32, store: any ObjectStore, registry: CleanupRegistry)
@@ -40,12 +40,15 @@ enum ResumedRecord {
     {
         let location = info.location
         let metadata = UploadRunMark.marking(RecordedChecksum.metadata(record))
-        let (upload, token) = try registry.make({
-            try store.createMultipartUpload(location, metadata: metadata)
-        }) { upload in
+        let (upload, token) = try registry.make(
+            naming: location.description,
+            {
+                try store.createMultipartUpload(location, metadata: metadata)
+            }
+        ) { upload in
             .undo(
                 UndoAction(
-                    name: location.description, { try store.abortMultipartUpload(upload) },
+                    name: location.description, aborting: location, { try store.abortMultipartUpload(upload) },
                     ifItFails: { LeftBehindAdvice.upload(upload, $0) }))
         }
         defer { registry.forget(token) }

@@ -1,5 +1,6 @@
 import GCDCatS3
 import GCDCatSystem
+import Synchronization
 
 /// How a rerun takes over the multipart upload its killed predecessor left on the same key,
 /// instead of sending every part again.
@@ -16,9 +17,12 @@ import GCDCatSystem
 /// After completion the record is checked (HEAD), and rewritten by a copy of the object onto
 /// itself when it differs (``ObjectOutput``).
 ///
-/// An upload of the key that another writer has under way would be taken over too: two writers
-/// of one key at once already lose one write (docs/notes/s3.md).
-enum UploadResumption {
+/// An upload that another run may still be writing is not taken over: a rerun resumes an
+/// upload only when it is idle, its newest part (or, with none, its initiation) at least
+/// ``idleBeforeTakeOver`` old by the server's clock (`--take-over-after`, 5 minutes unless set);
+/// otherwise it refuses, naming the upload and its age. S3 shows no owner of an unfinished
+/// upload, so age is the only sign of life; a killed run's upload stops ageing at the kill.
+public enum UploadResumption {
     /// What the predecessor left: the upload and its parts by number.
     struct Inherited: Sendable {
         var upload: MultipartUpload
@@ -26,35 +30,73 @@ enum UploadResumption {
         var initiated: Double?
     }
 
+    /// One upload of the key, with its parts and how long since anything was written to it.
+    private struct Found {
+        var pending: PendingUpload
+        var parts: [ListedPart]
+        var idleSeconds: Double?
+    }
+
+    private static let idleMilliseconds = Atomic<Int>(300_000)
+
+    /// How long an upload must have been idle before a rerun takes it over, in seconds.
+    public static var idleBeforeTakeOver: Double { Double(idleMilliseconds.load(ordering: .relaxed)) / 1000 }
+
+    /// Sets ``idleBeforeTakeOver`` (`--take-over-after`); 0 takes over any upload of the key.
+    public static func setIdleBeforeTakeOver(_ seconds: Double) {
+        idleMilliseconds.store(Int(min(max(seconds, 0), 1e12) * 1000), ordering: .relaxed)
+    }
+
     /// Lists the uploads of exactly `location`'s key and takes over the newest one (its parts
     /// listed); aborts the others. Best effort for the aborts: one that fails is named.
     ///
     /// ## Errors
-    /// The store's error for the listings.
+    /// `.io` naming an upload of the key that is not idle; the store's error for the
+    /// listings.
     static func takeOver(_ location: ObjectLocation, store: any ObjectStore, registry: CleanupRegistry) throws
         -> Inherited?
     {
-        let earlier = try store.listPendingUploads(bucket: location.bucket, prefix: location.key).uploads
+        let listing = try store.listPendingUploads(bucket: location.bucket, prefix: location.key)
+        let found = try listing.uploads
             .filter { $0.upload.location == location }
             .sorted { ($0.initiated ?? 0) > ($1.initiated ?? 0) }
-        for pending in earlier {
-            if let parts = try store.listParts(pending.upload) {
-                for older in earlier where older.upload != pending.upload { abort(older.upload, store, registry) }
-                return Inherited(
-                    upload: pending.upload, parts: Dictionary(parts.map { ($0.partNumber, $0) }) { _, last in last },
-                    initiated: pending.initiated)
+            .compactMap { pending -> Found? in
+                guard let parts = try store.listParts(pending.upload) else { return nil }
+                let written = parts.compactMap(\.lastModified).max() ?? pending.initiated
+                let idle = listing.serverTime.flatMap { now in written.map { max(0, now - $0) } }
+                return Found(pending: pending, parts: parts, idleSeconds: idle)
             }
+        if let live = found.first(where: { ($0.idleSeconds ?? .infinity) < idleBeforeTakeOver }) {
+            throw busy(live)
         }
-        return nil
+        guard let newest = found.first else { return nil }
+        for older in found.dropFirst() { abort(older.pending.upload, store, registry) }
+        return Inherited(
+            upload: newest.pending.upload,
+            parts: Dictionary(newest.parts.map { ($0.partNumber, $0) }) { _, last in last },
+            initiated: newest.pending.initiated)
+    }
+
+    /// The refusal of an upload written to recently: another run may be writing it.
+    private static func busy(_ found: Found) -> GCDCatError {
+        let upload = found.pending.upload
+        let idle = RequestDeadline.text((found.idleSeconds ?? 0).rounded(.down))
+        let written =
+            found.parts.isEmpty ? "initiated \(idle) ago with no part yet" : "its last part written \(idle) ago"
+        return GCDCatError(
+            .io, path: upload.location.description,
+            message: "an unfinished upload of this key, \(upload.uploadID), is in use (\(written)): another gcdcat "
+                + "run may be writing it; wait, or abort it with gcdcat uploads "
+                + "\(LeftBehindAdvice.shellQuoted(upload.location.description)) --abort (a rerun takes over an upload "
+                + "idle for --take-over-after, \(RequestDeadline.text(idleBeforeTakeOver)))")
     }
 
     private static func abort(_ upload: MultipartUpload, _ store: any ObjectStore, _ registry: CleanupRegistry) {
         do {
             try store.abortMultipartUpload(upload)
-            writeToStandardError(
-                "gcdcat: \(upload.location): aborted the upload \(upload.uploadID) an earlier run left\n")
+            RunNotes.post("\(upload.location): aborted the upload \(upload.uploadID) an earlier run left")
         } catch {
-            registry.noteLeftBehind(LeftBehindAdvice.upload(upload, error))
+            registry.noteLeftBehind(LeftBehindAdvice.upload(upload, error), upload: upload.location)
         }
     }
 
@@ -66,9 +108,9 @@ enum UploadResumption {
     /// The one line that says a run resumed, and what it found.
     static func announce(_ inherited: Inherited) {
         let bytes = inherited.parts.values.reduce(0) { $0 + $1.size }
-        writeToStandardError(
-            "gcdcat: \(inherited.upload.location): resuming the upload \(inherited.upload.uploadID) an earlier run "
+        RunNotes.post(
+            "\(inherited.upload.location): resuming the upload \(inherited.upload.uploadID) an earlier run "
                 + "left (\(inherited.parts.count) part\(inherited.parts.count == 1 ? "" : "s"), \(bytes) bytes); "
-                + "parts that differ from the input are sent again\n")
+                + "parts that differ from the input are sent again")
     }
 }

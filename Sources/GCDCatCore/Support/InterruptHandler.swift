@@ -103,8 +103,9 @@ public enum InterruptHandler {
         let name = signals.first { $0.number == number }?.name ?? "signal \(number)"
         let removed = CleanupRegistry.shared.removeAll(signal: number) { count in
             StandardStreams.writeError(
-                "\ngcdcat: interrupted by \(name); undoing what was started on the server (\(count) step(s)); a "
-                    + "second signal stops at once and lists what is left\n")
+                "\ngcdcat: interrupted by \(name); undoing what was started on the server (\(count) step(s), for at "
+                    + "most \(RequestDeadline.text(CleanupRegistry.shared.undoDeadline)), --cleanup-timeout); a second "
+                    + "signal stops at once and lists what is left\n")
         }
         // Read after the sweep, when nothing more can be published: read before it, an output
         // published in between (one set of several finishing) was said to be "not created".
@@ -142,7 +143,8 @@ public enum InterruptHandler {
             "\ngcdcat: interrupted again by \(name) before the cleanup finished: a multipart upload may be "
                 + "left on the server (aws s3api list-multipart-uploads shows it), or a .NAME.gcdcat-XXXXXX file "
                 + "where the filesystem has no O_TMPFILE\n")
-        for line in CleanupRegistry.shared.unfinishedUndos() {
+        let unfinished = CleanupRegistry.shared.unfinishedUndos()
+        for line in unfinished.lines + LeftBehindAdvice.abortCommands(for: unfinished.uploads) {
             StandardStreams.writeError("gcdcat: left behind: \(line)\n")
         }
         _exit(128 + number)

@@ -1,0 +1,160 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A TCP proxy on 127.0.0.1 in front of an HTTP server (the live RGW), which holds the
+/// requests a test picks: a held request is never forwarded and never answered, and its
+/// connection stays open, as with a gateway whose writes hang. Everything else passes through
+/// byte for byte. With no upstream (`upstreamPort` nil) every request is held: a server that
+/// accepts connections and never answers.
+final class HoldingProxy: Sendable {
+    let port: UInt16
+    private let listener: Int32
+    private let upstreamPort: UInt16?
+    /// Whether to hold a request, given its method and target (`PUT /b/k?partNumber=1&…`).
+    private let holds: @Sendable (String, String) -> Bool
+    private let heldRequests = Mutex<[String]>([])
+    private let releasing = Atomic<Bool>(false)
+
+    init(upstream: String?, holding holds: @escaping @Sendable (_ method: String, _ target: String) -> Bool) throws {
+        upstreamPort = upstream.flatMap { URL(string: $0)?.port }.map { UInt16($0) }
+        self.holds = holds
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = Self.loopback(port: 0)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && listen(fd, 64) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        guard fd >= 0, bound else { throw POSIXError(.EADDRNOTAVAIL) }
+        listener = fd
+        port = UInt16(bigEndian: address.sin_port)
+        Thread.detachNewThread { [self] in acceptLoop() }
+    }
+
+    var url: String { "http://127.0.0.1:\(port)" }
+
+    /// `METHOD target` of each request held so far.
+    var held: [String] { heldRequests.withLock { $0 } }
+
+    /// Stops holding: requests from now on pass (those already held stay held).
+    func release() { releasing.store(true, ordering: .relaxed) }
+
+    func stop() { shutdown(listener, Int32(SHUT_RDWR)) }
+
+    deinit { close(listener) }
+
+    private static func loopback(port: UInt16) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = port.bigEndian
+        return address
+    }
+
+    private func acceptLoop() {
+        while true {
+            let client = accept(listener, nil, nil)
+            if client < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            Thread.detachNewThread { [self] in relay(client) }
+        }
+    }
+
+    /// Forwards the client's requests one by one (heads parsed, bodies by `Content-Length`),
+    /// and the server's bytes back as they come, until a request is held or a side closes.
+    private func relay(_ client: Int32) {
+        var server: Int32 = -1
+        if let upstreamPort {
+            server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = Self.loopback(port: upstreamPort)
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(server, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+                }
+            }
+            guard connected else {
+                close(client)
+                close(server)
+                return
+            }
+            let upstreamSocket = server
+            Thread.detachNewThread {
+                Self.copy(from: upstreamSocket, to: client)
+                shutdown(client, Int32(SHUT_RDWR))
+            }
+        }
+        var pending: [UInt8] = []
+        while let (head, method, target, length) = Self.readHead(client, &pending) {
+            if upstreamPort == nil || (!releasing.load(ordering: .relaxed) && holds(method, target)) {
+                heldRequests.withLock { $0.append("\(method) \(target)") }
+                // Held: never forwarded, never answered; the connection stays open until the
+                // client gives up (its timeout) or exits.
+                while Self.readMore(client, &pending) { pending.removeAll() }
+                break
+            }
+            while pending.count < length, Self.readMore(client, &pending) {}
+            let body = Array(pending.prefix(length))
+            pending.removeFirst(min(length, pending.count))
+            guard Self.writeAll(server, head + body) else { break }
+        }
+        shutdown(server, Int32(SHUT_RDWR))
+        close(client)
+        if server >= 0 { close(server) }
+    }
+
+    private static func readHead(_ fd: Int32, _ pending: inout [UInt8]) -> ([UInt8], String, String, Int)? {
+        let blankLine: [UInt8] = Array("\r\n\r\n".utf8)
+        var end: Int? = nil
+        while end == nil {
+            end = pending.indices.dropLast(3).first { Array(pending[$0..<($0 + 4)]) == blankLine }
+            if end == nil, !readMore(fd, &pending) { return nil }
+        }
+        let head = Array(pending[..<(end! + 4)])
+        pending.removeFirst(end! + 4)
+        let text = String(decoding: head, as: UTF8.self)
+        // "\r\n" is one Character: split the text, not the characters.
+        let lines = text.components(separatedBy: "\r\n")
+        let words = lines[0].split(separator: " ")
+        guard words.count == 3 else { return nil }
+        let length =
+            lines
+            .first { $0.lowercased().hasPrefix("content-length:") }
+            .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+        return (head, String(words[0]), String(words[1]), length)
+    }
+
+    private static func copy(from source: Int32, to destination: Int32) {
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { recv(source, $0.baseAddress, $0.count, 0) }
+            guard count > 0, writeAll(destination, Array(chunk[..<count])) else { return }
+        }
+    }
+
+    private static func readMore(_ fd: Int32, _ pending: inout [UInt8]) -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        guard count > 0 else { return false }
+        pending += chunk[..<count]
+        return true
+    }
+
+    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes {
+                send(fd, $0.baseAddress! + written, bytes.count - written, Int32(MSG_NOSIGNAL))
+            }
+            guard count > 0 else { return false }
+            written += count
+        }
+        return true
+    }
+}
