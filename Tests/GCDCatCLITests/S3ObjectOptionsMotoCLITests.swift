@@ -35,15 +35,16 @@ final class MotoServer {
                 }
                 usleep(100_000)
             }
-            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             lastError = CocoaError(.fileReadUnknown)
         }
         throw lastError ?? CocoaError(.fileReadUnknown)
     }
 
+    /// SIGKILL: moto_server (werkzeug) outlives SIGTERM, and waiting on it hung the suite.
     deinit {
-        process.terminate()
+        kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
 
