@@ -65,6 +65,10 @@ osd max object size = 1073741824
 [client.rgw.a]
 rgw frontends = beast endpoint=127.0.0.1:$PORT
 rgw data = $D/rgw
+# SSE-C over plain http (loopback tests), and SSE-KMS with RGW's built-in test key store.
+rgw crypt require ssl = false
+rgw crypt s3 kms backend = testing
+rgw crypt s3 kms encryption keys = gcdcat-test-key=Z2NkY2F0IHRlc3Qga2V5LCAzMiBieXRlcyBsb25nISE=
 EOF
 export CEPH_CONF=$CONF
 C="--conf $CONF"

@@ -191,7 +191,6 @@ public final class S3Client: ObjectStore {
         _ object: ObjectLocation, body: UnsafeRawBufferPointer, ifNoneMatch: Bool, metadata: [String: String]
     ) throws {
         var headers = Self.metadataHeaders(metadata)
-        headers["content-type"] = "application/octet-stream"
         if ifNoneMatch { headers["if-none-match"] = "*" }
         // A retry's 412 is then about our own object, or every answer was lost.
         _ = try performWrite(

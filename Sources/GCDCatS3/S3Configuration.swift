@@ -27,6 +27,8 @@ public struct S3Configuration: Sendable, CustomStringConvertible, CustomDebugStr
     public var requestTimeout: Double
     /// The CA bundle, and whether certificates are checked (always, unless `--no-verify-ssl`).
     public var tls = S3TLSSettings()
+    /// Storage class, type, tags, encryption and the headers every request carries.
+    public var objectOptions = S3ObjectOptions()
 
     public init(
         endpoint: S3Endpoint?, region: String, credentials: S3Credentials,

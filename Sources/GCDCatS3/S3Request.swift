@@ -45,7 +45,8 @@ extension S3Client {
             signer.region = route.region
             let failure: GCDCatError
             let retryable: Bool
-            var headers = request.headers
+            var headers = configuration.objectOptions.headers(for: request.operation, location: request.location)
+            headers.merge(request.headers) { $1 }
             headers["host"] = host
             headers["x-amz-date"] = SigV4Signer.amzDate(secondsSince1970: Int(Date().timeIntervalSince1970))
             headers["x-amz-content-sha256"] = payloadHash
@@ -169,7 +170,7 @@ extension S3Client {
         var said = message
         for secret in [
             configuration.credentials.secretAccessKey, signature, configuration.credentials.sessionToken ?? "",
-        ]
+        ] + configuration.objectOptions.secrets
         where !secret.isEmpty {
             said = said.replacing(secret, with: "<redacted>")
         }

@@ -134,6 +134,7 @@ extension GCDCat {
         @OptionGroup var transfer: TransferOptions
         @OptionGroup var objectStore: ObjectStoreOptions
         @OptionGroup var takeOver: UploadTakeOverOption
+        @OptionGroup var objectWrites: ObjectWriteOptionGroup
         @OptionGroup var reporting: ReportOptions
 
         /// True when the parts are `s3://` objects (then all of them are).
@@ -149,6 +150,9 @@ extension GCDCat {
                 throw ValidationError("Unknown command '\(parts[0].displayPath)'. Did you mean '\(command)'?")
             }
             try validateObjectNames(parts + [output, manifest])
+            try objectWrites.check(
+                writesObjects: output.map(ObjectLocation.isObjectPath) ?? partsAreObjects,
+                customerKey: objectStore.access.sseCustomerKeyFile != nil)
             // The `cp` habit: `merge A.001 OUT`, where OUT is no file and no part of A's set.
             if output == nil, !parts.contains(where: ObjectLocation.isObjectPath),
                 let misplaced = PartArguments.misplacedOutput(parts)
@@ -216,7 +220,7 @@ extension GCDCat {
             var job = MergeJob(
                 parts: PartSource(parts), output: output, manifest: manifest,
                 manifestPolicy: verify || removeParts ? .required : noVerify ? .disabled : .automatic,
-                makeStore: objectStore.makeStore)
+                makeStore: { try objectStore.makeStore(writing: objectWrites) })
             job.asGiven = asGiven
             job.strategy = strategy
             job.limits = try transfer.limits()

@@ -40,6 +40,8 @@ struct ObjectStoreOptions: ParsableArguments {
             valueName: "duration"))
     var cleanupTimeout = "30s"
 
+    @OptionGroup var access: ObjectAccessOptions
+
     /// A malformed URL is a usage error even when no s3:// name needs it, and an empty one is
     /// not a quiet fallback to AWS (signed requests would go there).
     func validate() throws {
@@ -77,14 +79,19 @@ struct ObjectStoreOptions: ParsableArguments {
 
     /// The store every `s3://` name of the command goes through, counted for the report.
     func makeStore() throws -> CountingObjectStore {
-        try makeObjectStore(self)
+        try makeObjectStore(self, objectOptions: access.objectOptions())
+    }
+
+    /// The store of a command that writes objects: `writing`'s storage class, type, tags and SSE.
+    func makeStore(writing: ObjectWriteOptionGroup) throws -> CountingObjectStore {
+        try makeObjectStore(self, objectOptions: writing.objectOptions(access.objectOptions()))
     }
 }
 
 /// The one place the CLI builds its S3 client: credentials, region, endpoint and CA bundle from
 /// the environment (and `~/.aws`) as the AWS tools take them, the command line's options first.
 /// A setting that cannot be honoured is a usage error (exit 64).
-func makeObjectStore(_ options: ObjectStoreOptions) throws -> CountingObjectStore {
+func makeObjectStore(_ options: ObjectStoreOptions, objectOptions: S3ObjectOptions) throws -> CountingObjectStore {
     var environment = ProcessInfo.processInfo.environment
     // The flag wins as AWS_CA_BUNDLE would: over the profile's ca_bundle, and over the variable.
     if let caBundle = options.caBundle { environment["AWS_CA_BUNDLE"] = caBundle }
@@ -99,6 +106,7 @@ func makeObjectStore(_ options: ObjectStoreOptions) throws -> CountingObjectStor
     if options.caBundle != nil { configuration.tls.caBundleSource = "--ca-bundle" }
     LeftBehindAdvice.useEndpointArgument(options.endpointURL)
     CleanupRegistry.shared.setUndoDeadline(try parseDuration(options.cleanupTimeout, option: "--cleanup-timeout"))
+    configuration.objectOptions = objectOptions
     if options.noVerifySSL {
         configuration.tls.verifiesPeer = false
         writeToStandardError(

@@ -199,6 +199,7 @@ extension GCDCat {
         @OptionGroup var transfer: TransferOptions
         @OptionGroup var objectStore: ObjectStoreOptions
         @OptionGroup var takeOver: UploadTakeOverOption
+        @OptionGroup var objectWrites: ObjectWriteOptionGroup
         @OptionGroup var reporting: ReportOptions
         /// --size, or the size that --line-bytes gives.
         var partSize: ByteSize? { size ?? lineBytes }
@@ -236,6 +237,9 @@ extension GCDCat {
                 partLengths: plannedPartLengths)
             try validateObjectNames([input, manifest])
             try validateObjectNames([prefix ?? prefixArgument], suffix: "001")
+            try objectWrites.check(
+                writesObjects: ObjectLocation.isObjectPath(prefix ?? prefixArgument ?? ""),
+                customerKey: objectStore.access.sseCustomerKeyFile != nil)
         }
 
         func validateSizeOrParts() throws {
@@ -516,7 +520,8 @@ extension GCDCat {
                     return
                 }
                 let inputIsObject = ObjectLocation.isObjectPath(input)
-                let store = operation.writesObjects || inputIsObject ? try objectStore.makeStore() : nil
+                let store =
+                    operation.writesObjects || inputIsObject ? try objectStore.makeStore(writing: objectWrites) : nil
                 operation.objectStore = store
                 var total: Int64 = 0
                 if inputIsObject {
