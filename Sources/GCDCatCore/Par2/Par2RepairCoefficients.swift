@@ -2,10 +2,10 @@
 ///
 /// Rebuilt slice m is Σ_j A⁻¹[m][j] · R_j + Σ_i (Σ_j A⁻¹[m][j] · c_i^e_j) · D_i over the good
 /// slices D_i (see ``Par2Repairer``): each good slice needs one coefficient per output, a sum of
-/// k products. Element by element that is k² field operations a slice, in Swift: a merge
-/// rebuilding a 1 MiB part of a 5 MB set from 2 KiB blocks (k = 512, ~2000 good slices) spent
-/// 421 s there in a debug build. Here a run of r slices is one (k × k)·(k × r) product on the
-/// region kernels, `gf16_muladd_matrix` over rows of r words: the same k²·r operations, vectorized,
+/// k products. Element by element in Swift, that is k² field operations a slice: a merge
+/// rebuilding one 1 MiB part of a 5 MB set took 421 s in a debug build (an outside attack; such
+/// a set here rebuilds 414 blocks of ~2.5 KB from ~1560 good ones). Here a run of r slices is one (k × k)·(k × r) product on the region
+/// kernels, `gf16_muladd_matrix` over rows of r words: the same k²·r operations, vectorized,
 /// the order of the inversion's k³.
 struct Par2RepairCoefficients {
     /// Outputs: one per rebuilt slice.
