@@ -233,9 +233,9 @@ struct Par2MergeFixture {
         #expect(try set.json(result)["manifest"] as? String == "movie.zip.vol00+01.par2")
     }
 
-    /// Ctrl-C while the rebuilt output is written: strace delivers SIGINT at the tenth `write`
-    /// (the note is the first, the output's 4 KiB blocks the rest) and holds it a second, so the
-    /// moment is the same every run. Nothing is left: no output, no temporary, parts as they were.
+    /// Ctrl-C while the rebuilt output is written: strace delivers SIGINT at the tenth `pwrite64`
+    /// (the rebuilt part's 4 KiB blocks; the intact parts go by `copy_file_range`) and holds it a
+    /// second, so the moment is the same every run. Nothing is left: no output, no temporary, parts as they were.
     @Test(
         .enabled(if: toolExists("strace") && Par2Tool.cmdline.isInstalled, "needs strace and par2 (Debian)"))
     func interruptedRepairingMergeLeavesNothing() throws {
@@ -246,8 +246,8 @@ struct Par2MergeFixture {
         let result = try run(
             executable: "/usr/bin/env",
             [
-                "--default-signal", "strace", "-f", "-o", "/dev/null", "-e", "trace=write", "-e",
-                "inject=write:signal=INT:delay_exit=1000000:when=10", gcdcatPath, "movie.zip.001",
+                "--default-signal", "strace", "-f", "-o", "/dev/null", "-e", "trace=pwrite64", "-e",
+                "inject=pwrite64:signal=INT:delay_exit=1000000:when=10", gcdcatPath, "movie.zip.001",
             ], in: set.scratch.path)
         #expect(result.status == 130)
         #expect(result.stderr.hasSuffix("\ngcdcat: interrupted by SIGINT; movie.zip was not created\n"))
