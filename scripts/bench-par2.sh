@@ -30,14 +30,14 @@ stats() { sort -n | awk '{a[NR]=$1} END {printf "%.3f %.3f %.3f", a[1], a[int((N
 declare -A times
 for round in $(seq "$rounds"); do
     # shellcheck disable=SC2086
-    times[gcreate]+="$(cd "$work/g" && seconds "$gcdcat" protect $parts -o g.par2 --par2 10% --par2-block-size 1M --force -q) "
+    times[gcreate]+="$(cd "$work/g" && seconds "$gcdcat" protect $parts -o data.par2 --par2 10% --par2-block-size 1M --force -q) "
     rm -f "$work"/t/*.par2
     # shellcheck disable=SC2086
     times[tcreate]+="$(cd "$work/t" && seconds "$turbo" create -q -q -s1048576 -r10 t.par2 $parts) "
-    times[gverify]+="$(cd "$work/g" && seconds "$gcdcat" verify g.par2 -q) "
+    times[gverify]+="$(cd "$work/g" && seconds "$gcdcat" verify data.par2 -q) "
     times[tverify]+="$(cd "$work/t" && seconds "$turbo" verify -q -q t.par2) "
     rm "$work/g/data.002"
-    times[grepair]+="$(cd "$work/g" && seconds "$gcdcat" repair g.par2 -q) "
+    times[grepair]+="$(cd "$work/g" && seconds "$gcdcat" repair data.par2 -q) "
     rm "$work/t/data.002"
     times[trepair]+="$(cd "$work/t" && seconds "$turbo" repair -q -q t.par2) "
     rm -f "$work"/t/*.1
@@ -63,10 +63,10 @@ done
 
 # Peak RSS (GNU time's %M), one more run of each, after the timed rounds.
 peak() { (cd "$1" && shift && /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1); }
-gv=$(peak "$work/g" "$gcdcat" verify g.par2 -q)
+gv=$(peak "$work/g" "$gcdcat" verify data.par2 -q)
 tv=$(peak "$work/t" "$turbo" verify -q -q t.par2)
 rm "$work/g/data.002" "$work/t/data.002"
-gr=$(peak "$work/g" "$gcdcat" repair g.par2 -q)
+gr=$(peak "$work/g" "$gcdcat" repair data.par2 -q)
 tr=$(peak "$work/t" "$turbo" repair -q -q t.par2)
 rm "$work/g/data.002"
 gm=$(peak "$work/g" "$gcdcat" data.001 -o ../merged --force -q)
