@@ -61,7 +61,7 @@ let package = Package(
         ),
         // What the test targets share: seeded data, and whether a reference tool is installed.
         .target(name: "GCDCatTestSupport", dependencies: ["GCDCatSystem"], path: "Tests/GCDCatTestSupport"),
-        .testTarget(name: "GCDCatCoreTests", dependencies: ["GCDCatCore", "CZlib", "GCDCatTestSupport"]),
+        .testTarget(name: "GCDCatCoreTests", dependencies: ["GCDCatCore", "CZlib", "CMD5", "GCDCatTestSupport"]),
         .testTarget(name: "GCDCatCLITests", dependencies: ["GCDCatCore", "GCDCatTestSupport"]),
         .testTarget(name: "GF16Tests", dependencies: ["CGF16", "CGFComplete", "GCDCatTestSupport"]),
     ],

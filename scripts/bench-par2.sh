@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# PAR2 create, verify and repair: gcdcat against par2cmdline-turbo in the same run.
-# Input: SIZE_MIB of random data (default 256) cut into 16 parts, 1 MiB blocks, 10% (so that one
-# lost part, 1/16 of the blocks, is within the 10% of recovery blocks).
-# recovery. Each contender runs ROUNDS times (default 3), interleaved; the minima are compared
-# (design.md: timing here is bimodal), with median and max beside them.
+# PAR2 create, verify and repair: gcdcat against par2cmdline-turbo in the same run, and gcdcat's
+# merge that rebuilds the lost part into the joined file against turbo's repair of it.
+# Input: SIZE_MIB of random data (default 256) cut into 16 parts, 1 MiB blocks, 10% recovery (so
+# that one lost part, 1/16 of the blocks, is within the 10% of recovery blocks).
+# Each contender runs ROUNDS times (default 3), interleaved; the minima are compared
+# (design.md: timing here is bimodal), with median and max beside them; then peak RSS of each.
 # Usage: scripts/bench-par2.sh [SIZE_MIB] [ROUNDS]   (needs a release build: swift build -c release;
 # GCDCAT=path/to/gcdcat runs another build, e.g. a debug one, to compare branches)
 set -euo pipefail
@@ -29,25 +30,45 @@ stats() { sort -n | awk '{a[NR]=$1} END {printf "%.3f %.3f %.3f", a[1], a[int((N
 declare -A times
 for round in $(seq "$rounds"); do
     # shellcheck disable=SC2086
-    times[gcreate]+="$(cd "$work/g" && seconds "$gcdcat" protect $parts -o g.par2 --par2 10% --par2-block-size 1M --force -q) "
+    times[gcreate]+="$(cd "$work/g" && seconds "$gcdcat" protect $parts -o data.par2 --par2 10% --par2-block-size 1M --force -q) "
     rm -f "$work"/t/*.par2
     # shellcheck disable=SC2086
     times[tcreate]+="$(cd "$work/t" && seconds "$turbo" create -q -q -s1048576 -r10 t.par2 $parts) "
-    times[gverify]+="$(cd "$work/g" && seconds "$gcdcat" verify g.par2 -q) "
+    times[gverify]+="$(cd "$work/g" && seconds "$gcdcat" verify data.par2 -q) "
     times[tverify]+="$(cd "$work/t" && seconds "$turbo" verify -q -q t.par2) "
     rm "$work/g/data.002"
-    times[grepair]+="$(cd "$work/g" && seconds "$gcdcat" repair g.par2 -q) "
+    times[grepair]+="$(cd "$work/g" && seconds "$gcdcat" repair data.par2 -q) "
     rm "$work/t/data.002"
     times[trepair]+="$(cd "$work/t" && seconds "$turbo" repair -q -q t.par2) "
     rm -f "$work"/t/*.1
     cmp "$work/g/data.002" "$work/t/data.002"
+    # The merge that repairs: the lost part rebuilt into the joined file, the parts left as they are.
+    rm "$work/g/data.002"
+    times[gmerge]+="$(cd "$work/g" && seconds "$gcdcat" data.001 -o ../merged --force -q) "
+    cp "$work/t/data.002" "$work/g/data.002"
+    # shellcheck disable=SC2086
+    (cd "$work/t" && cat $parts) | cmp - "$work/merged"
+    rm "$work/merged"
 done
 
 echo "PAR2, ${size} MiB in 16 parts, 1 MiB blocks, 10%, $rounds interleaved rounds (seconds: min median max)"
 printf '%-8s %-24s %-24s %s\n' op gcdcat par2cmdline-turbo "turbo/gcdcat (minima; >1 means gcdcat is faster)"
-for op in create verify repair; do
+# "merge": gcdcat's merge that rebuilds the lost part, against turbo's repair of it.
+for op in create verify repair merge; do
     g=$(tr ' ' '\n' <<<"${times[g$op]}" | grep . | stats)
-    t=$(tr ' ' '\n' <<<"${times[t$op]}" | grep . | stats)
+    t=$(tr ' ' '\n' <<<"${times[t${op/merge/repair}]}" | grep . | stats)
     ratio=$(echo "scale=2; ${t%% *} / ${g%% *}" | bc)
     printf '%-8s %-24s %-24s %s\n' "$op" "$g" "$t" "$ratio"
 done
+
+# Peak RSS (GNU time's %M), one more run of each, after the timed rounds.
+peak() { (cd "$1" && shift && /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1); }
+gv=$(peak "$work/g" "$gcdcat" verify data.par2 -q)
+tv=$(peak "$work/t" "$turbo" verify -q -q t.par2)
+rm "$work/g/data.002" "$work/t/data.002"
+gr=$(peak "$work/g" "$gcdcat" repair data.par2 -q)
+tr=$(peak "$work/t" "$turbo" repair -q -q t.par2)
+rm "$work/g/data.002"
+gm=$(peak "$work/g" "$gcdcat" data.001 -o ../merged --force -q)
+printf 'peak RSS (MiB): verify gcdcat %d turbo %d; repair gcdcat %d turbo %d; merge that repairs gcdcat %d\n' \
+    $((gv >> 10)) $((tv >> 10)) $((gr >> 10)) $((tr >> 10)) $((gm >> 10))

@@ -1,5 +1,5 @@
 // MD5 (RFC 1321) with its state in the caller's memory: nothing to allocate, nothing to fail.
-#include "CMD5.h"
+#include "md5_internal.h"
 
 #include <string.h>
 
@@ -21,7 +21,7 @@ static inline uint32_t md5_word(const uint8_t *p) {
 #define MD5_I(x, y, z) ((y) ^ ((x) | ~(z)))
 
 /// The 64 steps over `blocks` 64-byte blocks.
-static void md5_blocks(uint32_t h[4], const uint8_t *p, size_t blocks) {
+void md5_blocks(uint32_t h[4], const uint8_t *p, size_t blocks) {
     for (; blocks > 0; blocks--, p += 64) {
         uint32_t x[16];
         for (int i = 0; i < 16; i++) x[i] = md5_word(p + 4 * i);

@@ -75,6 +75,38 @@ func par2PartSet(_ scratch: Scratch) throws -> [String: Data] {
         #expect(result.stderr.hasSuffix("set.par2: repairable: needs 2 of the 5 recovery blocks present\n"))
     }
 
+    /// GCDCAT_MD5_KERNEL forces the multi-buffer MD5's kernel (`--jobs 1`: both files in one
+    /// group, two lanes): every kernel the CPU has gives the same verdict on a damaged set, and
+    /// an unknown name says so in one line and verifies anyway.
+    @Test func everyMD5KernelGivesTheSameVerdict() throws {
+        let scratch = try fixtureCopy()
+        var alpha = scratch.read("alpha.bin")!
+        alpha[4999] ^= 1
+        try scratch.write("alpha.bin", alpha)
+        let cpuHasAVX2 = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?.contains(" avx2") ?? false
+        func verify(_ kernel: String) throws -> RunResult {
+            try runTool(
+                "env", ["GCDCAT_MD5_KERNEL=\(kernel)", gcdcatPath, "verify", "set.par2", "--jobs", "1"],
+                in: scratch.path)
+        }
+        var verdicts: [String] = []
+        for kernel in ["scalar", "auto"] + (cpuHasAVX2 ? ["avx2"] : []) {
+            let result = try verify(kernel)
+            #expect(result.status == 2, "\(kernel): \(result.stderr)")
+            #expect(!result.stderr.contains("GCDCAT_MD5_KERNEL"), "\(kernel)")
+            verdicts.append(result.stdoutText)
+        }
+        #expect(Set(verdicts).count == 1, "\(verdicts)")
+        #expect(verdicts[0].contains("alpha.bin: DAMAGED (1 of 10 blocks bad)\n"), "\(verdicts[0])")
+        let unknown = try verify("sse9")
+        #expect(unknown.status == 2)
+        #expect(unknown.stdoutText == verdicts[0])
+        #expect(
+            unknown.stderr.hasPrefix(
+                "gcdcat: GCDCAT_MD5_KERNEL=sse9: unknown kernel (scalar, avx2 or auto); using "
+                    + (cpuHasAVX2 ? "avx2" : "scalar") + "\n"), "\(unknown.stderr)")
+    }
+
     @Test func missingFilesBeyondCapacityAreNotRepairableExit1() throws {
         let scratch = try fixtureCopy()
         try FileManager.default.removeItem(atPath: scratch.file("alpha.bin"))

@@ -233,9 +233,9 @@ struct Par2MergeFixture {
         #expect(try set.json(result)["manifest"] as? String == "movie.zip.vol00+01.par2")
     }
 
-    /// Ctrl-C while the rebuilt output is written: strace delivers SIGINT at the tenth `write`
-    /// (the note is the first, the output's 4 KiB blocks the rest) and holds it a second, so the
-    /// moment is the same every run. Nothing is left: no output, no temporary, parts as they were.
+    /// Ctrl-C while the rebuilt output is written: strace delivers SIGINT at the tenth `pwrite64`
+    /// (the rebuilt part's 4 KiB blocks; the intact parts go by `copy_file_range`) and holds it a
+    /// second, so the moment is the same every run. Nothing is left: no output, no temporary, parts as they were.
     @Test(
         .enabled(if: toolExists("strace") && Par2Tool.cmdline.isInstalled, "needs strace and par2 (Debian)"))
     func interruptedRepairingMergeLeavesNothing() throws {
@@ -246,8 +246,8 @@ struct Par2MergeFixture {
         let result = try run(
             executable: "/usr/bin/env",
             [
-                "--default-signal", "strace", "-f", "-o", "/dev/null", "-e", "trace=write", "-e",
-                "inject=write:signal=INT:delay_exit=1000000:when=10", gcdcatPath, "movie.zip.001",
+                "--default-signal", "strace", "-f", "-o", "/dev/null", "-e", "trace=pwrite64", "-e",
+                "inject=pwrite64:signal=INT:delay_exit=1000000:when=10", gcdcatPath, "movie.zip.001",
             ], in: set.scratch.path)
         #expect(result.status == 130)
         #expect(result.stderr.hasSuffix("\ngcdcat: interrupted by SIGINT; movie.zip was not created\n"))
@@ -261,5 +261,35 @@ struct Par2MergeFixture {
         let result = try gcdcat(["movie.zip.001", "--no-verify", "--json"], in: set.scratch.path)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try set.json(result)["manifest"] is NSNull)
+    }
+
+    /// A merge that rebuilds a lost part reads the good parts in long runs, never block by
+    /// block: 1024 good 4 KiB blocks take fewer preads than that (one block a pread made over
+    /// 3000: the check, the rebuild and the write each read every block), and the intact parts
+    /// are copied by the kernel.
+    @Test(.enabled(if: toolExists("strace"), "strace counts the reads"))
+    func repairingMergeReadsTheGoodPartsInLongRuns() throws {
+        let scratch = try Scratch()
+        let whole = randomData(5 << 20, seed: 4242)
+        try scratch.write("data", whole)
+        let split = try gcdcat(
+            ["split", "data", "--size", "1M", "--par2", "30%", "--par2-block-size", "4K", "-q"], in: scratch.path)
+        #expect(split.status == 0, "\(split.stderr)")
+        try FileManager.default.removeItem(atPath: scratch.file("data"))
+        try FileManager.default.removeItem(atPath: scratch.file("data.002"))
+        // -y names each descriptor's file: the parts' reads, not the .par2 files', are counted.
+        let merge = try runTool(
+            "strace",
+            ["-f", "-y", "-o", "trace", "-e", "trace=pread64,copy_file_range,ioctl", gcdcatPath, "data.001", "-q"],
+            in: scratch.path)
+        #expect(merge.status == 0, "\(merge.stderr)")
+        #expect(scratch.read("data") == whole)
+        let trace = String(decoding: scratch.read("trace") ?? Data(), as: UTF8.self).split(separator: "\n")
+        let partReads = trace.filter { $0.contains("pread64(") && $0.contains("/data.00") }
+        #expect(partReads.count > 0 && partReads.count < 100, "\(partReads.count) preads of the parts")
+        // The four intact parts: copy_file_range, or a clone (ioctl FICLONERANGE) where the
+        // filesystem shares blocks.
+        let copies = trace.filter { $0.contains("copy_file_range(") || $0.contains("FICLONERANGE") }
+        #expect(copies.count >= 4, "\(trace.suffix(20))")
     }
 }

@@ -111,6 +111,9 @@ extension MergeOperation {
         case .standardOutput: break
         }
         for note in list.set.foreignVolumeNotes { notice(.note(note)) }
+        // Parts whose ctime the clock has passed: a write after the check below changes it, so
+        // intact parts can be copied by the kernel and checked unchanged, not hashed again.
+        let settled = try Self.settledParts(parts)
         let verification = try checkParts(list)
         // The SFV rejected a part the PAR2 finds intact: the two lists disagree, and neither wins.
         if var listFailure, verification.isComplete {
@@ -136,7 +139,8 @@ extension MergeOperation {
         let result = try measure(target, total) { counter in
             try OutputSet.transaction(inputs: inputs, overwrite: overwrite, fsync: fsync) { set in
                 let result = try set.produce(.whole, target, bytes: total) { sink in
-                    try operation.writeSet(list, verification, rebuilt: repaired, into: sink, counter: counter)
+                    try operation.writeSet(
+                        list, verification, rebuilt: repaired, settled: settled, into: sink, counter: counter)
                 }.value
                 try set.publish()
                 return result

@@ -5,53 +5,65 @@ import GCDCatSystem
 #endif
 
 extension MergeOperation {
-    /// Writes the set's files in part order into `sink` from its position: each slice from its
-    /// part, or from `rebuilt` where it was bad. Every file's bytes are checked against its MD5
-    /// as they pass, so a part changed since it was verified (or a wrong rebuild) fails the
-    /// merge before the output is published. Memory: one slice buffer, plus the rebuilt slices.
+    /// Writes the set's files in part order into `sink` from its position.
+    ///
+    /// A part that verified OK is copied by the kernel (``KernelCopier``: a clone, or
+    /// `copy_file_range`), when `settled` holds the parts as validated before the check: then,
+    /// instead of hashing its bytes a second time, every part must be unchanged since (device,
+    /// inode, size, mtime, ctime; as the SFV-checked `auto` merge does, docs/notes/cow.md). The
+    /// other parts pass through memory: their rebuilt slices, and runs of their good slices read
+    /// in large stretches (``Par2FileBytes``), each file's bytes checked against its MD5 as they
+    /// pass. With `settled` nil (ctimes ahead of the clock) every part is hashed as it passes.
+    /// A part changed since it was verified, or a wrong rebuild, fails the merge before the
+    /// output is published. Memory: one read buffer (16 MiB), plus the rebuilt slices.
     func writeSet(
-        _ list: Par2PartList, _ verification: Par2Verification, rebuilt: Par2Repairer.Rebuilt?, into sink: OutputSink,
-        counter: TransferCounter
+        _ list: Par2PartList, _ verification: Par2Verification, rebuilt: Par2Repairer.Rebuilt?,
+        settled: [PartFile]?, into sink: OutputSink, counter: TransferCounter
     ) throws -> MergeResult {
         let fd = try sink.fd
-        let sliceSize = list.set.sliceSize
-        var buffer = [UInt8](repeating: 0, count: sliceSize)
-        var bytes: Int64 = 0
+        let positional = sink.allowsPositionalWrites
+        var copier = KernelCopier(sliceSize: KernelCopyMerge.minimumSlice)
+        defer { copier.release() }
+        let reader = try Par2FileBytes(sliceSize: list.set.sliceSize, path: list.index)
+        var outputOffset: Int64 = 0
         var chunks: Int64 = 0
         for (position, index) in list.order.enumerated() {
             let file = list.set.files[index]
             let path = list.paths[position]
-            let source: Int32? =
-                verification.files[index].state == .missing ? nil : try Syscall.open(path, O_RDONLY | O_CLOEXEC)
+            let state = verification.files[index].state
+            let source: Int32? = state == .missing ? nil : try Syscall.open(path, O_RDONLY | O_CLOEXEC)
             defer { if let source { Glibc.close(source) } }
-            let whole = MD5Stream()
-            for local in file.slices.indices {
-                let offset = Int64(local) * Int64(sliceSize)
-                let want = Int(min(Int64(sliceSize), file.length - offset))
-                if let slice = rebuilt?.bytes(ofSlice: file.firstSlice + local) {
-                    buffer.withUnsafeMutableBytes { $0.copyMemory(from: slice) }
-                } else if let source {
-                    let got = try Par2Verifier.readSlice(source, path: path, offset: offset, count: want, into: &buffer)
-                    guard got == want else {
-                        throw GCDCatError(.inputChanged, path: path, message: "shrank after it was verified")
+            if let source, state == .ok, settled != nil {
+                chunks += try copier.copy(
+                    from: source, inputPath: path, inputOffset: 0, count: file.length, to: fd, outputPath: sink.path,
+                    outputOffset: positional ? outputOffset : nil, counter: counter)
+            } else {
+                let whole = MD5Stream()
+                try reader.forEachStretch(of: file, source: source, path: path, rebuilt: rebuilt) { offset, bytes in
+                    whole.update(bytes)
+                    if positional {
+                        try Syscall.pwriteAll(
+                            fd, from: bytes.baseAddress!, count: bytes.count, offset: outputOffset + offset,
+                            path: sink.path)
+                    } else {
+                        try Syscall.writeAll(fd, from: bytes.baseAddress!, count: bytes.count, path: sink.path)
                     }
+                    chunks += 1
+                    counter.add(bytes: Int64(bytes.count))
                 }
-                try buffer.withUnsafeBytes { raw in
-                    whole.update(UnsafeRawBufferPointer(rebasing: raw[0..<want]))
-                    try Syscall.writeAll(fd, from: raw.baseAddress!, count: want, path: sink.path)
+                guard whole.finalize() == file.md5 else {
+                    throw GCDCatError(
+                        .checksumMismatch, path: path,
+                        message:
+                            "its bytes, as merged, do not have the MD5 \(list.index.displayPath) gives it (it changed "
+                            + "after it was verified, or a rebuilt block is wrong); nothing was written")
                 }
-                bytes += Int64(want)
-                chunks += 1
-                counter.add(bytes: Int64(want))
             }
-            guard whole.finalize() == file.md5 else {
-                throw GCDCatError(
-                    .checksumMismatch, path: path,
-                    message:
-                        "its bytes, as merged, do not have the MD5 \(list.index.displayPath) gives it (it changed "
-                        + "after it was verified, or a rebuilt block is wrong); nothing was written")
-            }
+            outputOffset += file.length
         }
-        return MergeResult(bytes: bytes, chunks: chunks, method: rebuilt == nil ? "read/write" : "par2 repair")
+        for part in settled ?? [] { try part.requireUnchangedSinceValidation() }
+        return MergeResult(
+            bytes: outputOffset, chunks: chunks, method: rebuilt == nil ? copier.slowestMethod.rawValue : "par2 repair",
+            clonedBytes: copier.clonedBytes, copiedBytes: copier.copiedBytes)
     }
 }

@@ -48,19 +48,12 @@ public enum Par2FileRestorer {
                 throw GCDCatError.syscall("fchmod", path: path, errno: errno)
             }
             let whole = MD5Stream()
-            var buffer = [UInt8](repeating: 0, count: sliceSize)
-            for local in file.slices.indices {
-                let offset = Int64(local) * Int64(sliceSize)
-                let want = Int(min(Int64(sliceSize), file.length - offset))
-                if let bytes = rebuilt.bytes(ofSlice: file.firstSlice + local) {
-                    buffer.withUnsafeMutableBytes { $0.copyMemory(from: bytes) }
-                } else if let source {
-                    _ = try Par2Verifier.readSlice(source, path: path, offset: offset, count: want, into: &buffer)
-                }
-                try buffer.withUnsafeBytes { raw in
-                    whole.update(UnsafeRawBufferPointer(rebasing: raw[0..<want]))
-                    try Syscall.pwriteAll(output.fd, from: raw.baseAddress!, count: want, offset: offset, path: path)
-                }
+            try Par2FileBytes(sliceSize: sliceSize, path: path).forEachStretch(
+                of: file, source: source, path: path, rebuilt: rebuilt
+            ) { offset, bytes in
+                whole.update(bytes)
+                try Syscall.pwriteAll(
+                    output.fd, from: bytes.baseAddress!, count: bytes.count, offset: offset, path: path)
             }
             guard whole.finalize() == file.md5 else {
                 throw GCDCatError(

@@ -46,19 +46,37 @@ private func hexByte(_ byte: UInt8) -> String {
 /// one per packet, file and block. It runs as fast as OpenSSL's (both ~5 cycles a byte: MD5's
 /// steps depend on each other).
 public final class MD5Stream {
-    private var state = gcdcat_md5_state()
+    /// On the heap, so that ``update(_:with:)`` can hand several streams' states to C at once.
+    private let state = UnsafeMutablePointer<gcdcat_md5_state>.allocate(capacity: 1)
 
-    public init() { gcdcat_md5_init(&state) }
+    public init() { gcdcat_md5_init(state) }
+
+    deinit { state.deallocate() }
 
     public func update(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return }
-        gcdcat_md5_update(&state, base, bytes.count)
+        gcdcat_md5_update(state, base, bytes.count)
     }
+
+    /// Updates `streams[i]` with `bytes[i]` for every i: the same as one ``update(_:)`` each, but
+    /// up to eight streams' blocks are hashed together (a multi-buffer MD5 on AVX2, CMD5's
+    /// `gcdcat_md5_update_lanes`), which one stream alone cannot be.
+    public static func update(_ streams: [MD5Stream], with bytes: [UnsafeRawBufferPointer]) {
+        precondition(streams.count == bytes.count)
+        let given = bytes.indices.filter { bytes[$0].count > 0 }
+        let states: [UnsafeMutablePointer<gcdcat_md5_state>?] = given.map { streams[$0].state }
+        let data: [UnsafeRawPointer?] = given.map { bytes[$0].baseAddress }
+        let lengths = given.map { bytes[$0].count }
+        gcdcat_md5_update_lanes(states, data, lengths, given.count)
+    }
+
+    /// The kernel ``update(_:with:)`` runs ("avx2" or "scalar"), for reports.
+    public static var kernelName: String { String(cString: gcdcat_md5_kernel_name()) }
 
     /// The digest of every byte given so far; the stream must not be used afterwards.
     public func finalize() -> Par2Hash {
         var digest = [UInt8](repeating: 0, count: 16)
-        gcdcat_md5_final(&state, &digest)
+        gcdcat_md5_final(state, &digest)
         return Par2Hash(digest)
     }
 }

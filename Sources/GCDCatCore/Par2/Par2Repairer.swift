@@ -14,18 +14,21 @@
 /// costs k³ field operations.
 public enum Par2Repairer {
     /// The rebuilt slices of a set, by global slice index; nothing is written.
-    public final class Rebuilt {
+    public final class Rebuilt: Sendable {
         public let slices: [Int]
         let accumulator: Par2SliceAccumulator
+        /// Output position of each rebuilt global slice.
+        private let positions: [Int: Int]
 
         init(slices: [Int], accumulator: Par2SliceAccumulator) {
             self.slices = slices
             self.accumulator = accumulator
+            positions = Dictionary(uniqueKeysWithValues: slices.enumerated().map { ($1, $0) })
         }
 
         /// The rebuilt bytes of global slice `index` (padded to the slice size), if it was rebuilt.
         public func bytes(ofSlice index: Int) -> UnsafeRawBufferPointer? {
-            slices.firstIndex(of: index).map { UnsafeRawBufferPointer(accumulator.slice($0)) }
+            positions[index].map { UnsafeRawBufferPointer(accumulator.slice($0)) }
         }
     }
 
@@ -53,38 +56,56 @@ public enum Par2Repairer {
         }
         let accumulator = try Par2SliceAccumulator(
             count: bad.count, sliceSize: set.sliceSize, jobs: jobs, path: set.directory)
-        var buffer = [UInt8](repeating: 0, count: set.sliceSize)
+        // A volume's slices come in exponent order: each volume is opened once.
+        var volume: (path: String, fd: Int32)?
+        defer { if let volume { Glibc.close(volume.fd) } }
         for (column, slice) in recovery.enumerated() {
-            try readRecovery(slice, into: &buffer)
-            let coefficients = inverse.map { $0[column] }
-            buffer.withUnsafeBytes { _ = accumulator.add($0, coefficients: coefficients) }
             if accumulator.isFull { accumulator.flush() }
+            if volume?.path != slice.path {
+                if let volume { Glibc.close(volume.fd) }
+                volume = nil
+                volume = (slice.path, try Syscall.open(slice.path, O_RDONLY | O_CLOEXEC))
+            }
+            try accumulator.add(inputs: 1, coefficients: inverse.map { $0[column] }) {
+                try readRecovery(slice, from: volume!.fd, into: $0)
+            }
         }
+        let coefficients = Par2RepairCoefficients(
+            inverse: inverse, exponents: recovery.map(\.exponent), constants: constants)
         let badSet = Set(bad)
         for (file, status) in zip(set.files, verification.files) where status.state != .missing {
-            try addGoodSlices(of: file, path: set.path(of: file), sliceSize: set.sliceSize, skipping: badSet) {
-                index, source in
-                let powers = recovery.map { GaloisField16.power(constants[index], $0.exponent) }
-                let coefficients = inverse.map { row in
-                    zip(row, powers).reduce(UInt16(0)) { $0 ^ GaloisField16.multiply($1.0, $1.1) }
-                }
-                accumulator.add(source, coefficients: coefficients)
-                if accumulator.isFull { accumulator.flush() }
-            }
+            try addGoodSlices(
+                of: file, path: set.path(of: file), sliceSize: set.sliceSize, skipping: badSet, into: accumulator,
+                coefficients: coefficients)
         }
         accumulator.flush()
         let rebuilt = Rebuilt(slices: bad, accumulator: accumulator)
-        for file in set.files {
-            for (local, expected) in file.slices.enumerated() {
-                guard let bytes = rebuilt.bytes(ofSlice: file.firstSlice + local) else { continue }
-                guard Par2Verifier.matches(Array(bytes), expected) else {
-                    throw GCDCatError(
-                        .checksumMismatch, path: set.path(of: file),
-                        message: "block \(local + 1) rebuilt from the recovery blocks does not match its checksums")
-                }
+        try check(rebuilt, of: set, jobs: jobs)
+        return rebuilt
+    }
+
+    /// Throws `.checksumMismatch` naming the first file with a rebuilt slice that does not have
+    /// its CRC32 and MD5 (the slices are hashed on `jobs` cores).
+    private static func check(_ rebuilt: Rebuilt, of set: Par2RecoverySet, jobs: Int) throws {
+        var wanted: [(file: Int, local: Int, checksum: Par2RecoverySet.SliceChecksum)] = []
+        for (position, file) in set.files.enumerated() {
+            for (local, checksum) in file.slices.enumerated()
+            where rebuilt.bytes(ofSlice: file.firstSlice + local) != nil {
+                wanted.append((position, local, checksum))
             }
         }
-        return rebuilt
+        let expected = wanted
+        let matches = try ParallelMap.run(count: expected.count, jobs: jobs, makeState: {}) { _, index in
+            let (file, local, checksum) = expected[index]
+            let bytes = rebuilt.bytes(ofSlice: set.files[file].firstSlice + local)!
+            return Par2Verifier.matches(bytes, checksum)
+        }
+        if let failed = matches.firstIndex(of: false) {
+            let (file, local, _) = expected[failed]
+            throw GCDCatError(
+                .checksumMismatch, path: set.path(of: set.files[file]),
+                message: "block \(local + 1) rebuilt from the recovery blocks does not match its checksums")
+        }
     }
 
     static func insufficient(_ verification: Par2Verification) -> GCDCatError {
@@ -94,31 +115,51 @@ public enum Par2Repairer {
                 + "\(verification.set.recoverySlices.count) recovery blocks available")
     }
 
-    private static func readRecovery(_ slice: Par2RecoverySliceLocation, into buffer: inout [UInt8]) throws {
-        let fd = try Syscall.open(slice.path, O_RDONLY)
-        defer { Glibc.close(fd) }
-        let got = try Par2Verifier.readSlice(
-            fd, path: slice.path, offset: slice.dataOffset, count: slice.length, into: &buffer)
+    /// Reads recovery slice `slice` from its volume, open as `fd`, into `buffer` (a slice's
+    /// room); returns the bytes read.
+    private static func readRecovery(
+        _ slice: Par2RecoverySliceLocation, from fd: Int32, into buffer: UnsafeMutableRawBufferPointer
+    ) throws -> Int {
+        let got = try Syscall.pread(
+            fd, into: buffer.baseAddress!, count: slice.length, offset: slice.dataOffset, path: slice.path)
         guard got == slice.length else {
             throw GCDCatError(.inputChanged, path: slice.path, message: "shrank while it was read")
         }
+        return got
     }
 
-    /// Calls `body` with each slice of `file` not in `skipping` (by global index), read padded.
+    /// Adds each slice of `file` not in `skipping` (by global index) to `accumulator`: runs of
+    /// consecutive good slices are read with one `pread` each, straight into the batch.
     private static func addGoodSlices(
         of file: Par2RecoverySet.File, path: String, sliceSize: Int, skipping: Set<Int>,
-        _ body: (Int, UnsafeRawBufferPointer) -> Void
+        into accumulator: Par2SliceAccumulator, coefficients: Par2RepairCoefficients
     ) throws {
         let fd = try Syscall.open(path, O_RDONLY)
         defer { Glibc.close(fd) }
-        var buffer = [UInt8](repeating: 0, count: sliceSize)
-        for local in file.slices.indices where !skipping.contains(file.firstSlice + local) {
+        var local = 0
+        while local < file.slices.count {
+            guard !skipping.contains(file.firstSlice + local) else {
+                local += 1
+                continue
+            }
+            if accumulator.isFull { accumulator.flush() }
+            var end = local + 1
+            while end < file.slices.count, end - local < accumulator.freeSlots,
+                !skipping.contains(file.firstSlice + end)
+            {
+                end += 1
+            }
             let offset = Int64(local) * Int64(sliceSize)
-            let want = Int(min(Int64(buffer.count), file.length - offset))
-            _ = try Par2Verifier.readSlice(fd, path: path, offset: offset, count: want, into: &buffer)
-            // The slice was verified at this offset; reread bytes that no longer match would
-            // make wrong output, which the per-slice and whole-file MD5 checks then refuse.
-            buffer.withUnsafeBytes { body(file.firstSlice + local, $0) }
+            let want = Int(min(Int64(end - local) * Int64(sliceSize), file.length - offset))
+            try accumulator.add(
+                inputs: end - local,
+                coefficients: coefficients.rows(forSlices: (file.firstSlice + local)..<(file.firstSlice + end))
+            ) { room in
+                // Short: zeros, as PAR2 pads; a file that shrank since it was verified makes
+                // rebuilt slices that fail their checksums.
+                try Syscall.pread(fd, into: room.baseAddress!, count: want, offset: offset, path: path)
+            }
+            local = end
         }
     }
 }

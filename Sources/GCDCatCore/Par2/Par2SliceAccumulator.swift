@@ -108,6 +108,25 @@ final class Par2SliceAccumulator: @unchecked Sendable {
         return pending - 1
     }
 
+    /// Batch slots still free.
+    var freeSlots: Int { batchCapacity - pending }
+
+    /// Queues `inputs` consecutive inputs that `fill` writes straight into the batch (a run of
+    /// a file's slices, read with one `pread` and no copy): `fill` gets `inputs` × sliceSize
+    /// bytes and returns how many it wrote; the rest is zeroed (PAR2 pads the last slice).
+    /// `coefficients` holds a row of ``count`` values for each input.
+    func add(
+        inputs: Int, coefficients: [UInt16], fill: (UnsafeMutableRawBufferPointer) throws -> Int
+    ) rethrows {
+        precondition(inputs > 0 && inputs <= freeSlots && coefficients.count == inputs * count)
+        let start = batch + pending * sliceSize
+        let bytes = inputs * sliceSize
+        let filled = try fill(UnsafeMutableRawBufferPointer(start: start, count: bytes))
+        if filled < bytes { _ = memset(start + filled, 0, bytes - filled) }
+        pendingCoefficients += coefficients
+        pending += inputs
+    }
+
     /// Multiplies the batched inputs into the outputs, and runs `work` (hashing the batch, say)
     /// on the same cores meanwhile: the pieces are dealt out as the cores come free, `work` first.
     func flush(alongside work: [@Sendable () -> Void] = []) {

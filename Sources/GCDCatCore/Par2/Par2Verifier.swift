@@ -34,61 +34,171 @@ public struct Par2Verification: Sendable {
 /// that fails is read again to check each slice's MD5, naming the bad slices.
 ///
 /// A file with its size and whole MD5 is the set's bytes (the test the repair applies before
-/// publishing), so the slice MD5s, a second MD5 pass over the set and so the cost of a verify
-/// (MD5 runs at ~0.7 GB/s a core), are computed only for damaged files.
+/// publishing), so the slice MD5s, a second MD5 pass over the set, are computed only for
+/// damaged files.
 ///
 /// ## Implementation details
+/// MD5 is the cost of a verify, and one stream of it runs at ~0.7 GB/s a core whatever the
+/// code (each step needs the last). So files are hashed in groups of up to eight, one lane each
+/// of the multi-buffer MD5 (``MD5Stream/update(_:with:)``): each round reads the next stretch
+/// (``stretchBytes``) of every file of the group, checks its slices' CRC32s, and hashes the
+/// stretches together. The groups run in parallel, `jobs` at once; memory is eight stretches a
+/// worker, whatever the slice size.
+///
 /// A slice is looked for only at its own offset: data moved within a file (bytes inserted or
 /// deleted) makes every later slice bad, where par2cmdline's slide search would find them at
-/// their new offsets. Files are checked in parallel, `jobs` at once, one slice buffer each.
+/// their new offsets.
 public enum Par2Verifier {
+    /// What each file of a group reads at a time.
+    static let stretchBytes = 256 << 10
+    /// Files hashed together: the multi-buffer MD5's lanes.
+    static let lanes = 8
+
     public static func verify(_ set: Par2RecoverySet, jobs: Int, counter: TransferCounter? = nil) throws
         -> Par2Verification
     {
+        let groups = laneGroups(files: set.files.count, jobs: jobs)
         let statuses = try ParallelMap.run(
-            count: set.files.count, jobs: jobs,
-            makeState: { [UInt8](repeating: 0, count: set.sliceSize) }
-        ) { buffer, index in
-            try check(
-                set.files[index], path: set.path(of: set.files[index]), sliceSize: set.sliceSize, buffer: &buffer,
-                counter: counter)
+            count: groups.count, jobs: jobs,
+            makeState: { UnsafeMutableRawBufferPointer.allocate(byteCount: lanes * stretchBytes, alignment: 64) },
+            finish: { $0.deallocate() }
+        ) { buffer, group in
+            try checkGroup(groups[group], of: set, buffer: buffer, counter: counter)
         }
-        return Par2Verification(set: set, files: statuses)
+        return Par2Verification(set: set, files: statuses.flatMap { $0 })
     }
 
-    static func check(
-        _ file: Par2RecoverySet.File, path: String, sliceSize: Int, buffer: inout [UInt8], counter: TransferCounter?
-    ) throws -> Par2FileStatus {
-        guard try Syscall.statIfExists(path, followLinks: false) != nil else {
-            return Par2FileStatus(state: .missing, badSlices: Array(file.slices.indices), sizeOnDisk: nil)
-        }
-        let (fd, size) = try Syscall.openRegularFile(path)
-        defer { Glibc.close(fd) }
-        let whole = MD5Stream()
+    /// Consecutive runs of the files, at most ``lanes`` each, and at least one per worker (so
+    /// four files on two cores make two groups of two, not one of four).
+    static func laneGroups(files: Int, jobs: Int) -> [Range<Int>] {
+        guard files > 0 else { return [] }
+        let wanted = max((files + lanes - 1) / lanes, min(max(jobs, 1), files))
+        return (0..<wanted).map { files * $0 / wanted..<files * ($0 + 1) / wanted }
+    }
+
+    /// One file of a group being read.
+    private final class Lane {
+        let index: Int
+        let file: Par2RecoverySet.File
+        let path: String
+        let fd: Int32
+        let size: Int64
+        let md5 = MD5Stream()
+        var crc = Checksum(.crc32)
         var crcMismatch: [Bool] = []
-        for (index, expected) in file.slices.enumerated() {
-            let offset = Int64(index) * Int64(sliceSize)
-            let want = Int(min(Int64(sliceSize), file.length - offset))
-            let got = try readSlice(fd, path: path, offset: offset, count: want, into: &buffer)
-            counter?.add(bytes: Int64(got))
-            if got == want { buffer.withUnsafeBytes { whole.update(UnsafeRawBufferPointer(rebasing: $0[0..<want])) } }
-            crcMismatch.append(!crcMatches(buffer, expected))
+        /// Bytes of the file's length read (or zero-filled past its end on disk).
+        var position: Int64 = 0
+        /// Whether the file ended before its length: its MD5 cannot match.
+        var short = false
+
+        init(index: Int, file: Par2RecoverySet.File, path: String, fd: Int32, size: Int64) {
+            self.index = index
+            self.file = file
+            self.path = path
+            self.fd = fd
+            self.size = size
         }
-        if size == file.length && !crcMismatch.contains(true) && whole.finalize() == file.md5 {
-            return Par2FileStatus(state: .ok, badSlices: [], sizeOnDisk: size)
+
+        deinit { Glibc.close(fd) }
+    }
+
+    /// The statuses of the files `group`, read together through `buffer` (``lanes`` stretches).
+    static func checkGroup(
+        _ group: Range<Int>, of set: Par2RecoverySet, buffer: UnsafeMutableRawBufferPointer, counter: TransferCounter?
+    ) throws -> [Par2FileStatus] {
+        var statuses = [Par2FileStatus?](repeating: nil, count: group.count)
+        var lanes: [Lane] = []
+        for index in group {
+            let file = set.files[index]
+            let path = set.path(of: file)
+            guard try Syscall.statIfExists(path, followLinks: false) != nil else {
+                statuses[index - group.lowerBound] = Par2FileStatus(
+                    state: .missing, badSlices: Array(file.slices.indices), sizeOnDisk: nil)
+                continue
+            }
+            let (fd, size) = try Syscall.openRegularFile(path)
+            lanes.append(Lane(index: index, file: file, path: path, fd: fd, size: size))
         }
-        // Damaged: a slice is bad when its CRC32 differs, or (read again) its MD5 does.
+        let sliceSize = Int64(set.sliceSize)
+        while true {
+            let active = lanes.filter { $0.position < $0.file.length }
+            if active.isEmpty { break }
+            var stretches: [UnsafeRawBufferPointer] = []
+            for (slot, lane) in active.enumerated() {
+                let room = UnsafeMutableRawBufferPointer(
+                    rebasing: buffer[(slot * stretchBytes)..<((slot + 1) * stretchBytes)])
+                let stretch = try read(lane, into: room, sliceSize: sliceSize, counter: counter)
+                if !lane.short { stretches.append(stretch) }
+            }
+            MD5Stream.update(active.filter { !$0.short }.map(\.md5), with: stretches)
+        }
+        for lane in lanes {
+            statuses[lane.index - group.lowerBound] = try status(of: lane, sliceSize: set.sliceSize)
+        }
+        return statuses.map { $0! }
+    }
+
+    /// Reads `lane`'s next stretch into `room` (zeros past the end of the file on disk), checks
+    /// the CRC32 of every slice it completes, and returns the stretch.
+    private static func read(
+        _ lane: Lane, into room: UnsafeMutableRawBufferPointer, sliceSize: Int64, counter: TransferCounter?
+    ) throws -> UnsafeRawBufferPointer {
+        let want = Int(min(Int64(room.count), lane.file.length - lane.position))
+        let got = try Syscall.pread(
+            lane.fd, into: room.baseAddress!, count: want, offset: lane.position, path: lane.path)
+        counter?.add(bytes: Int64(got))
+        if got < want {
+            lane.short = true
+            _ = memset(room.baseAddress! + got, 0, want - got)
+        }
+        // CRC32 slice by slice; the last slice is padded with zeros to the slice size, as PAR2 hashes it.
+        var offset = 0
+        while offset < want {
+            let sliceEnd = (lane.position + Int64(offset)) / sliceSize * sliceSize + sliceSize
+            let take = Int(min(Int64(want - offset), sliceEnd - lane.position - Int64(offset)))
+            lane.crc.update(UnsafeRawBufferPointer(rebasing: room[offset..<(offset + take)]))
+            offset += take
+            let reached = lane.position + Int64(offset)
+            if reached == sliceEnd || reached == lane.file.length {
+                var padding = Int(sliceEnd - reached)
+                while padding > 0 {
+                    let zeros = min(padding, Par2Padding.zeros.count)
+                    Par2Padding.zeros.withUnsafeBytes {
+                        lane.crc.update(UnsafeRawBufferPointer(rebasing: $0[0..<zeros]))
+                    }
+                    padding -= zeros
+                }
+                let slice = lane.crcMismatch.count
+                lane.crcMismatch.append(lane.crc.value != lane.file.slices[slice].crc32)
+                lane.crc = Checksum(.crc32)
+            }
+        }
+        lane.position += Int64(want)
+        return UnsafeRawBufferPointer(rebasing: room[0..<want])
+    }
+
+    /// OK when the size, every CRC32 and the whole MD5 match; else damaged, naming each slice
+    /// whose CRC32 differs or (read again) whose MD5 does.
+    private static func status(of lane: Lane, sliceSize: Int) throws -> Par2FileStatus {
+        let file = lane.file
+        if lane.size == file.length && !lane.short && !lane.crcMismatch.contains(true)
+            && lane.md5.finalize() == file.md5
+        {
+            return Par2FileStatus(state: .ok, badSlices: [], sizeOnDisk: lane.size)
+        }
+        var buffer: [UInt8] = []
         var bad: [Int] = []
         for (index, expected) in file.slices.enumerated() {
-            if !crcMismatch[index] {
+            if !lane.crcMismatch[index] {
+                if buffer.isEmpty { buffer = [UInt8](repeating: 0, count: sliceSize) }
                 let offset = Int64(index) * Int64(sliceSize)
                 let want = Int(min(Int64(sliceSize), file.length - offset))
-                _ = try readSlice(fd, path: path, offset: offset, count: want, into: &buffer)
+                _ = try readSlice(lane.fd, path: lane.path, offset: offset, count: want, into: &buffer)
                 if Par2Hash.md5(buffer) == expected.md5 { continue }
             }
             bad.append(index)
         }
-        return Par2FileStatus(state: .damaged, badSlices: bad, sizeOnDisk: size)
+        return Par2FileStatus(state: .damaged, badSlices: bad, sizeOnDisk: lane.size)
     }
 
     /// Reads up to `count` bytes at `offset` into `buffer`, zero-filling the rest of the slice
@@ -108,13 +218,22 @@ public enum Par2Verifier {
     }
 
     /// Whether a (padded) slice has its listed CRC32 and MD5.
-    static func matches(_ slice: [UInt8], _ expected: Par2RecoverySet.SliceChecksum) -> Bool {
+    static func matches(_ slice: UnsafeRawBufferPointer, _ expected: Par2RecoverySet.SliceChecksum) -> Bool {
         crcMatches(slice, expected) && Par2Hash.md5(slice) == expected.md5
     }
 
     static func crcMatches(_ slice: [UInt8], _ expected: Par2RecoverySet.SliceChecksum) -> Bool {
+        slice.withUnsafeBytes { crcMatches($0, expected) }
+    }
+
+    static func crcMatches(_ slice: UnsafeRawBufferPointer, _ expected: Par2RecoverySet.SliceChecksum) -> Bool {
         var crc = Checksum(.crc32)
-        slice.withUnsafeBytes { crc.update($0) }
+        crc.update(slice)
         return crc.value == expected.crc32
     }
+}
+
+/// Zeros to pad a last slice with, as PAR2 hashes it.
+enum Par2Padding {
+    static let zeros = [UInt8](repeating: 0, count: 64 << 10)
 }
