@@ -114,7 +114,7 @@ struct ChecksumLineParser {
             }
             let name = UnsafeBufferPointer(rebasing: line[nameStart...])
             let entry = ChecksumList.Entry(
-                name: PathName.decode(name), algorithm: algorithm, lowercaseExpected: hex, line: number,
+                name: Self.decode(name), algorithm: algorithm, lowercaseExpected: hex, line: number,
                 format: .gnu, rejection: Manifest.rejection(of: name), guessed: guessed)
             return (entry, name)
         }
@@ -137,7 +137,7 @@ struct ChecksumLineParser {
     /// where the name starts.
     static func fastGNU(_ line: UnsafeBufferPointer<UInt8>) -> (digits: Int, nameStart: Int)? {
         let digits = line.prefix(while: isHexDigit).count
-        guard digits > 8, TaggedOrGNULine.gnuLengths.contains(digits), line.count > digits + 2,
+        guard digits > 8, Self.isGNULength(digits), line.count > digits + 2,
             line[digits] == 0x20, line[digits + 1] == 0x20 || line[digits + 1] == 0x2A
         else { return nil }
         let first = line[digits + 2]
@@ -156,7 +156,26 @@ struct ChecksumLineParser {
         let first = line[0]
         guard first != 0x20, first != 0x3B, first != 0x23, first != 0x5C else { return false }
         let digits = line.prefix(while: isHexDigit).count
-        return !(digits > 8 && TaggedOrGNULine.gnuLengths.contains(digits) && line[digits] == 0x20)
+        return !(digits > 8 && Self.isGNULength(digits) && line[digits] == 0x20)
+    }
+
+    /// ``PathName/decode(_:)``, with an ASCII name (most) decoded here, where the compiler sees
+    /// the buffer's type: through the generic call each byte went by witness tables.
+    private static func decode(_ name: UnsafeBufferPointer<UInt8>) -> String {
+        var ascii = true
+        for byte in name where byte >= 0x80 {
+            ascii = false
+            break
+        }
+        return ascii ? String(decoding: name, as: UTF8.self) : PathName.decode(name)
+    }
+
+    /// ``TaggedOrGNULine/gnuLengths`` as a switch: a `Set` hashes every line's length.
+    private static func isGNULength(_ digits: Int) -> Bool {
+        switch digits {
+        case 8, 32, 40, 56, 64, 96, 128: return true
+        default: return false
+        }
     }
 
     private static func isHexDigit(_ byte: UInt8) -> Bool {

@@ -107,14 +107,12 @@ public struct StreamingListVerifier {
         where included: (ChecksumList.Entry) -> Bool, counter: TransferCounter?,
         _ body: ([ChecksumListVerifier.Outcome]) throws -> Bool
     ) throws {
-        let folder = followLinksOutside ? nil : ChecksumListVerifier.realFolder(of: source.path)
+        let folder = ListFolder(listPath: source.path, followLinksOutside: followLinksOutside)
         var pending: [ChecksumList.Entry] = []
         pending.reserveCapacity(window)
         func flush() throws -> Bool {
             defer { pending.removeAll(keepingCapacity: true) }
-            return try body(
-                ChecksumListVerifier.check(
-                    pending, listPath: source.path, jobs: jobs, realFolder: folder, counter: counter))
+            return try body(ChecksumListVerifier.check(pending, folder: folder, jobs: jobs, counter: counter))
         }
         var going = true
         try forEachEntry { entry in
