@@ -2,12 +2,12 @@
 # Issue 22's figure: verifying a list of many small files. Makes N files of a few bytes and
 # their SHA256SUMS, then times gcdcat verify and sha256sum -c over them, and gcdcat checksum
 # and sha256sum writing such a list (names fed by xargs to both alike), hot cache, interleaved
-# rounds, and prints each one's wall time and peak RSS (GNU time's %M), and gcdcat's ratios to
+# rounds, and prints each one's wall time, CPU time (user + system: on a loaded machine the
+# wall time is the scheduler's) and peak RSS (GNU time's %M), and gcdcat's ratios to
 # coreutils: time over time (below 1 is faster) and RSS over RSS.
 #
-# --checksum adds the writing cells. Their gcdcat figure is bound by swift-argument-parser,
-# whose parsing of N file arguments is quadratic (a perf profile shows Set<InputOrigin>.insert
-# in formUnion): 2,000 arguments parse in seconds, not the files' reading.
+# --checksum adds the writing cells (xargs hands gcdcat checksum thousands of names; it takes
+# long runs of names out before swift-argument-parser, whose parsing of N words is quadratic).
 #
 #   scripts/bench-verify-many.sh [--files 100000] [--repeat 3] [--gcdcat PATH] [--checksum]
 set -euo pipefail
@@ -47,30 +47,36 @@ labels=("sha256sum -c" "gcdcat verify" "sha256sum" "gcdcat checksum")
 commands=("sha256sum -c --quiet SHA256SUMS" "$G verify --quiet SHA256SUMS"
     "xargs -a names sha256sum" "xargs -a names $G checksum --algorithm sha256")
 (cd "$work" && find . -maxdepth 1 -name 'f*' -printf '%f\n' | sort >names)
-declare -A times rss
+declare -A times cpus rss
 for ((round = 0; round < repeat; round++)); do
     for index in $(seq 0 "$cells" | shuf); do
-        (cd "$work" && /usr/bin/time -f '%e %M' -o "$work/time.txt" sh -c "${commands[$index]}" >/dev/null 2>&1) \
+        (cd "$work" && /usr/bin/time -f '%e %U %S %M' -o "$work/time.txt" sh -c "${commands[$index]}" >/dev/null 2>&1) \
             || { echo "${labels[$index]} failed" >&2; exit 1; }
-        read -r seconds kilobytes <"$work/time.txt"
+        read -r seconds user system kilobytes <"$work/time.txt"
         times[$index]+="$seconds "
+        cpus[$index]+="$(echo "$user + $system" | bc -l) "
         rss[$index]+="$kilobytes "
     done
 done
 
 minimum() { tr ' ' '\n' | grep . | sort -g | head -1; }
-printf '%-16s %10s %14s\n' "cell" "min s" "peak RSS MiB"
+printf '%-16s %10s %10s %14s\n' "cell" "min s" "min CPU s" "peak RSS MiB"
 for index in $(seq 0 "$cells"); do
     t=$(echo "${times[$index]}" | minimum)
+    c=$(echo "${cpus[$index]}" | minimum)
     m=$(echo "${rss[$index]}" | minimum)
-    printf '%-16s %10.2f %14.1f\n' "${labels[$index]}" "$t" "$(echo "$m / 1024" | bc -l)"
+    printf '%-16s %10.2f %10.2f %14.1f\n' "${labels[$index]}" "$t" "$c" "$(echo "$m / 1024" | bc -l)"
 done
-ratio() {  # $1 over $2: time and peak RSS
-    local ta tb ma mb
+over() {  # $1 / $2 as "N.NNx", or "n/a" when $2 is 0 (a run too short for GNU time's 10 ms)
+    if [ "$(echo "$2 == 0" | bc)" = 1 ]; then echo "n/a"; else printf '%.2fx' "$(echo "$1 / $2" | bc -l)"; fi
+}
+ratio() {  # $1 over $2: time, CPU time and peak RSS
+    local ta tb ca cb ma mb
     ta=$(echo "${times[$1]}" | minimum); tb=$(echo "${times[$2]}" | minimum)
+    ca=$(echo "${cpus[$1]}" | minimum); cb=$(echo "${cpus[$2]}" | minimum)
     ma=$(echo "${rss[$1]}" | minimum); mb=$(echo "${rss[$2]}" | minimum)
-    printf '%s / %s: time %.2fx, peak RSS %.2fx\n' "${labels[$1]}" "${labels[$2]}" \
-        "$(echo "$ta / $tb" | bc -l)" "$(echo "$ma / $mb" | bc -l)"
+    echo "${labels[$1]} / ${labels[$2]}: time $(over "$ta" "$tb"), CPU time $(over "$ca" "$cb")," \
+        "peak RSS $(over "$ma" "$mb")"
 }
 ratio 1 0
 [ "$cells" = 1 ] || ratio 3 2

@@ -9,11 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/fs.h>
+#include <linux/openat2.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/vfs.h>
 #include <pthread.h>
 #include <unistd.h>
@@ -87,6 +89,13 @@ long gcdcat_fd_filesystem_type(int fd) {
     struct statfs info;
     return fstatfs(fd, &info) == 0 ? (long)info.f_type : 0;
 }
+
+int gcdcat_open_beneath(int directory, const char *name, int flags) {
+    struct open_how how = {.flags = (uint64_t)(flags | O_CLOEXEC), .resolve = RESOLVE_BENEATH};
+    return (int)syscall(SYS_openat2, directory, name, &how, sizeof how);
+}
+
+int gcdcat_open_folder(const char *path) { return open(path, O_PATH | O_DIRECTORY | O_CLOEXEC); }
 
 int gcdcat_open_tmpfile(const char *directory, mode_t mode) {
     return open(directory, O_TMPFILE | O_RDWR | O_CLOEXEC, mode);

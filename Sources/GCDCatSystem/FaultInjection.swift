@@ -17,7 +17,7 @@ package enum FaultInjection {
     package enum Call: String, Sendable, CaseIterable {
         case copyFileRange = "copy_file_range"
         case cloneRange = "ficlonerange"
-        case sendfile, pread, pwrite, read, write, fallocate, ftruncate, fsync, mmap, malloc
+        case sendfile, pread, pwrite, read, write, fallocate, ftruncate, fsync, mmap, malloc, openat2
     }
 
     package enum Effect: Sendable, Equatable {

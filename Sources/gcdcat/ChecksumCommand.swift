@@ -65,7 +65,8 @@ extension GCDCat {
         var quiet: Bool { output.quiet }
         var jobs: Int { parallelism.jobs(objects: files.contains(where: ObjectLocation.isObjectPath)) }
 
-        func validate() throws {
+        mutating func validate() throws {
+            files = PositionalRuns.expand(files)
             if format == .sfv && algorithm != .crc32 {
                 throw ValidationError("--format sfv holds crc32 only; use --format gnu or bsd for \(algorithm).")
             }

@@ -55,14 +55,16 @@ func expandingBenchJSONFile(_ arguments: [String]) -> [String] {
     return result
 }
 
-/// merge's long lists of parts, taken out of the command line before ArgumentParser sees it.
+/// merge's long lists of parts and checksum's of files, taken out of the command line before
+/// ArgumentParser sees it.
 ///
 /// swift-argument-parser takes time quadratic in the words it parses for merge (it removes each
 /// parsed word from an array, comparing origins: `SplitArguments.remove(at:)`), so 20,000 parts
-/// took about 3 minutes before the merge began. A run of at least ``threshold`` words that are
-/// not options keeps its first word (which may be an option's value) and is otherwise passed as
-/// one marker word, which no argv can hold (it starts with a NUL); merge's `validate()` puts the
-/// words back with ``expand(_:)``.
+/// took about 3 minutes before the merge began, and `xargs gcdcat checksum` spent its time
+/// parsing. A run of at least ``threshold`` words that are not options keeps its first word
+/// (which may be an option's value, or the command's name) and is otherwise passed as one
+/// marker word, which no argv can hold (it starts with a NUL); merge's and checksum's
+/// `validate()` put the words back with ``expand(_:)``.
 enum PositionalRuns {
     static let threshold = 64
     static let marker = "\u{0}gcdcat-words-"
@@ -71,7 +73,7 @@ enum PositionalRuns {
     static let compressed: (arguments: [String], runs: [[String]]) = compress(JSONErrors.arguments)
 
     static func compress(_ arguments: [String]) -> (arguments: [String], runs: [[String]]) {
-        let others = ["split", "checksum", "verify", "bench", "help"]
+        let others = ["split", "verify", "bench", "help"]
         guard let first = arguments.first, !others.contains(first), !first.hasPrefix("-") || first == "-" else {
             return (arguments, [])
         }

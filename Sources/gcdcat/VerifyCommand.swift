@@ -181,29 +181,36 @@ extension GCDCat {
             sayGuesses(scan.guessNotes, shown: shown)
             // Progress over this list's bytes, naming the file being read (on standard error,
             // so --json shows it too). The total stats every file: only for a bar that is drawn.
-            let counter = TransferCounter()
+            // Without a bar, no counter: each file would take its lock for nothing.
+            var counter: TransferCounter?
             var progress: ProgressMeter?
             if !quiet && !status && isatty(STDERR_FILENO) == 1 {
+                let drawn = TransferCounter()
+                counter = drawn
                 progress = ProgressMeter(
-                    label: shown.displayPath, total: (try? verifier.totalBytes()) ?? 0, counter: counter)
+                    label: shown.displayPath, total: (try? verifier.totalBytes()) ?? 0, counter: drawn)
             }
             var tally = VerifyReport.Tally(list: manifest)
             // The missing files' paths, for the look-alike note: few in any real list, and bounded.
             var missing: [String] = []
             var listing = ListingWriter(clearsProgressLine: progress != nil)
+            // Read once: each option is a property wrapper, whose getter cost more per file than
+            // the rest of this closure.
+            let (ignoreMissing, json, lists, listsOK) = (ignoreMissing, json, !status && !json, !quiet)
             do {
                 let confirmed = try verifier.confirmedGuesses(scan.guessed)
                 try verifier.verify(confirmed: confirmed, counter: counter) { outcome in
-                    if ignoreMissing && outcome.status == .missing {
+                    let isMissing = outcome.status == .missing
+                    if ignoreMissing && isMissing {
                         tally.summary.ignoredMissing += 1
                         return
                     }
                     report.record(outcome, into: &tally, keepingFile: json)
                     known?.insert(outcome.path)
-                    if outcome.status == .missing && missing.count < Self.lookAlikeChecks {
+                    if isMissing && missing.count < Self.lookAlikeChecks {
                         missing.append(outcome.path)
                     }
-                    if !status && !json && (!quiet || outcome.status != .ok) { try listing.append(outcome.line) }
+                    if lists && (listsOK || outcome.status != .ok) { try listing.append(outcome.line) }
                 }
             } catch let error as GCDCatError {  // the list could not be read again, or changed
                 progress?.finish()
@@ -416,32 +423,36 @@ struct VerifyReport: Encodable {
         _ outcome: ChecksumListVerifier.Outcome, into tally: inout Tally, keepingFile: Bool,
         source: ObjectReader.Source? = nil
     ) {
-        var file = File(
-            list: tally.summary.list, line: outcome.entry.line, name: outcome.entry.name, path: outcome.path,
-            algorithm: outcome.entry.algorithm, format: outcome.entry.format,
-            expected: outcome.entry.expected, status: outcome.status.word, source: source,
-            guessed: outcome.entry.guessed ? true : nil)
         tally.summary.files += 1
+        var actual: String?
+        var error: String?
         switch outcome.status {
         case .ok: tally.summary.ok += 1
-        case .failed(let actual):
+        case .failed(let value):
             tally.summary.failed += 1
-            file.actual = actual
+            actual = value
         case .missing: tally.summary.missing += 1
-        case .unreadable(let error):
+        case .unreadable(let failure):
             tally.summary.unreadable += 1
-            file.error = error.description
+            error = failure.description
         case .rejected(let why):
             tally.summary.rejected += 1
-            file.error = why
-        case .unconfirmed(let actual):
+            error = why
+        case .unconfirmed(let value):
             tally.summary.unconfirmed += 1
-            file.actual = actual
+            actual = value
             if !tally.unconfirmed.contains(outcome.entry.algorithm) {
                 tally.unconfirmed.append(outcome.entry.algorithm)
             }
         }
-        if keepingFile { files.append(file) }
+        // Only --json keeps records: a streamed list's memory stays flat without.
+        guard keepingFile else { return }
+        files.append(
+            File(
+                list: tally.summary.list, line: outcome.entry.line, name: outcome.entry.name, path: outcome.path,
+                algorithm: outcome.entry.algorithm, format: outcome.entry.format,
+                expected: outcome.entry.expected, actual: actual, status: outcome.status.word, error: error,
+                source: source, guessed: outcome.entry.guessed ? true : nil))
     }
 
     /// Closes a list's tally: its exit status (``ChecksumListVerifier/exitStatus(_:)``'s rule,

@@ -47,4 +47,21 @@ import Testing
         #expect(result.stderr.contains("p.00101") || result.stderr.contains("p.00102"), "\(result.stderr)")
         #expect(scratch.read("out") == nil)
     }
+
+    /// `xargs gcdcat checksum` hands it thousands of names: they are taken out before parsing
+    /// too, and every name comes back in order, wherever it stands among the options.
+    @Test(.enabled(if: toolExists("sha256sum"), "needs coreutils' sha256sum"))
+    func checksumOfTwentyThousandFilesPrintsEachInOrderAsSha256sum() throws {
+        let scratch = try Scratch()
+        let (names, _) = try makeParts(scratch)
+        let expected = try runTool("sha256sum", names, in: scratch.path).stdoutText
+        for arguments in [
+            ["checksum", "--algorithm", "sha256"] + names, ["checksum"] + names + ["--algorithm", "sha256"],
+            ["checksum", "--algorithm", "sha256", "--"] + names,
+        ] {
+            let result = try gcdcat(arguments, in: scratch.path)
+            #expect(result.status == 0, "\(arguments.prefix(4)): \(result.stderr.prefix(500))")
+            #expect(result.stdoutText == expected, "\(arguments.prefix(4))")
+        }
+    }
 }

@@ -57,4 +57,35 @@ import Testing
         #expect(summary["missing"] as? Int == 1)
         #expect(document["exitStatus"] as? Int == 1)
     }
+
+    /// Per listed file one `openat2` (which also refuses a symlink out of the list's folder),
+    /// one `fstat`, one `pread` and one `close`: no `lstat` and no `fstatfs` per file. It was
+    /// six calls with both (`sha256sum -c` makes seven).
+    @Test(.enabled(if: toolExists("strace"), "strace counts the syscalls"))
+    func eachListedFileCostsOneOpenOneFstatOneReadAndOneClose() throws {
+        let scratch = try Scratch()
+        let count = 2000
+        var list = ""
+        for index in 0..<count {
+            try scratch.write(String(format: "f%05d", index), Data("123456789".utf8))
+            list += String(format: "f%05d", index) + " CBF43926\n"
+        }
+        try scratch.write("list.sfv", Data(list.utf8))
+        let run = try shell("strace -f -c -o counts \(gcdcatPath) verify --quiet list.sfv", in: scratch.path)
+        #expect(run.status == 0, "\(run.stderr)")
+        var calls: [String: Int] = [:]
+        for line in String(decoding: scratch.read("counts") ?? Data(), as: UTF8.self).split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            guard fields.count >= 5, let number = Int(fields[3]) else { continue }
+            calls[String(fields.last!)] = number
+        }
+        #expect(calls["openat2"] == count, "\(calls)")
+        #expect(calls["fstatfs", default: 0] < 10, "\(calls)")
+        // The start's own files (libraries, /proc, /sys) take a few hundred calls.
+        let fileCalls = [
+            "openat", "openat2", "newfstatat", "fstat", "statx", "fstatfs", "statfs", "pread64", "read",
+            "close", "readlink", "getcwd",
+        ].reduce(0) { $0 + calls[$1, default: 0] }
+        #expect(fileCalls < 4 * count + 500, "\(calls)")
+    }
 }

@@ -127,4 +127,40 @@ import Testing
         let error = expectGCDCatError { _ = try verifier.scan() }
         #expect(error?.description == "\(directory.file("list")): line 5001: 'line' is not a CRC32 of 8 hex digits")
     }
+
+    /// The error `scan()` of `text` (as a list named `list`) throws, or "none".
+    func scanError(_ text: String) -> String {
+        let directory = TemporaryDirectory()
+        writeFile(directory.file("list"), Array(text.utf8))
+        do {
+            let verifier = StreamingListVerifier(
+                try ChecksumListSource(directory.file("list")), forced: nil, jobs: 1, followLinksOutside: false)
+            _ = try verifier.scan()
+            return "none"
+        } catch let error as GCDCatError {
+            return error.message
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    // A streamed list finds names listed twice with a sieve of fixed size, then checks only the
+    // names it flags: the first repeat is named with its first line, as one exact pass names
+    // it, and it wins over a malformed line after it (not over one before it).
+    @Test func aNameListedTwiceInALongListIsFoundWithItsFirstLine() {
+        var lines = (0..<20_000).map { "\(sha256)  f\($0)" }
+        lines[15_000] = "\(sha256)  ./f3"
+        lines[17_000] = "\(sha256)  f9"
+        #expect(scanError(lines.joined(separator: "\n")) == "line 15001: './f3' is listed twice (first on line 4)")
+        var malformedAfter = lines
+        malformedAfter[16_000] = "not a checksum line"
+        #expect(
+            scanError(malformedAfter.joined(separator: "\n")) == "line 15001: './f3' is listed twice (first on line 4)")
+        var malformedBefore = lines
+        malformedBefore[12_000] = "not a checksum line"
+        #expect(
+            scanError(malformedBefore.joined(separator: "\n")) == "line 12001: 'line' is not a CRC32 of 8 hex digits")
+        // One algorithm's name is not another's: the same name under md5 and sha256 is two entries.
+        #expect(scanError("\(sha256)  a\n\(md5)  a\n\(sha256)  b\n") == "none")
+    }
 }

@@ -51,6 +51,15 @@ void *gcdcat_memrchr(const void *s, int c, size_t n);
 /// fstatfs(2)'s f_type for an open descriptor, or 0 on failure.
 long gcdcat_fd_filesystem_type(int fd);
 
+/// openat2(2) of `name` relative to the folder open at `directory`, with RESOLVE_BENEATH: a
+/// `..`, an absolute symlink or a relative one leading out of the folder fails with EXDEV
+/// instead of being followed. `flags` gets O_CLOEXEC. -1 with errno (ENOSYS before Linux 5.6).
+int gcdcat_open_beneath(int directory, const char *name, int flags);
+
+/// Opens `path`, a folder, with O_PATH | O_DIRECTORY | O_CLOEXEC (O_PATH, which Glibc's module
+/// leaves out without _GNU_SOURCE, needs no read permission): a base for gcdcat_open_beneath.
+int gcdcat_open_folder(const char *path);
+
 /// The errno of the calling thread.
 int gcdcat_errno(void);
 

@@ -28,18 +28,35 @@ struct ChecksumLineParser {
     private(set) var count = 0
     /// Algorithms assumed from a length, in the order first seen (for ``ChecksumList/guessNotes``).
     private(set) var guessed: [HashAlgorithm] = []
-    /// Each name's first line, by a 128-bit digest of its algorithm and normalized bytes: 16
-    /// bytes and a line number per entry, instead of the name.
-    private var seen: [NameKey: Int] = [:]
-    /// False for a list already read once: the names were checked then.
-    private let checksDuplicates: Bool
+    /// How names listed twice are found.
+    enum DuplicateCheck {
+        /// Every name's first line is kept (16 bytes and a line number each): a list read whole.
+        case exact
+        /// Names go through a ``NameSieve`` of fixed size; none is refused, and those that may
+        /// repeat are ``candidates`` for an `.among` pass: a list streamed.
+        case sieve
+        /// `.exact`, for the names whose ``NameKey/first`` is one of these only.
+        case among(Set<UInt64>)
+        /// None: a list already checked.
+        case none
+    }
 
-    init(path: String, forced: HashAlgorithm?, checksDuplicates: Bool = true) {
+    private let duplicates: DuplicateCheck
+    /// Each name's first line, by a 128-bit digest of its algorithm and normalized bytes
+    /// (``NameKey``), instead of the name.
+    private var seen: [NameKey: Int] = [:]
+    private var sieve: NameSieve?
+
+    init(path: String, forced: HashAlgorithm?, duplicates: DuplicateCheck = .exact) {
         self.path = path
         self.forced = forced
-        self.checksDuplicates = checksDuplicates
+        self.duplicates = duplicates
+        if case .sieve = duplicates { sieve = NameSieve() }
         named = forced == nil ? ChecksumList.algorithm(ofListName: path) : nil
     }
+
+    /// With `.sieve`: the names (their ``NameKey/first``) that may have been listed twice so far.
+    var candidates: Set<UInt64> { sieve?.candidates ?? [] }
 
     /// The entry on `line` (without its line end), or nil for a blank line, a comment or the
     /// armor of a signed list.
@@ -55,24 +72,45 @@ struct ChecksumLineParser {
             throw malformed("contains a NUL byte")
         }
         let entry: ChecksumList.Entry
-        let key: NameKey?
+        let earlier: Int?
         if !armor.isActive, let (fast, name) = try fastEntry(line, number: number, malformed: malformed) {
             entry = fast
-            key = checksDuplicates ? NameKey(entry.algorithm, name) : nil
+            earlier = firstLine(of: name, algorithm: entry.algorithm, number: number)
         } else {
             guard let slow = try slowEntry(line, number: number, malformed: malformed) else { return nil }
             entry = slow
-            key =
-                checksDuplicates
-                ? PathName.bytes(of: entry.name).withUnsafeBufferPointer { NameKey(entry.algorithm, $0) } : nil
+            if case .none = duplicates {
+                earlier = nil
+            } else {
+                earlier = PathName.bytes(of: entry.name).withUnsafeBufferPointer {
+                    firstLine(of: $0, algorithm: entry.algorithm, number: number)
+                }
+            }
         }
         if entry.guessed && !guessed.contains(entry.algorithm) { guessed.append(entry.algorithm) }
-        if let key, let earlier = seen.updateValue(number, forKey: key) {
-            seen[key] = earlier
+        if let earlier {
             throw malformed("'\(entry.name.displayPath)' is listed twice (first on line \(earlier))")
         }
         count += 1
         return entry
+    }
+
+    /// The line that listed `name` for `algorithm` before line `number`, as ``duplicates`` finds it.
+    private mutating func firstLine(of name: UnsafeBufferPointer<UInt8>, algorithm: HashAlgorithm, number: Int)
+        -> Int?
+    {
+        switch duplicates {
+        case .none: return nil
+        case .sieve:
+            sieve?.insert(NameKey.hash(algorithm, name, seed: 1))
+            return nil
+        case .among(let firsts) where !firsts.contains(NameKey.hash(algorithm, name, seed: 1)): return nil
+        case .exact, .among:
+            let key = NameKey(algorithm, name)
+            guard let earlier = seen.updateValue(number, forKey: key) else { return nil }
+            seen[key] = earlier
+            return earlier
+        }
     }
 
     /// Throws when the list held no entry (and is not an empty file's manifest).
@@ -114,7 +152,7 @@ struct ChecksumLineParser {
             }
             let name = UnsafeBufferPointer(rebasing: line[nameStart...])
             let entry = ChecksumList.Entry(
-                name: PathName.decode(name), algorithm: algorithm, lowercaseExpected: hex, line: number,
+                name: Self.decode(name), algorithm: algorithm, lowercaseExpected: hex, line: number,
                 format: .gnu, rejection: Manifest.rejection(of: name), guessed: guessed)
             return (entry, name)
         }
@@ -137,7 +175,7 @@ struct ChecksumLineParser {
     /// where the name starts.
     static func fastGNU(_ line: UnsafeBufferPointer<UInt8>) -> (digits: Int, nameStart: Int)? {
         let digits = line.prefix(while: isHexDigit).count
-        guard digits > 8, TaggedOrGNULine.gnuLengths.contains(digits), line.count > digits + 2,
+        guard digits > 8, Self.isGNULength(digits), line.count > digits + 2,
             line[digits] == 0x20, line[digits + 1] == 0x20 || line[digits + 1] == 0x2A
         else { return nil }
         let first = line[digits + 2]
@@ -156,7 +194,26 @@ struct ChecksumLineParser {
         let first = line[0]
         guard first != 0x20, first != 0x3B, first != 0x23, first != 0x5C else { return false }
         let digits = line.prefix(while: isHexDigit).count
-        return !(digits > 8 && TaggedOrGNULine.gnuLengths.contains(digits) && line[digits] == 0x20)
+        return !(digits > 8 && Self.isGNULength(digits) && line[digits] == 0x20)
+    }
+
+    /// ``PathName/decode(_:)``, with an ASCII name (most) decoded here, where the compiler sees
+    /// the buffer's type: through the generic call each byte went by witness tables.
+    private static func decode(_ name: UnsafeBufferPointer<UInt8>) -> String {
+        var ascii = true
+        for byte in name where byte >= 0x80 {
+            ascii = false
+            break
+        }
+        return ascii ? String(decoding: name, as: UTF8.self) : PathName.decode(name)
+    }
+
+    /// ``TaggedOrGNULine/gnuLengths`` as a switch: a `Set` hashes every line's length.
+    private static func isGNULength(_ digits: Int) -> Bool {
+        switch digits {
+        case 8, 32, 40, 56, 64, 96, 128: return true
+        default: return false
+        }
     }
 
     private static func isHexDigit(_ byte: UInt8) -> Bool {
@@ -182,26 +239,26 @@ struct NameKey: Hashable, Sendable {
     let second: UInt64
 
     init(_ algorithm: HashAlgorithm?, _ name: UnsafeBufferPointer<UInt8>) {
-        var one = Hasher()
-        var two = Hasher()
-        one.combine(UInt8(1))
-        two.combine(UInt8(2))
-        if let algorithm {
-            one.combine(algorithm)
-            two.combine(algorithm)
-        }
+        first = Self.hash(algorithm, name, seed: 1)
+        second = Self.hash(algorithm, name, seed: 2)
+    }
+
+    /// One of the two hashes: ``first`` is seed 1 (what a ``NameSieve`` takes), ``second`` seed 2.
+    static func hash(_ algorithm: HashAlgorithm?, _ name: UnsafeBufferPointer<UInt8>, seed: UInt8) -> UInt64 {
+        var hasher = Hasher()
+        hasher.combine(seed)
+        if let algorithm { hasher.combine(algorithm) }
         var separator = false
-        for component in name.split(separator: 0x2F) where !(component.count == 1 && component.first == 0x2E) {
-            let bytes = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: component))
-            if separator {
-                one.combine(UInt8(0x2F))
-                two.combine(UInt8(0x2F))
-            }
-            one.combine(bytes: bytes)
-            two.combine(bytes: bytes)
+        var start = 0
+        // The components between slashes, but for empty and `.` ones, without an array of them.
+        for end in 0...name.count where end == name.count || name[end] == 0x2F {
+            defer { start = end + 1 }
+            let length = end - start
+            guard length > 0, !(length == 1 && name[start] == 0x2E) else { continue }
+            if separator { hasher.combine(UInt8(0x2F)) }
+            hasher.combine(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: name[start..<end])))
             separator = true
         }
-        first = UInt64(bitPattern: Int64(one.finalize()))
-        second = UInt64(bitPattern: Int64(two.finalize()))
+        return UInt64(bitPattern: Int64(hasher.finalize()))
     }
 }

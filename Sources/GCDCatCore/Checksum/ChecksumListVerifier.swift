@@ -81,9 +81,9 @@ public enum ChecksumListVerifier {
     }
 
     /// Checks every entry; at most `jobs` files are read at once, each worker thread with its
-    /// own buffer and digest context (``HashWorker``). Files start largest first, and a
-    /// crc32/adler32 file is split across the threads that no other file holds when it starts:
-    /// one large file among small ones still gets them.
+    /// own buffer and digest context (``HashWorker``). A crc32/adler32 file is split across the
+    /// threads that no other file holds when it starts: one large file among small ones still
+    /// gets them.
     ///
     /// A name that resolves outside the list's folder through a symlink (`root -> /`, then
     /// `root/etc/shadow`) is REJECTED and not opened, unless `followLinksOutside`.
@@ -91,47 +91,34 @@ public enum ChecksumListVerifier {
         _ list: ChecksumList, listPath: String, jobs: Int, followLinksOutside: Bool = false,
         counter: TransferCounter? = nil
     ) -> [Outcome] {
-        // The list's real folder, resolved once: per file, realpath(3) costs a getcwd and a
-        // readlink (a list of 100,000 small files spent most of its time there).
-        let folder = followLinksOutside ? nil : realFolder(of: listPath)
-        return check(list.entries, listPath: listPath, jobs: jobs, realFolder: folder, counter: counter)
+        let folder = ListFolder(listPath: listPath, followLinksOutside: followLinksOutside)
+        return check(list.entries, folder: folder, jobs: jobs, counter: counter)
     }
 
-    /// `entries`' outcomes, in their order: one `lstat` each on the workers (rejections, and
-    /// sizes to start the largest first), then the reads. `realFolder` nil skips the symlink
-    /// check. ``StreamingListVerifier`` calls this a window at a time.
+    /// `entries`' outcomes, in their order, from one pass of the workers: per file an `openat2`
+    /// that refuses a symlink out of `folder` (``ListFolder``), an `fstat`, the reads and a
+    /// `close`. ``StreamingListVerifier`` calls this a window at a time.
     static func check(
-        _ entries: [ChecksumList.Entry], listPath: String, jobs: Int, realFolder: String?, counter: TransferCounter?
+        _ entries: [ChecksumList.Entry], folder: ListFolder, jobs: Int, counter: TransferCounter?
     ) -> [Outcome] {
         let jobs = max(1, jobs)
-        let paths = entries.map { resolve($0.name, listPath: listPath) }
-        let inspected = ParallelMap.collect(count: entries.count, jobs: jobs, pool: .threads, makeState: {}) {
-            _, index in
-            if let rejection = entries[index].rejection { return (rejection: Optional(rejection), size: Int64(0)) }
-            return inspect(paths[index], name: entries[index].name, realFolder: realFolder)
-        }
-        var pending: [Int] = []
-        for index in entries.indices where inspected[index].rejection == nil { pending.append(index) }
-        // Stable: equal sizes keep the list's order.
-        pending.sort { (inspected[$0].size, $1) > (inspected[$1].size, $0) }
-        let order = pending
         let active = Atomic<Int>(0)
-        let statuses = ParallelMap.collect(
-            count: order.count, jobs: jobs, pool: .threads,
+        return ParallelMap.collect(
+            count: entries.count, jobs: jobs, pool: .threads,
             makeState: { Result { () throws(GCDCatError) in try HashWorker() } }
-        ) { worker, item in
-            let index = order[item]
+        ) { worker, index in
+            let entry = entries[index]
+            let path = folder.path(of: entry.name)
+            if let rejection = entry.rejection {
+                return Outcome(entry: entry, path: path, status: .rejected(rejection))
+            }
             let running = active.wrappingAdd(1, ordering: .relaxed).newValue
             defer { active.wrappingSubtract(1, ordering: .relaxed) }
-            return status(
-                of: paths[index], entry: entries[index], worker: worker, jobs: max(1, jobs - (running - 1)),
+            let status = status(
+                of: path, entry: entry, folder: folder, worker: worker, jobs: max(1, jobs - (running - 1)),
                 counter: counter)
+            return Outcome(entry: entry, path: path, status: status)
         }
-        var outcomes = entries.indices.map { index in
-            Outcome(entry: entries[index], path: paths[index], status: .rejected(inspected[index].rejection ?? ""))
-        }
-        for (item, index) in order.enumerated() { outcomes[index].status = statuses[item] }
-        return outcomes
     }
 
     /// The size of the regular file at `path`, or nil.
@@ -140,50 +127,21 @@ public enum ChecksumListVerifier {
         return Int64(info.st_size)
     }
 
-    /// The real path of the folder that `listPath`'s names are relative to.
-    static func realFolder(of listPath: String) -> String? {
-        Syscall.realPath(listPath == "-" ? "." : splitPath(listPath).directory)
-    }
-
-    /// One `lstat` of `path` (the list's `name`, resolved): why it must not be opened (see
-    /// ``outsideRejection(_:listPath:)``; nil `realFolder` skips that check) and its size when it
-    /// is a regular file (0 otherwise). A name with no `/` that is not a symlink lies in the
-    /// folder, so only symlinks and names with folders are resolved with realpath(3).
-    static func inspect(_ path: String, name: String, realFolder: String?) -> (rejection: String?, size: Int64) {
-        guard let info = try? Syscall.statIfExists(path, followLinks: false) else { return (nil, 0) }
-        let isLink = info.st_mode & S_IFMT == S_IFLNK
-        var rejection: String?
-        if let realFolder, isLink || name.contains("/") {
-            rejection = outsideRejection(path, realFolder: realFolder)
-        }
-        if !isLink { return (rejection, info.st_mode & S_IFMT == S_IFREG ? Int64(info.st_size) : 0) }
-        return (rejection, regularFileSize(path) ?? 0)
-    }
-
-    /// Why `path` must not be opened: it exists and its real path lies outside the list's real
-    /// folder, because a symlink on the way leads out. Nil when it is inside or does not exist.
-    static func outsideRejection(_ path: String, listPath: String) -> String? {
-        guard let folder = realFolder(of: listPath) else { return nil }
-        return outsideRejection(path, realFolder: folder)
-    }
-
-    /// The same, against the list's folder already resolved.
-    static func outsideRejection(_ path: String, realFolder folder: String) -> String? {
-        guard let target = Syscall.realPath(path) else { return nil }
-        // The folder itself (a listed `.`) is inside: opening it fails as a folder, not as an escape.
-        let inside = target == folder || (folder == "/" ? target.hasPrefix("/") : target.hasPrefix(folder + "/"))
-        return inside ? nil : "a symlink leads outside the manifest's folder, to \(target.displayPath)"
-    }
-
-    /// What checking `path` against `entry` finds, on a worker's thread.
+    /// What checking `path` (`entry`'s name in `folder`) finds, on a worker's thread.
     static func status(
-        of path: String, entry: ChecksumList.Entry, worker: Result<HashWorker, GCDCatError>, jobs: Int,
-        counter: TransferCounter?
+        of path: String, entry: ChecksumList.Entry, folder: ListFolder, worker: Result<HashWorker, GCDCatError>,
+        jobs: Int, counter: TransferCounter?
     ) -> Status {
         counter?.setCurrent(path)
         do {
-            let actual = try worker.get().hash(path, algorithm: entry.algorithm, jobs: jobs, counter: counter)
-            return actual == entry.expected ? .ok : .failed(actual: actual)
+            let worker = try worker.get()
+            switch try folder.open(entry.name, path: path) {
+            case .rejected(let why): return .rejected(why)
+            case .file(let descriptor):
+                let actual = try worker.hash(
+                    descriptor, path: path, algorithm: entry.algorithm, jobs: jobs, counter: counter)
+                return actual == entry.expected ? .ok : .failed(actual: actual)
+            }
         } catch let error as GCDCatError where error.code == .missingPart {
             return .missing
         } catch let error as GCDCatError {

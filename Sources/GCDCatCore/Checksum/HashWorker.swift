@@ -11,14 +11,18 @@ import GCDCatSystem
 /// A file smaller than the buffer is read with one `pread` of its size plus one byte: a short
 /// read says it shrank and a long one that it grew, so neither a second `pread` to find the
 /// end nor a second `fstat` is needed. Each file
-/// costs one `open` (`O_NOATIME` where allowed), `fstat`, `fstatfs` (``requireRealFile(_:path:)``),
-/// `pread` and `close`. Larger files are read in buffer-sized `pread`s, and a large crc32/adler32
-/// file is split across `jobs` threads by ``ParallelChecksum``, as ``FileHash`` does.
+/// costs one `open` (`O_NOATIME` where allowed), `fstat`, `pread` and `close`; `fstatfs`
+/// (``requireRealFile(_:path:)``) only for a device not seen before. Larger files are read in
+/// buffer-sized `pread`s, and a large crc32/adler32 file is split across `jobs` threads by
+/// ``ParallelChecksum``, as ``FileHash`` does.
 final class HashWorker {
     private let buffer: UnsafeMutableRawPointer
     private let capacity: Int
     /// The digest context of the algorithm last used, kept for the next file.
     private var digester: DigesterBox?
+    /// The device of the last file found on a real filesystem: a pseudo-filesystem (/proc) has
+    /// a device of its own, so the next file on it needs no `fstatfs`.
+    private var realDevice: UInt64?
 
     /// ## Errors
     /// `.io` naming `malloc` when the buffer cannot be had.
@@ -32,9 +36,24 @@ final class HashWorker {
     /// The hash of the regular file at `path`, as ``FileHash/of(_:algorithm:jobs:counter:)``
     /// computes it, with the same errors.
     func hash(_ path: String, algorithm: HashAlgorithm, jobs: Int, counter: TransferCounter?) throws -> String {
-        let opened = try PartFile.openValidated(path, noAccessTime: true)
-        let part = opened.part
-        let fd = opened.descriptor.raw  // closed with `opened`, at the end of this scope
+        let descriptor = OwnedDescriptor(adopting: try PartFile.openForReading(path, noAccessTime: true))
+        return try hash(descriptor, path: path, algorithm: algorithm, jobs: jobs, counter: counter)
+    }
+
+    /// The hash of the file open at `descriptor` (opened for `path`), after the checks of
+    /// ``PartFile/openValidated(_:noAccessTime:)``: a regular file, not a pseudo-file.
+    func hash(
+        _ descriptor: borrowing OwnedDescriptor, path: String, algorithm: HashAlgorithm, jobs: Int,
+        counter: TransferCounter?
+    ) throws -> String {
+        let fd = descriptor.raw
+        let info = try Syscall.fstat(fd, path: path)
+        try requireRegularFile(info, path: path)
+        if UInt64(info.st_dev) != realDevice {
+            try requireRealFile(fd, path: path)
+            realDevice = UInt64(info.st_dev)
+        }
+        let part = PartFile(path: path, info: info)
         if part.size < Int64(capacity) {
             let bytes = try readSmall(part, fd: fd)
             counter?.add(bytes: Int64(bytes.count))

@@ -141,10 +141,19 @@ public struct Manifest: Sendable, Equatable {
     /// still absolute.
     static func rejection(of name: UnsafeBufferPointer<UInt8>) -> String? {
         if name.first == 0x2F { return "absolute path" }
-        if name.split(separator: 0x2F).contains(where: { $0.count == 2 && $0.allSatisfy { $0 == 0x2E } }) {
-            return "'..' component"
+        // A `..` between slashes, found without an array of the components (once per listed name).
+        var length = 0
+        var dots = 0
+        for byte in name {
+            if byte == 0x2F {
+                if length == 2 && dots == 2 { return "'..' component" }
+                (length, dots) = (0, 0)
+            } else {
+                length += 1
+                dots += byte == 0x2E ? 1 : 0
+            }
         }
-        return nil
+        return length == 2 && dots == 2 ? "'..' component" : nil
     }
 
     /// `name` with empty and `.` components removed: `./a.txt` and `a.txt` name one file.

@@ -10,10 +10,10 @@
 /// ``ChecksumListVerifier/confirmingGuesses(_:)`` makes of a whole list's outcomes).
 ///
 /// What the passes cost: the list is parsed three times at most (a list of 100,000 sha256
-/// lines in milliseconds each); "listed twice" keeps 16 bytes and a line number per name
-/// (``NameKey``), about 3 MB for 100,000 names, during the first pass only. A guess that no
-/// file confirms reads the files of that guess twice: the list is then of another algorithm,
-/// and the run reports it.
+/// lines in milliseconds each); "listed twice" is found in the 1 MiB of a ``NameSieve``
+/// however long the list, and one more pass, only when the sieve saw names that may repeat,
+/// checks those exactly. A guess that no file confirms reads the files of that guess twice: the
+/// list is then of another algorithm, and the run reports it.
 public struct StreamingListVerifier {
     public let source: ChecksumListSource
     public let forced: HashAlgorithm?
@@ -45,10 +45,34 @@ public struct StreamingListVerifier {
     /// ## Errors
     /// Those of ``ChecksumList/load(_:forced:)``.
     public func scan() throws -> Scan {
-        var parser = ChecksumLineParser(path: source.shown, forced: forced)
-        try source.forEachLine { line, number in _ = try parser.entry(line, number: number) }
-        try parser.finish()
+        var parser = ChecksumLineParser(path: source.shown, forced: forced, duplicates: .sieve)
+        var reached = 0
+        do {
+            try source.forEachLine { line, number in
+                reached = number
+                _ = try parser.entry(line, number: number)
+            }
+            try parser.finish()
+        } catch {
+            // A name listed twice before the line that failed is what one exact pass says first.
+            try refuseListedTwice(among: parser.candidates, before: reached + 1)
+            throw error
+        }
+        try refuseListedTwice(among: parser.candidates, before: .max)
         return Scan(count: parser.count, guessed: parser.guessed)
+    }
+
+    /// Throws "listed twice" for the first line before line `limit` that repeats an earlier
+    /// name among the sieve's `candidates`, reading the list again only when there are any.
+    private func refuseListedTwice(among candidates: Set<UInt64>, before limit: Int) throws {
+        guard !candidates.isEmpty else { return }
+        var parser = ChecksumLineParser(path: source.shown, forced: forced, duplicates: .among(candidates))
+        do {
+            try source.forEachLine { line, number in
+                guard number < limit else { throw Stop() }
+                _ = try parser.entry(line, number: number)
+            }
+        } catch is Stop {}
     }
 
     /// The bytes checking will read: the sizes of the listed regular files (for a progress
@@ -107,14 +131,12 @@ public struct StreamingListVerifier {
         where included: (ChecksumList.Entry) -> Bool, counter: TransferCounter?,
         _ body: ([ChecksumListVerifier.Outcome]) throws -> Bool
     ) throws {
-        let folder = followLinksOutside ? nil : ChecksumListVerifier.realFolder(of: source.path)
+        let folder = ListFolder(listPath: source.path, followLinksOutside: followLinksOutside)
         var pending: [ChecksumList.Entry] = []
         pending.reserveCapacity(window)
         func flush() throws -> Bool {
             defer { pending.removeAll(keepingCapacity: true) }
-            return try body(
-                ChecksumListVerifier.check(
-                    pending, listPath: source.path, jobs: jobs, realFolder: folder, counter: counter))
+            return try body(ChecksumListVerifier.check(pending, folder: folder, jobs: jobs, counter: counter))
         }
         var going = true
         try forEachEntry { entry in
@@ -129,7 +151,7 @@ public struct StreamingListVerifier {
     /// Calls `body` with each entry in list order until it returns false. Names listed twice
     /// were refused by ``scan()``; later passes do not keep names again.
     private func forEachEntry(_ body: (ChecksumList.Entry) throws -> Bool) throws {
-        var parser = ChecksumLineParser(path: source.shown, forced: forced, checksDuplicates: false)
+        var parser = ChecksumLineParser(path: source.shown, forced: forced, duplicates: .none)
         do {
             try source.forEachLine { line, number in
                 guard let entry = try parser.entry(line, number: number) else { return }

@@ -84,7 +84,7 @@ public struct PartFile: Sendable, Hashable {
 
     /// `open(path, O_RDONLY | O_NONBLOCK)`, with `O_NOATIME` when asked and allowed (EPERM for
     /// a file of another owner: then without); `.missingPart` when nothing is at `path`.
-    private static func openForReading(_ path: String, noAccessTime: Bool) throws(GCDCatError) -> Int32 {
+    static func openForReading(_ path: String, noAccessTime: Bool) throws(GCDCatError) -> Int32 {
         do {
             guard noAccessTime else { return try Syscall.open(path, O_RDONLY | O_NONBLOCK) }
             do {
@@ -93,14 +93,18 @@ public struct PartFile: Sendable, Hashable {
                 return try Syscall.open(path, O_RDONLY | O_NONBLOCK)
             }
         } catch  where error.errno == ENOENT {
-            throw GCDCatError(
-                .missingPart, path: path, syscall: "open", errno: ENOENT, message: describeErrno(ENOENT))
+            throw missing(path)
         }
+    }
+
+    /// The error for a part that is not there.
+    static func missing(_ path: String) -> GCDCatError {
+        GCDCatError(.missingPart, path: path, syscall: "open", errno: ENOENT, message: describeErrno(ENOENT))
     }
 
     /// Linux's `O_NOATIME` (the same on every architecture Swift runs on), which Glibc's module
     /// leaves out without `_GNU_SOURCE`.
-    private static let noAccessTimeFlag: Int32 = 0o1_000_000
+    static let noAccessTimeFlag: Int32 = 0o1_000_000
 
     /// Opens the part for reading and checks it is still the file that was validated.
     ///
