@@ -117,8 +117,15 @@ static int gcdcat_handled_count = 0;
 /// 1 once a reader took the pipe's read end (gcdcat_install_signal_pipe); 0 before.
 static int gcdcat_signal_reader = 0;
 
+/// Set by the handler before it writes to the pipe: the signal has arrived even though the
+/// thread that reads the pipe may not have run yet.
+static volatile sig_atomic_t gcdcat_signal_seen = 0;
+
+int gcdcat_signal_arrived(void) { return gcdcat_signal_seen != 0; }
+
 static void gcdcat_signal_to_pipe(int signo) {
     int saved = errno;
+    gcdcat_signal_seen = 1;
     unsigned char byte = (unsigned char)signo;
     // The write end does not block: a signal that finds the pipe full adds nothing to the
     // bytes already waiting there.

@@ -81,6 +81,10 @@ int gcdcat_link_descriptor(int fd, const char *target);
 /// that came since waiting in it.
 int gcdcat_install_signal_pipe(const int *signals, int count);
 
+/// 1 once a handler of gcdcat_install_signal_pipe has run (a handled signal arrived), even if
+/// the pipe's reader has not read it yet; 0 before.
+int gcdcat_signal_arrived(void);
+
 /// 1 when `signal`'s disposition is "ignore" (SIG_IGN), 0 when not, -1 on error.
 int gcdcat_signal_ignored(int signal);
 

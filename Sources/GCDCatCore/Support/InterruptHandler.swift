@@ -47,8 +47,21 @@ public enum InterruptHandler {
             gcdcat_install_signal_pipe($0.baseAddress, Int32($0.count))
         }
         guard readEnd >= 0 else { return }
+        listening.store(true, ordering: .releasing)
         WorkerThreads.detach { sweepOnSignal(readEnd) }
     }()
+
+    /// True once the thread that reads the signal pipe runs (after ``install()``).
+    private static let listening = Atomic<Bool>(false)
+
+    /// Waits for the process to end when a handled signal has arrived but its sweep has not
+    /// begun: called before outputs are published, so that nothing is named after a Ctrl-C
+    /// (under load the reading thread can start a scheduler slice late, and the work could
+    /// publish and exit 0 first). The sweep's thread ends the process.
+    public static func yieldToArrivedSignal() {
+        guard listening.load(ordering: .acquiring), gcdcat_signal_arrived() != 0 else { return }
+        while true { pause() }
+    }
 
     /// What goes to standard output before the exit, given the signal's number and name: the
     /// JSON error object under `--json`. Nil writes nothing.
