@@ -1,3 +1,6 @@
+import Dispatch
+import Synchronization
+
 /// Verifies a checksum list as it reads it, a window of entries at a time, so that memory
 /// stays flat however many files it names: `verify` of 100,000 files holds 4,096 entries.
 ///
@@ -127,25 +130,41 @@ public struct StreamingListVerifier {
 
     /// Calls `body` with the outcomes of each window of the entries `included` selects, until
     /// it returns false.
+    ///
+    /// A window is checked on the workers while this thread parses the next one and hands over
+    /// the previous one's outcomes: parsing, checking and printing one after another left the
+    /// workers idle while the list was read and the results printed. Two windows are in flight
+    /// at most, so memory stays flat.
     private func forEachWindow(
         where included: (ChecksumList.Entry) -> Bool, counter: TransferCounter?,
         _ body: ([ChecksumListVerifier.Outcome]) throws -> Bool
     ) throws {
         let folder = ListFolder(listPath: source.path, followLinksOutside: followLinksOutside)
+        var checking: WindowCheck?
+        // Whatever ends the pass, no check outlives it.
+        defer { _ = checking?.outcomes() }
+        var going = true
+        func start(_ next: WindowCheck?) throws {
+            let previous = checking
+            checking = next
+            guard let previous else { return }
+            let outcomes = previous.outcomes()
+            if going { going = try body(outcomes) }
+        }
         var pending: [ChecksumList.Entry] = []
         pending.reserveCapacity(window)
-        func flush() throws -> Bool {
-            defer { pending.removeAll(keepingCapacity: true) }
-            return try body(ChecksumListVerifier.check(pending, folder: folder, jobs: jobs, counter: counter))
-        }
-        var going = true
         try forEachEntry { entry in
             guard included(entry) else { return true }
             pending.append(entry)
-            if pending.count == window { going = try flush() }
+            if pending.count == window {
+                try start(WindowCheck(pending, folder: folder, jobs: jobs, counter: counter))
+                pending = []
+                pending.reserveCapacity(window)
+            }
             return going
         }
-        if going && !pending.isEmpty { _ = try flush() }
+        if going && !pending.isEmpty { try start(WindowCheck(pending, folder: folder, jobs: jobs, counter: counter)) }
+        try start(nil)
     }
 
     /// Calls `body` with each entry in list order until it returns false. Names listed twice
@@ -162,4 +181,29 @@ public struct StreamingListVerifier {
 
     /// Ends a pass early.
     private struct Stop: Error {}
+}
+
+/// One window's checks, run on a thread of their own (which hands the files to the workers)
+/// while the list's reader goes on; ``outcomes()`` waits for them.
+private final class WindowCheck: Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private let result = Mutex<[ChecksumListVerifier.Outcome]>([])
+
+    init(_ entries: [ChecksumList.Entry], folder: ListFolder, jobs: Int, counter: TransferCounter?) {
+        let run: @Sendable () -> Void = { [self] in
+            let outcomes = ChecksumListVerifier.check(entries, folder: folder, jobs: jobs, counter: counter)
+            result.withLock { $0 = outcomes }
+            done.signal()
+        }
+        // Without a thread (a tight `ulimit -v`), the window is checked here, as before.
+        if !WorkerThreads.detach(run) { run() }
+    }
+
+    /// The outcomes in the window's order, once every file was checked.
+    func outcomes() -> [ChecksumListVerifier.Outcome] {
+        done.wait()
+        // Kept for a second call (the pass's final wait), which then does not block.
+        done.signal()
+        return result.withLock { $0 }
+    }
 }
