@@ -115,7 +115,11 @@ struct S3EndpointSettingsTests {
         writeFile(folder.file("profile.pem"), Array(pem.utf8))
         writeFile(folder.file("env.pem"), Array(pem.utf8))
         let config = "[default]\nca_bundle = \(folder.file("profile.pem"))\n"
-        #expect(try resolve(config).tls == S3TLSSettings(caBundle: folder.file("profile.pem")))
+        #expect(
+            try resolve(config).tls
+                == S3TLSSettings(
+                    caBundle: folder.file("profile.pem"),
+                    source: "the profile's ca_bundle in \(folder.file("config"))"))
         #expect(try resolve(config, ["AWS_CA_BUNDLE": folder.file("env.pem")]).tls.caBundle == folder.file("env.pem"))
         #expect(try resolve("[default]\n").tls == S3TLSSettings(caBundle: nil, verifiesPeer: true))
     }
