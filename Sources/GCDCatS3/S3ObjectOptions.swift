@@ -23,6 +23,14 @@ public struct S3ObjectOptions: Sendable, Equatable {
 
     public init() {}
 
+    /// True when the run chooses how its objects are created (storage class, type, tags,
+    /// encryption): settings an unfinished upload keeps from the run that created it, and that
+    /// S3 does not show for one.
+    public var choosesCreationSettings: Bool {
+        storageClass != nil || contentType != nil || !tags.isEmpty || serverSideEncryption != nil
+            || customerKey != nil
+    }
+
     /// Operations that make a new object and take its settings (storage class, type, tags, SSE).
     static let creatingOperations: Set<String> = ["PutObject", "CreateMultipartUpload"]
     /// Operations on an object's bytes that need its SSE-C key.

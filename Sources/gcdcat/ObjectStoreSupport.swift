@@ -84,7 +84,11 @@ struct ObjectStoreOptions: ParsableArguments {
 
     /// The store of a command that writes objects: `writing`'s storage class, type, tags and SSE.
     func makeStore(writing: ObjectWriteOptionGroup) throws -> CountingObjectStore {
-        try makeObjectStore(self, objectOptions: writing.objectOptions(access.objectOptions()))
+        let objectOptions = try writing.objectOptions(access.objectOptions())
+        // A killed run's upload keeps that run's encryption, class, type and tags: resuming it
+        // would ignore this run's (the data stayed unencrypted under --sse-c-key).
+        if objectOptions.choosesCreationSettings { UploadResumption.startAfresh() }
+        return try makeObjectStore(self, objectOptions: objectOptions)
     }
 }
 

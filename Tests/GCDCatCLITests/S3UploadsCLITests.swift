@@ -140,6 +140,37 @@ struct S3UploadsCLITests {
         #expect(verified.status == 0, "\(verified.stderr)")
     }
 
+    /// A killed run's upload keeps that run's settings, which S3 does not show: a rerun with
+    /// `--sse-c-key` resumed it and stored the data unencrypted, exit 0 (an outside attack).
+    /// It now aborts it and writes the object afresh, under the key.
+    @Test func aRerunThatChoosesEncryptionDoesNotResumeAnUnencryptedUpload() throws {
+        let scratch = try Scratch()
+        let bucket = try LiveS3.freshBucket("ssecrerun")
+        let input = try LiveS3.randomFile(scratch, "input", 100 * Self.mib)
+        try scratch.write("key", randomData(32, seed: 32))
+        try Self.killSplit(scratch, bucket: bucket, afterParts: 1)
+        let rerun = try LiveS3.gcdcat(
+            [
+                "split", "input", "--size", "24M", "--prefix", "s3://\(bucket)/s.", "--take-over-after", "0",
+                "--sse-c-key", "key",
+            ],
+            in: scratch.path)
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        #expect(
+            rerun.stderr.contains(
+                "gcdcat: note: s3://\(bucket)/s.001: an unfinished upload an earlier run left is not resumed: it keeps "
+                    + "that run's encryption, storage class, type and tags, and this run chooses its own; the object is "
+                    + "written afresh\n"), "\(rerun.stderr)")
+        #expect(!rerun.stderr.contains("resuming the upload"), "\(rerun.stderr)")
+        // Without the key the object cannot be read: it was written under it.
+        #expect(throws: (any Error).self) { try LiveS3.bytes(bucket, "s.001") }
+        let back = try LiveS3.gcdcat(
+            ["merge", "s3://\(bucket)/s.001", "-o", "back", "--sse-c-key", "key", "-q"], in: scratch.path)
+        #expect(back.status == 0, "\(back.stderr)")
+        #expect(scratch.read("back") == input)
+        #expect(try LiveS3.uploads(bucket).isEmpty)
+    }
+
     @Test func quietSilencesTheResumingNote() throws {
         let scratch = try Scratch()
         let bucket = try LiveS3.freshBucket("quiet")

@@ -42,6 +42,15 @@ public enum UploadResumption {
     /// How long an upload must have been idle before a rerun takes it over, in seconds.
     public static var idleBeforeTakeOver: Double { Double(idleMilliseconds.load(ordering: .relaxed)) / 1000 }
 
+    private static let resumes = Atomic<Bool>(true)
+
+    /// Makes a rerun abort an idle upload it finds instead of resuming it: the run chooses how
+    /// its objects are created (encryption, storage class, type, tags), and an unfinished upload
+    /// keeps the settings of the run that created it, which S3 does not show.
+    public static func startAfresh() {
+        resumes.store(false, ordering: .relaxed)
+    }
+
     /// Sets ``idleBeforeTakeOver`` (`--take-over-after`); 0 takes over any upload of the key.
     public static func setIdleBeforeTakeOver(_ seconds: Double) {
         idleMilliseconds.store(Int(min(max(seconds, 0), 1e12) * 1000), ordering: .relaxed)
@@ -70,6 +79,14 @@ public enum UploadResumption {
             throw busy(live)
         }
         guard let newest = found.first else { return nil }
+        guard resumes.load(ordering: .relaxed) else {
+            RunNotes.post(
+                "\(location): an unfinished upload an earlier run left is not resumed: it keeps that run's "
+                    + "encryption, storage class, type and tags, and this run chooses its own; the object is written "
+                    + "afresh")
+            for each in found { abort(each.pending.upload, store, registry) }
+            return nil
+        }
         for older in found.dropFirst() { abort(older.pending.upload, store, registry) }
         return Inherited(
             upload: newest.pending.upload,
