@@ -30,6 +30,38 @@ import Testing
         #expect(scratch.read("f.bin") == nil)
     }
 
+    /// The index cut short, the SFV and volumes never arrived and the last part lost: the merge
+    /// dropped the index with a note and joined two parts of three, exit 0. With no list beside
+    /// the set the index is its only checksum, so an unusable one refuses the merge; with an SFV
+    /// beside it, the SFV checks the parts and the index is only noted.
+    @Test func anUnusableIndexIsRefusedWhenItIsTheSetsOnlyChecksum() throws {
+        let scratch = try Scratch()
+        try scratch.write("f.bin", randomData(3_000_000, seed: 47))
+        let split = try gcdcat(["split", "f.bin", "-b", "1000000", "--par2", "10%", "-q"], in: scratch.path)
+        #expect(split.status == 0, "\(split.stderr)")
+        let sfv = scratch.read("f.bin.sfv")!
+        for name in scratch.listing() where name.contains(".vol") || name == "f.bin.sfv" || name == "f.bin" {
+            try FileManager.default.removeItem(atPath: scratch.file(name))
+        }
+        try FileManager.default.removeItem(atPath: scratch.file("f.bin.003"))
+        try scratch.write("f.bin.par2", scratch.read("f.bin.par2")!.prefix(3000))
+        let result = try gcdcat(["f.bin.001"], in: scratch.path)
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("gcdcat: f.bin.par2: is not a usable PAR2 set ("), "\(result.stderr)")
+        #expect(
+            result.stderr.hasSuffix(
+                "), and no SFV or list beside the set checks it instead; nothing was written. Merge without checking "
+                    + "with --no-verify, or list the parts (with --as-given)\n"), "\(result.stderr)")
+        #expect(scratch.read("f.bin") == nil)
+        // With the SFV back, it decides: the missing part is named, as without an index.
+        try scratch.write("f.bin.sfv", sfv)
+        let listed = try gcdcat(["f.bin.001"], in: scratch.path)
+        #expect(listed.status == 1, "\(listed.stderr)")
+        #expect(listed.stderr.contains("f.bin.par2 is not a usable PAR2 set ("), "\(listed.stderr)")
+        #expect(listed.stderr.contains("f.bin.003"), "\(listed.stderr)")
+        #expect(scratch.read("f.bin") == nil)
+    }
+
     @Test func forceRemovesTheReplacedSetsRecoveryFiles() throws {
         let scratch = try Scratch()
         _ = try splitSet(scratch, size: 300_000, seed: 43, extra: [])

@@ -32,27 +32,36 @@ public struct Par2PartList: Sendable {
 
     /// The first of `naming`'s candidates that exists and whose files are parts of the set; nil
     /// when there is none. An index that exists but lists other files, or cannot be read as a
-    /// PAR2 set, adds a note.
+    /// PAR2 set, adds a note when an SFV or list beside the set checks it instead; with none, the
+    /// index was the set's only checksum, and the merge is refused (a damaged index beside a set
+    /// that lost its last part merged it short, exit 0).
     ///
     /// ## Errors
-    /// `.io` for an index that cannot be read.
+    /// `.io` for an index that cannot be read; `.malformedManifest` for one that is unusable
+    /// when no list checks the set instead.
     public static func find(for naming: NumberedName, notes: inout [String]) throws -> Par2PartList? {
         for name in candidates(for: naming) {
             guard let candidate = try indexOrVolume(name),
                 let info = try Syscall.statIfExists(candidate), info.st_mode & S_IFMT == S_IFREG
             else { continue }
-            let set: Par2RecoverySet
+            let hasList = try naming.manifestCandidates.contains { try Syscall.statIfExists($0) != nil }
+            let why: String
             do {
-                set = try Par2RecoverySet.load(indexPath: candidate)
+                let set = try Par2RecoverySet.load(indexPath: candidate)
+                if let list = list(set, index: candidate, naming: naming) { return list }
+                why = "protects files that are not all parts of this set"
             } catch let error as GCDCatError where error.code == .malformedManifest {
-                // A broken index beside good parts must not stop their merge.
-                notes.append("\(candidate.displayPath) is not a usable PAR2 set (\(error.message)); not used")
-                continue
+                why = "is not a usable PAR2 set (\(error.message))"
             }
-            if let list = list(set, index: candidate, naming: naming) { return list }
-            notes.append(
-                "\(candidate.displayPath) protects files that are not all parts of this set; "
-                    + "not used (gcdcat verify \(candidate.displayPath) checks them)")
+            guard hasList else {
+                throw GCDCatError(
+                    .malformedManifest, path: candidate,
+                    message:
+                        "\(why), and no SFV or list beside the set checks it instead; nothing was written. "
+                        + "Merge without checking with --no-verify, or list the parts (with --as-given)")
+            }
+            // A list beside the set checks it: the index only cannot repair.
+            notes.append("\(candidate.displayPath) \(why); not used (gcdcat verify \(candidate.displayPath) checks it)")
         }
         return nil
     }
