@@ -66,12 +66,17 @@ public final class ChecksumListSource {
     private let fd: Int32?
     private let bytes: [UInt8]
     static let blockSize = 1 << 20
+    /// The longest line read: far beyond any name and digest, and what a file that is not a
+    /// list (one without newlines) may cost before it is refused. Lists are otherwise of any
+    /// length (650,000 lines were refused at a 64 MiB size limit that is gone).
+    static let longestLine = 16 << 20
 
     /// Opens the list at `path`; `-` reads standard input to its end.
     ///
     /// ## Errors
     /// `.io` when it cannot be read, `.missingPart` when it does not exist, `.invalidInput` when
-    /// it is not a regular file (a directory), `.malformedManifest` when it is over 64 MiB.
+    /// it is not a regular file (a directory). A file of any size is read: only a line over
+    /// ``longestLine`` is refused, when it is met.
     public init(_ path: String) throws {
         self.path = path
         if path == "-" {
@@ -83,9 +88,6 @@ public final class ChecksumListSource {
         }
         shown = path
         let opened = try PartFile.openValidated(path)
-        guard opened.part.size <= 64 << 20 else {
-            throw GCDCatError(.malformedManifest, path: path, message: "too large for a checksum list (over 64 MiB)")
-        }
         fd = opened.descriptor.raw
         descriptor = consume opened.descriptor
         bytes = []
@@ -115,6 +117,11 @@ public final class ChecksumListSource {
         var first = true
         while true {
             if held == capacity {  // a line longer than the block: room for it
+                guard capacity < Self.longestLine else {
+                    throw GCDCatError(
+                        .malformedManifest, path: path,
+                        message: "line \(number): longer than \(Self.longestLine >> 20) MiB; not a checksum list")
+                }
                 capacity *= 2
                 let larger = try Syscall.allocate(byteCount: capacity, alignment: 16, path: path)
                 larger.copyMemory(from: buffer, byteCount: held)
