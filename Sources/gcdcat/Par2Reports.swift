@@ -108,7 +108,8 @@ struct Par2VerifyDocument: Encodable {
 func isPar2File(_ path: String) -> Bool {
     if path.lowercased().hasSuffix(".par2") { return true }
     guard path != "-", !ObjectLocation.isObjectPath(path) else { return false }
-    guard let file = try? OwnedDescriptor(opening: path, O_RDONLY) else { return false }
+    // Non-blocking: a FIFO with no writer would hold the open (and the signals it defers) for ever.
+    guard let file = try? OwnedDescriptor(opening: path, O_RDONLY | O_NONBLOCK) else { return false }
     var head = [UInt8](repeating: 0, count: 8)
     let got = head.withUnsafeMutableBytes { read(file.raw, $0.baseAddress!, 8) }
     return got == 8 && head == Array("PAR2\0PKT".utf8)

@@ -88,4 +88,32 @@ import Testing
         ].reduce(0) { $0 + calls[$1, default: 0] }
         #expect(fileCalls < 4 * count + 500, "\(calls)")
     }
+
+    /// A list over 64 MiB was refused ("too large for a checksum list") although it is read a
+    /// block at a time; only a line too long to be a list's is refused now, naming its number.
+    @Test func aListOfAnyLengthIsReadButALineOver16MiBIsRefused() throws {
+        let scratch = try Scratch()
+        try scratch.write("q", Data("q".utf8))
+        var list = Data("8e35c2cd3bf6641bdb0e2050b76932cbb2e6034a0ddacc1d9bea82a6ba57f7cf  q\n".utf8)
+        let comment = Data(("# " + String(repeating: "x", count: 1021) + "\n").utf8)
+        for _ in 0..<(65 << 10) { list += comment }
+        try scratch.write("BIG.sha256", list)
+        let big = try gcdcat(["verify", "BIG.sha256"], in: scratch.path)
+        #expect(big.status == 0, "\(big.stderr)")
+        #expect(String(decoding: big.stdout, as: UTF8.self) == "q: OK\n")
+        try scratch.write("long.sha256", Data(repeating: UInt8(ascii: "a"), count: 17 << 20))
+        let long = try gcdcat(["verify", "long.sha256"], in: scratch.path)
+        #expect(long.status == 1)
+        #expect(long.stderr == "gcdcat: long.sha256: line 1: longer than 16 MiB; not a checksum list\n")
+    }
+
+    /// A FIFO named as the list, with no writer, held `verify` in a blocking open that SIGINT
+    /// and SIGTERM could not end; it is refused at once, as `<(…)` is.
+    @Test func aFIFOWithNoWriterIsRefusedAtOnce() throws {
+        let scratch = try Scratch()
+        #expect(mkfifo(scratch.file("ff"), 0o644) == 0)
+        let result = try shell("timeout -s KILL 20 \(gcdcatPath) verify ff", in: scratch.path)
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("ff: not a regular file (a FIFO)"), "\(result.stderr)")
+    }
 }
