@@ -96,13 +96,13 @@ final class HoldingProxy: Sendable {
                 heldRequests.withLock { $0.append("\(method) \(target)") }
                 // Held: never forwarded, never answered; the connection stays open until the
                 // client gives up (its timeout) or exits.
-                while Self.readMore(client, &pending) { pending.removeAll() }
+                while LoopbackSocket.readMore(client, &pending) { pending.removeAll() }
                 break
             }
-            while pending.count < length, Self.readMore(client, &pending) {}
+            while pending.count < length, LoopbackSocket.readMore(client, &pending) {}
             let body = Array(pending.prefix(length))
             pending.removeFirst(min(length, pending.count))
-            guard Self.writeAll(server, head + body) else { break }
+            guard LoopbackSocket.writeAll(server, head + body) else { break }
         }
         shutdown(server, Int32(SHUT_RDWR))
         close(client)
@@ -114,7 +114,7 @@ final class HoldingProxy: Sendable {
         var end: Int? = nil
         while end == nil {
             end = pending.indices.dropLast(3).first { Array(pending[$0..<($0 + 4)]) == blankLine }
-            if end == nil, !readMore(fd, &pending) { return nil }
+            if end == nil, !LoopbackSocket.readMore(fd, &pending) { return nil }
         }
         let head = Array(pending[..<(end! + 4)])
         pending.removeFirst(end! + 4)
@@ -134,27 +134,7 @@ final class HoldingProxy: Sendable {
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let count = chunk.withUnsafeMutableBytes { recv(source, $0.baseAddress, $0.count, 0) }
-            guard count > 0, writeAll(destination, Array(chunk[..<count])) else { return }
+            guard count > 0, LoopbackSocket.writeAll(destination, Array(chunk[..<count])) else { return }
         }
-    }
-
-    private static func readMore(_ fd: Int32, _ pending: inout [UInt8]) -> Bool {
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        guard count > 0 else { return false }
-        pending += chunk[..<count]
-        return true
-    }
-
-    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-        var written = 0
-        while written < bytes.count {
-            let count = bytes.withUnsafeBytes {
-                send(fd, $0.baseAddress! + written, bytes.count - written, Int32(MSG_NOSIGNAL))
-            }
-            guard count > 0 else { return false }
-            written += count
-        }
-        return true
     }
 }

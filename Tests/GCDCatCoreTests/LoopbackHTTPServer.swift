@@ -95,7 +95,7 @@ final class LoopbackHTTPServer: Sendable {
             switch handler(request) {
             case .raw(let text, let closing):
                 let bytes = Array(text.utf8)
-                guard Self.writeAll(fd, bytes), !closing else { return }
+                guard LoopbackSocket.writeAll(fd, bytes), !closing else { return }
             case .stall(let seconds):
                 Thread.sleep(forTimeInterval: seconds)
                 return
@@ -109,7 +109,7 @@ final class LoopbackHTTPServer: Sendable {
         var headEnd: Int? = nil
         while headEnd == nil {
             headEnd = pending.indices.dropLast(3).first { Array(pending[$0..<($0 + 4)]) == blankLine }
-            if headEnd == nil, !readMore(fd, &pending) { return nil }
+            if headEnd == nil, !LoopbackSocket.readMore(fd, &pending) { return nil }
         }
         let head = String(decoding: pending[..<headEnd!], as: UTF8.self)
         pending.removeFirst(headEnd! + 4)
@@ -125,32 +125,12 @@ final class LoopbackHTTPServer: Sendable {
         }
         let length = headers.first { $0.name == "content-length" }.flatMap { Int($0.value) } ?? 0
         while pending.count < length {
-            if !readMore(fd, &pending) { return nil }
+            if !LoopbackSocket.readMore(fd, &pending) { return nil }
         }
         let body = Array(pending[..<length])
         pending.removeFirst(length)
         return Request(
             method: String(requestLine[0]), target: String(requestLine[1]), headers: headers, body: body,
             connection: connection)
-    }
-
-    private static func readMore(_ fd: Int32, _ pending: inout [UInt8]) -> Bool {
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        guard count > 0 else { return false }
-        pending += chunk[..<count]
-        return true
-    }
-
-    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-        var written = 0
-        while written < bytes.count {
-            let count = bytes.withUnsafeBytes {
-                send(fd, $0.baseAddress! + written, bytes.count - written, Int32(MSG_NOSIGNAL))
-            }
-            guard count > 0 else { return false }
-            written += count
-        }
-        return true
     }
 }
