@@ -136,6 +136,8 @@ public final class OutputSet: Sendable {
     /// ## Errors
     /// Those of ``publishAll(_:fsync:jobs:prepare:)``; the set is then discarded.
     public func publish(naming: PartNaming? = nil, jobs: Int = 1, prepare: () throws -> Void = {}) throws {
+        // A signal that arrived before this point is answered by its sweep, never by a publish.
+        InterruptHandler.yieldToArrivedSignal()
         let members = state.withLock { state in
             defer { state.closed = true }
             return state.closed ? [] : state.members
@@ -202,8 +204,6 @@ public final class OutputSet: Sendable {
         // Replacing (--force), a signal waits for the whole set: stopping halfway would leave
         // some old outputs replaced and the new ones rolled back, the old set broken. Without
         // replacing, a rollback loses nothing, and a signal still leaves nothing behind.
-        // A signal that arrived before this point is answered by its sweep, never by a publish.
-        InterruptHandler.yieldToArrivedSignal()
         let registry = sinks.lazy.compactMap(\.replacingRegistry).first
         try registry?.beginPublishing()
         defer { registry?.endPublishing() }
