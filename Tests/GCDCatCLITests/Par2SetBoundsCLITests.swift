@@ -62,6 +62,33 @@ import Testing
         #expect(scratch.read("f.bin") == nil)
     }
 
+    /// A set whose file `sub/a` lies in a subfolder, and `sub` then replaced by a symlink to a
+    /// folder outside: `repair` wrote the rebuilt file out there (an outside attack, with a
+    /// crafted `.par2`). It is refused before anything is written, naming where the link leads.
+    @Test(.enabled(if: Par2Tool.cmdline.isInstalled, "needs par2 (Debian)"))
+    func repairDoesNotFollowASymlinkedFolderOutOfTheSet() throws {
+        let scratch = try Scratch()
+        for folder in ["set/sub", "outside"] {
+            try FileManager.default.createDirectory(atPath: scratch.file(folder), withIntermediateDirectories: true)
+        }
+        try scratch.write("set/sub/a", randomData(50_000, seed: 51))
+        let create = try Par2Tool.cmdline.execute(
+            ["create", "-q", "-r50", "x.par2", "-B", ".", "--", "sub/a"], in: scratch.file("set"))
+        #expect(create.status == 0, "\(create.stderr)")
+        try FileManager.default.moveItem(atPath: scratch.file("set/sub"), toPath: scratch.file("outside/sub"))
+        try FileManager.default.createSymbolicLink(
+            atPath: scratch.file("set/sub"), withDestinationPath: "../outside/sub")
+        var damaged = scratch.read("outside/sub/a")!
+        damaged[100] ^= 0xFF
+        try scratch.write("outside/sub/a", damaged)
+        let repair = try gcdcat(["repair", "x.par2"], in: scratch.file("set"))
+        #expect(repair.status == 1, "\(repair.stderr)")
+        #expect(
+            repair.stderr.contains(
+                "sub/a: a symlink on the way leads outside the set's folder, to "), "\(repair.stderr)")
+        #expect(scratch.read("outside/sub/a") == damaged)
+    }
+
     @Test func forceRemovesTheReplacedSetsRecoveryFiles() throws {
         let scratch = try Scratch()
         _ = try splitSet(scratch, size: 300_000, seed: 43, extra: [])

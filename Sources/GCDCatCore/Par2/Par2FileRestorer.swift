@@ -20,8 +20,11 @@ public enum Par2FileRestorer {
     public static func repair(_ verification: Par2Verification, jobs: Int, fsync: Bool) throws -> [Restored] {
         guard !verification.isComplete else { return [] }
         guard verification.isRepairable else { throw Par2Repairer.insufficient(verification) }
-        let rebuilt = try Par2Repairer.rebuild(verification, jobs: jobs)
         let set = verification.set
+        for (file, status) in zip(set.files, verification.files) where status.state != .ok {
+            try requireFolderInside(set, file)
+        }
+        let rebuilt = try Par2Repairer.rebuild(verification, jobs: jobs)
         var restored: [Restored] = []
         for (file, status) in zip(set.files, verification.files) where status.state != .ok {
             try restore(file, path: set.path(of: file), sliceSize: set.sliceSize, rebuilt: rebuilt, fsync: fsync)
@@ -29,6 +32,25 @@ public enum Par2FileRestorer {
                 Restored(path: set.path(of: file), blocksRebuilt: status.badSlices.count, bytes: file.length))
         }
         return restored
+    }
+
+    /// Refuses, before anything is written, a file whose folder (`sub/` in a name `sub/f`) is a
+    /// symlink that leads out of the set's folder: a crafted `.par2` named `lnk/victim` and
+    /// `repair` replaced a file outside (an outside attack), where `protect` refuses such names.
+    ///
+    /// ## Errors
+    /// `.invalidInput` naming the file and where its folder leads.
+    static func requireFolderInside(_ set: Par2RecoverySet, _ file: Par2RecoverySet.File) throws {
+        guard file.name.contains("/"), let setFolder = Syscall.realPath(set.directory) else { return }
+        let path = set.path(of: file)
+        guard let folder = Syscall.realPath(splitPath(path).directory) else { return }
+        let inside = folder == setFolder || folder.hasPrefix(setFolder == "/" ? "/" : setFolder + "/")
+        guard !inside else { return }
+        throw GCDCatError(
+            .invalidInput, path: path,
+            message:
+                "a symlink on the way leads outside the set's folder, to \(folder.displayPath); nothing was "
+                + "repaired")
     }
 
     private static func restore(
