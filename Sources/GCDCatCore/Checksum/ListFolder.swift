@@ -113,8 +113,13 @@ final class ListFolder: Sendable {
     /// because a symlink on the way leads out. Nil when it is inside or does not resolve.
     private static func outsideRejection(_ path: String, realFolder folder: String) -> String? {
         guard let target = Syscall.realPath(path) else { return nil }
-        // The folder itself (a listed `.`) is inside: opening it fails as a folder, not as an escape.
-        let inside = target == folder || (folder == "/" ? target.hasPrefix("/") : target.hasPrefix(folder + "/"))
-        return inside ? nil : "a symlink leads outside the manifest's folder, to \(target.displayPath)"
+        return lies(target, inside: folder)
+            ? nil : "a symlink leads outside the manifest's folder, to \(target.displayPath)"
+    }
+
+    /// Whether the real path `target` is the real path `folder` or lies under it. The folder
+    /// itself (a listed `.`) is inside: opening it fails as a folder, not as an escape.
+    static func lies(_ target: String, inside folder: String) -> Bool {
+        target == folder || (folder == "/" ? target.hasPrefix("/") : target.hasPrefix(folder + "/"))
     }
 }

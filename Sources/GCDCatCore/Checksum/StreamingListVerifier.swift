@@ -1,6 +1,3 @@
-import Dispatch
-import Synchronization
-
 /// Verifies a checksum list as it reads it, a window of entries at a time, so that memory
 /// stays flat however many files it names: `verify` of 100,000 files holds 4,096 entries.
 ///
@@ -140,15 +137,20 @@ public struct StreamingListVerifier {
         _ body: ([ChecksumListVerifier.Outcome]) throws -> Bool
     ) throws {
         let folder = ListFolder(listPath: source.path, followLinksOutside: followLinksOutside)
-        var checking: WindowCheck?
+        let jobs = self.jobs
+        var checking: BackgroundWork<[ChecksumListVerifier.Outcome]>?
         // Whatever ends the pass, no check outlives it.
-        defer { _ = checking?.outcomes() }
+        defer { _ = checking?.outcome() }
         var going = true
-        func start(_ next: WindowCheck?) throws {
+        func start(_ next: [ChecksumList.Entry]?) throws {
             let previous = checking
-            checking = next
+            checking = next.map { entries in
+                BackgroundWork(ownThread: true) {
+                    ChecksumListVerifier.check(entries, folder: folder, jobs: jobs, counter: counter)
+                }
+            }
             guard let previous else { return }
-            let outcomes = previous.outcomes()
+            let outcomes = try previous.wait()
             if going { going = try body(outcomes) }
         }
         var pending: [ChecksumList.Entry] = []
@@ -157,13 +159,13 @@ public struct StreamingListVerifier {
             guard included(entry) else { return true }
             pending.append(entry)
             if pending.count == window {
-                try start(WindowCheck(pending, folder: folder, jobs: jobs, counter: counter))
+                try start(pending)
                 pending = []
                 pending.reserveCapacity(window)
             }
             return going
         }
-        if going && !pending.isEmpty { try start(WindowCheck(pending, folder: folder, jobs: jobs, counter: counter)) }
+        if going && !pending.isEmpty { try start(pending) }
         try start(nil)
     }
 
@@ -181,29 +183,4 @@ public struct StreamingListVerifier {
 
     /// Ends a pass early.
     private struct Stop: Error {}
-}
-
-/// One window's checks, run on a thread of their own (which hands the files to the workers)
-/// while the list's reader goes on; ``outcomes()`` waits for them.
-private final class WindowCheck: Sendable {
-    private let done = DispatchSemaphore(value: 0)
-    private let result = Mutex<[ChecksumListVerifier.Outcome]>([])
-
-    init(_ entries: [ChecksumList.Entry], folder: ListFolder, jobs: Int, counter: TransferCounter?) {
-        let run: @Sendable () -> Void = { [self] in
-            let outcomes = ChecksumListVerifier.check(entries, folder: folder, jobs: jobs, counter: counter)
-            result.withLock { $0 = outcomes }
-            done.signal()
-        }
-        // Without a thread (a tight `ulimit -v`), the window is checked here, as before.
-        if !WorkerThreads.detach(run) { run() }
-    }
-
-    /// The outcomes in the window's order, once every file was checked.
-    func outcomes() -> [ChecksumListVerifier.Outcome] {
-        done.wait()
-        // Kept for a second call (the pass's final wait), which then does not block.
-        done.signal()
-        return result.withLock { $0 }
-    }
 }

@@ -44,8 +44,7 @@ public enum Par2FileRestorer {
         guard file.name.contains("/"), let setFolder = Syscall.realPath(set.directory) else { return }
         let path = set.path(of: file)
         guard let folder = Syscall.realPath(splitPath(path).directory) else { return }
-        let inside = folder == setFolder || folder.hasPrefix(setFolder == "/" ? "/" : setFolder + "/")
-        guard !inside else { return }
+        guard !ListFolder.lies(folder, inside: setFolder) else { return }
         throw GCDCatError(
             .invalidInput, path: path,
             message:

@@ -12,12 +12,23 @@ final class BackgroundWork<Value: Sendable>: Sendable {
     private let result = Mutex<Result<Value, any Error>?>(nil)
     private let done = DispatchSemaphore(value: 0)
 
-    /// Starts `body` at once.
-    init(qos: DispatchQoS.QoSClass = .userInitiated, _ body: @escaping @Sendable () throws -> Value) {
-        DispatchQueue.global(qos: qos).async {
+    /// Starts `body` at once: on a global queue, or with `ownThread` on a thread of its own, as
+    /// ``ParallelMap``'s `.threads` workers run (for work that starts libdispatch-free workers
+    /// itself). A thread that cannot be created (a tight `ulimit -v`, where libdispatch would
+    /// retry for ever) runs `body` here, on the caller's thread, before `init` returns.
+    init(
+        qos: DispatchQoS.QoSClass = .userInitiated, ownThread: Bool = false,
+        _ body: @escaping @Sendable () throws -> Value
+    ) {
+        let run: @Sendable () -> Void = {
             let outcome = Result { try body() }
             self.result.withLock { $0 = outcome }
             self.done.signal()
+        }
+        if !ownThread {
+            DispatchQueue.global(qos: qos).async(execute: run)
+        } else if !WorkerThreads.detach(run) {
+            run()
         }
     }
 
