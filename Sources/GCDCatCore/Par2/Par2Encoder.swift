@@ -104,6 +104,9 @@ public final class Par2Encoder {
         if accumulator.isFull { flush() }
     }
 
+    /// Slices whose MD5s are computed together (the multi-buffer MD5's lanes).
+    private static let hashLanes = 8
+
     /// A slice in the accumulator's batch, waiting for its hashes.
     private struct BatchedSlice {
         var file: Int
@@ -131,12 +134,20 @@ public final class Par2Encoder {
                 }
             }
         }
-        for position in slices.indices {
+        // The slices' own MD5s are independent streams: eight at a time run through the
+        // multi-buffer MD5, a quarter of the cost of one stream each (1 GiB create: 2.3 of 13.9
+        // CPU seconds were these hashes).
+        for group in stride(from: 0, to: slices.count, by: Self.hashLanes) {
+            let positions = Array(group..<min(group + Self.hashLanes, slices.count))
             work.append {
-                let bytes = slots.bytes[position]
-                var crc = Checksum(.crc32)
-                crc.update(bytes)
-                results.store(position, .init(md5: Par2Hash.md5(bytes), crc32: crc.value))
+                let bytes = positions.map { slots.bytes[$0] }
+                let streams = positions.map { _ in MD5Stream() }
+                MD5Stream.update(streams, with: bytes)
+                for (lane, position) in positions.enumerated() {
+                    var crc = Checksum(.crc32)
+                    crc.update(bytes[lane])
+                    results.store(position, .init(md5: streams[lane].finalize(), crc32: crc.value))
+                }
             }
         }
         let record = { [self] in
