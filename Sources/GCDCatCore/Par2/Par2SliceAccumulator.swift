@@ -138,7 +138,7 @@ final class Par2SliceAccumulator: @unchecked Sendable {
     /// the other batch. A batch's slots (``batched(_:)``, taken before this call) stay valid until
     /// the flush ends; `then` runs on the caller's thread when the next flush or
     /// ``waitForBackgroundFlush()`` finds it ended, so flushes end in the order they started.
-    func flushInBackground(alongside work: [@Sendable () -> Void], then: @escaping () -> Void) {
+    func flushInBackground(alongside work: [@Sendable () -> Void] = [], then: @escaping () -> Void = {}) {
         precondition(spare != nil, "a background flush needs an overlapped accumulator")
         waitForBackgroundFlush()
         let job = takeBatch(alongside: work)
