@@ -304,7 +304,7 @@ extension GCDCat {
             case .warning(let text): Warnings.warn(text)
             case .verified(let count, let path):
                 if !reporting.quiet {
-                    writeToStandardError("gcdcat: \(count) parts verified against \(path.displayPath)\n")
+                    writeToStandardError("gcdcat: \(counted(count, "part")) verified against \(path.displayPath)\n")
                 }
             }
         }

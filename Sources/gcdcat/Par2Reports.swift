@@ -62,19 +62,24 @@ struct Par2SetReport: Encodable {
             let shown = file.path.displayPath
             switch file.status {
             case .ok: return "\(shown): OK"
-            case .missing: return "\(shown): MISSING (\(file.blocks) blocks)"
+            case .missing: return "\(shown): MISSING (\(counted(file.blocks, "block")))"
             case .damaged:
                 let size = file.sizeOnDisk.map { $0 == file.size ? "" : ", \($0) bytes instead of \(file.size)" } ?? ""
-                return "\(shown): DAMAGED (\(file.badBlocks) of \(file.blocks) blocks bad\(size))"
+                return "\(shown): DAMAGED (\(file.badBlocks) of \(counted(file.blocks, "block")) bad\(size))"
             }
         }
     }
 
     /// The verdict: complete, or how repairable.
     var verdict: String {
-        if exitStatus == 0 { return "\(files.count) files OK (\(recoveryBlocks) recovery blocks present)" }
-        if repairable { return "repairable: needs \(badBlocks) of the \(recoveryBlocks) recovery blocks present" }
-        return "not repairable: \(badBlocks) blocks missing, \(recoveryBlocks) recovery blocks available"
+        if exitStatus == 0 {
+            return "\(counted(files.count, "file")) OK (\(counted(recoveryBlocks, "recovery block")) present)"
+        }
+        if repairable {
+            return "repairable: needs \(badBlocks) of the \(counted(recoveryBlocks, "recovery block")) present"
+        }
+        return
+            "not repairable: \(counted(badBlocks, "block")) missing, \(counted(recoveryBlocks, "recovery block")) available"
     }
 }
 
@@ -110,6 +115,9 @@ func isPar2File(_ path: String) -> Bool {
     guard path != "-", !ObjectLocation.isObjectPath(path) else { return false }
     // Non-blocking: a FIFO with no writer would hold the open (and the signals it defers) for ever.
     guard let file = try? OwnedDescriptor(opening: path, O_RDONLY | O_NONBLOCK) else { return false }
+    // Only a regular file is sniffed: a read would take a pipe's first bytes from the list.
+    var info = stat()
+    guard fstat(file.raw, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return false }
     var head = [UInt8](repeating: 0, count: 8)
     let got = head.withUnsafeMutableBytes { read(file.raw, $0.baseAddress!, 8) }
     return got == 8 && head == Array("PAR2\0PKT".utf8)

@@ -135,8 +135,9 @@ extension GCDCat {
                 }
             } else if !quiet {
                 writeToStandardError(
-                    "gcdcat: \(index.displayPath): \(result.sourceBlocks) blocks of \(result.blockSize) bytes, "
-                        + "\(result.recoveryBlocks) recovery blocks in \(result.volumes.count) volumes\n")
+                    "gcdcat: \(index.displayPath): \(counted(result.sourceBlocks, "block")) of \(result.blockSize) bytes, "
+                        + "\(counted(result.recoveryBlocks, "recovery block")) in \(counted(result.volumes.count, "volume"))\n"
+                )
             }
         }
 

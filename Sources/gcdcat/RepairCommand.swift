@@ -73,7 +73,8 @@ extension GCDCat {
             } else if !quiet {
                 for file in repaired {
                     writeToStandardError(
-                        "gcdcat: \(file.path.displayPath): repaired (\(file.blocksRebuilt) blocks rebuilt)\n")
+                        "gcdcat: \(file.path.displayPath): repaired (\(counted(file.blocksRebuilt, "block")) rebuilt)\n"
+                    )
                 }
                 if repaired.isEmpty {
                     writeToStandardError("gcdcat: \(par2.displayPath): \(report.verdict); nothing to repair\n")

@@ -26,8 +26,9 @@ extension GCDCat {
                 the list matches is not reported as corruption: those files are UNCONFIRMED and \
                 the exit status is 1, with the --algorithm to try.
 
-                Names are relative to the list's folder ('-' reads a list from standard input; \
-                its names are relative to the current folder). Comments (;), CRLF, tabs, \
+                Names are relative to the list's folder ('-' reads a list from standard input, \
+                and a pipe such as <(cmd) is read as one; their names are relative to the current \
+                folder). Comments (;), CRLF, tabs, \
                 lowercase hex, a UTF-8 BOM, non-UTF-8 (Latin-1) names, # comments and a PGP \
                 clear-signature's armor (Fedora's CHECKSUM) are accepted; a line \
                 starting with \\ has an escaped name (\\\\, \\n, \\r), as sha256sum writes. \
@@ -35,13 +36,14 @@ extension GCDCat {
                 list's folder (unless --follow-links-outside), is reported as REJECTED and \
                 never opened. Names are compared as bytes: café in NFC and café in NFD are two \
                 files. A name listed twice (a.txt and ./a.txt too) is an error. A \
-                malformed line is an error naming its line number.
+                malformed line is said with its line number and why, and skipped: the other \
+                lines are checked, and the exit status is 1.
 
                 Prints one line per file (OK, FAILED, MISSING, UNREADABLE, REJECTED) and a \
                 summary per list on standard error. Exit status: 0 all OK; 2 a checksum \
-                differs; 1 a file is missing, unreadable, rejected or unconfirmed (this wins over 2: the \
-                check is incomplete), a list is unusable, or --ignore-missing left nothing \
-                verified. UNLISTED files do not change it.
+                differs; 1 a file is missing, unreadable, rejected or unconfirmed, or a line is \
+                malformed (this wins over 2: the check is incomplete), a list is unusable, or \
+                --ignore-missing left nothing verified. UNLISTED files do not change it.
 
                 A PAR2 file (NAME.par2, or any file starting with PAR2's magic) is read with \
                 its NAME.volNN+MM.par2 volumes: each file it names is checked block by block \
@@ -156,6 +158,19 @@ extension GCDCat {
             for note in notes { writeToStandardError("gcdcat: \(shown.displayPath): \(note)\n") }
         }
 
+        /// Says each malformed line the list skipped, naming its line and why (the first
+        /// ``ChecksumLineParser/keptMalformed``, then how many more): they fail the run, so
+        /// --quiet says them too.
+        private func sayMalformed(_ scan: StreamingListVerifier.Scan, shown: String) {
+            guard !status && !json else { return }
+            for error in scan.malformed { writeToStandardError("gcdcat: \(error)\n") }
+            let more = scan.malformedCount - scan.malformed.count
+            if more > 0 {
+                writeToStandardError(
+                    "gcdcat: \(shown.displayPath): \(counted(more, "more malformed line")) not shown\n")
+            }
+        }
+
         /// A local list, streamed (``StreamingListVerifier``): each window's outcomes printed as
         /// it completes, only counts kept (and, for --json, the file records; for --unlisted, a
         /// 16-byte key per file). An unusable list is reported, and verifies nothing.
@@ -163,11 +178,11 @@ extension GCDCat {
             _ manifest: String, report: inout VerifyReport, known: inout UnlistedFiles.Known?
         ) throws {
             let shown = manifest == "-" ? "standard input" : manifest
-            let verifier: StreamingListVerifier
+            var verifier: StreamingListVerifier
             let scan: StreamingListVerifier.Scan
             do {
                 verifier = StreamingListVerifier(
-                    try ChecksumListSource(manifest), forced: algorithm, jobs: jobs,
+                    try ChecksumListSource(manifest, readingPipes: true), forced: algorithm, jobs: jobs,
                     followLinksOutside: followLinksOutside)
                 scan = try verifier.scan()
             } catch let error as GCDCatError {
@@ -178,6 +193,7 @@ extension GCDCat {
                 report.failList(manifest, error: error.description)
                 return
             }
+            sayMalformed(scan, shown: shown)
             sayGuesses(scan.guessNotes, shown: shown)
             // Progress over this list's bytes, naming the file being read (on standard error,
             // so --json shows it too). The total stats every file: only for a bar that is drawn.
@@ -191,6 +207,8 @@ extension GCDCat {
                     label: shown.displayPath, total: (try? verifier.totalBytes()) ?? 0, counter: drawn)
             }
             var tally = VerifyReport.Tally(list: manifest)
+            tally.summary.malformedLines = scan.malformedCount
+            tally.summary.malformed = json && scan.malformedCount > 0 ? scan.malformed.map(\.message) : nil
             // The missing files' paths, for the look-alike note: few in any real list, and bounded.
             var missing: [String] = []
             var listing = ListingWriter(clearsProgressLine: progress != nil)
@@ -373,13 +391,18 @@ struct VerifyReport: Encodable {
         var rejected = 0
         var unconfirmed = 0
         var ignoredMissing = 0
+        /// Lines that are no checksum line, skipped (each said on standard error).
+        var malformedLines = 0
+        /// Their errors, the first 100 ("line N: why"), in the JSON only.
+        var malformed: [String]?
         var error: String?
         var exitStatus: Int32 = 0
 
         var text: String {
-            "\(files) files: \(ok) OK, \(failed) FAILED, \(missing) MISSING"
+            "\(counted(files, "file")): \(ok) OK, \(failed) FAILED, \(missing) MISSING"
                 + (unreadable + rejected > 0 ? ", \(unreadable + rejected) UNREADABLE or REJECTED" : "")
                 + (unconfirmed > 0 ? ", \(unconfirmed) UNCONFIRMED" : "")
+                + (malformedLines > 0 ? "; \(counted(malformedLines, "malformed line")) not checked" : "")
                 + (ignoredMissing > 0 ? " (\(ignoredMissing) missing ignored)" : "")
         }
     }
@@ -460,7 +483,8 @@ struct VerifyReport: Encodable {
     @discardableResult
     mutating func finish(_ tally: Tally) -> Summary {
         var summary = tally.summary
-        let incomplete = summary.missing + summary.unreadable + summary.rejected + summary.unconfirmed > 0
+        let incomplete =
+            summary.missing + summary.unreadable + summary.rejected + summary.unconfirmed + summary.malformedLines > 0
         summary.exitStatus = incomplete ? 1 : summary.failed > 0 ? 2 : 0
         lists.append(summary)
         exitStatus = Self.worse(exitStatus, summary.exitStatus)
@@ -494,6 +518,7 @@ struct VerifyReport: Encodable {
             total.rejected += list.rejected
             total.unconfirmed += list.unconfirmed
             total.ignoredMissing += list.ignoredMissing
+            total.malformedLines += list.malformedLines
         }
     }
 

@@ -67,9 +67,17 @@ import Testing
         #expect(try parse("11e60398  wiki\n", forced: .adler32) == [entry("wiki", .adler32, "11e60398", 1, .gnu)])
         #expect(try parse("wiki 11E60398\n", forced: .adler32) == [entry("wiki", .adler32, "11e60398", 1, .sfv)])
         let cases: [(String, HashAlgorithm, String)] = [
-            ("\(md5)  a\n", .sha256, "list: line 1: '\(md5)' is not a sha256 value (64 hex digits)"),
+            (
+                "\(md5)  a\n", .sha256,
+                "list: line 1: the value has 32 hex digits, but sha256 values have 64; 32 digits fit md5: "
+                    + "drop --algorithm sha256, or use --algorithm md5"
+            ),
             ("MD5 (a) = \(md5)\n", .sha256, "list: line 1: tagged MD5, not the sha256 asked for"),
-            ("a CBF43926\n", .sha1, "list: line 1: an 8-digit value cannot be sha1 (40 hex digits)"),
+            (
+                "a CBF43926\n", .sha1,
+                "list: line 1: the value has 8 hex digits, but sha1 values have 40; 8 digits fit crc32: "
+                    + "drop --algorithm sha1, or use --algorithm crc32"
+            ),
         ]
         for (text, forced, message) in cases {
             let error = expectGCDCatError { _ = try parse(text, forced: forced) }
@@ -85,7 +93,7 @@ import Testing
         ),
         (
             "SHA256 (a) = \(String(repeating: "0", count: 40))\n",
-            "list: line 1: '\(String(repeating: "0", count: 40))' is not a sha256 value (64 hex digits)"
+            "list: line 1: tagged SHA256, but its value has 40 hex digits, not 64"
         ),
         (
             "\(String(repeating: "a", count: 32))  x\n\(String(repeating: "b", count: 32))  ./x\n",
@@ -287,7 +295,10 @@ extension ChecksumListTests {
         let error = expectGCDCatError {
             _ = try ChecksumList.parse(bytes: Array("abcd  f\n".utf8), path: "list", forced: .blake2bBits(256))
         }
-        #expect(error?.description == "list: line 1: 'abcd' is not a blake2b-256 value (64 hex digits)")
+        #expect(
+            error?.description
+                == "list: line 1: the value has 4 hex digits, but blake2b-256 values have 64; 4 digits fit blake2b-16: "
+                + "drop --algorithm blake2b-256, or use --algorithm blake2b")
         // Outside a BLAKE2b list, 64 digits stay a guessed sha256.
         let guessed = try ChecksumList.parse(bytes: Array("\(short)  f\n".utf8), path: "list")
         #expect(guessed.entries.map(\.algorithm) == [.sha256])

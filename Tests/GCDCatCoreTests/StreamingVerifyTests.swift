@@ -115,17 +115,35 @@ import Testing
         #expect(outcomes.map(\.status.word) == Array(repeating: "UNCONFIRMED", count: 5))
     }
 
-    // The whole list is read before any file: a bad last line refuses the list, as before.
-    @Test func aMalformedLastLineRefusesTheListBeforeAnyFileIsRead() throws {
+    // The whole list is read before any file: a bad last line is known (and said) before the
+    // first file is read; it is skipped in every pass, and the other lines are checked.
+    @Test func aMalformedLastLineIsFoundBeforeAnyFileIsReadAndSkipped() throws {
         let directory = TemporaryDirectory()
         var text = ""
         for index in 0..<5000 { text += "\(sha256)  f\(index)\n" }
         text += "not a checksum line\n"
         writeFile(directory.file("list"), Array(text.utf8))
-        let verifier = StreamingListVerifier(
+        var verifier = StreamingListVerifier(
             try ChecksumListSource(directory.file("list")), forced: nil, jobs: 2, followLinksOutside: false)
-        let error = expectGCDCatError { _ = try verifier.scan() }
-        #expect(error?.description == "\(directory.file("list")): line 5001: 'line' is not a CRC32 of 8 hex digits")
+        let scan = try verifier.scan()
+        #expect(scan.count == 5000 && scan.malformedCount == 1)
+        #expect(
+            scan.malformed.map(\.description) == [
+                "\(directory.file("list")): line 5001: 'line' is not a CRC32 of 8 hex digits"
+            ])
+        var outcomes = 0
+        try verifier.verify(confirmed: [], counter: nil) { _ in outcomes += 1 }
+        #expect(outcomes == 5000)
+    }
+
+    // A file that is no list is refused without being read to its end: a NUL byte before the
+    // first entry, or 100 bad lines and no entry, say so.
+    @Test func aFileThatIsNoListIsRefusedEarly() {
+        #expect(scanError("plain text\n\u{0}binary\n\(sha256)  a\n") == "line 1: 'text' is not a CRC32 of 8 hex digits")
+        let prose = Array(repeating: "no checksum here", count: 100) + ["\(sha256)  a"]
+        #expect(scanError(prose.joined(separator: "\n")) == "line 1: 'here' is not a CRC32 of 8 hex digits")
+        let late = Array(repeating: "no checksum here", count: 99) + ["\(sha256)  a"]
+        #expect(scanError(late.joined(separator: "\n")) == "none")
     }
 
     /// The error `scan()` of `text` (as a list named `list`) throws, or "none".
@@ -133,7 +151,7 @@ import Testing
         let directory = TemporaryDirectory()
         writeFile(directory.file("list"), Array(text.utf8))
         do {
-            let verifier = StreamingListVerifier(
+            var verifier = StreamingListVerifier(
                 try ChecksumListSource(directory.file("list")), forced: nil, jobs: 1, followLinksOutside: false)
             _ = try verifier.scan()
             return "none"
@@ -146,7 +164,7 @@ import Testing
 
     // A streamed list finds names listed twice with a sieve of fixed size, then checks only the
     // names it flags: the first repeat is named with its first line, as one exact pass names
-    // it, and it wins over a malformed line after it (not over one before it).
+    // it, whatever malformed lines (skipped) lie before or after it.
     @Test func aNameListedTwiceInALongListIsFoundWithItsFirstLine() {
         var lines = (0..<20_000).map { "\(sha256)  f\($0)" }
         lines[15_000] = "\(sha256)  ./f3"
@@ -159,7 +177,8 @@ import Testing
         var malformedBefore = lines
         malformedBefore[12_000] = "not a checksum line"
         #expect(
-            scanError(malformedBefore.joined(separator: "\n")) == "line 12001: 'line' is not a CRC32 of 8 hex digits")
+            scanError(malformedBefore.joined(separator: "\n")) == "line 15001: './f3' is listed twice (first on line 4)"
+        )
         // One algorithm's name is not another's: the same name under md5 and sha256 is two entries.
         #expect(scanError("\(sha256)  a\n\(md5)  a\n\(sha256)  b\n") == "none")
     }

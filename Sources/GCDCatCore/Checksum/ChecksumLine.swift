@@ -16,7 +16,7 @@ public enum ChecksumLineFormat: String, CaseIterable, Sendable, Codable {
     /// One line, without its newline. `hex` is lowercase; SFV writes it in capitals.
     public func render(name: String, algorithm: HashAlgorithm, hex: String) -> String {
         switch self {
-        case .sfv: return "\(NameEscaping.line(for: name)) \(hex.uppercased())"
+        case .sfv: return "\(NameEscaping.entryName(for: name)) \(hex.uppercased())"
         case .simple: return "\(hex)  \(name)"
         case .gnu, .bsd:
             let escape = Self.needsGNUEscaping(name)

@@ -42,6 +42,16 @@ struct ChecksumLineParser {
     }
 
     private let duplicates: DuplicateCheck
+    /// A malformed line is counted and skipped, not thrown (`verify`, as `sha256sum -c` reads a
+    /// list with a bad line); a name listed twice is still thrown.
+    var skipsMalformedLines = false
+    /// Malformed lines skipped so far.
+    private(set) var malformedCount = 0
+    /// The errors of the first ``keptMalformed`` lines skipped.
+    private(set) var malformed: [GCDCatError] = []
+    /// The last malformed line's error.
+    private(set) var lastMalformed: GCDCatError?
+    static let keptMalformed = 100
     /// Each name's first line, by a 128-bit digest of its algorithm and normalized bytes
     /// (``NameKey``), instead of the name.
     private var seen: [NameKey: Int] = [:]
@@ -62,8 +72,38 @@ struct ChecksumLineParser {
     /// armor of a signed list.
     ///
     /// ## Errors
-    /// Those of ``ChecksumList/parse(bytes:path:forced:)`` for this line.
+    /// Those of ``ChecksumList/parse(bytes:path:forced:)`` for this line; with
+    /// ``skipsMalformedLines``, only a name listed twice.
     mutating func entry(_ line: UnsafeBufferPointer<UInt8>, number: Int) throws -> ChecksumList.Entry? {
+        let found: (entry: ChecksumList.Entry, earlier: Int?)?
+        do {
+            found = try parse(line, number: number)
+        } catch let error as GCDCatError where skipsMalformedLines {
+            malformedCount += 1
+            lastMalformed = error
+            if malformed.count < Self.keptMalformed { malformed.append(error) }
+            // A file that is no list (an ISO given as one) is refused without reading it all:
+            // a NUL before any entry, or as many bad lines as are kept and no entry, says so.
+            let binary = line.baseAddress.map { memchr($0, 0, line.count) != nil } ?? false
+            if count == 0 && (binary || malformedCount == Self.keptMalformed) { throw malformed[0] }
+            return nil
+        }
+        guard let (entry, earlier) = found else { return nil }
+        if entry.guessed && !guessed.contains(entry.algorithm) { guessed.append(entry.algorithm) }
+        if let earlier {
+            throw GCDCatError(
+                .malformedManifest, path: path,
+                message: "line \(number): '\(entry.name.displayPath)' is listed twice (first on line \(earlier))")
+        }
+        count += 1
+        return entry
+    }
+
+    /// The entry on `line` and the line that listed its name before, if any; nil for a blank
+    /// line, a comment or the armor.
+    private mutating func parse(_ line: UnsafeBufferPointer<UInt8>, number: Int) throws -> (
+        entry: ChecksumList.Entry, earlier: Int?
+    )? {
         let path = path  // not self: slowEntry mutates self meanwhile
         func malformed(_ why: String) -> GCDCatError {
             GCDCatError(.malformedManifest, path: path, message: "line \(number): \(why)")
@@ -71,28 +111,15 @@ struct ChecksumLineParser {
         if let base = line.baseAddress, memchr(base, 0, line.count) != nil {
             throw malformed("contains a NUL byte")
         }
-        let entry: ChecksumList.Entry
-        let earlier: Int?
         if !armor.isActive, let (fast, name) = try fastEntry(line, number: number, malformed: malformed) {
-            entry = fast
-            earlier = firstLine(of: name, algorithm: entry.algorithm, number: number)
-        } else {
-            guard let slow = try slowEntry(line, number: number, malformed: malformed) else { return nil }
-            entry = slow
-            if case .none = duplicates {
-                earlier = nil
-            } else {
-                earlier = PathName.bytes(of: entry.name).withUnsafeBufferPointer {
-                    firstLine(of: $0, algorithm: entry.algorithm, number: number)
-                }
-            }
+            return (fast, firstLine(of: name, algorithm: fast.algorithm, number: number))
         }
-        if entry.guessed && !guessed.contains(entry.algorithm) { guessed.append(entry.algorithm) }
-        if let earlier {
-            throw malformed("'\(entry.name.displayPath)' is listed twice (first on line \(earlier))")
+        guard let slow = try slowEntry(line, number: number, malformed: malformed) else { return nil }
+        if case .none = duplicates { return (slow, nil) }
+        let earlier = PathName.bytes(of: slow.name).withUnsafeBufferPointer {
+            firstLine(of: $0, algorithm: slow.algorithm, number: number)
         }
-        count += 1
-        return entry
+        return (slow, earlier)
     }
 
     /// The line that listed `name` for `algorithm` before line `number`, as ``duplicates`` finds it.
@@ -113,10 +140,12 @@ struct ChecksumLineParser {
         }
     }
 
-    /// Throws when the list held no entry (and is not an empty file's manifest).
+    /// Throws when the list held no entry (and is not an empty file's manifest): its first
+    /// malformed line's error when it had one, so a file that is no list is refused as one.
     func finish() throws {
         guard count > 0 || emptyWhole else {
-            throw GCDCatError(.malformedManifest, path: path, message: "no entries: nothing to verify")
+            throw malformed.first
+                ?? GCDCatError(.malformedManifest, path: path, message: "no entries: nothing to verify")
         }
     }
 
@@ -148,7 +177,7 @@ struct ChecksumLineParser {
                 digits: digits, forced: forced, named: named, guessed: &guessed, malformed: malformed)
             guard digits == algorithm.hexLength else {
                 throw malformed(
-                    "'\(hex.prefix(40))' is not a \(algorithm.rawValue) value (\(algorithm.hexLength) hex digits)")
+                    ChecksumList.wrongLength(digits: digits, algorithm: algorithm, forced: forced, tag: nil))
             }
             let name = UnsafeBufferPointer(rebasing: line[nameStart...])
             let entry = ChecksumList.Entry(
@@ -159,7 +188,7 @@ struct ChecksumLineParser {
         guard Self.fastSFV(line) else { return nil }
         let algorithm = forced ?? .crc32
         guard algorithm.hexLength == 8 else {
-            throw malformed("an 8-digit value cannot be \(algorithm.rawValue) (\(algorithm.hexLength) hex digits)")
+            throw malformed(ChecksumList.wrongLength(digits: 8, algorithm: algorithm, forced: forced, tag: nil))
         }
         let name = UnsafeBufferPointer(rebasing: line[0..<(line.count - 9)])
         let entry = ChecksumList.Entry(

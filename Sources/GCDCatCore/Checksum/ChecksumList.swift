@@ -186,9 +186,9 @@ public struct ChecksumList: Sendable, Equatable {
                 algorithm = tagged
             }
             guard parsed.hex.count == algorithm.hexLength else {
+                let tag = if case .bsd(let tag, _) = parsed.shape { tag } else { String?.none }
                 throw malformed(
-                    "'\(parsed.hex.prefix(40))' is not a \(algorithm.rawValue) value (\(algorithm.hexLength) hex digits)"
-                )
+                    wrongLength(digits: parsed.hex.count, algorithm: algorithm, forced: forced, tag: tag))
             }
             var entry = Entry(
                 name: parsed.name, algorithm: algorithm, expected: parsed.hex, line: number, format: format)
@@ -200,9 +200,27 @@ public struct ChecksumList: Sendable, Equatable {
         }
         let algorithm = forced ?? .crc32
         guard algorithm.hexLength == 8 else {
-            throw malformed("an 8-digit value cannot be \(algorithm.rawValue) (\(algorithm.hexLength) hex digits)")
+            throw malformed(wrongLength(digits: 8, algorithm: algorithm, forced: forced, tag: nil))
         }
         return Entry(name: name, algorithm: algorithm, expected: hex, line: number, format: .sfv)
+    }
+
+    /// Why a `digits`-digit value cannot be `algorithm`'s, and the fix: the length says which
+    /// algorithm the value is, so a forced one that does not fit is named with the one that does
+    /// (`--algorithm md5` over SHA256SUMS). A BSD `tag` that does not fit its value is a bad line.
+    static func wrongLength(digits: Int, algorithm: HashAlgorithm, forced: HashAlgorithm?, tag: String?) -> String {
+        let count = "\(digits) hex digit\(digits == 1 ? "" : "s")"
+        if let tag { return "tagged \(tag.displayPath), but its value has \(count), not \(algorithm.hexLength)" }
+        let mismatch = "the value has \(count), but \(algorithm.rawValue) values have \(algorithm.hexLength)"
+        guard let forced else { return mismatch }
+        let blake2b = forced.isBLAKE2b ? HashAlgorithm.blake2b(bits: digits * 4) : nil
+        guard let fitting = HashAlgorithm(hexLength: digits) ?? blake2b else {
+            return mismatch + "; no algorithm has \(digits)-digit values: is the line cut short?"
+        }
+        // --algorithm blake2b reads every BLAKE2b length.
+        let fix = fitting.isBLAKE2b ? HashAlgorithm.blake2b.rawValue : fitting.rawValue
+        return mismatch + "; \(digits) digits fit \(fitting.rawValue): drop --algorithm \(forced.rawValue), "
+            + "or use --algorithm \(fix)"
     }
 
     /// The name and 8-digit value of an SFV line, when it is one.

@@ -54,10 +54,14 @@ enum ListLines {
 
 /// A checksum list to read line by line, as often as needed, without holding it: a regular
 /// file is read a block at a time with `pread` (each pass from its start), so a list of any
-/// length costs one block of memory; standard input, which cannot be read twice, is kept.
+/// length costs one block of memory; standard input, which cannot be read twice, is kept, and
+/// so is a pipe (`<(cmd)`, a FIFO) when the reader accepts one.
 public final class ChecksumListSource {
     /// The list's path as given (`-` for standard input).
     public let path: String
+    /// The path whose folder the listed names are relative to: ``path``, or `-` (the current
+    /// folder) for standard input and a pipe, whose folder (`/dev/fd`) says nothing.
+    public let namesRelativeTo: String
     /// The name errors give it: its path, or "standard input".
     public let shown: String
     /// The open list, closed with this value; `fd` is its number (an optional noncopyable value
@@ -71,31 +75,58 @@ public final class ChecksumListSource {
     /// length (650,000 lines were refused at a 64 MiB size limit that is gone).
     static let longestLine = 16 << 20
 
-    /// Opens the list at `path`; `-` reads standard input to its end.
+    /// Opens the list at `path`; `-` reads standard input to its end, and so is a pipe or FIFO
+    /// read when `readingPipes` (as `verify <(cmd)` gives one): to its end, as standard input.
     ///
     /// ## Errors
     /// `.io` when it cannot be read, `.missingPart` when it does not exist, `.invalidInput` when
-    /// it is not a regular file (a directory). A file of any size is read: only a line over
-    /// ``longestLine`` is refused, when it is met.
-    public init(_ path: String) throws {
+    /// it is not a regular file (a directory; a pipe unless `readingPipes`). A file of any size
+    /// is read: only a line over ``longestLine`` is refused, when it is met.
+    public init(_ path: String, readingPipes: Bool = false) throws {
         self.path = path
         if path == "-" {
             shown = "standard input"
+            namesRelativeTo = "-"
             descriptor = nil
             fd = nil
             bytes = try Syscall.readToEnd(0, path: shown)
             return
         }
         shown = path
+        if readingPipes, let pipe = try Self.openPipe(path) {
+            namesRelativeTo = "-"
+            descriptor = nil
+            fd = nil
+            bytes = try Syscall.readToEnd(pipe.raw, path: path)
+            return
+        }
+        namesRelativeTo = path
         let opened = try PartFile.openValidated(path)
         fd = opened.descriptor.raw
         descriptor = consume opened.descriptor
         bytes = []
     }
 
+    /// `path` opened for blocking reads when it is a pipe or FIFO; nil for anything else.
+    ///
+    /// The open does not block (a FIFO with no writer would hold it for ever, signals
+    /// deferred); the reads then do, as on standard input, until every writer is gone: at
+    /// once when a FIFO has none, which reads as an empty list.
+    private static func openPipe(_ path: String) throws -> OwnedDescriptor? {
+        let descriptor = OwnedDescriptor(adopting: try PartFile.openForReading(path, noAccessTime: false))
+        let info = try Syscall.fstat(descriptor.raw, path: path)
+        guard info.st_mode & S_IFMT == S_IFIFO else { return nil }
+        let flags = fcntl(descriptor.raw, F_GETFL)
+        guard flags >= 0, fcntl(descriptor.raw, F_SETFL, flags & ~O_NONBLOCK) == 0 else {
+            throw GCDCatError.syscall("fcntl", path: path, errno: errno)
+        }
+        return descriptor
+    }
+
     /// A list already in memory (an object's, fetched), named `shown` in errors.
     public init(bytes: [UInt8], shown: String) {
         path = shown
+        namesRelativeTo = shown
         self.shown = shown
         descriptor = nil
         fd = nil

@@ -192,7 +192,7 @@ public struct Manifest: Sendable, Equatable {
             lines.append("; \(Self.headerTag) \(header.size) \(hex8(header.crc32))")
         }
         for entry in entries {
-            lines.append("\(NameEscaping.line(for: entry.name)) \(hex8(entry.crc32).uppercased())")
+            lines.append("\(NameEscaping.entryName(for: entry.name)) \(hex8(entry.crc32).uppercased())")
         }
         return lines.joined(separator: "\n") + "\n"
     }

@@ -7,7 +7,23 @@
 /// after the leading `\` those characters are safe, and nothing else in them changes. Every
 /// other name is written as it is, so ordinary manifests stay readable by cksfv and rhash.
 /// A line that starts with `\` but holds any other escape is read literally, as before.
+///
+/// An entry line whose name only starts badly (`#`, `;`, a space or a tab) is written as
+/// `./NAME` instead (``entryName(for:)``): `rhash -c` skips a line starting with `#` as a
+/// comment, and neither cksfv nor rhash reads the escaped form, while `./NAME` is the same file
+/// to cksfv, `rhash -c` and gcdcat.
 public enum NameEscaping {
+    /// The name as an SFV entry line writes it: ``line(for:)``, or `./` and the name when that
+    /// alone makes the line safe for every reader (see above). Not for the `gcdcat-whole`
+    /// comment, whose name is the merge's output name.
+    public static func entryName(for name: String) -> String {
+        guard let first = name.unicodeScalars.first, first == "#" || first == ";" || first == " " || first == "\t"
+        else { return line(for: name) }
+        let rest = name.unicodeScalars
+        let unsafe = rest.contains { $0 == "\\" || $0 == "\n" || $0 == "\r" } || rest.last == " " || rest.last == "\t"
+        return unsafe ? line(for: name) : "./" + name
+    }
+
     /// The name as a manifest line writes it: itself, or `\` + its escaped form.
     public static func line(for name: String) -> String {
         needsEscaping(name) ? "\\" + escape(name) : name

@@ -1,14 +1,19 @@
 import GCDCatS3
 import GCDCatSystem
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// What to say when `gcdcat verify` is given a file that is not a checksum list (`verify
 /// x.iso`, `verify x.001`): the list beside it, if one is there, else how to make one.
 public enum NotAListHint {
     /// The hint for `path`, whose parse as a list failed with `error`; nil when `path` is (or
-    /// reads as) a list with a bad line, or is standard input or an object.
+    /// reads as) a list with a bad line, or is standard input, a pipe or an object.
     public static func hint(for path: String, error: GCDCatError) -> String? {
         guard error.code == .malformedManifest, path != "-", !ObjectLocation.isObjectPath(path),
-            !isListName(splitPath(path).name)
+            !isListName(splitPath(path).name),
+            let info = try? Syscall.statIfExists(path), info.st_mode & S_IFMT == S_IFREG
         else { return nil }
         if let head = try? ChecksumListDetector.head(of: path),
             ChecksumListDetector.kind(ofHead: head, truncated: head.count == ChecksumListDetector.sniffLength) != nil

@@ -2,8 +2,9 @@
 /// stays flat however many files it names: `verify` of 100,000 files holds 4,096 entries.
 ///
 /// A list is read in passes over its ``ChecksumListSource`` (a file is re-read from its start,
-/// not held): ``scan()`` reads every line first, so a malformed line or a name listed twice
-/// refuses the whole list before any file is read, as for a list read whole; ``confirmedGuesses(_:)``
+/// not held): ``scan()`` reads every line first, so a name listed twice refuses the whole list
+/// before any file is read, as for a list read whole, and each malformed line is found (and
+/// skipped in every pass, as `sha256sum -c` skips it, for the run to report); ``confirmedGuesses(_:)``
 /// checks, where an algorithm was only assumed from a length, files of that guess until one
 /// matches; ``verify(confirmed:counter:emit:)`` then checks every entry and hands each outcome
 /// over in list order, with an unconfirmed guess's mismatch already `.unconfirmed` (what
@@ -21,6 +22,9 @@ public struct StreamingListVerifier {
     public let followLinksOutside: Bool
     /// Entries in flight at once.
     public var window = 4096
+    /// The malformed lines ``scan()`` found: later passes skip as many, and no more (a list
+    /// that changed meanwhile).
+    private var malformedInScan = 0
 
     public init(_ source: ChecksumListSource, forced: HashAlgorithm?, jobs: Int, followLinksOutside: Bool) {
         self.source = source
@@ -35,6 +39,10 @@ public struct StreamingListVerifier {
         public var count: Int
         /// The algorithms assumed from a value's length, in the order first seen.
         public var guessed: [HashAlgorithm]
+        /// Lines that are no checksum line, skipped.
+        public var malformedCount = 0
+        /// The errors of the first 100 of them, each naming its line.
+        public var malformed: [GCDCatError] = []
 
         /// One line per guess, for standard error (``ChecksumList/guessNotes``).
         public var guessNotes: [String] { guessed.map(ChecksumList.guessNote) }
@@ -43,9 +51,11 @@ public struct StreamingListVerifier {
     /// Reads every line of the list.
     ///
     /// ## Errors
-    /// Those of ``ChecksumList/load(_:forced:)``.
-    public func scan() throws -> Scan {
+    /// Those of ``ChecksumList/load(_:forced:)``, but for a malformed line in a list that has
+    /// entries: that is counted in the scan.
+    public mutating func scan() throws -> Scan {
         var parser = ChecksumLineParser(path: source.shown, forced: forced, duplicates: .sieve)
+        parser.skipsMalformedLines = true
         var reached = 0
         do {
             try source.forEachLine { line, number in
@@ -59,7 +69,10 @@ public struct StreamingListVerifier {
             throw error
         }
         try refuseListedTwice(among: parser.candidates, before: .max)
-        return Scan(count: parser.count, guessed: parser.guessed)
+        malformedInScan = parser.malformedCount
+        return Scan(
+            count: parser.count, guessed: parser.guessed, malformedCount: parser.malformedCount,
+            malformed: parser.malformed)
     }
 
     /// Throws "listed twice" for the first line before line `limit` that repeats an earlier
@@ -67,6 +80,7 @@ public struct StreamingListVerifier {
     private func refuseListedTwice(among candidates: Set<UInt64>, before limit: Int) throws {
         guard !candidates.isEmpty else { return }
         var parser = ChecksumLineParser(path: source.shown, forced: forced, duplicates: .among(candidates))
+        parser.skipsMalformedLines = true
         do {
             try source.forEachLine { line, number in
                 guard number < limit else { throw Stop() }
@@ -81,7 +95,7 @@ public struct StreamingListVerifier {
         var total: Int64 = 0
         try forEachEntry { entry in
             guard entry.rejection == nil else { return true }
-            let path = ChecksumListVerifier.resolve(entry.name, listPath: source.path)
+            let path = ChecksumListVerifier.resolve(entry.name, listPath: source.namesRelativeTo)
             total += ChecksumListVerifier.regularFileSize(path) ?? 0
             return true
         }
@@ -136,7 +150,7 @@ public struct StreamingListVerifier {
         where included: (ChecksumList.Entry) -> Bool, counter: TransferCounter?,
         _ body: ([ChecksumListVerifier.Outcome]) throws -> Bool
     ) throws {
-        let folder = ListFolder(listPath: source.path, followLinksOutside: followLinksOutside)
+        let folder = ListFolder(listPath: source.namesRelativeTo, followLinksOutside: followLinksOutside)
         let jobs = self.jobs
         var checking: BackgroundWork<[ChecksumListVerifier.Outcome]>?
         // Whatever ends the pass, no check outlives it.
@@ -173,9 +187,13 @@ public struct StreamingListVerifier {
     /// were refused by ``scan()``; later passes do not keep names again.
     private func forEachEntry(_ body: (ChecksumList.Entry) throws -> Bool) throws {
         var parser = ChecksumLineParser(path: source.shown, forced: forced, duplicates: .none)
+        parser.skipsMalformedLines = true
+        let tolerated = malformedInScan
         do {
             try source.forEachLine { line, number in
-                guard let entry = try parser.entry(line, number: number) else { return }
+                let entry = try parser.entry(line, number: number)
+                if parser.malformedCount > tolerated, let changed = parser.lastMalformed { throw changed }
+                guard let entry else { return }
                 if try !body(entry) { throw Stop() }
             }
         } catch is Stop {}

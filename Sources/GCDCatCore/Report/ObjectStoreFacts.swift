@@ -51,7 +51,7 @@ public struct ObjectStoreFacts: Codable, Sendable, Equatable {
             "s3 requests    \(requests)",
             "client bytes   \(clientBytes) moved the data (\(size(downloadedBytes)) down, \(size(uploadedBytes)) up)",
         ]
-        if copyParts > 0 { lines.append("server copies  \(copyParts) parts, \(size(copiedBytes))") }
+        if copyParts > 0 { lines.append("server copies  \(counted(copyParts, "part")), \(size(copiedBytes))") }
         if !downloadedSmallParts.isEmpty {
             let shown =
                 downloadedSmallParts.count > 4
@@ -61,8 +61,8 @@ public struct ObjectStoreFacts: Codable, Sendable, Equatable {
         }
         if checkBytesRead > 0 || serverChecksums + recordedChecksums + readChecksums > 0 {
             lines.append(
-                "check          \(readChecksums) parts read (\(size(checkBytesRead)) for the check alone), "
-                    + "\(serverChecksums) crc32s "
+                "check          \(counted(readChecksums, "part")) read (\(size(checkBytesRead)) for the check alone), "
+                    + "\(counted(serverChecksums, "crc32")) "
                     + "from the server, \(recordedChecksums) from gcdcat's record")
         }
         return lines

@@ -134,9 +134,9 @@ public struct RunReport: Codable, Sendable, Equatable {
         if let crc32 { lines.append("crc32          \(crc32)") }
         lines += objectStore?.lines ?? []
         lines += notes.map { "note           \($0)" }
-        if !removedParts.isEmpty { lines.append("removed        \(removedParts.count) parts") }
+        if !removedParts.isEmpty { lines.append("removed        \(counted(removedParts.count, "part"))") }
         lines += rebuiltParts.map {
-            "rebuilt        \($0.path.displayPath) (\($0.state), \($0.blocks) block\($0.blocks == 1 ? "" : "s"), from PAR2)"
+            "rebuilt        \($0.path.displayPath) (\($0.state), \(counted($0.blocks, "block")), from PAR2)"
         }
         lines += warnings.map { "warning        \($0)" }
         return lines.joined(separator: "\n")
