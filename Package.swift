@@ -44,7 +44,7 @@ let package = Package(
         .target(name: "GCDCatSystem", dependencies: ["CSystemShim"]),
         // The S3 client (SigV4, credentials, transport, XML, retries): it knows objects and
         // requests, nothing of sets, merges or splits. See ARCHITECTURE.md.
-        .target(name: "GCDCatS3", dependencies: ["GCDCatSystem", "COpenSSL", "CCurl"]),
+        .target(name: "GCDCatS3", dependencies: ["GCDCatSystem", "COpenSSL", "CCurl", "CIsal"]),
         .target(
             name: "GCDCatCore",
             dependencies: [

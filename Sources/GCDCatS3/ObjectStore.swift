@@ -67,10 +67,17 @@ public struct MultipartUpload: Sendable, Hashable {
 public struct UploadedPart: Sendable, Equatable {
     public var partNumber: Int
     public var etag: String
+    /// The part's CRC-32C under `--checksum-algorithm CRC32C`: computed from the bytes sent, or
+    /// as the server answered a copy; nil when unknown.
+    public var crc32c: UInt32?
+    /// The part's length, which combining the parts' CRC-32Cs into the object's needs.
+    public var size: UInt64?
 
-    public init(partNumber: Int, etag: String) {
+    public init(partNumber: Int, etag: String, crc32c: UInt32? = nil, size: UInt64? = nil) {
         self.partNumber = partNumber
         self.etag = etag
+        self.crc32c = crc32c
+        self.size = size
     }
 }
 

@@ -192,8 +192,11 @@ public final class S3Client: ObjectStore {
     ) throws {
         var headers = Self.metadataHeaders(metadata)
         if ifNoneMatch { headers["if-none-match"] = "*" }
+        if configuration.objectOptions.checksumAlgorithm == .crc32c {
+            headers["x-amz-checksum-crc32c"] = CRC32C.base64(CRC32C.of(body))
+        }
         // A retry's 412 is then about our own object, or every answer was lost.
-        _ = try performWrite(
+        try performWrite(
             S3Request(
                 operation: "PutObject", method: "PUT", location: object, headers: headers, body: Self.borrowed(body)),
             landedAs: Self.md5(body), size: UInt64(body.count), mayHaveLanded: { _, retried in retried })
@@ -203,25 +206,25 @@ public final class S3Client: ObjectStore {
     /// so a failure may hide a write that landed. When `mayHaveLanded` says so (given the
     /// failure and whether the request went more than once), HEAD decides: the key holding
     /// `etag` (and `size`, when given) means the write is ours, and it counts as done.
-    /// Returns true when it was recognised so rather than answered.
+    /// Returns the answer, or nil when the write was recognised so rather than answered.
+    @discardableResult
     private func performWrite(
         _ request: S3Request, landedAs etag: String?, size: UInt64? = nil,
         mayHaveLanded: (GCDCatError, _ retried: Bool) -> Bool
-    ) throws(GCDCatError) -> Bool {
+    ) throws(GCDCatError) -> HTTPResponse? {
         var request = request
         var retried = false
         request.onRetry = { retried = true }
         let failure: GCDCatError
         do {
-            _ = try perform(request)
-            return false
+            return try perform(request)
         } catch {
             failure = error
         }
         guard mayHaveLanded(failure, retried), let etag, let info = try? head(request.location), info.etag == etag,
             size == nil || info.size == size
         else { throw failure }
-        return true
+        return nil
     }
 
     /// The ETag S3 gives an object stored by one PutObject (without SSE-KMS): the body's MD5.
@@ -307,16 +310,21 @@ public final class S3Client: ObjectStore {
     public func uploadPart(_ upload: MultipartUpload, partNumber: Int, body: UnsafeRawBufferPointer) throws
         -> UploadedPart
     {
+        let crc32c = configuration.objectOptions.checksumAlgorithm == .crc32c ? CRC32C.of(body) : nil
         let response = try perform(
             S3Request(
                 operation: "UploadPart", method: "PUT", location: upload.location,
-                query: [("partNumber", String(partNumber)), ("uploadId", upload.uploadID)], body: Self.borrowed(body)))
+                query: [("partNumber", String(partNumber)), ("uploadId", upload.uploadID)],
+                headers: crc32c.map { ["x-amz-checksum-crc32c": CRC32C.base64($0)] } ?? [:],
+                body: Self.borrowed(body)))
         guard let etag = response.headers["etag"] else {
             throw GCDCatError(
                 .io, path: upload.location.description, syscall: "UploadPart",
                 message: "the answer to part \(partNumber) has no ETag")
         }
-        return UploadedPart(partNumber: partNumber, etag: Self.unquoted(etag))
+        return UploadedPart(
+            partNumber: partNumber, etag: Self.unquoted(etag), crc32c: crc32c,
+            size: crc32c.map { _ in UInt64(body.count) })
     }
 
     public func uploadPartCopy(
@@ -345,22 +353,40 @@ public final class S3Client: ObjectStore {
                 .io, path: upload.location.description, syscall: "UploadPartCopy",
                 message: "the answer to part \(partNumber) (from \(source)) has no ETag")
         }
-        return UploadedPart(partNumber: partNumber, etag: Self.unquoted(etag))
+        // The server computes a copied part's checksum when the upload has an algorithm; one
+        // that does not (Ceph RGW 16) answers none, and the object's value stays unknown.
+        guard configuration.objectOptions.checksumAlgorithm == .crc32c else {
+            return UploadedPart(partNumber: partNumber, etag: Self.unquoted(etag))
+        }
+        return UploadedPart(
+            partNumber: partNumber, etag: Self.unquoted(etag),
+            crc32c: S3XML.value("ChecksumCRC32C", in: [UInt8](response.body)).flatMap(CRC32C.parse(base64:)),
+            size: range.upperBound - range.lowerBound)
     }
 
     public func completeMultipartUpload(_ upload: MultipartUpload, parts: [UploadedPart], ifNoneMatch: Bool) throws {
+        let checksummed = configuration.objectOptions.checksumAlgorithm == .crc32c
         var xml = "<CompleteMultipartUpload xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
         for part in parts {
             xml += "<Part><PartNumber>\(part.partNumber)</PartNumber>"
-            xml += "<ETag>\(S3XML.escape("\"\(part.etag)\""))</ETag></Part>"
+            xml += "<ETag>\(S3XML.escape("\"\(part.etag)\""))</ETag>"
+            if checksummed, let crc32c = part.crc32c {
+                xml += "<ChecksumCRC32C>\(CRC32C.base64(crc32c))</ChecksumCRC32C>"
+            }
+            xml += "</Part>"
         }
         xml += "</CompleteMultipartUpload>"
         var headers = ["content-type": "application/xml"]
         if ifNoneMatch { headers["if-none-match"] = "*" }
+        let whole = checksummed ? FullObjectChecksum.combined(parts) : nil
+        if checksummed {
+            headers["x-amz-checksum-type"] = "FULL_OBJECT"
+            if let whole { headers["x-amz-checksum-crc32c"] = CRC32C.base64(whole) }
+        }
         // A retry whose first attempt completed (its answer lost) finds the upload gone, or
         // (If-None-Match) its own object; and when every answer was lost, the server may have
         // completed it all the same. It is ours when its ETag is the one these parts make.
-        let recognised = try performWrite(
+        let answer = try performWrite(
             S3Request(
                 operation: "CompleteMultipartUpload", method: "POST", location: upload.location,
                 query: [("uploadId", upload.uploadID)], headers: headers, body: Data(xml.utf8),
@@ -369,7 +395,8 @@ public final class S3Client: ObjectStore {
             mayHaveLanded: { failure, retried in
                 retried || failure.message.hasPrefix("NoSuchUpload") || failure.code == .outputExists
             })
-        if recognised { try? abortMultipartUpload(upload) }  // gone already, unless the key held these bytes before
+        if answer == nil { try? abortMultipartUpload(upload) }  // gone already, unless the key held these bytes before
+        if checksummed { try requireStoredChecksum(whole, of: upload.location, answer: answer) }
     }
 
     /// An upload that is already gone (404) counts as aborted.

@@ -1,7 +1,7 @@
 import GCDCatSystem
 
 /// What the user asked of the objects a run writes (storage class, Content-Type, tags,
-/// encryption) and of every request it sends (requester pays, the expected bucket owner, an
+/// encryption, checksum algorithm) and of every request it sends (requester pays, the expected bucket owner, an
 /// SSE-C key): the `x-amz-*` headers ``S3Client`` adds to each request, per operation, as AWS's
 /// API reference lists them. The engines never see these; they reach S3 only through the client.
 public struct S3ObjectOptions: Sendable, Equatable {
@@ -20,6 +20,9 @@ public struct S3ObjectOptions: Sendable, Equatable {
     public var requestPayer = false
     /// `x-amz-expected-bucket-owner` on every request (and the copy source's owner on copies).
     public var expectedBucketOwner: String?
+    /// The flexible checksum of each object written; the client sends its values
+    /// (``S3Client/uploadPart(_:partNumber:body:)``, ``S3Client/completeMultipartUpload(_:parts:ifNoneMatch:)``).
+    public var checksumAlgorithm: S3ChecksumAlgorithm?
 
     public init() {}
 
@@ -28,7 +31,7 @@ public struct S3ObjectOptions: Sendable, Equatable {
     /// S3 does not show for one.
     public var choosesCreationSettings: Bool {
         storageClass != nil || contentType != nil || !tags.isEmpty || serverSideEncryption != nil
-            || customerKey != nil
+            || customerKey != nil || checksumAlgorithm != nil
     }
 
     /// Operations that make a new object and take its settings (storage class, type, tags, SSE).
@@ -57,6 +60,7 @@ public struct S3ObjectOptions: Sendable, Equatable {
                 headers.merge(customerKey.headers(prefix: "x-amz-copy-source-server-side-encryption-customer-")) { $1 }
             }
         }
+        if let checksumAlgorithm { headers.merge(checksumAlgorithm.creationHeaders(for: operation)) { $1 } }
         guard Self.creatingOperations.contains(operation) else { return headers }
         headers["content-type"] = S3ContentType.of(key: location.key, chosen: contentType)
         if let storageClass { headers["x-amz-storage-class"] = storageClass.rawValue }

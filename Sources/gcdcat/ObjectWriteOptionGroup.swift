@@ -1,7 +1,8 @@
 import ArgumentParser
 import GCDCatCore
 
-/// `--storage-class`, `--content-type`, `--tag`, `--sse` and `--sse-kms-key-id`: how the
+/// `--storage-class`, `--content-type`, `--tag`, `--sse`, `--sse-kms-key-id` and
+/// `--checksum-algorithm`: how the
 /// `s3://` objects that split and merge write are stored. Commands that only read have none.
 struct ObjectWriteOptionGroup: ParsableArguments {
     @Option(
@@ -37,6 +38,14 @@ struct ObjectWriteOptionGroup: ParsableArguments {
         help: ArgumentHelp("The KMS key (id or ARN) for --sse aws:kms; default the account's S3 key.", valueName: "id"))
     var sseKMSKeyID: String?
 
+    @Option(
+        name: .customLong("checksum-algorithm"),
+        help: ArgumentHelp(
+            "A full-object CRC32C on each s3:// object written, sent with every part and checked by the server "
+                + "(and against the value it keeps, where it returns one).",
+            valueName: "CRC32C"))
+    var checksumAlgorithm: String?
+
     /// Each value checked before any work; an option that no s3:// output would use is refused
     /// rather than quietly ignored.
     func check(writesObjects: Bool, customerKey: Bool) throws {
@@ -58,6 +67,7 @@ struct ObjectWriteOptionGroup: ParsableArguments {
         if contentType != nil { return "--content-type" }
         if !tags.isEmpty { return "--tag" }
         if sse != nil { return "--sse" }
+        if checksumAlgorithm != nil { return "--checksum-algorithm" }
         return sseKMSKeyID != nil ? "--sse-kms-key-id" : nil
     }
 
@@ -80,6 +90,14 @@ struct ObjectWriteOptionGroup: ParsableArguments {
             options.contentType = contentType
         }
         options.tags = try parsedTags()
+        if let checksumAlgorithm {
+            guard let known = S3ChecksumAlgorithm(rawValue: checksumAlgorithm.uppercased()) else {
+                throw ValidationError(
+                    "--checksum-algorithm \(checksumAlgorithm): gcdcat sends CRC32C (full-object) only; CRC32, "
+                        + "CRC64NVME, SHA1 and SHA256 are not implemented.")
+            }
+            options.checksumAlgorithm = known
+        }
         switch sse {
         case nil: break
         case "AES256": options.serverSideEncryption = .aes256

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Mistakes in `--storage-class`, `--content-type`, `--tag`, `--sse`, `--sse-kms-key-id`,
-/// `--sse-c-key` and `--expected-bucket-owner` are usage errors (64) before any request: the
+/// `--sse-c-key`, `--expected-bucket-owner` and `--checksum-algorithm` are usage errors (64) before any request: the
 /// endpoint refuses connections, so reaching it would exit 1.
 @Suite struct S3ObjectOptionsUsageCLITests {
     static let unreachable = ["--endpoint-url", "http://127.0.0.1:1"]
@@ -30,6 +30,11 @@ import Testing
             ),
             (["--sse", "aes256"], "--sse aes256 is not AES256 or aws:kms (for SSE-C, give --sse-c-key FILE)."),
             (["--sse-kms-key-id", "k1"], "--sse-kms-key-id goes with --sse aws:kms."),
+            (
+                ["--checksum-algorithm", "SHA256"],
+                "--checksum-algorithm SHA256: gcdcat sends CRC32C (full-object) only; CRC32, CRC64NVME, SHA1 and "
+                    + "SHA256 are not implemented."
+            ),
             (["--sse", "AES256", "--sse-kms-key-id", "k1"], "--sse-kms-key-id goes with --sse aws:kms."),
             (
                 ["--sse", "AES256", "--sse-c-key", "key32"],
@@ -67,6 +72,7 @@ import Testing
             (["split", "in", "--size", "2"], ["--tag", "k=v"], "--tag"),
             (["merge", "in.001", "-o", "out"], ["--content-type", "text/csv"], "--content-type"),
             (["merge", "in.001", "-o", "out"], ["--sse", "AES256"], "--sse"),
+            (["merge", "in.001", "-o", "out"], ["--checksum-algorithm", "CRC32C"], "--checksum-algorithm"),
             (["merge", "s3://b/in.001", "-o", "out"], ["--storage-class", "STANDARD"], "--storage-class"),
         ] as [([String], [String], String)])
     func anOptionForObjectsWrittenIsRefusedWhenNoneIsWritten(
@@ -90,7 +96,7 @@ import Testing
             let help = try gcdcat([command, "--help"]).stdoutText
             for option in [
                 "--storage-class", "--content-type", "--tag", "--sse ", "--sse-kms-key-id", "--sse-c-key",
-                "--request-payer", "--expected-bucket-owner",
+                "--request-payer", "--expected-bucket-owner", "--checksum-algorithm",
             ] {
                 #expect(help.contains(option), "\(command) --help lacks \(option)")
             }
