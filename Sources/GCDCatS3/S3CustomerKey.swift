@@ -32,11 +32,10 @@ public struct S3CustomerKey: Sendable, Equatable, CustomStringConvertible {
     /// ## Errors
     /// `open`/`read` failures naming `path`; `.invalidInput` for another length.
     public static func read(_ path: String) throws(GCDCatError) -> S3CustomerKey {
-        let fd = try Syscall.open(path, O_RDONLY)
-        defer { close(fd) }
+        let file = try OwnedDescriptor(opening: path, O_RDONLY)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: length + 1, alignment: 1)
         defer { buffer.deallocate() }
-        let count = try Syscall.read(fd, into: buffer.baseAddress!, count: buffer.count, path: path)
+        let count = try Syscall.read(file.raw, into: buffer.baseAddress!, count: buffer.count, path: path)
         let bytes = Array(buffer.prefix(count))
         guard count <= length else {
             throw GCDCatError(

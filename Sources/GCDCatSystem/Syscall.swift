@@ -28,17 +28,12 @@ package enum Syscall {
     /// ## Errors
     /// `.io` naming the syscall; `.invalidInput` ("not a regular file") for anything else.
     package static func openRegularFile(_ path: String) throws(GCDCatError) -> (fd: Int32, size: Int64) {
-        let fd = try open(path, O_RDONLY)
-        let info: stat
-        do { info = try fstat(fd, path: path) } catch {
-            Glibc.close(fd)
-            throw error
-        }
+        let file = try OwnedDescriptor(opening: path, O_RDONLY)
+        let info = try fstat(file.raw, path: path)
         guard info.st_mode & S_IFMT == S_IFREG else {
-            Glibc.close(fd)
             throw GCDCatError(.invalidInput, path: path, message: "not a regular file")
         }
-        return (fd, Int64(info.st_size))
+        return (file.release(), Int64(info.st_size))
     }
 
     package static func open(_ path: String, _ flags: Int32, mode: mode_t = 0) throws(GCDCatError) -> Int32 {
@@ -300,7 +295,6 @@ package enum Syscall {
 
 /// Reads a whole (small) file.
 package func readWholeFile(_ path: String) throws -> [UInt8] {
-    let fd = try Syscall.open(path, O_RDONLY)
-    defer { close(fd) }
-    return try Syscall.readToEnd(fd, path: path)
+    let file = try OwnedDescriptor(opening: path, O_RDONLY)
+    return try Syscall.readToEnd(file.raw, path: path)
 }

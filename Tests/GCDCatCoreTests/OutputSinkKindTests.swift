@@ -20,7 +20,8 @@ import Testing
 
     @Test func aDeviceIsWrittenIntoAndClosedNeverReplaced() throws {
         let sink = try OutputSink.open(.path("/dev/null"), inputs: [], overwrite: false)
-        guard case .device(let fd) = sink.kind else { Issue.record("\(sink.kind)"); return }
+        guard case .device(let device) = sink.kind else { Issue.record("\(sink.kind)"); return }
+        let fd = device.raw
         #expect(try sink.fd == fd)
         #expect(!sink.allowsPositionalWrites && !sink.isRegularFile)
         try sink.write([1, 2, 3])
@@ -29,6 +30,22 @@ import Testing
         #expect(fcntl(fd, F_GETFD) == -1)  // closed by finishWriting
         var info = stat()
         #expect(stat("/dev/null", &info) == 0 && info.st_mode & S_IFMT == S_IFCHR)
+    }
+
+    /// A failed set discards every output, finished ones too: a device that finishing had
+    /// closed was closed again, which shut whatever file had been given its number meanwhile.
+    @Test func aFinishedDeviceIsNotClosedAgainWhenDiscarded() throws {
+        let sink = try OutputSink.open(.path("/dev/null"), inputs: [], overwrite: false)
+        let number = try sink.fd
+        try sink.finishWriting(fsync: false)
+        let other = open("/dev/zero", O_RDONLY | O_CLOEXEC)
+        try #require(other >= 0)
+        defer { close(other) }
+        // The number is free now: give it to another file, as the next open would.
+        try #require(dup2(other, number) == number)
+        defer { close(number) }
+        sink.discard()
+        #expect(openedPath(ofDescriptor: number) == "/dev/zero")
     }
 
     @Test func standardOutputIsWrittenThroughItsOwnDescriptor() throws {

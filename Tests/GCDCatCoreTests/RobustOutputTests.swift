@@ -50,6 +50,19 @@ import Testing
         #expect(directory.listing().isEmpty)
     }
 
+    /// An output dropped without finishing or discarding kept its descriptor (and so its
+    /// unnamed file's blocks) open until the process ended.
+    @Test func anOutputLetGoWithoutFinishingClosesItsDescriptor() throws {
+        let directory = TemporaryDirectory()
+        var number: Int32 = -1
+        do {
+            let file = try AtomicOutputFile(finalPath: directory.file("x"), overwrite: false)
+            number = file.fd
+            #expect(openedPath(ofDescriptor: number)?.hasPrefix(directory.path) == true)
+        }
+        #expect(openedPath(ofDescriptor: number)?.hasPrefix(directory.path) != true)
+    }
+
     /// SIGINT during a split left `.p.NNN.gcdcat-*`: a file created after the sweep survived.
     @Test func theRegistryRefusesNewFilesOnceAnAbortBegan() throws {
         let directory = TemporaryDirectory()

@@ -105,3 +105,12 @@ func expectGCDCatError(
     }
     return nil
 }
+
+/// What descriptor `number` of this process is open on (`/proc/self/fd/N`'s link), or nil when
+/// it is closed. A number reused meanwhile by a test running in parallel names another file.
+func openedPath(ofDescriptor number: Int32) -> String? {
+    var buffer = [CChar](repeating: 0, count: 4097)
+    let count = readlink("/proc/self/fd/\(number)", &buffer, 4096)
+    guard count > 0 else { return nil }
+    return String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}

@@ -302,8 +302,8 @@ public struct BenchRunner {
             return
                 "--cold was asked for, but /proc/sys/vm/drop_caches cannot be opened (\(describeErrno(errno))); runs were hot"
         }
-        defer { close(fd) }
-        guard write(fd, "3", 1) == 1 else {
+        let file = OwnedDescriptor(adopting: fd)
+        guard write(file.raw, "3", 1) == 1 else {
             return "--cold was asked for, but dropping caches failed (\(describeErrno(errno))); runs were hot"
         }
         return nil

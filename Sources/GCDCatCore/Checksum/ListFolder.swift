@@ -24,6 +24,8 @@ final class ListFolder: Sendable {
     /// The folder's real path; nil when symlinks may lead anywhere (`--follow-links-outside`).
     let realPath: String?
     /// The folder, open with `O_PATH`; nil when confinement is off or it could not be opened.
+    private let folder: OwnedDescriptor?
+    /// `folder`'s number, lent to `openat2` (an optional noncopyable cannot be read in place).
     private let descriptor: Int32?
     /// `openat2` failed with ENOSYS once: the kernel has none.
     private let withoutOpenat2 = Atomic<Bool>(false)
@@ -31,16 +33,9 @@ final class ListFolder: Sendable {
     init(listPath: String, followLinksOutside: Bool) {
         prefix = ChecksumListVerifier.resolve("", listPath: listPath)
         realPath = followLinksOutside ? nil : Syscall.realPath(listPath == "-" ? "." : splitPath(listPath).directory)
-        guard let realPath else {
-            descriptor = nil
-            return
-        }
-        let fd = PathName.withPathCString(realPath) { gcdcat_open_folder($0) }
+        let fd = realPath.map { path in PathName.withPathCString(path) { gcdcat_open_folder($0) } } ?? -1
         descriptor = fd >= 0 ? fd : nil
-    }
-
-    deinit {
-        if let descriptor { close(descriptor) }
+        folder = fd >= 0 ? OwnedDescriptor(adopting: fd) : nil
     }
 
     /// The path `name` stands for, as messages and the JSON name it.

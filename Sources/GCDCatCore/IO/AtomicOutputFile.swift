@@ -1,6 +1,5 @@
 import CSystemShim
 import GCDCatSystem
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -29,13 +28,14 @@ public final class AtomicOutputFile: Sendable {
     public let temporaryPath: String
     /// True for an unnamed (`O_TMPFILE`) file.
     public let isUnnamed: Bool
-    public let fd: Int32
+    /// Owns the descriptor: writers share it until one of finishing, publishing or discarding
+    /// closes it, once.
+    private let descriptor: SharedDescriptor
     let overwrite: Bool
     let registry: CleanupRegistry
     private let token: Int?
     /// The registry's note that this output is under way (``CleanupRegistry/beginOutput(_:)``).
     private let outputToken: Int
-    private let state = Mutex(DescriptorState())
 
     /// Creates the unfinished file for `finalPath`, unnamed unless `unnamed` is false or the
     /// filesystem cannot.
@@ -56,7 +56,7 @@ public final class AtomicOutputFile: Sendable {
             try registry.requireLive()
             let fd = PathName.withPathCString(directory) { gcdcat_open_tmpfile($0, 0o666) }
             if fd >= 0 {
-                self.fd = fd
+                self.descriptor = SharedDescriptor(OwnedDescriptor(adopting: fd))
                 self.temporaryPath = "/proc/self/fd/\(fd)"
                 self.isUnnamed = true
                 self.token = nil
@@ -79,7 +79,7 @@ public final class AtomicOutputFile: Sendable {
             }
             if let token {
                 self.temporaryPath = candidate
-                self.fd = fd
+                self.descriptor = SharedDescriptor(OwnedDescriptor(adopting: fd))
                 self.token = token
                 self.outputToken = registry.beginOutput(finalPath)
                 return
@@ -91,6 +91,9 @@ public final class AtomicOutputFile: Sendable {
             throw Self.creationError(finalPath, errno: code)
         }
     }
+
+    /// The descriptor, lent for writing until the file is finished, published or discarded.
+    public var fd: Int32 { descriptor.raw }
 
     /// Why the file for `finalPath` could not be created. A folder that refuses new files
     /// (EACCES, EROFS) is named as the culprit: the output is not there yet to be blamed.
@@ -114,12 +117,14 @@ public final class AtomicOutputFile: Sendable {
     public func finishWriting(fsync: Bool) throws {
         do {
             if isUnnamed {
-                if fsync && !state.withLock({ $0.closed }) { try Syscall.fsync(fd, path: finalPath) }
+                if fsync {
+                    try descriptor.ifOpen { (fd) throws(GCDCatError) in try Syscall.fsync(fd, path: finalPath) }
+                }
                 return
             }
-            guard state.withLock({ $0.closeOnce() }) else { return }
-            if fsync { try Syscall.fsync(fd, path: finalPath) }
-            try Syscall.close(fd, path: finalPath)
+            guard let owned = descriptor.take() else { return }
+            if fsync { try Syscall.fsync(owned.raw, path: finalPath) }
+            try owned.close(path: finalPath)
         } catch {
             discard()
             throw error
@@ -149,14 +154,14 @@ public final class AtomicOutputFile: Sendable {
             discard()
             throw error
         }
-        if isUnnamed, state.withLock({ $0.closeOnce() }) { _ = Glibc.close(fd) }
+        if isUnnamed { _ = descriptor.take() }
         if fsync { try syncDirectory(of: finalPath) }
         return finalToken
     }
 
     /// Closes and removes the unfinished file.
     public func discard() {
-        if state.withLock({ $0.closeOnce() }) { _ = Glibc.close(fd) }
+        _ = descriptor.take()
         if !isUnnamed { Syscall.unlink(temporaryPath) }
         if let token { registry.forget(token) }
         registry.endOutput(outputToken)
@@ -210,17 +215,6 @@ public final class AtomicOutputFile: Sendable {
 /// Whether `/proc/self/fd` can name an open descriptor, which linking an unnamed file needs.
 private let procDescriptorsAvailable = access("/proc/self/fd", X_OK) == 0
 
-/// Whether a descriptor was closed, so it is closed exactly once.
-private struct DescriptorState {
-    var closed = false
-
-    /// True the first time only.
-    mutating func closeOnce() -> Bool {
-        defer { closed = true }
-        return !closed
-    }
-}
-
 /// `.NAME.gcdcat-XXXXXX` beside `finalPath`, with NAME cut so the name fits in 255 bytes: it
 /// says whose it is (see ``LeftoverTemporaries``).
 func temporaryName(for finalPath: String) -> String {
@@ -239,9 +233,8 @@ func temporaryStem(of name: String) -> String {
 /// `fsync`s the folder that holds `path`, so a rename into it survives a crash.
 func syncDirectory(of path: String) throws {
     let directory = splitPath(path).directory
-    let fd = try Syscall.open(directory, O_RDONLY | O_DIRECTORY)
-    defer { _ = Glibc.close(fd) }
-    try Syscall.fsync(fd, path: directory)
+    let folder = try OwnedDescriptor(opening: directory, O_RDONLY | O_DIRECTORY)
+    try Syscall.fsync(folder.raw, path: directory)
 }
 
 /// `a/b/c` → (`a/b`, `c`); `c` → (`.`, `c`); `/c` → (`/`, `c`).

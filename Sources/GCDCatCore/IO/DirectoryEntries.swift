@@ -9,12 +9,9 @@ import GCDCatSystem
 /// ## Errors
 /// `.io` naming the folder when `opendir` fails.
 public func directoryEntries(_ path: String) throws -> [String] {
-    guard let stream = PathName.withPathCString(path, { opendir($0) }) else {
-        throw GCDCatError.syscall("opendir", path: path, errno: errno)
-    }
-    defer { closedir(stream) }
+    let folder = try DirectoryStream(opening: path)
     var names: [String] = []
-    while let entry = readdir(stream) {
+    while let entry = readdir(folder.stream) {
         let name = withUnsafePointer(to: entry.pointee.d_name) {
             $0.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: entry.pointee.d_name)) {
                 PathName.decode(cString: $0)
@@ -23,6 +20,20 @@ public func directoryEntries(_ path: String) throws -> [String] {
         if name != "." && name != ".." { names.append(name) }
     }
     return names
+}
+
+/// A folder open for reading its names (`opendir`), closed exactly once, when it goes.
+private struct DirectoryStream: ~Copyable {
+    let stream: OpaquePointer
+
+    init(opening path: String) throws(GCDCatError) {
+        guard let stream = PathName.withPathCString(path, { opendir($0) }) else {
+            throw GCDCatError.syscall("opendir", path: path, errno: errno)
+        }
+        self.stream = stream
+    }
+
+    deinit { closedir(stream) }
 }
 
 /// Removes `path` and, if it is a folder, everything below it; symlinks are removed, not

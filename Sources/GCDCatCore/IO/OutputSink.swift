@@ -50,8 +50,9 @@ public final class OutputSink: Sendable {
         /// appending), and never closed. `isRegularFile` when it is redirected to one.
         case standardOutput(isRegularFile: Bool)
         /// A device, FIFO or socket named by a path (or a symlink to one), opened here: written
-        /// into and closed, never replaced.
-        case device(Int32)
+        /// into and closed once (by finishing, or by discarding if it did not finish), never
+        /// replaced.
+        case device(SharedDescriptor)
         /// An `s3://` object, a multipart upload completed at publish (``ObjectOutput``).
         case object(ObjectOutput)
     }
@@ -74,7 +75,7 @@ public final class OutputSink: Sendable {
             switch kind {
             case .newFile(let file): return file.fd
             case .standardOutput: return STDOUT_FILENO
-            case .device(let fd): return fd
+            case .device(let device): return device.raw
             case .object:
                 throw GCDCatError(
                     .invalidInput, path: path, message: "an object is written by requests, not a descriptor")
@@ -95,7 +96,7 @@ public final class OutputSink: Sendable {
     var readerGone: Bool {
         switch kind {
         case .standardOutput(let isRegularFile): return !isRegularFile && Syscall.readerGone(STDOUT_FILENO)
-        case .device(let fd): return Syscall.readerGone(fd)
+        case .device(let device): return Syscall.readerGone(device.raw)
         case .newFile, .object: return false
         }
     }
@@ -157,7 +158,8 @@ public final class OutputSink: Sendable {
                 return try standardOutput(inputs: inputs)
             case .device:
                 // A device or FIFO (or a symlink to one): write into it, never replace the node.
-                return OutputSink(.device(try Syscall.open(path, O_WRONLY)), path: path)
+                let device = try OwnedDescriptor(opening: path, O_WRONLY)
+                return OutputSink(.device(SharedDescriptor(device)), path: path)
             case .newFile:
                 let file = try AtomicOutputFile(
                     finalPath: path, overwrite: overwrite, registry: registry, unnamed: unnamed)
@@ -362,9 +364,10 @@ public final class OutputSink: Sendable {
             return  // every part is on the server already
         case .newFile(let file):
             try file.finishWriting(fsync: fsync)
-        case .device(let fd):
-            if fsync { try Syscall.fsync(fd, path: path) }
-            try Syscall.close(fd, path: path)
+        case .device(let device):
+            guard let owned = device.take() else { return }
+            if fsync { try Syscall.fsync(owned.raw, path: path) }
+            try owned.close(path: path)
         case .standardOutput(let isRegularFile):
             if fsync && isRegularFile { try Syscall.fsync(STDOUT_FILENO, path: path) }
         }
@@ -375,7 +378,7 @@ public final class OutputSink: Sendable {
         switch kind {
         case .object(let object): object.discard()
         case .newFile(let file): file.discard()
-        case .device(let fd): _ = Glibc.close(fd)
+        case .device(let device): _ = device.take()
         case .standardOutput: return
         }
     }

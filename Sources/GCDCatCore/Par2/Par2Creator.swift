@@ -43,8 +43,8 @@ public enum Par2Creator {
 
     /// The size of `path`, a regular file.
     public static func fileSize(_ path: String) throws -> Int64 {
-        let (fd, openedSize) = try Syscall.openRegularFile(path)
-        defer { Glibc.close(fd) }
+        let (opened, openedSize) = try Syscall.openRegularFile(path)
+        _ = OwnedDescriptor(adopting: opened)  // opened only to check it; closed here
         return openedSize
     }
 
@@ -159,11 +159,11 @@ public enum Par2Creator {
 
     /// The input's name, length and first-16-KiB MD5.
     static func describe(_ input: (path: String, name: String)) throws -> Par2Encoder.Description {
-        let (fd, openedSize) = try Syscall.openRegularFile(input.path)
-        defer { Glibc.close(fd) }
+        let (opened, openedSize) = try Syscall.openRegularFile(input.path)
+        let file = OwnedDescriptor(adopting: opened)
         var head = [UInt8](repeating: 0, count: 16384)
         let got = try head.withUnsafeMutableBytes { (raw) throws -> Int in
-            try Syscall.pread(fd, into: raw.baseAddress!, count: raw.count, offset: 0, path: input.path)
+            try Syscall.pread(file.raw, into: raw.baseAddress!, count: raw.count, offset: 0, path: input.path)
         }
         return Par2Encoder.Description(
             name: input.name, length: openedSize, md5First16K: Par2Hash.md5(Array(head.prefix(got))))
@@ -173,8 +173,7 @@ public enum Par2Creator {
     private static func feed(
         _ path: String, length: Int64, file: Int, _ encoder: Par2Encoder, _ buffer: inout [UInt8]
     ) throws -> Int64 {
-        let fd = try Syscall.open(path, O_RDONLY)
-        defer { Glibc.close(fd) }
+        let input = try OwnedDescriptor(opening: path, O_RDONLY)
         let sliceSize = encoder.sliceSize
         var chunk = [UInt8](repeating: 0, count: sliceSize)
         var offset: Int64 = 0
@@ -182,7 +181,7 @@ public enum Par2Creator {
         while offset < length {
             let want = Int(min(Int64(sliceSize), length - offset))
             let got = try chunk.withUnsafeMutableBytes { (raw) throws -> Int in
-                try Syscall.pread(fd, into: raw.baseAddress!, count: want, offset: offset, path: path)
+                try Syscall.pread(input.raw, into: raw.baseAddress!, count: want, offset: offset, path: path)
             }
             guard got == want else { throw changed(path) }
             chunk.withUnsafeBytes {
@@ -192,7 +191,7 @@ public enum Par2Creator {
             offset += Int64(want)
             slice += 1
         }
-        guard try Syscall.fstat(fd, path: path).st_size == length else { throw changed(path) }
+        guard try Syscall.fstat(input.raw, path: path).st_size == length else { throw changed(path) }
         return length
     }
 

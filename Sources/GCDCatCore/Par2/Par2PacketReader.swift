@@ -39,13 +39,13 @@ public enum Par2PacketReader {
     /// ## Errors
     /// `.io` naming `path` and the syscall when it cannot be opened or read.
     public static func scan(path: String) throws -> (packets: [Par2ScannedPacket], damaged: Int) {
-        let (fd, size) = try Syscall.openRegularFile(path)
-        defer { Glibc.close(fd) }
+        let (raw, size) = try Syscall.openRegularFile(path)
+        let file = OwnedDescriptor(adopting: raw)
         var packets: [Par2ScannedPacket] = []
         var damaged = 0
         var position: Int64 = 0
-        while let start = try findMagic(fd, path: path, from: position, size: size) {
-            if let read = try readPacket(fd, path: path, at: start, size: size) {
+        while let start = try findMagic(file.raw, path: path, from: position, size: size) {
+            if let read = try readPacket(file.raw, path: path, at: start, size: size) {
                 if let packet = read.packet { packets.append(packet) }
                 position = start + read.length
             } else {

@@ -81,7 +81,8 @@ public enum Par2Verifier {
         let index: Int
         let file: Par2RecoverySet.File
         let path: String
-        let fd: Int32
+        /// The file's descriptor, closed when the lane goes.
+        let descriptor: OwnedDescriptor
         let size: Int64
         let md5 = MD5Stream()
         var crc = Checksum(.crc32)
@@ -91,15 +92,15 @@ public enum Par2Verifier {
         /// Whether the file ended before its length: its MD5 cannot match.
         var short = false
 
-        init(index: Int, file: Par2RecoverySet.File, path: String, fd: Int32, size: Int64) {
+        init(index: Int, file: Par2RecoverySet.File, path: String, opened: consuming OwnedDescriptor, size: Int64) {
             self.index = index
             self.file = file
             self.path = path
-            self.fd = fd
+            self.descriptor = opened
             self.size = size
         }
 
-        deinit { Glibc.close(fd) }
+        var fd: Int32 { descriptor.raw }
     }
 
     /// The statuses of the files `group`, read together through `buffer` (``lanes`` stretches).
@@ -116,8 +117,9 @@ public enum Par2Verifier {
                     state: .missing, badSlices: Array(file.slices.indices), sizeOnDisk: nil)
                 continue
             }
-            let (fd, size) = try Syscall.openRegularFile(path)
-            lanes.append(Lane(index: index, file: file, path: path, fd: fd, size: size))
+            let (opened, size) = try Syscall.openRegularFile(path)
+            lanes.append(
+                Lane(index: index, file: file, path: path, opened: OwnedDescriptor(adopting: opened), size: size))
         }
         let sliceSize = Int64(set.sliceSize)
         while true {
