@@ -44,6 +44,41 @@ import Testing
         #expect(registry.takeLeftBehind() == [])
     }
 
+    /// An interrupted upload was reported as "removed 1 unfinished file(s)" (outside attack on
+    /// issue 24): the sweep says what it did to each kind, with plurals.
+    @Test func theSweepSaysWhatItAbortedDeletedAndRemoved() throws {
+        let store = MemoryObjectStore()
+        let registry = CleanupRegistry()
+        for key in ["a", "b"] {
+            let output = ObjectOutput(
+                target: ObjectTarget(location: ObjectLocation(bucket: "bkt", key: key), store: store),
+                overwrite: false, registry: registry)
+            try output.begin(recording: nil)
+        }
+        _ = registry.register(.undo(UndoAction(name: "s3://bkt/placed", {})))
+        let scratch = TemporaryDirectory()
+        let file = scratch.path + "/unfinished"
+        #expect(FileManager.default.createFile(atPath: file, contents: Data([1])))
+        _ = registry.register(.file(file))
+
+        let removed = registry.removeAll(signal: SIGINT)
+
+        #expect(
+            registry.removalNote(removed)
+                == "; aborted 2 unfinished uploads, deleted 1 object this run had placed and removed 1 unfinished file")
+        #expect(try store.listMultipartUploads(bucket: "bkt", prefix: "") == [])
+    }
+
+    @Test func oneAbortedUploadIsSaidInTheSingular() throws {
+        let registry = CleanupRegistry()
+        let output = ObjectOutput(
+            target: ObjectTarget(location: Self.location, store: MemoryObjectStore()), overwrite: false,
+            registry: registry)
+        try output.begin(recording: nil)
+        #expect(registry.removalNote(registry.removeAll(signal: SIGINT)) == "; aborted 1 unfinished upload")
+        #expect(registry.removalNote([]) == "")
+    }
+
     @Test func theSignalSweepReportsWhatItCouldNotUndo() throws {
         let store = MemoryObjectStore()
         let registry = CleanupRegistry()

@@ -63,6 +63,8 @@ public final class CleanupRegistry: Sendable {
         /// the token of each name (a split begins tens of thousands: both lookups are O(1)).
         var pendingOutputs: [Int: String] = [:]
         var pendingTokens: [String: Int] = [:]
+        /// The names the last sweep undid by aborting an upload, for ``removalNote(_:)``.
+        var abortedUploads: Set<String> = []
     }
 
     private let state = Mutex(State())
@@ -177,6 +179,27 @@ public final class CleanupRegistry: Sendable {
             state.leftBehind.append(line)
             if let upload { state.leftUploads.append(upload) }
         }
+    }
+
+    /// What a sweep undid, for the line that ends the run ("; aborted 1 unfinished upload and
+    /// removed 2 unfinished files"), from the names ``removeAll(signal:beforeUndoing:)`` returned;
+    /// empty when it undid nothing.
+    public func removalNote(_ removed: [String]) -> String {
+        let aborted = state.withLock { $0.abortedUploads }
+        let uploads = removed.filter(aborted.contains).count
+        let objects = removed.filter { !aborted.contains($0) && ObjectLocation.isObjectPath($0) }.count
+        let files = removed.count - uploads - objects
+        let parts = [
+            uploads > 0 ? "aborted \(Self.counted(uploads, "unfinished upload"))" : nil,
+            objects > 0 ? "deleted \(Self.counted(objects, "object")) this run had placed" : nil,
+            files > 0 ? "removed \(Self.counted(files, "unfinished file"))" : nil,
+        ].compactMap { $0 }
+        guard let last = parts.last else { return "" }
+        return "; " + (parts.count == 1 ? last : parts.dropLast().joined(separator: ", ") + " and " + last)
+    }
+
+    private static func counted(_ count: Int, _ noun: String) -> String {
+        "\(count) \(noun)\(count == 1 ? "" : "s")"
     }
 
     /// The lines recorded by ``noteLeftBehind(_:upload:)`` since the last call, and forgets
@@ -354,7 +377,10 @@ public final class CleanupRegistry: Sendable {
                 do {
                     try action.run()
                     undone.withLock { _ = $0.insert(index) }
-                    self.state.withLock { state in state.undoing.removeAll { $0 === action } }
+                    self.state.withLock { state in
+                        state.undoing.removeAll { $0 === action }
+                        if action.upload != nil { state.abortedUploads.insert(action.name) }
+                    }
                 } catch {
                     self.state.withLock { state in
                         state.undoing.removeAll { $0 === action }

@@ -14,7 +14,8 @@ public struct ObjectStoreFacts: Codable, Sendable, Equatable {
     /// Output parts copied on the server (UploadPartCopy), and their bytes.
     public var copyParts: Int
     public var copiedBytes: UInt64
-    /// Parts downloaded and uploaded again because they were under S3's 5 MiB part minimum.
+    /// Parts downloaded (whole, or a big part's head) and uploaded again rather than copied on
+    /// the server: under S3's 5 MiB part minimum, or with a `%` in the key (``ObjectMergeJob``).
     public var downloadedSmallParts: [String]
     /// Bytes read to check the parts against the manifest (what a merge downloads anyway is
     /// checked as it passes, and not counted); of the parts checked, how many
@@ -57,7 +58,9 @@ public struct ObjectStoreFacts: Codable, Sendable, Equatable {
                 downloadedSmallParts.count > 4
                 ? "\(downloadedSmallParts.count) parts, \(downloadedSmallParts[0]) … \(downloadedSmallParts.last!)"
                 : downloadedSmallParts.joined(separator: ", ")
-            lines.append("downloaded     under 5 MiB, so not copied: \(shown)")
+            lines.append(
+                "downloaded     \(shown), whole or in part, and uploaded again: \(Self.whyNotCopied(downloadedSmallParts))"
+            )
         }
         if checkBytesRead > 0 || serverChecksums + recordedChecksums + readChecksums > 0 {
             lines.append(
@@ -66,5 +69,14 @@ public struct ObjectStoreFacts: Codable, Sendable, Equatable {
                     + "from the server, \(recordedChecksums) from gcdcat's record")
         }
         return lines
+    }
+
+    /// Why the parts `names` were not copied on the server, as the notes of ``ObjectMergeJob`` say.
+    private static func whyNotCopied(_ names: [String]) -> String {
+        let percent = names.filter { $0.contains("%") }.count
+        return [
+            percent < names.count ? "S3 copies no upload part under 5 MiB" : nil,
+            percent > 0 ? "Ceph RGW decodes a copy source with '%' twice" : nil,
+        ].compactMap { $0 }.joined(separator: "; ")
     }
 }

@@ -126,7 +126,7 @@ public enum InterruptHandler {
         let outputs = CleanupRegistry.shared.unpublishedOutputs.map(\.displayPath)
         // A reader that went away ends gcdcat silently, as it ends `cat`: the shell's 141 says it.
         if number != SIGPIPE {
-            let note = removed.isEmpty ? "" : "; removed \(removed.count) unfinished file(s)"
+            let note = CleanupRegistry.shared.removalNote(removed)
             let notCreated =
                 switch outputs.count {
                 case 0: ""

@@ -34,7 +34,7 @@ public final class StallWatchdog: Sendable {
                 guard still >= patience, gcdcat_probe_address_space(probe) != 0 else { continue }
                 guard !self.stopped.load(ordering: .acquiring) else { return }
                 let removed = CleanupRegistry.shared.removeAll()
-                let note = removed.isEmpty ? "" : "; removed \(removed.count) unfinished file(s)"
+                let note = CleanupRegistry.shared.removalNote(removed)
                 _ = StandardStreams.writeError(
                     "gcdcat: \(outputName.displayPath): mmap: Cannot allocate memory "
                         + "(no progress for \(Int(patience)) s with the address space exhausted: "
