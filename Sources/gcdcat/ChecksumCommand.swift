@@ -72,6 +72,7 @@ extension GCDCat {
             }
             if json && format != nil { throw ValidationError("--json and --format are alternatives; give one.") }
             try validateObjectNames(files)
+            try objectStore.check(namesObjects: files.contains(where: ObjectLocation.isObjectPath))
         }
 
         /// One file's line of the JSON document: its checksum, or the error that stopped it.

@@ -153,6 +153,8 @@ extension GCDCat {
             try objectWrites.check(
                 writesObjects: output.map(ObjectLocation.isObjectPath) ?? partsAreObjects,
                 customerKey: objectStore.access.sseCustomerKeyFile != nil)
+            try objectStore.check(
+                namesObjects: (parts + [output, manifest]).contains { ObjectLocation.isObjectPath($0 ?? "") })
             // The `cp` habit: `merge A.001 OUT`, where OUT is no file and no part of A's set.
             if output == nil, !parts.contains(where: ObjectLocation.isObjectPath),
                 let misplaced = PartArguments.misplacedOutput(parts)

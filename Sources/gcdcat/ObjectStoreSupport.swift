@@ -28,17 +28,17 @@ struct ObjectStoreOptions: ParsableArguments {
     @Option(
         name: .customLong("request-timeout"),
         help: ArgumentHelp(
-            "How long one S3 request may wait on the server, its retries included: 90, 90s, 15m, 2h.",
+            "How long one S3 request may wait on the server, its retries included: 90, 90s, 15m, 2h (default: 60s).",
             valueName: "duration"))
-    var requestTimeout = "60s"
+    var requestTimeout: String?
 
     @Option(
         name: .customLong("cleanup-timeout"),
         help: ArgumentHelp(
             "How long the undo after Ctrl-C (aborting uploads, deleting what was placed) may take; what is "
-                + "not undone by then is named.",
+                + "not undone by then is named (default: 30s).",
             valueName: "duration"))
-    var cleanupTimeout = "30s"
+    var cleanupTimeout: String?
 
     @OptionGroup var access: ObjectAccessOptions
 
@@ -46,8 +46,8 @@ struct ObjectStoreOptions: ParsableArguments {
     /// not a quiet fallback to AWS (signed requests would go there).
     func validate() throws {
         try validateTLS()
-        _ = try parseDuration(requestTimeout, option: "--request-timeout")
-        _ = try parseDuration(cleanupTimeout, option: "--cleanup-timeout")
+        _ = try parseDuration(requestTimeout ?? "60s", option: "--request-timeout")
+        _ = try parseDuration(cleanupTimeout ?? "30s", option: "--cleanup-timeout")
         guard let endpointURL else { return }
         guard !endpointURL.isEmpty else {
             throw ValidationError(
@@ -58,6 +58,22 @@ struct ObjectStoreOptions: ParsableArguments {
         } catch {
             throw ValidationError("--endpoint-url \(error.path ?? ""): \(error.message)")
         }
+    }
+
+    /// Refuses an option given to a command that names no `s3://` object, which would ignore
+    /// it (`--request-timeout` on a local merge looks like a deadline that holds).
+    func check(namesObjects: Bool) throws {
+        guard !namesObjects, let given = givenRequestOptionName else { return }
+        throw s3OnlyRefusal(given, scope: "s3:// paths", command: "this command names no s3:// object")
+    }
+
+    /// The first request-wide option given, as typed.
+    private var givenRequestOptionName: String? {
+        if access.sseCustomerKeyFile != nil { return "--sse-c-key" }
+        if access.requestPayer { return "--request-payer" }
+        if access.expectedBucketOwner != nil { return "--expected-bucket-owner" }
+        if requestTimeout != nil { return "--request-timeout" }
+        return cleanupTimeout != nil ? "--cleanup-timeout" : nil
     }
 
     /// A bundle that cannot be read, or one given with `--no-verify-ssl`, is a usage error
@@ -105,11 +121,12 @@ func makeObjectStore(_ options: ObjectStoreOptions, objectOptions: S3ObjectOptio
     } catch let refusal as S3ConfigurationRefusal {
         throw ValidationError(refusal.description)
     }
-    configuration.requestTimeout = try parseDuration(options.requestTimeout, option: "--request-timeout")
+    configuration.requestTimeout = try parseDuration(options.requestTimeout ?? "60s", option: "--request-timeout")
     // The variable carried the flag's bundle through the resolution; the flag is what to name.
     if options.caBundle != nil { configuration.tls.caBundleSource = "--ca-bundle" }
     LeftBehindAdvice.useEndpointArgument(options.endpointURL)
-    CleanupRegistry.shared.setUndoDeadline(try parseDuration(options.cleanupTimeout, option: "--cleanup-timeout"))
+    CleanupRegistry.shared.setUndoDeadline(
+        try parseDuration(options.cleanupTimeout ?? "30s", option: "--cleanup-timeout"))
     configuration.objectOptions = objectOptions
     if options.noVerifySSL {
         configuration.tls.verifiesPeer = false
@@ -118,6 +135,12 @@ func makeObjectStore(_ options: ObjectStoreOptions, objectOptions: S3ObjectOptio
                 + "is not checked; anyone between here and there can read and change what is sent\n")
     }
     return CountingObjectStore(S3Client(configuration: configuration))
+}
+
+/// The one refusal of an option that only `s3://` names use, given where none is (`scope`
+/// says which names, `command` what the command does instead).
+func s3OnlyRefusal(_ option: String, scope: String, command: String) -> ValidationError {
+    ValidationError("\(option) applies to \(scope) only; \(command).")
 }
 
 /// A malformed `s3://` name (`s3://bucket`, a `..` segment) is a mistake in the command line,

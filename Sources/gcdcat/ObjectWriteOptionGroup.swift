@@ -58,7 +58,7 @@ struct ObjectWriteOptionGroup: ParsableArguments {
                 "--sse and --sse-c-key contradict each other: an object has one encryption; give one.")
         }
         guard !writesObjects, let given = givenOptionName else { return }
-        throw ValidationError("\(given) applies to s3:// outputs only; this command writes local files.")
+        throw s3OnlyRefusal(given, scope: "s3:// outputs", command: "this command writes local files")
     }
 
     /// The first option given, as typed.

@@ -240,6 +240,10 @@ extension GCDCat {
             try objectWrites.check(
                 writesObjects: ObjectLocation.isObjectPath(prefix ?? prefixArgument ?? ""),
                 customerKey: objectStore.access.sseCustomerKeyFile != nil)
+            try objectStore.check(
+                namesObjects: [input, manifest, prefix ?? prefixArgument].contains {
+                    ObjectLocation.isObjectPath($0 ?? "")
+                })
         }
 
         func validateSizeOrParts() throws {

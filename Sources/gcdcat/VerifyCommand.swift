@@ -105,6 +105,7 @@ extension GCDCat {
             }
             if status && (json || quiet) { throw ValidationError("--status prints nothing; drop --json and --quiet") }
             try validateObjectNames(lists)
+            try objectStore.check(namesObjects: lists.contains(where: ObjectLocation.isObjectPath))
             try validatePar2Lists()
             if unlisted != nil, let object = lists.first(where: ObjectLocation.isObjectPath) {
                 throw ValidationError(

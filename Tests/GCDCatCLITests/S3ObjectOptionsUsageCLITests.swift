@@ -91,6 +91,50 @@ import Testing
         #expect(scratch.read("out") == nil && scratch.read("in.aa") == nil && scratch.read("in.001") != nil)
     }
 
+    /// These were accepted and silently ignored by commands with no s3:// name (outside attack
+    /// on issue 24): a local merge given `--request-timeout` looked bounded and was not.
+    @Test(
+        arguments: [
+            (["merge", "in.001", "-o", "out"], ["--sse-c-key", "key32"], "--sse-c-key"),
+            (["split", "in", "--size", "2"], ["--request-payer"], "--request-payer"),
+            (["checksum", "in"], ["--expected-bucket-owner", "123456789012"], "--expected-bucket-owner"),
+            (["verify", "in.sfv"], ["--request-timeout", "5s"], "--request-timeout"),
+            (["merge", "in.001", "-o", "out"], ["--cleanup-timeout", "5s"], "--cleanup-timeout"),
+        ] as [([String], [String], String)])
+    func aRequestOptionIsRefusedByACommandWithNoObject(command: [String], options: [String], named: String) throws {
+        let scratch = try Scratch()
+        try scratch.write("in", Data("data".utf8))
+        try scratch.write("in.001", Data("data".utf8))
+        try scratch.write("in.sfv", Data("in.001 8D777F38\n".utf8))
+        try scratch.write("key32", Data(repeating: 1, count: 32))
+        let result = try gcdcat(command + options, in: scratch.path)
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(
+            result.stderr.hasPrefix(
+                "Error: \(named) applies to s3:// paths only; this command names no s3:// object.\nUsage: gcdcat "
+                    + command[0]),
+            "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+        #expect(scratch.read("out") == nil && scratch.read("in.aa") == nil)
+    }
+
+    /// The same options with an s3:// name anywhere in the command are taken: the run reaches
+    /// the (unreachable) endpoint and fails there, exit 1.
+    @Test(arguments: [
+        ["merge", "in.001", "-o", "s3://b/out", "--sse-c-key", "key32"],
+        ["merge", "s3://b/in.001", "-o", "out", "--request-timeout", "5s"],
+        ["checksum", "s3://b/in", "--request-payer", "--cleanup-timeout", "5s"],
+        ["split", "s3://b/in", "--size", "2", "--expected-bucket-owner", "123456789012"],
+    ])
+    func aRequestOptionIsTakenWhenTheCommandNamesAnObject(arguments: [String]) throws {
+        let scratch = try Scratch()
+        try scratch.write("in.001", Data("data".utf8))
+        try scratch.write("key32", Data(repeating: 1, count: 32))
+        let result = try gcdcat(arguments + Self.unreachable, in: scratch.path)
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(!result.stderr.contains("applies to s3:// paths only"), "\(result.stderr)")
+    }
+
     @Test func theWriteOptionsAreInSplitAndMergeHelpAndTheAccessOptionsEverywhere() throws {
         for command in ["split", "merge"] {
             let help = try gcdcat([command, "--help"]).stdoutText
