@@ -38,6 +38,13 @@ static inline CURLcode gcdcat_curl_set_seek_callback(CURL *handle, gcdcat_curl_s
     return curl_easy_setopt(handle, CURLOPT_SEEKFUNCTION, callback);
 }
 
+typedef int (*gcdcat_curl_progress_callback)(
+    void *context, curl_off_t download_total, curl_off_t downloaded, curl_off_t upload_total, curl_off_t uploaded);
+
+static inline CURLcode gcdcat_curl_set_progress_callback(CURL *handle, gcdcat_curl_progress_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, callback);
+}
+
 static inline long gcdcat_curl_info_long(CURL *handle, CURLINFO info, long fallback) {
     long value = 0;
     if (curl_easy_getinfo(handle, info, &value) != CURLE_OK) return fallback;

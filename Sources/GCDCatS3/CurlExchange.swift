@@ -15,6 +15,13 @@ package final class CurlExchange {
     /// Whether a status line came back: once the server has answered, it may have acted, and
     /// a lost connection is the retry policy's to judge, not the transport's.
     private(set) var answered = false
+    /// How long the exchange may go without moving a byte either way, in seconds.
+    private let idleLimit: Double
+    /// The bytes moved both ways when the progress callback last saw a change, and when.
+    private var moved: Int64 = -1
+    private var lastMoved = ContinuousClock.now
+    /// Whether ``progress(moved:)`` ended the transfer for want of progress.
+    private(set) var idledOut = false
     /// libcurl's message for the last failure (`CURLOPT_ERRORBUFFER`).
     package let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
 
@@ -22,8 +29,9 @@ package final class CurlExchange {
     /// ranged GET is 8 MiB); a larger one grows as it arrives.
     private static let largestReservation = 64 << 20
 
-    package init(body: UnsafeRawBufferPointer) {
+    package init(body: UnsafeRawBufferPointer, idleLimit: Double = .infinity) {
         self.body = body
+        self.idleLimit = idleLimit
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
     }
 
@@ -48,6 +56,22 @@ package final class CurlExchange {
         UnsafeMutableRawPointer(buffer).copyMemory(from: base + sent, byteCount: count)
         sent += count
         return count
+    }
+
+    /// libcurl's progress callback (at least once a second, idle or not), given the bytes moved
+    /// both ways so far; false ends the transfer once none moved for `idleLimit`. libcurl's own
+    /// low-speed limit judges a 5-second average, which stays above 1 byte/s for 5 s after a
+    /// body went out at once: a held UploadPart overran `--request-timeout` by 5 to 6 s.
+    package func progress(moved total: Int64) -> Bool {
+        let now = ContinuousClock.now
+        if total != moved {
+            moved = total
+            lastMoved = now
+            return true
+        }
+        let idle = now - lastMoved
+        idledOut = Double(idle.components.seconds) + Double(idle.components.attoseconds) / 1e18 >= idleLimit
+        return !idledOut
     }
 
     /// Rewinds the body: libcurl re-sends it when a kept-alive connection turns out closed.

@@ -18,8 +18,9 @@ import Synchronization
 ///   sends part after part reuses one connection. `curl_easy_reset` clears a handle's options
 ///   between requests and keeps the connection. A handle whose request failed is dropped.
 /// - `Expect:` goes out empty, or libcurl would wait for `100 Continue` before each body.
-/// - Timeouts: the connect may take `timeout` seconds, and a request fails once less than one
-///   byte per second moved for `timeout` seconds (the idle timeout URLSession had).
+/// - Timeouts: the connect may take `timeout` seconds, and a request fails once no byte moved
+///   either way for `timeout` seconds (the idle timeout URLSession had), judged by the progress
+///   callback (``CurlExchange/progress(moved:)``) within about a second.
 /// - `CURLOPT_NOSIGNAL`: libcurl must leave signals alone in a threaded program (gcdcat's
 ///   handler owns them); it sends with `MSG_NOSIGNAL`, so a closed socket raises no SIGPIPE.
 public final class CurlTransport: HTTPTransport {
@@ -84,7 +85,7 @@ public final class CurlTransport: HTTPTransport {
     ) -> (result: Result<HTTPResponse, HTTPTransportError>, sendFailedOnAKeptConnection: Bool) {
         let easy = handle.raw
         curl_easy_reset(easy)
-        let exchange = CurlExchange(body: body)
+        let exchange = CurlExchange(body: body, idleLimit: request.timeout)
         var headerList: UnsafeMutablePointer<curl_slist>? = nil
         defer { curl_slist_free_all(headerList) }
         for (name, value) in request.headers { headerList = curl_slist_append(headerList, "\(name): \(value)") }
@@ -94,9 +95,12 @@ public final class CurlTransport: HTTPTransport {
             gcdcat_curl_set_string(easy, CURLOPT_URL, request.url),
             gcdcat_curl_set_headers(easy, headerList),
             gcdcat_curl_set_long(easy, CURLOPT_NOSIGNAL, 1),
-            gcdcat_curl_set_long(easy, CURLOPT_CONNECTTIMEOUT, max(1, Int(request.timeout))),
-            gcdcat_curl_set_long(easy, CURLOPT_LOW_SPEED_LIMIT, 1),
-            gcdcat_curl_set_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, Int(request.timeout))),
+            gcdcat_curl_set_long(easy, CURLOPT_CONNECTTIMEOUT_MS, max(1, Int(request.timeout * 1000))),
+            gcdcat_curl_set_long(easy, CURLOPT_NOPROGRESS, 0),
+            gcdcat_curl_set_pointer(easy, CURLOPT_XFERINFODATA, exchange.context),
+            gcdcat_curl_set_progress_callback(easy) { context, _, downloaded, _, uploaded in
+                CurlExchange.from(context).progress(moved: Int64(downloaded) + Int64(uploaded)) ? 0 : 1
+            },
             gcdcat_curl_set_long(easy, CURLOPT_BUFFERSIZE, Self.downloadBufferSize),
             gcdcat_curl_set_pointer(easy, CURLOPT_ERRORBUFFER, exchange.errorBuffer),
             gcdcat_curl_set_pointer(easy, CURLOPT_WRITEDATA, exchange.context),
@@ -131,6 +135,13 @@ public final class CurlTransport: HTTPTransport {
         let code = withExtendedLifetime(exchange) { curl_easy_perform(easy) }
         let newConnections = gcdcat_curl_info_long(easy, CURLINFO_NUM_CONNECTS, 1)
         guard code == CURLE_OK else {
+            if code == CURLE_ABORTED_BY_CALLBACK, exchange.idledOut {
+                let idle = HTTPTransportError(
+                    message:
+                        "timed out: no byte moved either way for \(RequestDeadline.text(request.timeout.rounded(.up)))",
+                    isRetryable: true)
+                return (.failure(idle), false)
+            }
             let sendFailed = code == CURLE_SEND_ERROR && newConnections == 0 && !exchange.answered
             // The URL's scheme is http or https (S3Endpoint), so here this code means the
             // server's bytes were not HTTP at all (libcurl: "Received HTTP/0.9"): a middlebox

@@ -24,10 +24,10 @@ package struct RequestDeadline {
         return max(0, seconds - used)
     }
 
-    /// How long the next attempt may stay idle: what is left, in whole seconds (libcurl's
-    /// unit), at least one.
+    /// How long the next attempt may stay idle: what is left, at least half a second (rounded
+    /// up to whole seconds, a held request overran the deadline by up to one).
     package var attemptTimeout: Double {
-        max(1, remaining.rounded(.up))
+        max(0.5, remaining)
     }
 
     /// Whether a retry after waiting `delay` seconds would still have time for an attempt.

@@ -17,6 +17,7 @@ final class HoldingProxy: Sendable {
     /// Whether to hold a request, given its method and target (`PUT /b/k?partNumber=1&…`).
     private let holds: @Sendable (String, String) -> Bool
     private let heldRequests = Mutex<[String]>([])
+    private let heldSeconds = Mutex<[Double]>([])
     private let releasing = Atomic<Bool>(false)
 
     init(upstream: String?, holding holds: @escaping @Sendable (_ method: String, _ target: String) -> Bool) throws {
@@ -40,6 +41,10 @@ final class HoldingProxy: Sendable {
 
     /// `METHOD target` of each request held so far.
     var held: [String] { heldRequests.withLock { $0 } }
+
+    /// How long the client kept each held request's connection open before closing it (its
+    /// timeout), from the request's head to the close, for those it closed so far.
+    var heldFor: [Double] { heldSeconds.withLock { $0 } }
 
     /// Stops holding: requests from now on pass (those already held stay held).
     func release() { releasing.store(true, ordering: .relaxed) }
@@ -94,9 +99,11 @@ final class HoldingProxy: Sendable {
         while let (head, method, target, length) = Self.readHead(client, &pending) {
             if upstreamPort == nil || (!releasing.load(ordering: .relaxed) && holds(method, target)) {
                 heldRequests.withLock { $0.append("\(method) \(target)") }
+                let since = Date()
                 // Held: never forwarded, never answered; the connection stays open until the
                 // client gives up (its timeout) or exits.
                 while LoopbackSocket.readMore(client, &pending) { pending.removeAll() }
+                heldSeconds.withLock { $0.append(Date().timeIntervalSince(since)) }
                 break
             }
             while pending.count < length, LoopbackSocket.readMore(client, &pending) {}

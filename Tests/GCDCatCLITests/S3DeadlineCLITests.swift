@@ -66,6 +66,43 @@ import Testing
     }
 }
 
+/// `--request-timeout` on a request whose body went out whole and whose answer never comes, the
+/// live RGW behind a proxy that holds every UploadPart.
+@Suite(.enabled(if: LiveS3.isAvailable, "GCDCAT_S3_ENDPOINT is not set (scripts/test.sh starts an RGW)"))
+struct S3RequestDeadlineLiveCLITests {
+    /// libcurl's low-speed limit judges a 5-second average: after a 6 MiB body the average stayed
+    /// above 1 byte/s for 5 s, and a held UploadPart overran a 3 s deadline by about 6 s
+    /// (outside attack on issue 24). The proxy times how long gcdcat kept the held request.
+    @Test func aHeldUploadPartEndsWithinASecondOfTheDeadline() throws {
+        let scratch = try Scratch()
+        let bucket = try LiveS3.freshBucket("partdeadline")
+        try scratch.write("a.001", randomData(6 << 20, seed: 81))
+        let proxy = try HoldingProxy(upstream: LiveS3.endpoint) { method, target in
+            method == "PUT" && target.contains("partNumber=")
+        }
+        defer { proxy.stop() }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: gcdcatPath)
+        process.arguments = [
+            "merge", "a.001", "-o", "s3://\(bucket)/out", "-q", "--endpoint-url", proxy.url, "--request-timeout", "3s",
+        ]
+        process.currentDirectoryURL = URL(fileURLWithPath: scratch.path)
+        process.environment = LiveS3.environment()
+        let result = try collect(process)
+
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(
+            result.stderr
+                == "gcdcat: s3://\(bucket)/out: UploadPart: gave up at the request deadline of 3s (--request-timeout) "
+                + "after 1 attempt: timed out: no byte moved either way for 3s (\(proxy.url))\n")
+        #expect(proxy.held.count == 1, "\(proxy.held)")
+        let held = try #require(proxy.heldFor.first)
+        // The deadline, plus up to a second for the progress callback, plus scheduling on a loaded machine.
+        #expect(held >= 2.5 && held < 4.5, "held \(held) s")
+        #expect(try LiveS3.uploads(bucket).isEmpty)
+    }
+}
+
 /// Ctrl-C while the gateway's writes hang, against the live RGW behind a proxy that holds every
 /// UploadPart and AbortMultipartUpload: the undo ends at `--cleanup-timeout`, names the upload it
 /// could not abort, and the `gcdcat uploads` command it prints removes it.
