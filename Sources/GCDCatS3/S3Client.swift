@@ -232,29 +232,40 @@ public final class S3Client: ObjectStore {
         RequestDigests.hex(RequestDigests.md5(body))
     }
 
-    /// CreateMultipartUpload. A retried one may have created an upload whose answer was lost:
-    /// after a retry, the key's other uploads initiated while this call ran are aborted
-    /// (``abortOrphans(of:keeping:serverDate:since:)``), whether a later attempt succeeded or
-    /// every attempt failed. When they cannot be, the error says how to list them.
+    /// CreateMultipartUpload. An attempt whose answer was lost (retried, or the last one, timed
+    /// out at the request's deadline) may have created an upload: the key's other uploads
+    /// initiated while this call ran are then aborted (``abortOrphans(of:keeping:serverDate:since:)``),
+    /// whether a later attempt succeeded or every attempt failed. When they cannot be listed, or
+    /// fewer were found than answers lost (a hanging server may create one later), the error
+    /// names the command that finds and aborts them.
     public func createMultipartUpload(_ object: ObjectLocation, metadata: [String: String]) throws -> MultipartUpload {
         var request = S3Request(
             operation: "CreateMultipartUpload", method: "POST", location: object, query: [("uploads", "")],
             headers: Self.metadataHeaders(metadata))
         var retried = false
+        var lostAnswers = 0
         request.onRetry = { retried = true }
+        request.onLostAnswer = { lostAnswers += 1 }
         let started = ContinuousClock.now
         let response: HTTPResponse
         do {
             response = try perform(request)
         } catch {
-            guard retried else { throw error }
+            guard retried || lostAnswers > 0 else { throw error }
             // Each attempt may have created an upload whose answer never came.
             var failure = error
-            if !abortOrphans(of: object, keeping: nil, serverDate: nil, since: started) {
+            switch abortOrphans(of: object, keeping: nil, serverDate: nil, since: started) {
+            case nil:
                 failure.message +=
                     "; an attempt may have started an upload whose answer was lost, which keeps storage until "
                     + "aborted: aws s3api list-multipart-uploads --bucket \(LeftBehindAdvice.shellQuoted(object.bucket)) "
                     + "--prefix \(LeftBehindAdvice.shellQuoted(object.key)) lists it"
+            case let aborted? where aborted < lostAnswers:
+                failure.message +=
+                    "; \(lostAnswers - aborted == 1 ? "an attempt" : "\(lostAnswers - aborted) attempts") whose answer "
+                    + "was lost may yet start an upload on the server, which keeps storage until aborted: gcdcat uploads "
+                    + "\(LeftBehindAdvice.shellQuoted(object.description)) --abort finds and aborts it"
+            default: break
             }
             throw failure
         }
@@ -272,27 +283,28 @@ public final class S3Client: ObjectStore {
 
     /// Aborts the uploads of `object`'s key, other than `keeping`, that the server initiated
     /// since `started` (the seconds since then, plus 2 s of rounding, before `serverDate`, or
-    /// before the listing's own `Date` when nil): those a retried CreateMultipartUpload left when
-    /// an attempt succeeded but its answer was lost. Best effort; true when the listing came and
-    /// every such upload was aborted. Without a server `Date` nothing is aborted (the client's
-    /// clock may be off).
+    /// before the listing's own `Date` when nil): those a CreateMultipartUpload left when an
+    /// attempt succeeded but its answer was lost. Best effort; how many were aborted, or nil when
+    /// the listing did not come or one could not be aborted. Without a server `Date` nothing is
+    /// aborted (the client's clock may be off).
     ///
     /// An upload of the same key that another writer started in that same moment would be
     /// aborted too; two writers of one key at once already lose one write (docs/notes/s3.md).
     @discardableResult
     package func abortOrphans(
         of object: ObjectLocation, keeping id: String?, serverDate: Double?, since started: ContinuousClock.Instant
-    ) -> Bool {
+    ) -> Int? {
         guard
             let response = try? perform(
                 S3Request(
                     operation: "ListMultipartUploads", method: "GET", location: object, bucketLevel: true,
                     query: [("uploads", ""), ("prefix", object.key)])),
             let serverDate = serverDate ?? response.headers["date"].flatMap(S3Dates.httpDate)
-        else { return false }
+        else { return nil }
         let elapsed = ContinuousClock.now - started
         let window = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         var cleared = true
+        var aborted = 0
         for entry in S3XML.blocks("Upload", in: [UInt8](response.body)) {
             guard S3XML.value("Key", in: entry) == object.key, let other = S3XML.value("UploadId", in: entry),
                 other != id, let initiated = S3XML.value("Initiated", in: entry).flatMap(S3Dates.isoDate),
@@ -300,11 +312,12 @@ public final class S3Client: ObjectStore {
             else { continue }
             do {
                 try abortMultipartUpload(MultipartUpload(location: object, uploadID: other))
+                aborted += 1
             } catch {
                 cleared = false
             }
         }
-        return cleared
+        return cleared ? aborted : nil
     }
 
     public func uploadPart(_ upload: MultipartUpload, partNumber: Int, body: UnsafeRawBufferPointer) throws

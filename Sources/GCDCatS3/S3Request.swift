@@ -23,6 +23,9 @@ package struct S3Request {
     /// and for an answer the transport got by sending it again (CreateMultipartUpload then looks
     /// for the upload a lost answer may have left; a conditional PutObject's 412 may be its own).
     package var onRetry: (() -> Void)? = nil
+    /// Called when an attempt got no answer (a timeout, a lost connection): the server may
+    /// have acted on it all the same (CreateMultipartUpload then looks for the upload it made).
+    package var onLostAnswer: (() -> Void)? = nil
 }
 
 extension S3Client {
@@ -89,6 +92,7 @@ extension S3Client {
                 else { return response }
                 (failure, retryable) = problem
             case .failure(let error):
+                request.onLostAnswer?()
                 failure = GCDCatError(
                     .io, path: request.location.description, syscall: request.operation,
                     message: "\(error.message) (\(configuration.endpoint?.description ?? host))")
@@ -184,7 +188,20 @@ extension S3Client {
             text += " (bucket '\(request.location.bucket)')"
         case "Forbidden" where request.method == "HEAD":
             // HEAD answers carry no body, so no error code tells a wrong key from a missing right.
-            text += " (check AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, or that these keys may read the bucket)"
+            text +=
+                configuration.objectOptions.customerKey == nil
+                ? " (check AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, or that these keys may read the bucket)"
+                : " (check AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, that these keys may read the bucket, or that "
+                    + "--sse-c-key gives the key the object was written with)"
+        case "BadRequest" where request.method == "HEAD":
+            // S3 and RGW answer a HEAD of an SSE-C object with 400, and no body, when the request
+            // lacks the object's key (or, on RGW, carries another one).
+            text +=
+                configuration.objectOptions.customerKey == nil
+                ? " (the object is encrypted with a customer key (SSE-C) and none was given: give it with "
+                    + "--sse-c-key FILE)"
+                : " (the object is encrypted with another customer key than --sse-c-key gives, or with none: give "
+                    + "the key it was written with)"
         default: break
         }
         return GCDCatError(

@@ -144,4 +144,39 @@ struct S3ObjectOptionsLiveCLITests {
         #expect(scratch.read("wrong.bin") == nil)
         #expect(!wrong.stderr.contains("Z2NkY2F0IHRlc3Qga2V5LCAzMiBieXRlcyBsb25nISE="))
     }
+
+    /// A HEAD has no body, so RGW's 400 for an SSE-C object asked without its key (or with
+    /// another) read "HeadObject: BadRequest (HTTP 400)", unexplained (outside attack on issue
+    /// 24). It now says what is wrong and names --sse-c-key; a rerun with another key leaves the
+    /// first run's objects as they were, and no upload.
+    @Test func anSSECObjectAskedWithoutItsKeyOrWithAnotherSaysSo() throws {
+        let scratch = try Scratch()
+        let bucket = try LiveS3.freshBucket("ssechead")
+        _ = try LiveS3.randomFile(scratch, "in.bin", 7 * (1 << 20))
+        try scratch.write("key", Data(repeating: 3, count: 32))
+        try scratch.write("other", Data(repeating: 7, count: 32))
+        let split = try LiveS3.gcdcat(
+            ["split", "in.bin", "--size", "6M", "--prefix", "s3://\(bucket)/in.bin.", "--sse-c-key", "key", "-q"],
+            in: scratch.path)
+        #expect(split.status == 0, "\(split.stderr)")
+        let keys = try LiveS3.keys(bucket)
+
+        let bare = try LiveS3.gcdcat(["checksum", "s3://\(bucket)/in.bin.001", "-q"], in: scratch.path)
+        #expect(bare.status == 1, "\(bare.stderr)")
+        #expect(
+            bare.stderr.hasPrefix(
+                "gcdcat: s3://\(bucket)/in.bin.001: HeadObject: BadRequest (HTTP 400) (the object is encrypted with a "
+                    + "customer key (SSE-C) and none was given: give it with --sse-c-key FILE)\n"), "\(bare.stderr)")
+
+        let rerun = try LiveS3.gcdcat(
+            ["split", "in.bin", "--size", "6M", "--prefix", "s3://\(bucket)/in.bin.", "--sse-c-key", "other"],
+            in: scratch.path)
+        #expect(rerun.status == 1, "\(rerun.stderr)")
+        #expect(
+            rerun.stderr
+                == "gcdcat: s3://\(bucket)/in.bin.001: HeadObject: BadRequest (HTTP 400) (the object is encrypted with "
+                + "another customer key than --sse-c-key gives, or with none: give the key it was written with)\n")
+        #expect(try LiveS3.keys(bucket) == keys)
+        #expect(try LiveS3.uploads(bucket).isEmpty)
+    }
 }

@@ -9,12 +9,12 @@ import Testing
 struct S3RetrySafetyTests {
     let object = ObjectLocation(bucket: "bkt", key: "out.bin")
 
-    func client(_ transport: ScriptedTransport) throws -> S3Client {
+    func client(_ transport: ScriptedTransport, attempts: Int = 3) throws -> S3Client {
         S3Client(
             configuration: S3Configuration(
                 endpoint: try S3Endpoint(parsing: "http://127.0.0.1:9"), region: "us-east-1",
                 credentials: S3Credentials(accessKeyID: "AKID", secretAccessKey: "secret")),
-            transport: transport, retry: RetryPolicy(maximumAttempts: 3, sleep: { _ in }))
+            transport: transport, retry: RetryPolicy(maximumAttempts: attempts, sleep: { _ in }))
     }
 
     static let lost = ScriptedTransport.Step.fail(HTTPTransportError(message: "connection lost", isRetryable: true))
@@ -83,6 +83,47 @@ struct S3RetrySafetyTests {
         #expect(requests.map(\.method) == ["POST", "POST", "POST", "GET", "DELETE", "DELETE"])
         #expect(requests[4].url == "http://127.0.0.1:9/bkt/out.bin?uploadId=lost-1")
         #expect(requests[5].url == "http://127.0.0.1:9/bkt/out.bin?uploadId=lost-2")
+    }
+
+    /// A create whose one attempt timed out at the request's deadline (no retry fits) was not
+    /// looked after, and the upload it made stayed unnamed (outside attack on issue 24, item 5):
+    /// the key's uploads are listed and the one the lost answer left is aborted.
+    @Test func aCreateWhoseOnlyAttemptTimedOutAbortsTheUploadItLeft() throws {
+        let listing =
+            "<ListMultipartUploadsResult>" + Self.upload("out.bin", "lost-1", "2026-11-25T02:51:42.500Z")
+            + "</ListMultipartUploadsResult>"
+        let transport = ScriptedTransport([
+            .fail(HTTPTransportError(message: "timed out", isRetryable: true)),
+            .answer(
+                HTTPResponse(status: 200, headers: ["date": "Wed, 25 Nov 2026 02:51:43 GMT"], body: Data(listing.utf8))),
+            .answer(HTTPResponse(status: 204)),
+        ])
+        let error = try #require(throws: GCDCatError.self) {
+            try client(transport, attempts: 1).createMultipartUpload(object, metadata: [:])
+        }
+        #expect(error.message == "timed out (http://127.0.0.1:9)", "\(error.message)")
+        #expect(transport.requests.map(\.method) == ["POST", "GET", "DELETE"])
+        #expect(transport.requests[2].url == "http://127.0.0.1:9/bkt/out.bin?uploadId=lost-1")
+    }
+
+    /// A server whose writes hang may create the upload after the listing: then the error
+    /// names the command that finds and aborts it.
+    @Test func aTimedOutCreateWhoseUploadIsNotListedYetNamesTheCommandThatAbortsIt() throws {
+        let transport = ScriptedTransport([
+            .fail(HTTPTransportError(message: "timed out", isRetryable: true)),
+            .answer(
+                HTTPResponse(
+                    status: 200, headers: ["date": "Wed, 25 Nov 2026 02:51:43 GMT"],
+                    body: Data("<ListMultipartUploadsResult></ListMultipartUploadsResult>".utf8))),
+        ])
+        let error = try #require(throws: GCDCatError.self) {
+            try client(transport, attempts: 1).createMultipartUpload(object, metadata: [:])
+        }
+        #expect(
+            error.message
+                == "timed out (http://127.0.0.1:9); an attempt whose answer was lost may yet start an upload on the "
+                + "server, which keeps storage until aborted: gcdcat uploads s3://bkt/out.bin --abort finds and "
+                + "aborts it")
     }
 
     /// When the server cannot even be asked what was left, the error says how to look.

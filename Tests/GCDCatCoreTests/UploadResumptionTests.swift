@@ -62,6 +62,33 @@ import Testing
         #expect(counting.counts.bytesUploaded - manifest == UInt64(input.count - sent * 5 * Self.mib))
     }
 
+    /// The rerun's input needs 2 upload parts where the killed run's upload holds 3: resumed,
+    /// its completion failed with InvalidPart on Ceph RGW, which refuses to leave parts out
+    /// (outside attack on issue 24), and only a second rerun worked. It is written afresh.
+    @Test func anUploadHoldingMorePartsThanTheInputNeedsIsAbortedAndWrittenAfresh() throws {
+        let directory = TemporaryDirectory()
+        writeFile(directory.file("big"), seededBytes(60 * Self.mib + 5, seed: 13))
+        let store = MemoryObjectStore()
+        #expect(throws: GCDCatError.self) {
+            try Self.split(KilledAfterParts(inner: store, parts: 3), directory.file("big")).run()
+        }
+        let left = try #require(try store.listMultipartUploads(bucket: "bkt", prefix: "big.001").first)
+        store.advanceClock(by: Self.killedAgo)
+        let input = seededBytes(8 * Self.mib, seed: 14)
+        writeFile(directory.file("big"), input)
+        _ = RunNotes.take()
+
+        _ = try Self.split(store, directory.file("big")).run()
+
+        #expect(store.bytes(ObjectLocation(bucket: "bkt", key: "big.001")) == input)
+        #expect(try store.listMultipartUploads(bucket: "bkt", prefix: "") == [])
+        #expect(
+            RunNotes.take().contains(
+                "s3://bkt/big.001: the unfinished upload \(left.uploadID) an earlier run left holds part 3, and this "
+                    + "input needs 2 parts: servers such as Ceph RGW refuse to complete an upload with parts left out, "
+                    + "so it is aborted and the object written afresh"))
+    }
+
     /// The input changed between the runs: every kept part that differs is sent again, and the
     /// record the earlier run gave the upload is rewritten to the new bytes' crc32.
     @Test func aRerunWithOtherBytesSendsThemAndRecordsTheirCRC() throws {

@@ -49,7 +49,7 @@ struct MultipartUploadMerge: MergeStrategy {
                 from: sources, offsets: offsets, at: Int64(start), count: Int(min(UInt64(partSize), total - start)),
                 buffer: buffer)
         }
-        try object.begin(recording: Checksum.combine(.crc32, expected).value)
+        try object.begin(recording: Checksum.combine(.crc32, expected).value, partCount: count)
         let checksums = try ParallelMap.run(
             count: count, jobs: request.jobs, pool: .threads,
             makeState: { try Syscall.allocate(byteCount: partSize, alignment: 4096, path: output.path) },

@@ -45,7 +45,7 @@ extension ServerSideMergePlan {
     /// Every slice's range is shifted by `base` (a split copies a range of its one source).
     /// Every request names the source's ETag, so a version that replaced it since fails instead
     /// of being joined. `recording` is the crc32 the object records
-    /// (``ObjectOutput/begin(recording:)``), if known; `partDone` hears each finished part's
+    /// (``ObjectOutput/begin(recording:partCount:)``), if known; `partDone` hears each finished part's
     /// length. Returns every downloaded slice with the crc32 of its bytes, in output order: a
     /// verified merge checks the parts it downloads without reading them again.
     @discardableResult
@@ -58,7 +58,7 @@ extension ServerSideMergePlan {
             object.hold([])
             return []
         }
-        try object.begin(recording: recording)
+        try object.begin(recording: recording, partCount: parts.count)
         let parts = self.parts
         let steps = self.steps
         var sliceCounts: [Int: Int] = [:]

@@ -25,7 +25,7 @@ public struct ObjectTarget: Sendable, Equatable, CustomStringConvertible {
 
 /// An object being written: the remote counterpart of ``AtomicOutputFile``.
 ///
-/// Its "temporary file" is a multipart upload: ``begin(recording:)`` creates it, parts are uploaded or
+/// Its "temporary file" is a multipart upload: ``begin(recording:partCount:)`` creates it, parts are uploaded or
 /// copied into it, ``publish(registeringFinalName:)`` completes it (the object appears only
 /// then), and ``discard()`` aborts it. A small body (a manifest, an empty object) is held and
 /// put with PutObject at publish instead, since an upload needs at least one part. Either way
@@ -76,10 +76,12 @@ public final class ObjectOutput: Sendable {
     ///
     /// With a record, an upload an earlier run left on the key is resumed
     /// (``UploadResumption``): parts that hold the bytes ``uploadPart(_:_:)`` is given are kept.
+    /// `partCount` is how many parts this run sends (nil when unknown): an upload holding a
+    /// part past them is not resumed, since Ceph RGW refuses to complete one with parts left out.
     ///
     /// ## Errors
     /// `.interrupted` once an interruption began; the store's error.
-    func begin(recording crc32: UInt32?) throws {
+    func begin(recording crc32: UInt32?, partCount: Int? = nil) throws {
         let store = self.store
         let location = self.location
         let registry = self.registry
@@ -91,7 +93,8 @@ public final class ObjectOutput: Sendable {
             {
                 () throws -> (MultipartUpload, UploadResumption.Inherited?) in
                 if crc32 != nil,
-                    let inherited = try UploadResumption.takeOver(location, store: store, registry: registry)
+                    let inherited = try UploadResumption.takeOver(
+                        location, partCount: partCount, store: store, registry: registry)
                 {
                     return (inherited.upload, inherited)
                 }

@@ -62,7 +62,9 @@ public enum UploadResumption {
     /// ## Errors
     /// `.io` naming an upload of the key that is not idle; the store's error for the
     /// listings.
-    static func takeOver(_ location: ObjectLocation, store: any ObjectStore, registry: CleanupRegistry) throws
+    static func takeOver(
+        _ location: ObjectLocation, partCount: Int?, store: any ObjectStore, registry: CleanupRegistry
+    ) throws
         -> Inherited?
     {
         let listing = try store.listPendingUploads(bucket: location.bucket, prefix: location.key)
@@ -83,6 +85,17 @@ public enum UploadResumption {
             RunNotes.post(
                 "\(location): an unfinished upload an earlier run left is not resumed: it keeps that run's "
                     + "encryption, storage class, type and tags, and this run chooses its own; the object is written "
+                    + "afresh")
+            for each in found { abort(each.pending.upload, store, registry) }
+            return nil
+        }
+        if let partCount, let last = newest.parts.map(\.partNumber).max(), last > partCount {
+            // S3 completes an upload with only the parts named, but Ceph RGW answers InvalidPart
+            // when parts it holds are left out, and no request removes a part: start afresh.
+            RunNotes.post(
+                "\(location): the unfinished upload \(newest.pending.upload.uploadID) an earlier run left holds part "
+                    + "\(last), and this input needs \(partCount) part\(partCount == 1 ? "" : "s"): servers such as Ceph "
+                    + "RGW refuse to complete an upload with parts left out, so it is aborted and the object written "
                     + "afresh")
             for each in found { abort(each.pending.upload, store, registry) }
             return nil
