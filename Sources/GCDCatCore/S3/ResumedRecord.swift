@@ -9,23 +9,31 @@ enum ResumedRecord {
     /// The largest UploadPartCopy range S3 takes.
     static let copyLimit: UInt64 = 5 << 30
 
-    /// Makes the object at `target` record `record`. On failure the object is deleted: its bytes
-    /// are right but its record is not, and a merge would trust the record.
+    /// Makes the object at `target` record `record`. On any failure, its HEAD's too, the object
+    /// is deleted, and the error says so: its bytes are right but its record may not be, and a
+    /// merge would trust the record. (A HEAD refused after completion, as RGW refuses one without
+    /// the object's SSE-C key, left the object this run placed in the bucket, unnamed.)
     ///
     /// ## Errors
     /// `.inputChanged` when the object is gone; the store's error (after the object was deleted).
     static func require(_ record: UInt32, on target: ObjectTarget, registry: CleanupRegistry) throws {
         let store = target.store
         let location = target.location
-        guard let info = try store.head(location) else {
-            throw GCDCatError(
-                .inputChanged, path: location.description, syscall: "HeadObject", message: "gone after its completion")
-        }
-        if info.recordedCRC32 == record { return }
         do {
+            guard let info = try store.head(location) else {
+                throw GCDCatError(
+                    .inputChanged, path: location.description, syscall: "HeadObject",
+                    message: "gone after its completion")
+            }
+            if info.recordedCRC32 == record { return }
             try rewrite(info, record: record, store: store, registry: registry)
-        } catch {
-            do { try store.delete(location) } catch {
+        } catch var error as GCDCatError where error.code != .inputChanged {
+            do {
+                try store.delete(location)
+                error.message +=
+                    "; the object this run completed from a resumed upload was deleted again, as its "
+                    + "crc32 record could not be checked"
+            } catch {
                 registry.noteLeftBehind(LeftBehindAdvice.object(location, error))
             }
             throw error
