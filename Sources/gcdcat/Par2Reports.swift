@@ -63,11 +63,22 @@ struct Par2SetReport: Encodable {
             switch file.status {
             case .ok: return "\(shown): OK"
             case .missing: return "\(shown): MISSING (\(file.blocks) blocks)"
-            case .damaged:
-                let size = file.sizeOnDisk.map { $0 == file.size ? "" : ", \($0) bytes instead of \(file.size)" } ?? ""
-                return "\(shown): DAMAGED (\(file.badBlocks) of \(file.blocks) blocks bad\(size))"
+            case .damaged: return "\(shown): DAMAGED (\(Self.damage(of: file)))"
             }
         }
+    }
+
+    /// What is wrong with a damaged file: its bad blocks, and a size that differs from the set's
+    /// (as par2 says it). Bytes appended leave every block intact, and a repair writes the file
+    /// at the set's length: "0 of 16 blocks bad" alone hid why it failed.
+    static func damage(of file: File) -> String {
+        guard let onDisk = file.sizeOnDisk, onDisk != file.size else {
+            return "\(file.badBlocks) of \(file.blocks) blocks bad"
+        }
+        let size =
+            "\(abs(onDisk - file.size)) bytes \(onDisk > file.size ? "longer" : "shorter") than the set's \(file.size)"
+        guard file.badBlocks == 0 else { return "\(file.badBlocks) of \(file.blocks) blocks bad, \(size)" }
+        return "\(size); every block intact, so repair trims it"
     }
 
     /// The verdict: complete, or how repairable.
