@@ -63,11 +63,22 @@ struct Par2SetReport: Encodable {
             switch file.status {
             case .ok: return "\(shown): OK"
             case .missing: return "\(shown): MISSING (\(counted(file.blocks, "block")))"
-            case .damaged:
-                let size = file.sizeOnDisk.map { $0 == file.size ? "" : ", \($0) bytes instead of \(file.size)" } ?? ""
-                return "\(shown): DAMAGED (\(file.badBlocks) of \(counted(file.blocks, "block")) bad\(size))"
+            case .damaged: return "\(shown): DAMAGED (\(Self.damage(of: file)))"
             }
         }
+    }
+
+    /// What is wrong with a damaged file: its bad blocks, and a size that differs from the set's
+    /// (as par2 says it). Bytes appended leave every block intact, and a repair writes the file
+    /// at the set's length: "0 of 16 blocks bad" alone hid why it failed.
+    static func damage(of file: File) -> String {
+        guard let onDisk = file.sizeOnDisk, onDisk != file.size else {
+            return "\(file.badBlocks) of \(counted(file.blocks, "block")) bad"
+        }
+        let size =
+            "\(counted(abs(onDisk - file.size), "byte")) \(onDisk > file.size ? "longer" : "shorter") than the set's \(file.size)"
+        guard file.badBlocks == 0 else { return "\(file.badBlocks) of \(counted(file.blocks, "block")) bad, \(size)" }
+        return "\(size); every block intact, so repair trims it"
     }
 
     /// The verdict: complete, or how repairable.

@@ -89,6 +89,7 @@ extension GCDCat {
             if let blockSize, blockSize % 4 != 0 || blockSize > Par2RecoverySet.maximumSliceSize {
                 throw ValidationError("--par2-block-size must be a multiple of 4, at most 1G")
             }
+            try checkBlockCount()
             if let volumes, !(1...65535).contains(volumes) {
                 throw ValidationError("--par2-volumes must be 1 to 65535")
             }
@@ -101,6 +102,22 @@ extension GCDCat {
                 throw ValidationError(
                     "\(file) is not in \(try indexPath())'s folder; a set's names are relative to its .par2's folder")
             }
+        }
+
+        /// A `--par2-block-size` that cuts the files into more blocks than PAR2 allows is a usage
+        /// error naming the size that would do (the files that cannot be read are left to `run`).
+        func checkBlockCount() throws {
+            guard let blockSize else { return }
+            let sizes = files.compactMap { try? Par2Creator.fileSize($0) }
+            let blocks = Par2BlockCount.blocks(fileSizes: sizes, blockSize: blockSize)
+            guard blocks > Int64(Par2RecoverySet.maximumSlices) else { return }
+            let fix =
+                Par2BlockCount.smallestBlockSize(fileSizes: sizes).map {
+                    "give at least \($0), a multiple of 4 (or leave it out for about 2000 blocks)"
+                } ?? "no block size up to 1G gives fewer; protect fewer files at once"
+            throw ValidationError(
+                "--par2-block-size \(blockSize) cuts the files into \(blocks) blocks, more than PAR2's "
+                    + "\(Par2RecoverySet.maximumSlices): \(fix)")
         }
 
         /// `-o`, or the files' common name without a trailing part number, plus `.par2`.

@@ -370,6 +370,61 @@ func par2PartSet(_ scratch: Scratch) throws -> [String: Data] {
         let block = try gcdcat(["protect", "movie.zip.001", "--par2-block-size", "1023"], in: scratch.path)
         #expect(block.status == 64)
     }
+
+    /// A block size that cuts the files into more than PAR2's 32 768 blocks was an I/O-style
+    /// failure (exit 1) that named neither the flag nor a size that works: now a usage error
+    /// naming both (8 bytes cuts these 257 123 bytes into 32 141 blocks).
+    @Test func aBlockSizeGivingTooManyBlocksIsAUsageErrorNamingTheSmallestThatWorks() throws {
+        let scratch = try Scratch()
+        let names = try par2PartSet(scratch).keys.sorted()
+        let before = scratch.listing()
+        let result = try gcdcat(["protect", "--par2-block-size", "4"] + names, in: scratch.path)
+        #expect(result.status == 64)
+        #expect(
+            result.stderr.contains(
+                "--par2-block-size 4 cuts the files into 64281 blocks, more than PAR2's 32768: give at least 8, a "
+                    + "multiple of 4 (or leave it out for about 2000 blocks)"), "\(result.stderr)")
+        #expect(scratch.listing() == before)
+        let smallest = try gcdcat(["protect", "--par2-block-size", "8"] + names, in: scratch.path)
+        #expect(smallest.status == 0, "\(smallest.stderr)")
+        #expect(try gcdcat(["verify", "movie.zip.par2"], in: scratch.path).status == 0)
+    }
+
+    /// Bytes appended to a file leave every block intact: verify said "0 of 25 blocks bad".
+    /// It says how much longer the file is than the set says, and that repair trims it, which
+    /// repair then does.
+    @Test func aFileWithBytesAppendedIsCalledLongerAndRepairTrimsIt() throws {
+        let scratch = try Scratch()
+        let parts = try par2PartSet(scratch)
+        let names = parts.keys.sorted()
+        #expect(try gcdcat(["protect", "--par2-block-size", "4K"] + names, in: scratch.path).status == 0)
+        try scratch.write("movie.zip.002", parts["movie.zip.002"]! + Data("appended".utf8))
+        let verify = try gcdcat(["verify", "movie.zip.par2"], in: scratch.path)
+        #expect(verify.status == 2)
+        #expect(
+            Set(verify.stdoutText.split(separator: "\n")) == [
+                "movie.zip.001: OK", "movie.zip.003: OK",
+                "movie.zip.002: DAMAGED (8 bytes longer than the set's 100000; every block intact, so repair trims it)",
+            ], "\(verify.stdoutText)")
+        let repair = try gcdcat(["repair", "movie.zip.par2", "-q"], in: scratch.path)
+        #expect(repair.status == 0, "\(repair.stderr)")
+        #expect(scratch.read("movie.zip.002") == parts["movie.zip.002"])
+        #expect(try gcdcat(["verify", "movie.zip.par2"], in: scratch.path).status == 0)
+    }
+
+    /// Shorter with damage: the bad blocks and by how much it is short.
+    @Test func aTruncatedFileSaysItsBadBlocksAndHowMuchIsMissing() throws {
+        let scratch = try Scratch()
+        let parts = try par2PartSet(scratch)
+        #expect(try gcdcat(["protect", "--par2-block-size", "4K"] + parts.keys.sorted(), in: scratch.path).status == 0)
+        try scratch.write("movie.zip.002", parts["movie.zip.002"]!.prefix(90_000))
+        let verify = try gcdcat(["verify", "movie.zip.par2"], in: scratch.path)
+        #expect(verify.status == 2)
+        #expect(
+            verify.stdoutText.contains(
+                "movie.zip.002: DAMAGED (4 of 25 blocks bad, 10000 bytes shorter than the set's 100000)\n"),
+            "\(verify.stdoutText)")
+    }
 }
 
 /// Messages for sets that arrive damaged or incomplete, as an outside attack found them.

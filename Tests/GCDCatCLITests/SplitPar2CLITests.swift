@@ -22,6 +22,27 @@ import Testing
         return (whole, parts)
     }
 
+    /// An empty input has no block to protect, and neither par2cmdline nor turbo makes a set of
+    /// an empty file: the split said nothing of the volumes it did not write. It says why (a
+    /// warning, heard even with -q), writes no `.par2`, and each installed tool refuses the
+    /// same file.
+    @Test func anEmptyInputSaysWhyNoRecoveryVolumesWereWritten() throws {
+        let scratch = try Scratch()
+        try scratch.write("empty", Data())
+        let split = try gcdcat(["split", "empty", "--size", "1M", "--par2", "10%", "-q"], in: scratch.path)
+        #expect(split.status == 0, "\(split.stderr)")
+        #expect(
+            split.stderr
+                == "gcdcat: warning: empty is empty: no PAR2 recovery volumes were written, since there is no block "
+                + "to protect (par2 create refuses an empty set too)\n")
+        #expect(!scratch.listing().contains { $0.hasSuffix(".par2") }, "\(scratch.listing())")
+        for tool in Par2Tool.allCases.filter(\.isInstalled) {
+            let create = try tool.execute(["create", "-q", "t.par2", "empty"], in: scratch.path)
+            #expect(create.status != 0, "\(tool)")
+            #expect(!scratch.listing().contains { $0.hasSuffix(".par2") }, "\(tool): \(scratch.listing())")
+        }
+    }
+
     @Test func splitWritesTheIndexAndVolumesNamedAsPar2CreateNamesThem() throws {
         let scratch = try Scratch()
         let (_, parts) = try protectedSplit(scratch)

@@ -69,14 +69,16 @@ extension MergeOperation {
         return list.naming.number(ofSuffix: suffix[...]) ?? 0
     }
 
-    /// Merges the set `list` describes: its parts are checked against the PAR2 MD5s before a byte
-    /// is written; missing or damaged parts are rebuilt from the recovery blocks into the output
-    /// (never into the parts), and each part's bytes are checked against its MD5 as they are
-    /// written. Published all or nothing through the ``OutputSet``.
+    /// Merges the set `list` describes: its parts are checked against the PAR2 MD5s as they are
+    /// copied into the unnamed output (``checkParts(_:copyingInto:counter:)``), so the bytes
+    /// checked are the bytes written; missing or damaged parts are rebuilt from the recovery
+    /// blocks into the output (never into the parts), their bytes checked against their MD5s as
+    /// they are written. Published all or nothing through the ``OutputSet``: nothing is named
+    /// unless every part passed.
     ///
     /// ## Errors
     /// `.missingPart` (a part missing) or `.checksumMismatch` (damaged only) when the recovery
-    /// blocks do not suffice, before anything is written; `listFailure` (the SFV's verdict that
+    /// blocks do not suffice, before anything is published; `listFailure` (the SFV's verdict that
     /// sent the merge here) when the PAR2 finds every part intact; those of ``Par2Repairer``
     /// and of the output.
     func mergeRepairing(
@@ -111,39 +113,22 @@ extension MergeOperation {
         case .standardOutput: break
         }
         for note in list.set.foreignVolumeNotes { notice(.note(note)) }
-        // Parts whose ctime the clock has passed: a write after the check below changes it, so
-        // intact parts can be copied by the kernel and checked unchanged, not hashed again.
-        let settled = try Self.settledParts(parts)
-        let verification = try checkParts(list)
-        // The SFV rejected a part the PAR2 finds intact: the two lists disagree, and neither wins.
-        if var listFailure, verification.isComplete {
-            listFailure.message +=
-                "; \(list.index.displayPath) finds every part intact, so the two lists disagree: nothing was written"
-            throw listFailure
-        }
-        let rebuilt = try rebuiltParts(list, verification)
-        if rebuilt.isEmpty {
-            notice(.verified(parts: list.paths.count, manifest: list.index))
-        } else {
-            for part in rebuilt {
-                notice(
-                    .note(
-                        "rebuilding \(part.path.displayPath) (\(part.state), \(part.blocks) block\(part.blocks == 1 ? "" : "s")) from "
-                            + "\(list.index.displayPath)'s recovery blocks; the part itself is left as it is"))
-            }
-        }
-        let repaired = verification.isComplete ? nil : try Par2Repairer.rebuild(verification, jobs: jobs)
         let total = list.set.files.reduce(Int64(0)) { $0 + $1.length }
         var operation = self
         operation.output = target
-        let result = try measure(target, total) { counter in
-            try OutputSet.transaction(inputs: inputs, overwrite: overwrite, fsync: fsync) { set in
-                let result = try set.produce(.whole, target, bytes: total) { sink in
-                    try operation.writeSet(
-                        list, verification, rebuilt: repaired, settled: settled, into: sink, counter: counter)
-                }.value
-                try set.publish()
-                return result
+        var rebuilt: [RebuiltPart] = []
+        // The notes come once the check has run, inside the write (notice does not escape).
+        let result = try withoutActuallyEscaping(notice) { notice in
+            try measure(target, total) { counter in
+                try OutputSet.transaction(inputs: inputs, overwrite: overwrite, fsync: fsync) { set in
+                    let result = try set.produce(.whole, target, bytes: total) { sink in
+                        try operation.checkAndWrite(
+                            list, afterListFailure: listFailure, into: sink, counter: counter, rebuilt: &rebuilt,
+                            notice: notice)
+                    }.value
+                    try set.publish()
+                    return result
+                }
             }
         }
         let checked = MergeVerification(
@@ -154,6 +139,26 @@ extension MergeOperation {
         outcome.rebuiltParts = rebuilt
         outcome.partCount = list.paths.count
         return outcome
+    }
+
+    /// The body of ``mergeRepairing(_:afterListFailure:notice:measure:)``'s output: checks the
+    /// parts (copying them into `sink`), refuses a set that cannot be mended or that the SFV
+    /// and the PAR2 disagree on, rebuilds the bad blocks and writes the rest of the set.
+    private func checkAndWrite(
+        _ list: Par2PartList, afterListFailure listFailure: GCDCatError?, into sink: OutputSink,
+        counter: TransferCounter, rebuilt: inout [RebuiltPart], notice: (Notice) -> Void
+    ) throws -> MergeResult {
+        let (verification, copied) = try checkParts(list, copyingInto: sink, counter: counter)
+        // The SFV rejected a part the PAR2 finds intact: the lists disagree, and neither wins.
+        if var listFailure, verification.isComplete {
+            listFailure.message +=
+                "; \(list.index.displayPath) finds every part intact, so the two lists disagree: nothing was written"
+            throw listFailure
+        }
+        rebuilt = try rebuiltParts(list, verification)
+        announce(rebuilt, of: list, notice: notice)
+        let repaired = verification.isComplete ? nil : try Par2Repairer.rebuild(verification, jobs: jobs)
+        return try writeSet(list, verification, rebuilt: repaired, intactWritten: copied, into: sink, counter: counter)
     }
 
     /// The merge checked by the set's SFV or list, as without a PAR2; a part that fails it is
@@ -176,14 +181,46 @@ extension MergeOperation {
         }
     }
 
-    /// Verifies the set's files against their PAR2 checksums, showing progress.
-    private func checkParts(_ list: Par2PartList) throws -> Par2Verification {
-        let counter = TransferCounter()
-        let total = list.set.files.reduce(Int64(0)) { $0 + $1.length }
-        let meter =
-            showsCheckProgress ? ProgressMeter(label: "checking " + list.index, total: total, counter: counter) : nil
-        defer { meter?.finish() }
-        return try Par2Verifier.verify(list.set, jobs: jobs, counter: counter)
+    /// Verifies the set's files against their PAR2 checksums. Into a file of gcdcat's own
+    /// (positional writes), each part's bytes are written at its place in the output as they are
+    /// hashed, counted by the write's `counter`, so the output holds the very bytes the check
+    /// accepted (true in the result; a damaged part is written again from its repair). Else the
+    /// check has a progress line of its own, and writes nothing.
+    private func checkParts(
+        _ list: Par2PartList, copyingInto sink: OutputSink, counter: TransferCounter
+    ) throws -> (Par2Verification, Bool) {
+        guard sink.allowsPositionalWrites else {
+            let counter = TransferCounter()
+            let total = list.set.files.reduce(Int64(0)) { $0 + $1.length }
+            let meter =
+                showsCheckProgress
+                ? ProgressMeter(label: "checking " + list.index, total: total, counter: counter) : nil
+            defer { meter?.finish() }
+            return (try Par2Verifier.verify(list.set, jobs: jobs, counter: counter), false)
+        }
+        var offsets = [Int64](repeating: 0, count: list.set.files.count)
+        var offset: Int64 = 0
+        for index in list.order {
+            offsets[index] = offset
+            offset += list.set.files[index].length
+        }
+        let (fd, path, starts) = (try sink.fd, sink.path, offsets)
+        let verification = try Par2Verifier.verify(list.set, jobs: jobs, counter: counter) { file, offset, bytes in
+            try Syscall.pwriteAll(
+                fd, from: bytes.baseAddress!, count: bytes.count, offset: starts[file] + offset, path: path)
+        }
+        return (verification, true)
+    }
+
+    /// Says which parts are rebuilt, or that every part verified.
+    private func announce(_ rebuilt: [RebuiltPart], of list: Par2PartList, notice: (Notice) -> Void) {
+        guard !rebuilt.isEmpty else { return notice(.verified(parts: list.paths.count, manifest: list.index)) }
+        for part in rebuilt {
+            notice(
+                .note(
+                    "rebuilding \(part.path.displayPath) (\(part.state), \(part.blocks) block\(part.blocks == 1 ? "" : "s")) from "
+                        + "\(list.index.displayPath)'s recovery blocks; the part itself is left as it is"))
+        }
     }
 
     /// The parts to rebuild, in part order; refuses, before anything is written, a set whose

@@ -7,23 +7,20 @@ import GCDCatSystem
 extension MergeOperation {
     /// Writes the set's files in part order into `sink` from its position.
     ///
-    /// A part that verified OK is copied by the kernel (``KernelCopier``: a clone, or
-    /// `copy_file_range`), when `settled` holds the parts as validated before the check: then,
-    /// instead of hashing its bytes a second time, every part must be unchanged since (device,
-    /// inode, size, mtime, ctime; as the SFV-checked `auto` merge does, docs/notes/cow.md). The
-    /// other parts pass through memory: their rebuilt slices, and runs of their good slices read
-    /// in large stretches (``Par2FileBytes``), each file's bytes checked against its MD5 as they
-    /// pass. With `settled` nil (ctimes ahead of the clock) every part is hashed as it passes.
-    /// A part changed since it was verified, or a wrong rebuild, fails the merge before the
-    /// output is published. Memory: one read buffer (16 MiB), plus the rebuilt slices.
+    /// With `intactWritten`, the check already wrote every part it read at its place in the
+    /// output, from the very bytes it hashed; the parts that verified OK are then left as they
+    /// are. Every other part passes through memory: its rebuilt slices, and runs of its good
+    /// slices read in large stretches (``Par2FileBytes``), each file's bytes checked against its
+    /// MD5 as they are written. Nothing is copied unseen (the kernel's copies were: a write
+    /// through a shared mapping between the check and the copy reached the output, exit 0). A
+    /// part changed since it was verified, or a wrong rebuild, fails the merge before the output
+    /// is published. Memory: one read buffer (16 MiB), plus the rebuilt slices.
     func writeSet(
         _ list: Par2PartList, _ verification: Par2Verification, rebuilt: Par2Repairer.Rebuilt?,
-        settled: [PartFile]?, into sink: OutputSink, counter: TransferCounter
+        intactWritten: Bool, into sink: OutputSink, counter: TransferCounter
     ) throws -> MergeResult {
         let fd = try sink.fd
         let positional = sink.allowsPositionalWrites
-        var copier = KernelCopier(sliceSize: KernelCopyMerge.minimumSlice)
-        defer { copier.release() }
         let reader = try Par2FileBytes(sliceSize: list.set.sliceSize, path: list.index)
         var outputOffset: Int64 = 0
         var chunks: Int64 = 0
@@ -31,39 +28,42 @@ extension MergeOperation {
             let file = list.set.files[index]
             let path = list.paths[position]
             let state = verification.files[index].state
+            defer { outputOffset += file.length }
+            if intactWritten && state != .missing {
+                // The check's writes: one per stretch it read.
+                let stretch = Int64(Par2Verifier.stretchBytes)
+                chunks += (file.length + stretch - 1) / stretch
+                if state == .ok { continue }
+            }
+            // The check counted the bytes it copied; a missing part's are new.
+            let counts = !intactWritten || state == .missing
             let source: Int32? = state == .missing ? nil : try Syscall.open(path, O_RDONLY | O_CLOEXEC)
             defer { if let source { Glibc.close(source) } }
-            if let source, state == .ok, settled != nil {
-                chunks += try copier.copy(
-                    from: source, inputPath: path, inputOffset: 0, count: file.length, to: fd, outputPath: sink.path,
-                    outputOffset: positional ? outputOffset : nil, counter: counter)
-            } else {
-                let whole = MD5Stream()
-                try reader.forEachStretch(of: file, source: source, path: path, rebuilt: rebuilt) { offset, bytes in
-                    whole.update(bytes)
-                    if positional {
-                        try Syscall.pwriteAll(
-                            fd, from: bytes.baseAddress!, count: bytes.count, offset: outputOffset + offset,
-                            path: sink.path)
-                    } else {
-                        try Syscall.writeAll(fd, from: bytes.baseAddress!, count: bytes.count, path: sink.path)
-                    }
-                    chunks += 1
-                    counter.add(bytes: Int64(bytes.count))
+            let whole = MD5Stream()
+            try reader.forEachStretch(of: file, source: source, path: path, rebuilt: rebuilt) { offset, bytes in
+                whole.update(bytes)
+                if positional {
+                    try Syscall.pwriteAll(
+                        fd, from: bytes.baseAddress!, count: bytes.count, offset: outputOffset + offset,
+                        path: sink.path)
+                } else {
+                    try Syscall.writeAll(fd, from: bytes.baseAddress!, count: bytes.count, path: sink.path)
                 }
-                guard whole.finalize() == file.md5 else {
-                    throw GCDCatError(
+                chunks += 1
+                if counts { counter.add(bytes: Int64(bytes.count)) }
+            }
+            guard whole.finalize() == file.md5 else {
+                let rebuiltSlices = Set(rebuilt?.slices ?? [])
+                throw try Par2Repairer.changedInput(verification, skipping: rebuiltSlices)
+                    ?? GCDCatError(
                         .checksumMismatch, path: path,
                         message:
                             "its bytes, as merged, do not have the MD5 \(list.index.displayPath) gives it (it changed "
                             + "after it was verified, or a rebuilt block is wrong); nothing was written")
-                }
             }
-            outputOffset += file.length
         }
-        for part in settled ?? [] { try part.requireUnchangedSinceValidation() }
         return MergeResult(
-            bytes: outputOffset, chunks: chunks, method: rebuilt == nil ? copier.slowestMethod.rawValue : "par2 repair",
-            clonedBytes: copier.clonedBytes, copiedBytes: copier.copiedBytes)
+            bytes: outputOffset, chunks: chunks,
+            method: rebuilt == nil ? KernelCopier.Method.readWrite.rawValue : "par2 repair")
     }
 }

@@ -38,7 +38,8 @@ public enum Par2Repairer {
     /// `.missingPart` when there are fewer recovery slices than bad slices (nothing is
     /// allocated); `.checksumMismatch` when a rebuilt slice does not match its checksums (a
     /// damaged recovery slice that kept its packet hash is not possible, so this means a bug or
-    /// a hostile set); `.io` naming the file and syscall.
+    /// a hostile set); `.inputChanged` naming a file that changed since it was verified (the
+    /// usual cause of a wrong rebuild); `.io` naming the file and syscall.
     public static func rebuild(_ verification: Par2Verification, jobs: Int) throws -> Rebuilt {
         let set = verification.set
         var bad: [Int] = []
@@ -82,8 +83,45 @@ public enum Par2Repairer {
         }
         accumulator.flush()
         let rebuilt = Rebuilt(slices: bad, accumulator: accumulator)
-        try check(rebuilt, of: set, jobs: jobs)
+        do {
+            try check(rebuilt, of: set, jobs: jobs)
+        } catch let error as GCDCatError where error.code == .checksumMismatch {
+            // Most likely not the rebuild's fault, but a file it read that changed since its check.
+            throw try changedInput(verification, skipping: badSet) ?? error
+        }
         return rebuilt
+    }
+
+    /// The error for the first file of `verification` that changed after it was verified: one
+    /// of its good slices (those not in `skipping`, global indices) no longer has its CRC32 and
+    /// MD5, so whatever was rebuilt or written from it is wrong. Nil when every good slice still
+    /// matches. Reads every good slice again: only for a rebuild or merge that already failed.
+    ///
+    /// ## Errors
+    /// `.io` naming the file and syscall.
+    static func changedInput(_ verification: Par2Verification, skipping: Set<Int>) throws -> GCDCatError? {
+        let set = verification.set
+        var buffer = [UInt8](repeating: 0, count: set.sliceSize)
+        for (file, status) in zip(set.files, verification.files) where status.state != .missing {
+            let path = set.path(of: file)
+            let fd: Int32
+            do { fd = try Syscall.open(path, O_RDONLY | O_CLOEXEC) } catch {
+                return GCDCatError(.inputChanged, path: path, message: "was removed after it was verified")
+            }
+            defer { Glibc.close(fd) }
+            for (local, checksum) in file.slices.enumerated() where !skipping.contains(file.firstSlice + local) {
+                let offset = Int64(local) * Int64(set.sliceSize)
+                let want = Int(min(Int64(set.sliceSize), file.length - offset))
+                _ = try Par2Verifier.readSlice(fd, path: path, offset: offset, count: want, into: &buffer)
+                if buffer.withUnsafeBytes({ Par2Verifier.matches($0, checksum) }) { continue }
+                return GCDCatError(
+                    .inputChanged, path: path,
+                    message: "changed after it was verified (block \(local + 1) no longer has its checksums), so "
+                        + "the bytes rebuilt or merged from it would be wrong; nothing was written. Do not modify "
+                        + "files while they are merged or repaired")
+            }
+        }
+        return nil
     }
 
     /// Throws `.checksumMismatch` naming the first file with a rebuilt slice that does not have

@@ -45,6 +45,10 @@ public struct Par2Verification: Sendable {
 /// stretches together. The groups run in parallel, `jobs` at once; memory is eight stretches a
 /// worker, whatever the slice size.
 ///
+/// With `copy`, every stretch hashed is also handed to it, so that a merge writes exactly the
+/// bytes the check accepted: a part changed after its check (even through a shared mapping,
+/// which leaves its mtime and ctime alone) cannot reach the output unhashed.
+///
 /// A slice is looked for only at its own offset: data moved within a file (bytes inserted or
 /// deleted) makes every later slice bad, where par2cmdline's slide search would find them at
 /// their new offsets.
@@ -54,16 +58,21 @@ public enum Par2Verifier {
     /// Files hashed together: the multi-buffer MD5's lanes.
     static let lanes = 8
 
-    public static func verify(_ set: Par2RecoverySet, jobs: Int, counter: TransferCounter? = nil) throws
-        -> Par2Verification
-    {
+    /// Takes each stretch the check read: the set's file index, the stretch's offset in that
+    /// file, and its bytes (zeros past the end of a short file). Called from several workers at
+    /// once, never twice for the same bytes.
+    public typealias StretchCopy = @Sendable (Int, Int64, UnsafeRawBufferPointer) throws -> Void
+
+    public static func verify(
+        _ set: Par2RecoverySet, jobs: Int, counter: TransferCounter? = nil, copy: StretchCopy? = nil
+    ) throws -> Par2Verification {
         let groups = laneGroups(files: set.files.count, jobs: jobs)
         let statuses = try ParallelMap.run(
             count: groups.count, jobs: jobs,
             makeState: { UnsafeMutableRawBufferPointer.allocate(byteCount: lanes * stretchBytes, alignment: 64) },
             finish: { $0.deallocate() }
         ) { buffer, group in
-            try checkGroup(groups[group], of: set, buffer: buffer, counter: counter)
+            try checkGroup(groups[group], of: set, buffer: buffer, counter: counter, copy: copy)
         }
         return Par2Verification(set: set, files: statuses.flatMap { $0 })
     }
@@ -103,9 +112,11 @@ public enum Par2Verifier {
         var fd: Int32 { descriptor.raw }
     }
 
-    /// The statuses of the files `group`, read together through `buffer` (``lanes`` stretches).
+    /// The statuses of the files `group`, read together through `buffer` (``lanes`` stretches),
+    /// each stretch handed to `copy` too.
     static func checkGroup(
-        _ group: Range<Int>, of set: Par2RecoverySet, buffer: UnsafeMutableRawBufferPointer, counter: TransferCounter?
+        _ group: Range<Int>, of set: Par2RecoverySet, buffer: UnsafeMutableRawBufferPointer, counter: TransferCounter?,
+        copy: StretchCopy? = nil
     ) throws -> [Par2FileStatus] {
         var statuses = [Par2FileStatus?](repeating: nil, count: group.count)
         var lanes: [Lane] = []
@@ -129,7 +140,9 @@ public enum Par2Verifier {
             for (slot, lane) in active.enumerated() {
                 let room = UnsafeMutableRawBufferPointer(
                     rebasing: buffer[(slot * stretchBytes)..<((slot + 1) * stretchBytes)])
+                let offset = lane.position
                 let stretch = try read(lane, into: room, sliceSize: sliceSize, counter: counter)
+                try copy?(lane.index, offset, stretch)
                 if !lane.short { stretches.append(stretch) }
             }
             MD5Stream.update(active.filter { !$0.short }.map(\.md5), with: stretches)

@@ -347,8 +347,14 @@ public struct SplitOperation: Sendable {
             let volumes = try recovery?.addOutputs(to: set, target: target)
             let record =
                 try manifestPath == nil ? nil : wholeRecord(crcs: crcs, pieces: pieces, header: header, file: file)
-            let warnings = try conclude(
+            var warnings = try conclude(
                 set, names: names, crcs: crcs, whole: record?.whole, header: record?.header, sources: pieces)
+            if self.recovery != nil && volumes == nil {
+                // PAR2 has no empty set: par2 create refuses one, and an index of no files repairs nothing.
+                warnings.append(
+                    "\(file.path.displayPath) is empty: no PAR2 recovery volumes were written, since there is no "
+                        + "block to protect (par2 create refuses an empty set too)")
+            }
             var result = fileResult(
                 names: names, crcs: crcs, file: file, finished: finished, inputCRC: record?.whole.crc32)
             result.recovery = volumes
