@@ -23,7 +23,7 @@ import Testing
     static let guessNotes = [
         "md5": "32 hex digits, md5 assumed (the list has no tags and its name names no algorithm)",
         "sha1": "40 hex digits, sha1 assumed (the list has no tags and its name names no algorithm)",
-        "sha256": "64 hex digits, sha256 assumed; use --algorithm sha3-256 if it is another",
+        "sha256": "64 hex digits, sha256 assumed; use --algorithm blake2b-256 or --algorithm sha3-256 if it is another",
         "sha512": "128 hex digits, sha512 assumed; use --algorithm blake2b or --algorithm sha3-512 if it is another",
     ]
 

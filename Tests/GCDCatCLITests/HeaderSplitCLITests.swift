@@ -96,4 +96,24 @@ import Testing
         #expect(merged.status == 2, "\(merged.stderr)")
         #expect(scratch.read("out") == nil)
     }
+
+    /// Without a manifest nothing records the header, so the split says that a merge repeats
+    /// it (a merge checked by `--checksum`'s list said "verified" over the repeated headers,
+    /// silently: outside attack).
+    @Test func aHeaderSplitWithoutAManifestSaysAMergeRepeatsTheHeader() throws {
+        let scratch = try Scratch()
+        try scratch.write("big.csv", Self.csv)
+        let split = try gcdcat(
+            ["split", "big.csv", "-l", "700", "--header-lines", "1", "--checksum", "sha256", "--no-manifest"],
+            in: scratch.path)
+        #expect(split.status == 0, "\(split.stderr)")
+        #expect(
+            split.stderr.contains(
+                "no manifest records the header, so merging these parts repeats it in each of them; "
+                    + "drop --no-manifest to have merge restore big.csv exactly"), "\(split.stderr)")
+        let quiet = try gcdcat(
+            ["split", "big.csv", "-l", "700", "--header-lines", "1", "--manifest", "m.sfv", "--force"],
+            in: scratch.path)
+        #expect(!quiet.stderr.contains("no manifest records the header"), "\(quiet.stderr)")
+    }
 }

@@ -95,4 +95,58 @@ struct SplitPublishOrderCLITests {
         }
         #expect(completed, "\(test.label): the split never completed within 14 naming steps")
     }
+
+    /// `--force --no-manifest` over a GNU `-d` set, killed at each removal and naming step: a
+    /// merge from whichever first part is there fails, or gives the whole old or new file. The
+    /// old `x00` went before the old `x01`, so a kill between left `x01` … `x04`, which merged
+    /// with exit 0 as the old file short of its first part (outside attack).
+    @Test func aKilledForceOverADashDSetNeverMergesTheOldSetShort() throws {
+        let old = randomData(45_000, seed: 31)
+        let new = randomData(30_000, seed: 32)
+        let syscalls = "unlink,unlinkat,linkat,rename,renameat,renameat2"
+        var completed = false
+        for step in 1...12 where !completed {
+            let scratch = try Scratch()
+            try scratch.write("f.bin", old)
+            _ = try gcdcat(["split", "f.bin", "-b", "10000", "-d", "--no-manifest", "-q"], in: scratch.path)
+            try scratch.write("f.bin", new)
+            let killed = try shell(
+                "strace -f -o /dev/null -e trace=\(syscalls) -e inject=\(syscalls):signal=KILL:when=\(step) "
+                    + "\(gcdcatPath) split f.bin -b 10000 -d --no-manifest --force -q",
+                in: scratch.path)
+            completed = killed.status == 0
+            for first in ["f.bin.00", "f.bin.01"] where scratch.listing().contains(first) {
+                let merge = try gcdcat(["merge", first, "-o", "out", "--force"], in: scratch.path)
+                // Killed before its first removal, the old set is whole, and merges as it was.
+                if merge.status == 0 {
+                    let out = scratch.read("out")
+                    #expect(out == new || out == old, "step \(step): merge \(first) gave exit 0 with other bytes")
+                }
+            }
+            if completed { #expect(scratch.read("out") == new, "the completed split merges back") }
+        }
+        #expect(completed, "the split never completed within 12 steps")
+    }
+
+    /// `--force` over a set numbered from `.000` removes that `.000` too: left, a merge from the
+    /// new `.001` pointed at it, and `merge .000` joined the old first part to the new parts.
+    @Test func forceOverASetFromZeroRemovesItsFirstPart() throws {
+        let scratch = try Scratch()
+        try scratch.write("old", randomData(50_000, seed: 33))
+        let made = try gcdcat(
+            ["split", "old", "--prefix", "f.bin.", "-b", "10000", "-q", "--no-manifest", "--start", "0"],
+            in: scratch.path)
+        #expect(made.status == 0, "\(made.stderr)")
+        let new = randomData(30_000, seed: 34)
+        try scratch.write("f.bin", new)
+        let split = try gcdcat(["split", "f.bin", "-b", "10000", "--no-manifest", "--force"], in: scratch.path)
+        #expect(split.status == 0, "\(split.stderr)")
+        #expect(split.stderr.contains("removed f.bin.000, the first part of the set it replaced"), "\(split.stderr)")
+        #expect(!scratch.listing().contains("f.bin.000"))
+        #expect(!scratch.listing().contains("f.bin.004"))
+        try FileManager.default.removeItem(atPath: scratch.path + "/f.bin")
+        let merge = try gcdcat(["merge", "f.bin.001", "-o", "out"], in: scratch.path)
+        #expect(merge.status == 0, "\(merge.stderr)")
+        #expect(scratch.read("out") == new)
+    }
 }

@@ -240,7 +240,7 @@ public struct ChecksumList: Sendable, Equatable {
         guard hex.count == 8, UInt32(hex, radix: 16) != nil, hex.allSatisfy(\.isHexDigit) else {
             throw malformed("'\(String(hex.prefix(40)).displayPath)' is not a CRC32 of 8 hex digits")
         }
-        let name = escaped?.name ?? line[..<split].trimmingSpaces
+        let name = escaped?.name ?? NameEscaping.entryName(reading: line[..<split].trimmingSpaces)
         guard !name.isEmpty else { throw malformed("no file name before the CRC") }
         return (name, hex.lowercased())
     }

@@ -154,9 +154,12 @@ public enum HashAlgorithm: Hashable, CaseIterable, Sendable, NamedByRawValue {
     }
 
     /// The other algorithms gcdcat knows whose values have as many hex digits as this one's: what
-    /// a guess from the length may have mistaken (`sha512` for `blake2b`), the commoner first.
+    /// a guess from the length may have mistaken (`sha512` for `blake2b`, `sha256` for
+    /// `b2sum -l 256`'s `blake2b-256`), BLAKE2b first: b2sum's lists are the commoner.
     public var alternatives: [HashAlgorithm] {
-        let others = Self.allCases.filter { $0 != self && $0.hexLength == hexLength }
-        return others.filter { $0 == .blake2b } + others.filter { $0 != .blake2b }
+        // From 224 bits, the SHA-2 lengths b2sum -l is used at; an MD5 or SHA-1 list stays quiet.
+        let blake = hexLength == 128 ? HashAlgorithm.blake2b : hexLength >= 56 ? Self.blake2b(bits: hexLength * 4) : nil
+        let others = Self.allCases.filter { $0 != self && $0 != blake && $0.hexLength == hexLength }
+        return (blake.map { $0 == self ? [] : [$0] } ?? []) + others
     }
 }

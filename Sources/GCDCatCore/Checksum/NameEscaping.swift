@@ -24,6 +24,16 @@ public enum NameEscaping {
         return unsafe ? line(for: name) : "./" + name
     }
 
+    /// The name an SFV entry line's `written` name stands for: ``entryName(for:)`` undone, so a
+    /// name survives a write and a read as it was (`./;semi` is `;semi`). Any other `./NAME`
+    /// is kept as written: it names the same file either way.
+    static func entryName(reading written: String) -> String {
+        guard written.hasPrefix("./"), let first = written.dropFirst(2).unicodeScalars.first,
+            first == "#" || first == ";" || first == " " || first == "\t"
+        else { return written }
+        return String(written.dropFirst(2))
+    }
+
     /// The name as a manifest line writes it: itself, or `\` + its escaped form.
     public static func line(for name: String) -> String {
         needsEscaping(name) ? "\\" + escape(name) : name

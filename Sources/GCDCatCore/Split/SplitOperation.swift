@@ -349,6 +349,13 @@ public struct SplitOperation: Sendable {
                 try manifestPath == nil ? nil : wholeRecord(crcs: crcs, pieces: pieces, header: header, file: file)
             var warnings = try conclude(
                 set, names: names, crcs: crcs, whole: record?.whole, header: record?.header, sources: pieces)
+            if manifestPath == nil, header != nil, names.count > 1 {
+                // Only the manifest records the header: without it a merge joins the parts as
+                // they are, the header once per part (a checksum list checks the parts, not that).
+                warnings.append(
+                    "no manifest records the header, so merging these parts repeats it in each of them; "
+                        + "drop --no-manifest to have merge restore \(file.path.displayPath) exactly")
+            }
             if self.recovery != nil && volumes == nil {
                 // PAR2 has no empty set: par2 create refuses one, and an index of no files repairs nothing.
                 warnings.append(

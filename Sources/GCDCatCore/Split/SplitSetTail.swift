@@ -82,10 +82,20 @@ extension SplitOperation {
         let stale = overwrite && !writesObjects && !elideEmpty ? try staleParts(after: parts.count) : []
         let staleRecovery =
             overwrite && !writesObjects ? try staleRecoveryFiles(keeping: set.paths) : []
+        let predecessor = overwrite && !writesObjects && !elideEmpty ? try stalePredecessor() : nil
         var removed: [String] = []
         do {
             try set.publish(naming: naming, jobs: writesObjects ? jobs : 1) {
                 guard overwrite else { return }
+                // An old set's `.000` before a new set's `.001`: a merge from `.001` offers it as
+                // the start, which would join it to the new parts.
+                if let predecessor {
+                    let code = Syscall.unlink(predecessor)
+                    if code != 0 && code != ENOENT {
+                        throw GCDCatError.syscall("unlink", path: predecessor, errno: code)
+                    }
+                    removed.append(predecessor)
+                }
                 // First: left beside new parts, the old recovery set would rebuild them into the
                 // old file.
                 for path in staleRecovery {
@@ -93,7 +103,10 @@ extension SplitOperation {
                     if code != 0 && code != ENOENT { throw GCDCatError.syscall("unlink", path: path, errno: code) }
                     removed.append(path)
                 }
-                for sink in held {
+                // Held-back names last first (`x01` before `x00`): killed between the two, the
+                // old set keeps `x00` and lacks `x01`, a gap every merge refuses; the other way
+                // round, `x01` … would merge as a set of their own, short by the old first part.
+                for sink in held.reversed() {
                     guard case .newFile = sink.kind else { continue }
                     if try Syscall.statIfExists(sink.path, followLinks: false) == nil { continue }
                     let code = Syscall.unlink(sink.path)
@@ -116,6 +129,10 @@ extension SplitOperation {
         if let first = stale.first, let last = stale.last {
             let span = stale.count == 1 ? first.displayPath : "\(first.displayPath) … \(last.displayPath)"
             notes.append("removed \(stale.count) old part(s) past the new set's last, of the set it replaced: \(span)")
+        }
+        if let predecessor {
+            notes.append(
+                "removed \(predecessor.displayPath), the first part of the set it replaced (a merge would start there)")
         }
         if !staleRecovery.isEmpty {
             notes.append(
@@ -144,6 +161,17 @@ extension SplitOperation {
 
     /// The regular files named as this split's parts `count`, `count + 1`, … up to the first
     /// name that is free: what remains of a longer set that `--force` replaces.
+    /// The part numbered 0 beside a set numbered from 1 (`.000` before `.001`), when it is a
+    /// regular file: discovery takes it for the start of the set, so an old set's first part
+    /// there would start a mixed merge.
+    private func stalePredecessor() throws -> String? {
+        guard naming.style == .numeric || naming.style == .gnuNumeric, naming.start == 1,
+            let name = try? naming.name(at: -1),
+            let info = try Syscall.statIfExists(name, followLinks: false), info.st_mode & S_IFMT == S_IFREG
+        else { return nil }
+        return name
+    }
+
     private func staleParts(after count: Int) throws -> [String] {
         var stale: [String] = []
         var index = count
