@@ -89,6 +89,35 @@ import Testing
         #expect(error["path"] == .string("b.bin.003"))
     }
 
+    /// Each set's document carries its own warnings (they were printed but left out of the
+    /// several-sets document: outside attack).
+    @Test func eachSetsDocumentCarriesItsOwnWarnings() throws {
+        let scratch = try Scratch()
+        try scratch.write("a.bin", randomData(30_000, seed: 2210))
+        try scratch.write("b.bin", randomData(25_000, seed: 2211))
+        for name in ["a.bin", "b.bin"] {
+            let split = try gcdcat(["split", name, "-b", "10000", "--no-manifest", "-q"], in: scratch.path)
+            #expect(split.status == 0, "\(split.stderr)")
+            try FileManager.default.removeItem(atPath: scratch.file(name))
+        }
+        let result = try gcdcat(["a.bin.001", "b.bin.001", "--json", "-q"], in: scratch.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        let document = try JSONValue.parse(result.stdout)
+        #expect(try schema("merge-sets").violations(of: document) == [])
+        guard case .object(let top) = document, case .array(let sets)? = top["sets"], sets.count == 2,
+            case .object(let a) = sets[0], case .object(let b) = sets[1],
+            case .array(let aWarnings)? = a["warnings"], case .array(let bWarnings)? = b["warnings"]
+        else {
+            Issue.record("no sets with warnings: \(result.stdoutText)")
+            return
+        }
+        // a.bin's last part is as large as the others: the set may be cut short; b.bin's is not.
+        #expect(aWarnings.count == 1, "\(aWarnings)")
+        guard case .string(let warning)? = aWarnings.first else { return }
+        #expect(result.stderr.contains("gcdcat: warning: \(warning)\n"), "\(result.stderr)")
+        #expect(bWarnings.isEmpty, "\(bWarnings)")
+    }
+
     // -o with several sets: a folder takes each set; a file name is a usage error naming the sets.
     @Test func severalSetsNeedAFolderAsTheirOutput() throws {
         let scratch = try Scratch()

@@ -26,14 +26,23 @@ extension MergeJob {
         var failed: [String] = []
         var worst: Int32 = 0
         for group in groups {
+            // Each set's document carries the warnings said while it was merged, as one set's does.
+            var warnings: [String] = []
+            let noticed: (MergeOperation.Notice) -> Void = { said in
+                if case .warning(let text) = said { warnings.append(text) }
+                notice(said)
+            }
             do {
-                guard let report = try mergeFiles(group.arguments, notice: notice, measure: measure) else { continue }
+                guard var report = try mergeFiles(group.arguments, notice: noticed, measure: measure) else { continue }
+                report.warnings = warnings
                 each(.success(report))
                 documents.append(.report(report))
                 merged.append(report.output ?? group.name)
             } catch let error as GCDCatError where error.code != .interrupted {
                 each(.failure(error))
-                documents.append(.error(ErrorReport(command: "merge", error: error)))
+                var document = ErrorReport(command: "merge", error: error)
+                document.warnings = warnings
+                documents.append(.error(document))
                 failed.append(group.name)
                 worst = Self.worse(worst, error.exitStatus)
             }
