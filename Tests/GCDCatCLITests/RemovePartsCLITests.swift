@@ -135,6 +135,33 @@ struct RemovePartsRaceCLITests {
         #expect(report?["exitStatus"] as? Int == 0)
     }
 
+    /// A file moved in at a part's name while that part's unlink is held is not what is deleted:
+    /// the part was renamed aside, checked there and unlinked by that name (the attack's case:
+    /// `mv precious f.002` in the window, and precious was gone, exit 0).
+    @Test func aFileMovedInWhileThePartsGoIsNotDeleted() throws {
+        let scratch = try Scratch()
+        let original = try RemovePartsCLITests().splitSet(in: scratch)
+        let precious = randomData(5000, seed: 77)
+        try scratch.write("precious", precious)
+        let process = traced(
+            ["-e", "trace=unlink,unlinkat", "-e", "inject=unlink,unlinkat:delay_enter=2000000:when=2"],
+            ["merge", "f.001", "--remove-parts", "-q"], in: scratch)
+        let pending = try collectLater(process)
+        var waited = 0
+        while FileManager.default.fileExists(atPath: scratch.file("f.001")) && waited < 60_000 {
+            usleep(5000)
+            waited += 5
+        }
+        // The second unlink (f.002's) now sleeps 2 s.
+        usleep(500_000)
+        #expect(rename(scratch.file("precious"), scratch.file("f.002")) == 0)
+        let result = pending.wait()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(scratch.read("f") == original)
+        #expect(scratch.read("f.002") == precious, "the file moved in was deleted")
+        #expect(scratch.listing() == ["f", "f.002", "f.sfv", "original"])
+    }
+
     /// An `unlink` that fails after the output was published: exit 1, and both the message and
     /// the JSON error object say that the output is there, verified, and stays.
     @Test func aFailedUnlinkSaysWhatWasPublished() throws {

@@ -82,4 +82,24 @@ import Testing
         #expect(outcome.warnings == ["\(parts[0].path) kept: it was replaced by another file since it was read"])
         #expect(directory.listing() == ["aside", "p.001"])
     }
+
+    /// A file swapped in at a part's name after the last check is not deleted: the part is
+    /// renamed aside, checked there, and the file found there renamed back (the attack's case:
+    /// strace held the unlink while `mv precious p.002` took the name; precious was deleted).
+    @Test func aFileSwappedInAfterTheCheckIsRenamedBackNotDeleted() throws {
+        let directory = TemporaryDirectory()
+        let parts = try parts(in: directory)
+        let precious = seededBytes(1000, seed: 42)
+        let outcome = try PartRemoval.remove(
+            parts,
+            beforeMovingAside: { part in
+                guard part == parts[1] else { return }
+                #expect(rename(part.path, directory.file("moved")) == 0)
+                writeFile(part.path, precious)
+            })
+        #expect(outcome.removed == [parts[0].path, parts[2].path])
+        #expect(outcome.warnings == ["\(parts[1].path) kept: it was replaced by another file since it was read"])
+        #expect(directory.listing() == ["moved", "p.002"])
+        #expect(readFile(parts[1].path) == precious)
+    }
 }
