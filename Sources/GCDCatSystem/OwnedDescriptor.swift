@@ -48,3 +48,13 @@ package struct OwnedDescriptor: ~Copyable {
         return raw
     }
 }
+
+extension Optional where Wrapped == OwnedDescriptor {
+    /// The descriptor's number, lent for syscalls while this value lives; nil for none.
+    package var raw: Int32? {
+        switch self {
+        case .some(let descriptor): descriptor.raw
+        case .none: nil
+        }
+    }
+}

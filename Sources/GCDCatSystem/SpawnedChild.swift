@@ -5,11 +5,12 @@ import CSystemShim
 #endif
 
 /// A program started with `posix_spawnp`, its standard output and standard error on pipes that
-/// this process reads: what `bench` runs and what a `credential_process` is.
-package struct SpawnedChild {
+/// this process reads: what `bench` runs and what a `credential_process` is. It owns the pipes'
+/// read ends, so ``drain(limit:)`` consumes it: read them to their ends, once.
+package struct SpawnedChild: ~Copyable {
     package let pid: pid_t
-    private let output: Int32
-    private let errors: Int32
+    private var output: OwnedDescriptor
+    private var errors: OwnedDescriptor
 
     /// Where the child's standard input comes from.
     package enum StandardInput {
@@ -27,17 +28,8 @@ package struct SpawnedChild {
     package static func start(
         _ arguments: [String], standardInput: StandardInput, standardOutputPath: String? = nil
     ) throws(GCDCatError) -> SpawnedChild {
-        var outPipe: [Int32] = [0, 0]
-        var errPipe: [Int32] = [0, 0]
-        // Close-on-exec from the start: a program another thread starts meanwhile that inherits a
-        // write end would keep the reads here waiting until it exits. (dup2 clears it on 1 and 2.)
-        guard gcdcat_pipe_cloexec(&outPipe) == 0 else { throw .syscall("pipe", path: arguments[0], errno: errno) }
-        guard gcdcat_pipe_cloexec(&errPipe) == 0 else {
-            let code = errno
-            close(outPipe[0])
-            close(outPipe[1])
-            throw .syscall("pipe", path: arguments[0], errno: code)
-        }
+        let outPipe = try OwnedPipe(for: arguments[0])
+        let errPipe = try OwnedPipe(for: arguments[0])
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -45,32 +37,32 @@ package struct SpawnedChild {
         if let standardOutputPath {
             posix_spawn_file_actions_addopen(&actions, 1, standardOutputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o666)
         } else {
-            posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
+            posix_spawn_file_actions_adddup2(&actions, outPipe.writeEnd.raw, 1)
         }
-        posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
+        posix_spawn_file_actions_adddup2(&actions, errPipe.writeEnd.raw, 2)
         let argv = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0
         let spawned = posix_spawnp(&pid, arguments[0], &actions, nil, argv, environ)
-        close(outPipe[1])
-        close(errPipe[1])
-        guard spawned == 0 else {
-            close(outPipe[0])
-            close(errPipe[0])
-            throw .syscall("posix_spawn", path: arguments[0], errno: spawned)
-        }
-        return SpawnedChild(pid: pid, output: outPipe[0], errors: errPipe[0])
+        // The child has its copies of the write ends (or never started): this process's close.
+        let output = outPipe.keepingReadEnd()
+        let errors = errPipe.keepingReadEnd()
+        guard spawned == 0 else { throw .syscall("posix_spawn", path: arguments[0], errno: spawned) }
+        return SpawnedChild(pid: pid, output: output, errors: errors)
     }
 
     /// Reads standard output and standard error to their ends with `poll`, so that neither pipe
     /// can fill up and block the child, and closes both; a read error ends that stream there.
     /// Past `limit` bytes in all, stops reading and returns nil (the caller ends the child).
-    package func drain(limit: Int = .max) -> (output: [UInt8], errors: [UInt8])? {
+    package consuming func drain(limit: Int = .max) -> (output: [UInt8], errors: [UInt8])? {
+        // Nil once a stream ended: setting it closes its read end.
+        var output: OwnedDescriptor? = self.output
+        var errors: OwnedDescriptor? = self.errors
         var collected: [[UInt8]] = [[], []]
-        var open = [output, errors]
         var buffer = [UInt8](repeating: 0, count: 65536)
-        while open.contains(where: { $0 >= 0 }) {
-            var fds = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        while output != nil || errors != nil {
+            // poll skips a negative descriptor.
+            var fds = [output.raw ?? -1, errors.raw ?? -1].map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
             if poll(&fds, nfds_t(fds.count), -1) < 0 {
                 if errno == EINTR { continue }
                 break
@@ -79,17 +71,12 @@ package struct SpawnedChild {
                 let count = read(fds[index].fd, &buffer, buffer.count)
                 if count > 0 {
                     collected[index] += buffer[..<count]
-                    if collected[0].count + collected[1].count > limit {
-                        for fd in open where fd >= 0 { close(fd) }
-                        return nil
-                    }
+                    if collected[0].count + collected[1].count > limit { return nil }
                 } else if count == 0 || errno != EINTR {
-                    close(open[index])
-                    open[index] = -1
+                    if index == 0 { output = nil } else { errors = nil }
                 }
             }
         }
-        for fd in open where fd >= 0 { close(fd) }
         return (collected[0], collected[1])
     }
 

@@ -80,6 +80,8 @@ public struct DispatchDataMerge: MergeStrategy {
         let queue = DispatchQueue(label: "gcdcat.dispatchdata")
         let closed = DispatchSemaphore(value: 0)
         let outcome = Mutex<(chunks: Int64, error: Int32)>((0, 0))
+        // Lent: the sink owns the descriptor (standard output is never closed), so the cleanup
+        // handler only says the channel let go of it.
         let channel = DispatchIO(
             type: .stream, fileDescriptor: try output.fd, queue: queue,
             cleanupHandler: { _ in closed.signal() })

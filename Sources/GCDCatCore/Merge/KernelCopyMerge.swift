@@ -129,9 +129,8 @@ final class Prefetcher: Sendable {
             let source = sources[index]
             queue.async {
                 // The copy itself will report any error.
-                guard let fd = try? Syscall.open(source.file.path, O_RDONLY | O_NONBLOCK) else { return }
-                _ = gcdcat_fadvise_willneed(fd, source.offset, source.length)
-                close(fd)
+                guard let file = try? OwnedDescriptor(opening: source.file.path, O_RDONLY | O_NONBLOCK) else { return }
+                _ = gcdcat_fadvise_willneed(file.raw, source.offset, source.length)
             }
         }
     }

@@ -37,8 +37,8 @@ extension MergeOperation {
             }
             // The check counted the bytes it copied; a missing part's are new.
             let counts = !intactWritten || state == .missing
-            let source: Int32? = state == .missing ? nil : try Syscall.open(path, O_RDONLY | O_CLOEXEC)
-            defer { if let source { Glibc.close(source) } }
+            let part: OwnedDescriptor? = state == .missing ? nil : try OwnedDescriptor(opening: path, O_RDONLY)
+            let source = part.raw  // lent to the reads below, all done while `part` lives
             let whole = MD5Stream()
             try reader.forEachStretch(of: file, source: source, path: path, rebuilt: rebuilt) { offset, bytes in
                 whole.update(bytes)

@@ -70,6 +70,8 @@ private final class StreamPump: @unchecked Sendable {
     }
 
     func run() throws -> MergeResult {
+        // Lent: the sink owns the descriptor (standard output is never closed), so the cleanup
+        // handler only says the channel let go of it.
         channel = DispatchIO(
             type: .stream, fileDescriptor: try output.fd, queue: queue,
             cleanupHandler: { [finished] _ in finished.signal() })

@@ -55,8 +55,8 @@ public enum Par2FileRestorer {
     private static func restore(
         _ file: Par2RecoverySet.File, path: String, sliceSize: Int, rebuilt: Par2Repairer.Rebuilt, fsync: Bool
     ) throws {
-        let source: Int32? = try? Syscall.open(path, O_RDONLY)
-        defer { if let source { Glibc.close(source) } }
+        let damaged: OwnedDescriptor? = try? OwnedDescriptor(opening: path, O_RDONLY)
+        let source = damaged.raw  // lent to the reads below, all done while `damaged` lives
         // A symlink is repaired through: its target gets the rebuilt bytes, the link stays.
         let linkInfo = (try? Syscall.statIfExists(path, followLinks: false)).flatMap { $0 }
         let isLink = linkInfo.map { $0.st_mode & S_IFMT == S_IFLNK } ?? false

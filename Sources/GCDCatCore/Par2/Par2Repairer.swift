@@ -59,18 +59,18 @@ public enum Par2Repairer {
         // set (a third of a CPU second a GiB) is not a pause between the cores' multiplications.
         let accumulator = try Par2SliceAccumulator(
             count: bad.count, sliceSize: set.sliceSize, jobs: jobs, overlapped: true, path: set.directory)
-        // A volume's slices come in exponent order: each volume is opened once.
-        var volume: (path: String, fd: Int32)?
-        defer { if let volume { Glibc.close(volume.fd) } }
-        for (column, slice) in recovery.enumerated() {
-            if accumulator.isFull { accumulator.flushInBackground() }
-            if volume?.path != slice.path {
-                if let volume { Glibc.close(volume.fd) }
-                volume = nil
-                volume = (slice.path, try Syscall.open(slice.path, O_RDONLY | O_CLOEXEC))
-            }
-            try accumulator.add(inputs: 1, coefficients: inverse.map { $0[column] }) {
-                try readRecovery(slice, from: volume!.fd, into: $0)
+        // A volume's slices come in exponent order: each volume is opened once, for its run.
+        var column = 0
+        while column < recovery.count {
+            let path = recovery[column].path
+            let volume = try OwnedDescriptor(opening: path, O_RDONLY)
+            while column < recovery.count, recovery[column].path == path {
+                if accumulator.isFull { accumulator.flushInBackground() }
+                let slice = recovery[column]
+                try accumulator.add(inputs: 1, coefficients: inverse.map { $0[column] }) {
+                    try readRecovery(slice, from: volume, into: $0)
+                }
+                column += 1
             }
         }
         let coefficients = Par2RepairCoefficients(
@@ -104,11 +104,10 @@ public enum Par2Repairer {
         var buffer = [UInt8](repeating: 0, count: set.sliceSize)
         for (file, status) in zip(set.files, verification.files) where status.state != .missing {
             let path = set.path(of: file)
-            let fd: Int32
-            do { fd = try Syscall.open(path, O_RDONLY | O_CLOEXEC) } catch {
+            guard let opened = try? OwnedDescriptor(opening: path, O_RDONLY) else {
                 return GCDCatError(.inputChanged, path: path, message: "was removed after it was verified")
             }
-            defer { Glibc.close(fd) }
+            let fd = opened.raw  // lent to the reads below, all done while `opened` lives
             for (local, checksum) in file.slices.enumerated() where !skipping.contains(file.firstSlice + local) {
                 let offset = Int64(local) * Int64(set.sliceSize)
                 let want = Int(min(Int64(set.sliceSize), file.length - offset))
@@ -155,13 +154,14 @@ public enum Par2Repairer {
                 + "\(verification.set.recoverySlices.count) recovery blocks available")
     }
 
-    /// Reads recovery slice `slice` from its volume, open as `fd`, into `buffer` (a slice's
+    /// Reads recovery slice `slice` from `volume`, its open volume, into `buffer` (a slice's
     /// room); returns the bytes read.
     private static func readRecovery(
-        _ slice: Par2RecoverySliceLocation, from fd: Int32, into buffer: UnsafeMutableRawBufferPointer
+        _ slice: Par2RecoverySliceLocation, from volume: borrowing OwnedDescriptor,
+        into buffer: UnsafeMutableRawBufferPointer
     ) throws -> Int {
         let got = try Syscall.pread(
-            fd, into: buffer.baseAddress!, count: slice.length, offset: slice.dataOffset, path: slice.path)
+            volume.raw, into: buffer.baseAddress!, count: slice.length, offset: slice.dataOffset, path: slice.path)
         guard got == slice.length else {
             throw GCDCatError(.inputChanged, path: slice.path, message: "shrank while it was read")
         }
@@ -174,8 +174,8 @@ public enum Par2Repairer {
         of file: Par2RecoverySet.File, path: String, sliceSize: Int, skipping: Set<Int>,
         into accumulator: Par2SliceAccumulator, coefficients: Par2RepairCoefficients
     ) throws {
-        let fd = try Syscall.open(path, O_RDONLY)
-        defer { Glibc.close(fd) }
+        let opened = try OwnedDescriptor(opening: path, O_RDONLY)
+        let fd = opened.raw  // lent to the reads below, all done while `opened` lives
         var local = 0
         while local < file.slices.count {
             guard !skipping.contains(file.firstSlice + local) else {

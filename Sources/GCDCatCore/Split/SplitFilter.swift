@@ -48,26 +48,18 @@ public struct SplitFilter: Sendable {
     private func feed(
         _ sources: [SourceRange], as name: String, buffer: UnsafeMutableRawPointer, counter: TransferCounter
     ) throws {
-        var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { throw GCDCatError.syscall("pipe", path: name, errno: errno) }
-        // Neither end may outlive this part in a later command (it would never see its EOF).
-        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        let child: pid_t
-        do {
-            child = try spawn(readingFrom: ends[0], file: name)
-        } catch {
-            close(ends[0])
-            close(ends[1])
-            throw error
-        }
-        close(ends[0])
+        // Close-on-exec: neither end may outlive this part in a later command (it would never
+        // see its EOF).
+        let ends = try OwnedPipe(for: name)
+        let child = try spawn(readingFrom: ends.readEnd, file: name)
+        let input = ends.keepingWriteEnd()
         var failure: (any Error)?
         do {
-            try copy(sources, into: ends[1], name: name, buffer: buffer, counter: counter)
+            try copy(sources, into: input, name: name, buffer: buffer, counter: counter)
         } catch {
             failure = error
         }
-        close(ends[1])
+        _ = consume input  // closed before the wait: the command sees its EOF
         var status: Int32 = 0
         while waitpid(child, &status, 0) < 0 {
             guard errno == EINTR else { throw GCDCatError.syscall("waitpid", path: name, errno: errno) }
@@ -90,7 +82,7 @@ public struct SplitFilter: Sendable {
     /// the SIGPIPE that write raises is held back (blocked, then taken) so it is not taken for
     /// a reader of gcdcat's own output going away.
     private func copy(
-        _ sources: [SourceRange], into pipe: Int32, name: String, buffer: UnsafeMutableRawPointer,
+        _ sources: [SourceRange], into pipe: borrowing OwnedDescriptor, name: String, buffer: UnsafeMutableRawPointer,
         counter: TransferCounter
     ) throws {
         var blocked = sigset_t()
@@ -119,7 +111,7 @@ public struct SplitFilter: Sendable {
                     throw GCDCatError(.inputChanged, path: source.file.path, message: "shrank while it was read")
                 }
                 do {
-                    try Syscall.writeAll(pipe, from: UnsafeRawPointer(buffer), count: got, path: name)
+                    try Syscall.writeAll(pipe.raw, from: UnsafeRawPointer(buffer), count: got, path: name)
                 } catch {
                     if error.errno == EPIPE { return }
                     throw error
@@ -131,13 +123,13 @@ public struct SplitFilter: Sendable {
     }
 
     /// Starts `$SHELL -c COMMAND` with `input` as its standard input and FILE=`file`.
-    private func spawn(readingFrom input: Int32, file: String) throws -> pid_t {
+    private func spawn(readingFrom input: borrowing OwnedDescriptor, file: String) throws -> pid_t {
         var shell = "/bin/sh"
         if let value = getenv("SHELL"), value.pointee != 0 { shell = String(cString: value) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, input, 0)
+        posix_spawn_file_actions_adddup2(&actions, input.raw, 0)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }

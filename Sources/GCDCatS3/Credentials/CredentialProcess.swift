@@ -45,22 +45,28 @@ package struct CredentialProcess: S3CredentialProvider {
     /// Runs `arguments[0]` (looked up in PATH) with standard input inherited, as awscli does
     /// (a process may prompt), and captures standard output and standard error.
     private func run(_ arguments: [String]) throws(GCDCatError) -> (Int32, [UInt8], [UInt8]) {
-        let child: SpawnedChild
+        let child = try start(arguments)
+        let pid = child.pid
+        let drained = child.drain(limit: Self.outputLimit)
+        if drained == nil { kill(pid, SIGKILL) }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        guard let (output, errors) = drained else {
+            throw .credentialSource(sourceName, "\(arguments[0]) printed more than 1 MiB; it was stopped")
+        }
+        return (SpawnedChild.exitCode(status), output, errors)
+    }
+
+    /// Starts the process, its failure said as the credential source's. (A function of its own:
+    /// a noncopyable `let` set inside do/catch crashes Swift 6.3's compiler.)
+    private func start(_ arguments: [String]) throws(GCDCatError) -> SpawnedChild {
         do {
-            child = try SpawnedChild.start(arguments, standardInput: .inherited)
+            return try SpawnedChild.start(arguments, standardInput: .inherited)
         } catch {
             let call = error.syscall ?? "posix_spawn"
             throw .credentialSource(
                 sourceName, "cannot run \(arguments[0]) (\(call)): \(describeErrno(error.errno ?? 0))")
         }
-        let drained = child.drain(limit: Self.outputLimit)
-        if drained == nil { kill(child.pid, SIGKILL) }
-        var status: Int32 = 0
-        while waitpid(child.pid, &status, 0) < 0 && errno == EINTR {}
-        guard let (output, errors) = drained else {
-            throw .credentialSource(sourceName, "\(arguments[0]) printed more than 1 MiB; it was stopped")
-        }
-        return (SpawnedChild.exitCode(status), output, errors)
     }
 
     /// POSIX shell words as Python's `shlex.split` reads them: spaces separate, single quotes
