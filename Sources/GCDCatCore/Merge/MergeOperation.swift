@@ -82,17 +82,11 @@ public struct MergeOperation: Sendable {
     }
 
     func validatedParts(_ paths: [String]) throws -> [PartFile] {
-        var seen: [PartIdentity: String] = [:]
+        var repeated = RepeatedParts<PartFile>(allowed: allowDuplicates)
         return try paths.map { path in
             let part = try PartFile.validate(path)
             try refuseNonPart(part)
-            let identity = PartIdentity(device: part.device, inode: part.inode)
-            if !allowDuplicates, let earlier = seen[identity] {
-                throw GCDCatError(
-                    .invalidInput, path: path,
-                    message: "is the same file as \(earlier), given earlier (use --allow-duplicates if you mean it)")
-            }
-            seen[identity] = path
+            try repeated.admit(part)
             return part
         }
     }
@@ -416,9 +410,4 @@ public struct MergeOperation: Sendable {
             return result
         }
     }
-}
-
-private struct PartIdentity: Hashable {
-    var device: UInt64
-    var inode: UInt64
 }

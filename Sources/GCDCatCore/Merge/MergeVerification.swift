@@ -370,17 +370,14 @@ public struct MergeVerification: Sendable, Equatable {
         return try padded && Syscall.statIfExists(resolved) != nil && !isPart(resolved, of: parts)
     }
 
-    /// A set whose last part is as large as the others may have lost later parts unseen.
-    static func truncationWarning(_ parts: [PartFile]) -> [String] {
-        truncationWarning(sizes: parts.map(\.size), last: parts.last?.path ?? "")
-    }
-
-    /// The same for parts known by their sizes and the last one's name (objects).
-    public static func truncationWarning(sizes: [Int64], last: String) -> [String] {
-        guard sizes.count > 1, let lastSize = sizes.last, lastSize > 0, sizes.allSatisfy({ $0 == lastSize })
+    /// A set whose last part is as large as the others may have lost later parts unseen; files
+    /// and objects alike.
+    static func truncationWarning(_ parts: [some ReadablePart]) -> [String] {
+        guard parts.count > 1, let last = parts.last, last.byteCount > 0,
+            parts.allSatisfy({ $0.byteCount == last.byteCount })
         else { return [] }
         return [
-            "the last part, \(last), is exactly as large as the others: if the set had more parts, "
+            "the last part, \(last.name), is exactly as large as the others: if the set had more parts, "
                 + "they are missing and the output is short. A manifest (NAME.sfv, see 'gcdcat split') would tell."
         ]
     }

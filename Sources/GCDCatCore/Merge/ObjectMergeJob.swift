@@ -65,12 +65,8 @@ extension MergeJob {
                 .missingPart, path: first,
                 message: "no SFV manifest object beside the set: verification needs one (name it with --manifest)")
         }
-        if manifestObject == nil && set.resolved.discovered, let last = set.parts.last {
-            for warning in MergeVerification.truncationWarning(
-                sizes: set.parts.map { Int64($0.size) }, last: last.location.description)
-            {
-                notice(.warning(warning))
-            }
+        if manifestObject == nil && set.resolved.discovered {
+            for warning in MergeVerification.truncationWarning(set.parts) { notice(.warning(warning)) }
         }
         return manifestObject
     }

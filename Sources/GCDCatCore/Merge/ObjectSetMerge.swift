@@ -86,14 +86,8 @@ public struct ObjectSetMerge: Sendable {
     /// parts; `.outputExists` without `overwrite`; `.checksumMismatch` naming a corrupt part;
     /// the store's errors.
     public func run(counter: TransferCounter = TransferCounter()) throws -> Result {
-        if !allowDuplicates {
-            var seen = Set<ObjectLocation>()
-            for part in parts where !seen.insert(part.location).inserted {
-                throw GCDCatError(
-                    .invalidInput, path: part.location.description,
-                    message: "is given twice (use --allow-duplicates if you mean it)")
-            }
-        }
+        var repeated = RepeatedParts<ObjectInfo>(allowed: allowDuplicates)
+        for part in parts { try repeated.admit(part) }
         let expected = try manifest.map { try expectedCRCs(manifest: $0) }
         if case .object(let target) = output, parts.contains(where: { $0.location == target.location }) {
             throw GCDCatError(
@@ -277,7 +271,7 @@ public struct ObjectSetMerge: Sendable {
             crcs = expected
         } else {
             guard trustStored else { return nil }
-            let stored = parts.compactMap { $0.crc32 ?? $0.recordedCRC32 }
+            let stored = parts.compactMap(\.storedCRC32)
             guard stored.count == parts.count else { return nil }
             crcs = stored
         }
