@@ -190,9 +190,10 @@ public struct MergeOperation: Sendable {
         }
         let parts = try validatedParts(resolved.parts)
         try refuseSpannedZip(parts.first)
-        let (manifestFile, warnings) = try MergeVerification.locate(
-            explicit: manifest, candidates: resolved.manifestCandidates, policy: manifestPolicy)
+        let (manifestFile, warnings, notes) = try MergeVerification.locate(
+            explicit: manifest, candidates: resolved.manifestCandidates, policy: manifestPolicy, besideParts: parts)
         for warning in warnings { notice(.warning(warning)) }
+        for note in notes { notice(.note(note)) }
         if manifestFile == nil && !resolved.discovered && !asGiven { try refuseListContents(parts) }
         if let manifestFile { try refuseManifestAmongParts(manifestFile, parts: parts) }
         if requiresCRCManifest, let manifestFile { try requireSFV(manifestFile) }
