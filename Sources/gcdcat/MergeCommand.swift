@@ -253,7 +253,14 @@ extension GCDCat {
                 }
             }
             if outcome.anyFailed || !reporting.quiet { writeToStandardError("gcdcat: \(outcome.summary)\n") }
-            if reporting.json { try StandardStreams.writeOutput(JSONDocument.encode(outcome.report)) }
+            if reporting.json {
+                let merged = outcome.report.sets.compactMap { entry in
+                    if case .report(let report) = entry { report.output } else { nil }
+                }
+                try afterPublishing(merged, manifest: nil) {
+                    try StandardStreams.writeOutput(JSONDocument.encode(outcome.report))
+                }
+            }
             if outcome.report.exitStatus != 0 { throw ExitCode(outcome.report.exitStatus) }
         }
 
