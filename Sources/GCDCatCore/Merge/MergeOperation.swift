@@ -84,7 +84,14 @@ public struct MergeOperation: Sendable {
     func validatedParts(_ paths: [String]) throws -> [PartFile] {
         var seen: [PartIdentity: String] = [:]
         return try paths.map { path in
-            let part = try PartFile.validate(path)
+            let part: PartFile
+            do {
+                part = try PartFile.validate(path)
+            } catch var error as GCDCatError where error.errno == ENOENT {
+                // `café.002` typed in NFC, on disk in NFD: say that it is there, spelt otherwise.
+                error.message += LookAlikeNames.clause(missing: path, match: "set")
+                throw error
+            }
             try refuseNonPart(part)
             let identity = PartIdentity(device: part.device, inode: part.inode)
             if !allowDuplicates, let earlier = seen[identity] {
