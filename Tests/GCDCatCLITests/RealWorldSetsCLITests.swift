@@ -135,6 +135,24 @@ import Testing
         #expect(scratch.read("out") == nil)
     }
 
+    // A GNU split of a checksum list (`split -l 3 SHA256SUMS`): the parts' names make them one
+    // set, so their text is not sniffed as a list taken in by a glob (it was refused).
+    @Test func aSplitChecksumListMergesByItsPartsNames() throws {
+        let scratch = try Scratch()
+        for index in 1...6 { try scratch.write("f\(index)", randomData(100, seed: UInt64(60 + index))) }
+        #expect(try sh("sha256sum f1 f2 f3 f4 f5 f6 > SUMS && split -l 3 SUMS", in: scratch).status == 0)
+        for arguments in [["merge", "xaa", "xab", "-o", "out"], ["xaa", "xab", "-o", "out"], ["xaa", "-o", "out"]] {
+            let merged = try gcdcat(arguments + ["--force"], in: scratch.path)
+            #expect(merged.status == 0, "\(arguments): \(merged.stderr)")
+            #expect(scratch.read("out") == scratch.read("SUMS"))
+        }
+        // A file outside the set's numbering is still sniffed.
+        let mixed = try gcdcat(["merge", "xaa", "SUMS", "-o", "other"], in: scratch.path)
+        #expect(mixed.status == 1)
+        #expect(
+            mixed.stderr.hasPrefix("gcdcat: xaa: reads as a checksum list (gnu lines), not a part"), "\(mixed.stderr)")
+    }
+
     // An explicit list out of numeric order is refused naming the first pair; --as-given insists.
     @Test func explicitListsMustBeInOrderUnlessAsGiven() throws {
         let scratch = try Scratch()

@@ -201,7 +201,12 @@ public struct MergeOperation: Sendable {
             explicit: manifest, candidates: resolved.manifestCandidates, policy: manifestPolicy, besideParts: parts)
         for warning in warnings { notice(.warning(warning)) }
         for note in notes { notice(.note(note)) }
-        if manifestFile == nil && !resolved.discovered && !asGiven { try refuseListContents(parts) }
+        // Parts named one by one are sniffed for a list taken in by a glob; not the parts of one
+        // numbered set (`xaa xab`, candidates known), whose names say what they are even when a
+        // part's text is checksum lines (a split SHA256SUMS).
+        if manifestFile == nil && !resolved.discovered && !asGiven && resolved.manifestCandidates.isEmpty {
+            try refuseListContents(parts)
+        }
         if let manifestFile { try refuseManifestAmongParts(manifestFile, parts: parts) }
         if requiresCRCManifest, let manifestFile { try requireSFV(manifestFile) }
         let inputs = parts + (manifestFile.map { [$0] } ?? [])
