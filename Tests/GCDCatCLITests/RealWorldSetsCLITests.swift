@@ -373,7 +373,6 @@ extension String {
         #expect(try gcdcat(["split", "w", "--size", "1000", "-q"], in: scratch.path).status == 0)
         try FileManager.default.createSymbolicLink(atPath: scratch.file("dangling"), withDestinationPath: "nowhere/x")
         let cases: [(String, String)] = [
-            ("", "gcdcat: the output name is empty\n"),
             (
                 "nodir/out",
                 "gcdcat: nodir/out: open: No such file or directory (its folder nodir does not exist; create it with mkdir -p, or name another output)\n"
@@ -386,6 +385,23 @@ extension String {
             // No "parts verified" line: the output was refused first.
             #expect(result.stderr == message)
         }
+    }
+}
+
+extension MergeOutputPrecheckCLITests {
+    /// `-o ''` (an unset shell variable) names no output: a usage error, not a failed open.
+    @Test func anEmptyOutputNameIsAUsageError() throws {
+        let scratch = try Scratch()
+        try scratch.write("w", randomData(3000, seed: 30))
+        #expect(try gcdcat(["split", "w", "--size", "1000", "-q"], in: scratch.path).status == 0)
+        for arguments in [["w.001", "-o", ""], ["merge", "-o", "", "w.001"], ["merge", "w.001", "--output", ""]] {
+            let result = try gcdcat(arguments, in: scratch.path)
+            #expect(result.status == 64)
+            #expect(
+                result.stderr.hasPrefix("Error: -o needs a file name (or a folder, or - for standard output).\n"),
+                "\(result.stderr)")
+        }
+        #expect(scratch.listing() == ["w", "w.001", "w.002", "w.003", "w.sfv"])
     }
 }
 
