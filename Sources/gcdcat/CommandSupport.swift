@@ -83,7 +83,8 @@ func showRunNotes(quiet: Bool) {
     RunNotes.show { writeToStandardError("gcdcat: note: \($0)\n") }
 }
 
-/// Prints `report` as the options ask: text on standard error, JSON on standard output.
+/// Prints `report` as the options ask: text on standard error, JSON on standard output. The
+/// output is already published: see ``afterPublishing(_:manifest:_:)``.
 func emit(_ report: RunReport, options: ReportOptions) throws {
     var report = report
     report.warnings = Warnings.all
@@ -92,6 +93,28 @@ func emit(_ report: RunReport, options: ReportOptions) throws {
         writeToStandardError(report.text + "\n")
     }
     if options.json {
-        try StandardStreams.writeOutput(JSONDocument.encode(report))
+        try afterPublishing(
+            report.output.map { [$0] } ?? report.outputs, manifest: report.verified ? report.manifest : nil
+        ) {
+            try StandardStreams.writeOutput(JSONDocument.encode(report))
+        }
+    }
+}
+
+/// Runs `write`, a write to standard output after `outputs` were published (the JSON report,
+/// split's `--verbose` lines). Its failure must not read as a failed merge or split: a reader
+/// gone away (EPIPE) still ends gcdcat with 141 and no word (``reportFailure(_:published:)``),
+/// and any other failure (a closed descriptor, `/dev/full`) exits 1 saying that the output was
+/// published and stays, and that only the report was lost.
+func afterPublishing(_ outputs: [String], manifest: String?, _ write: () throws -> Void) throws {
+    do {
+        try write()
+    } catch let error as GCDCatError where error.path == "standard output" && !outputs.isEmpty {
+        var lost = error
+        lost.message += "; only the report was lost"
+        let output = outputs.count == 1 ? outputs[0] : "\(outputs[0]) … \(outputs[outputs.count - 1])"
+        throw FailureAfterPublishing(
+            error: lost,
+            published: ErrorReport.Published(output: output, verified: manifest != nil, manifest: manifest))
     }
 }

@@ -149,6 +149,10 @@ extension GCDCat {
             if let command = likelyMistypedCommand(parts[0]) {
                 throw ValidationError("Unknown command '\(parts[0].displayPath)'. Did you mean '\(command)'?")
             }
+            // `-o ''` (an unset shell variable) names no output: a usage error, not a failed open.
+            if output?.isEmpty == true {
+                throw ValidationError("-o needs a file name (or a folder, or - for standard output).")
+            }
             try validateObjectNames(parts + [output, manifest])
             try objectWrites.check(
                 writesObjects: output.map(ObjectLocation.isObjectPath) ?? partsAreObjects,
@@ -253,7 +257,14 @@ extension GCDCat {
                 }
             }
             if outcome.anyFailed || !reporting.quiet { writeToStandardError("gcdcat: \(outcome.summary)\n") }
-            if reporting.json { try StandardStreams.writeOutput(JSONDocument.encode(outcome.report)) }
+            if reporting.json {
+                let merged = outcome.report.sets.compactMap { entry in
+                    if case .report(let report) = entry { report.output } else { nil }
+                }
+                try afterPublishing(merged, manifest: nil) {
+                    try StandardStreams.writeOutput(JSONDocument.encode(outcome.report))
+                }
+            }
             if outcome.report.exitStatus != 0 { throw ExitCode(outcome.report.exitStatus) }
         }
 

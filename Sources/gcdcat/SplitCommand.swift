@@ -543,8 +543,11 @@ extension GCDCat {
                 }
                 result.warnings.forEach(Warnings.warn)
                 if verbose {
-                    try StandardStreams.writeOutput(
-                        Array(result.partPaths.map { "creating file '\($0.displayPath)'\n" }.joined().utf8))
+                    // The manifest was written, not checked against: the parts were not "verified".
+                    try afterPublishing(result.partPaths, manifest: nil) {
+                        try StandardStreams.writeOutput(
+                            Array(result.partPaths.map { "creating file '\($0.displayPath)'\n" }.joined().utf8))
+                    }
                 }
                 if !reporting.quiet && !reporting.json {
                     writeToStandardError(summary(result, digestListPath: operation.digestListPath))

@@ -132,7 +132,7 @@ extension GCDCat {
                 list = try ObjectDiscovery.loadList(location, store: store, forced: algorithm)
             } catch let error as GCDCatError {
                 writeToStandardError("gcdcat: \(error)\n")
-                report.failList(manifest, error: error.description)
+                report.failList(manifest, error: error)
                 return nil
             }
             sayGuesses(list.guessNotes, shown: manifest)
@@ -191,7 +191,7 @@ extension GCDCat {
                 if !status, let hint = NotAListHint.hint(for: manifest, error: error) {
                     writeToStandardError("gcdcat: \(hint)\n")
                 }
-                report.failList(manifest, error: error.description)
+                report.failList(manifest, error: error)
                 return
             }
             sayMalformed(scan, shown: shown)
@@ -236,7 +236,7 @@ extension GCDCat {
                 try listing.flush()
                 writeToStandardError("gcdcat: \(error)\n")
                 report.finish(tally)
-                report.failList(manifest, error: error.description)
+                report.failList(manifest, error: error)
                 return
             }
             progress?.finish()
@@ -259,7 +259,8 @@ extension GCDCat {
         ) {
             if ignoreMissing && summary.files == 0 {
                 if !json { writeToStandardError("gcdcat: \(shown.displayPath): no file was verified\n") }
-                report.failList(list, error: "\(shown.displayPath): no file was verified")
+                report.failList(
+                    list, error: GCDCatError(.missingPart, path: shown, message: "no file was verified"))
             } else if !status && !json && (!quiet || summary.exitStatus != 0) {
                 writeToStandardError("gcdcat: \(shown.displayPath): \(summary.text)\(objectNote)\n")
             }
@@ -396,7 +397,8 @@ struct VerifyReport: Encodable {
         var malformedLines = 0
         /// Their errors, the first 100 ("line N: why"), in the JSON only.
         var malformed: [String]?
-        var error: String?
+        /// Why the list could not be used, as error.json's `error` object.
+        var error: ErrorReport.Details?
         var exitStatus: Int32 = 0
 
         var text: String {
@@ -493,7 +495,8 @@ struct VerifyReport: Encodable {
     }
 
     /// Records a list that could not be used (or verified nothing): exit status 1.
-    mutating func failList(_ list: String, error: String) {
+    mutating func failList(_ list: String, error: GCDCatError) {
+        let error = ErrorReport(command: "verify", error: error).error
         if let index = lists.lastIndex(where: { $0.list == list }), lists[index].files == 0 {
             lists[index].error = error
             lists[index].exitStatus = 1

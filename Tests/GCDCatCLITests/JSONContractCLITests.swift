@@ -111,6 +111,21 @@ import Testing
         #expect(bad["exitStatus"] == .integer(2))
     }
 
+    /// A list that cannot be read is an error object in its summary, as errors are everywhere
+    /// (it was the message as a bare string).
+    @Test func aMissingListIsAnErrorObjectInItsSummary() throws {
+        let scratch = try Scratch()
+        let document = try expectDocument(
+            ["verify", "--json", "nope.sha256"], in: scratch.path, status: 1, schema: "verify")
+        let error = try #require(document["lists"]?.firstElementWithList("nope.sha256")["error"])
+        #expect(error["code"] == .string("missingPart"))
+        #expect(error["path"] == .string("nope.sha256"))
+        #expect(error["syscall"] == .string("open"))
+        #expect(error["errno"] == .integer(Int64(ENOENT)))
+        #expect(error["exitStatus"] == .integer(1))
+        #expect(error["message"] == .string("nope.sha256: open: No such file or directory"))
+    }
+
     /// A list read from standard input is "-" in the document, as in `inputs`.
     @Test func aListFromStandardInputIsADash() throws {
         let scratch = try splitSet()

@@ -135,6 +135,24 @@ import Testing
         #expect(scratch.read("out") == nil)
     }
 
+    // A GNU split of a checksum list (`split -l 3 SHA256SUMS`): the parts' names make them one
+    // set, so their text is not sniffed as a list taken in by a glob (it was refused).
+    @Test func aSplitChecksumListMergesByItsPartsNames() throws {
+        let scratch = try Scratch()
+        for index in 1...6 { try scratch.write("f\(index)", randomData(100, seed: UInt64(60 + index))) }
+        #expect(try sh("sha256sum f1 f2 f3 f4 f5 f6 > SUMS && split -l 3 SUMS", in: scratch).status == 0)
+        for arguments in [["merge", "xaa", "xab", "-o", "out"], ["xaa", "xab", "-o", "out"], ["xaa", "-o", "out"]] {
+            let merged = try gcdcat(arguments + ["--force"], in: scratch.path)
+            #expect(merged.status == 0, "\(arguments): \(merged.stderr)")
+            #expect(scratch.read("out") == scratch.read("SUMS"))
+        }
+        // A file outside the set's numbering is still sniffed.
+        let mixed = try gcdcat(["merge", "xaa", "SUMS", "-o", "other"], in: scratch.path)
+        #expect(mixed.status == 1)
+        #expect(
+            mixed.stderr.hasPrefix("gcdcat: xaa: reads as a checksum list (gnu lines), not a part"), "\(mixed.stderr)")
+    }
+
     // An explicit list out of numeric order is refused naming the first pair; --as-given insists.
     @Test func explicitListsMustBeInOrderUnlessAsGiven() throws {
         let scratch = try Scratch()
@@ -355,7 +373,6 @@ extension String {
         #expect(try gcdcat(["split", "w", "--size", "1000", "-q"], in: scratch.path).status == 0)
         try FileManager.default.createSymbolicLink(atPath: scratch.file("dangling"), withDestinationPath: "nowhere/x")
         let cases: [(String, String)] = [
-            ("", "gcdcat: the output name is empty\n"),
             (
                 "nodir/out",
                 "gcdcat: nodir/out: open: No such file or directory (its folder nodir does not exist; create it with mkdir -p, or name another output)\n"
@@ -368,6 +385,23 @@ extension String {
             // No "parts verified" line: the output was refused first.
             #expect(result.stderr == message)
         }
+    }
+}
+
+extension MergeOutputPrecheckCLITests {
+    /// `-o ''` (an unset shell variable) names no output: a usage error, not a failed open.
+    @Test func anEmptyOutputNameIsAUsageError() throws {
+        let scratch = try Scratch()
+        try scratch.write("w", randomData(3000, seed: 30))
+        #expect(try gcdcat(["split", "w", "--size", "1000", "-q"], in: scratch.path).status == 0)
+        for arguments in [["w.001", "-o", ""], ["merge", "-o", "", "w.001"], ["merge", "w.001", "--output", ""]] {
+            let result = try gcdcat(arguments, in: scratch.path)
+            #expect(result.status == 64)
+            #expect(
+                result.stderr.hasPrefix("Error: -o needs a file name (or a folder, or - for standard output).\n"),
+                "\(result.stderr)")
+        }
+        #expect(scratch.listing() == ["w", "w.001", "w.002", "w.003", "w.sfv"])
     }
 }
 

@@ -291,7 +291,6 @@ import Testing
     /// A bad output fails before any part is read for verification.
     @Test(arguments: [
         ("dangling", "dangling: already exists, a symlink to nothing (use --force to replace it)"),
-        ("", "the output name is empty"),
         (
             "nodir/out",
             "nodir/out: open: No such file or directory (its folder nodir does not exist; create it with mkdir -p, or name another output)"

@@ -279,6 +279,20 @@ import Testing
         let listed = try gcdcat(["merge", nfc + ".001", nfd + ".002", "-o", "out"], in: scratch.path)
         #expect(listed.status == 64)
         #expect(listed.stderr.hasPrefix("Error: -o out names one file, but the parts are 2 sets"))
+        // A later part missing from a list, or given in the other spelling, gets the same note.
+        let note =
+            "; \(nfd).002 looks the same but is spelt with other bytes (another Unicode normalisation), so it is "
+            + "another file: rename it to match the set\n"
+        let gap = try gcdcat(["merge", nfc + ".001", nfc + ".003", "-o", "out"], in: scratch.path)
+        #expect(gap.status == 1)
+        let gapMessage =
+            "gcdcat: \(nfc).002: missing from the list between \(nfc).001 and \(nfc).003; give every part, or use "
+            + "--as-given to merge the list as it is" + note
+        #expect(Array(gap.stderr.utf8) == Array(gapMessage.utf8), "\(gap.stderr)")
+        let typed = try gcdcat(["merge", nfc + ".001", nfc + ".002", nfc + ".003", "-o", "out"], in: scratch.path)
+        #expect(typed.status == 1)
+        let typedMessage = "gcdcat: \(nfc).002: open: No such file or directory" + note
+        #expect(Array(typed.stderr.utf8) == Array(typedMessage.utf8), "\(typed.stderr)")
         #expect(scratch.read("out") == nil)
     }
 

@@ -30,6 +30,73 @@ import Testing
         }
     }
 
+    /// Runs gcdcat with SIGPIPE at its default and standard output a pipe whose reader is
+    /// already gone, so the first write fails with EPIPE every time; returns the shell-style
+    /// status (141 for SIGPIPE) and standard error.
+    /// With `ignoringSIGPIPE`, gcdcat starts with SIGPIPE ignored (as under Python or
+    /// Foundation's `Process`): the write then fails with EPIPE as an error.
+    func intoClosedPipe(_ arguments: [String], in directory: String, ignoringSIGPIPE: Bool = false) throws -> (
+        status: Int, stderr: String
+    ) {
+        let script = """
+            import os, subprocess, sys
+            r, w = os.pipe()
+            os.close(r)
+            ignoring = sys.argv[1] == "ignore"
+            command = sys.argv[2:] if ignoring else ["env", "--default-signal"] + sys.argv[2:]
+            p = subprocess.run(command, stdout=w, stderr=subprocess.PIPE, restore_signals=not ignoring)
+            print(p.returncode if p.returncode >= 0 else 128 - p.returncode)
+            sys.stdout.flush()
+            os.write(1, p.stderr)
+            """
+        let result = try runTool(
+            "python3", ["-c", script, ignoringSIGPIPE ? "ignore" : "default", gcdcatPath] + arguments, in: directory)
+        let lines = result.stdoutText.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false)
+        return (Int(lines[0]) ?? -1, lines.count > 1 ? String(lines[1]) : "")
+    }
+
+    /// The report goes out after the output was published. A reader gone away ends gcdcat with
+    /// 141 and no word, the output kept (it exited 1, as if the merge had failed); any other
+    /// failed write exits 1 saying the output was published and only the report was lost.
+    @Test(.enabled(if: toolExists("python3"), "needs python3 to hand gcdcat a pipe with no reader"))
+    func aReportThatCannotBeWrittenKeepsThePublishedOutput() throws {
+        let scratch = try Scratch()
+        let whole = randomData(3000, seed: 43)
+        try scratch.write("f", whole)
+        let split = try intoClosedPipe(["split", "-b", "1000", "f", "--verbose", "-q"], in: scratch.path)
+        #expect(split.status == 141)
+        #expect(split.stderr == "")
+        #expect(scratch.listing() == ["f", "f.001", "f.002", "f.003", "f.sfv"])
+        try FileManager.default.removeItem(atPath: scratch.file("f"))
+        let merge = try intoClosedPipe(["merge", "f.001", "--json", "-q"], in: scratch.path)
+        #expect(merge.status == 141)
+        #expect(merge.stderr == "")
+        #expect(scratch.read("f") == whole)
+        let ignored = try intoClosedPipe(
+            ["merge", "f.001", "--json", "-q", "--force"], in: scratch.path, ignoringSIGPIPE: true)
+        #expect(ignored.status == 1)
+        #expect(
+            ignored.stderr
+                == "gcdcat: standard output: write: Broken pipe; only the report was lost\n"
+                + "gcdcat: f was published, verified against f.sfv, and stays\n")
+        #expect(scratch.read("f") == whole)
+        try FileManager.default.removeItem(atPath: scratch.file("f"))
+        let full = try bash("'\(gcdcatPath)' f.001 --json -q >/dev/full", in: scratch.path)
+        #expect(full.status == 1)
+        #expect(
+            full.stderr
+                == "gcdcat: standard output: write: No space left on device; only the report was lost\n"
+                + "gcdcat: f was published, verified against f.sfv, and stays\n")
+        #expect(scratch.read("f") == whole)
+        let closed = try bash("'\(gcdcatPath)' split -b 1000 f --verbose --force -q >&-", in: scratch.path)
+        #expect(closed.status == 1)
+        #expect(
+            closed.stderr
+                == "gcdcat: standard output: write: Bad file descriptor; only the report was lost\n"
+                + "gcdcat: f.001 … f.003 was published and stays\n")
+        #expect(scratch.listing() == ["f", "f.001", "f.002", "f.003", "f.sfv"])
+    }
+
     @Test(arguments: [["--help"], ["--version"], ["help", "merge"], ["merge", "--help"]])
     func helpAndVersionToAFullDiskFail(arguments: [String]) throws {
         let scratch = try Scratch()

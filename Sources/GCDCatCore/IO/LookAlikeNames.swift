@@ -22,6 +22,15 @@ public enum LookAlikeNames {
         return found
     }
 
+    /// "; x/café looks the same but is spelt with other bytes (…): rename it to match the
+    /// `what`", when a file beside the missing `path` reads the same; else empty. For a message
+    /// that names `path` as missing.
+    public static func clause(missing path: String, match what: String) -> String {
+        guard let found = find(for: [path]).first else { return "" }
+        return "; \(found.lookAlike.displayPath) looks the same but is spelt with other bytes (another Unicode "
+            + "normalisation), so it is another file: rename it to match the \(what)"
+    }
+
     /// "x/café looks the same as x/café but is spelt with other bytes (…)".
     public static func note(missing: String, lookAlike: String) -> String {
         "\(missing.displayPath) is missing, but \(lookAlike.displayPath) looks the same and is spelt with other "

@@ -84,7 +84,14 @@ public struct MergeOperation: Sendable {
     func validatedParts(_ paths: [String]) throws -> [PartFile] {
         var repeated = RepeatedParts<PartFile>(allowed: allowDuplicates)
         return try paths.map { path in
-            let part = try PartFile.validate(path)
+            let part: PartFile
+            do {
+                part = try PartFile.validate(path)
+            } catch var error as GCDCatError where error.errno == ENOENT {
+                // `café.002` typed in NFC, on disk in NFD: say that it is there, spelt otherwise.
+                error.message += LookAlikeNames.clause(missing: path, match: "set")
+                throw error
+            }
             try refuseNonPart(part)
             try repeated.admit(part)
             return part
@@ -184,10 +191,16 @@ public struct MergeOperation: Sendable {
         }
         let parts = try validatedParts(resolved.parts)
         try refuseSpannedZip(parts.first)
-        let (manifestFile, warnings) = try MergeVerification.locate(
-            explicit: manifest, candidates: resolved.manifestCandidates, policy: manifestPolicy)
+        let (manifestFile, warnings, notes) = try MergeVerification.locate(
+            explicit: manifest, candidates: resolved.manifestCandidates, policy: manifestPolicy, besideParts: parts)
         for warning in warnings { notice(.warning(warning)) }
-        if manifestFile == nil && !resolved.discovered && !asGiven { try refuseListContents(parts) }
+        for note in notes { notice(.note(note)) }
+        // Parts named one by one are sniffed for a list taken in by a glob; not the parts of one
+        // numbered set (`xaa xab`, candidates known), whose names say what they are even when a
+        // part's text is checksum lines (a split SHA256SUMS).
+        if manifestFile == nil && !resolved.discovered && !asGiven && resolved.manifestCandidates.isEmpty {
+            try refuseListContents(parts)
+        }
         if let manifestFile { try refuseManifestAmongParts(manifestFile, parts: parts) }
         if requiresCRCManifest, let manifestFile { try requireSFV(manifestFile) }
         let inputs = parts + (manifestFile.map { [$0] } ?? [])

@@ -39,16 +39,18 @@ public struct MergeVerification: Sendable, Equatable {
     }
 
     /// The manifest to use: `explicit`, or (when `policy` allows) the first of `candidates` that
-    /// exists. A candidate that is not a regular file (a folder named `NAME.sfv`) is skipped with
-    /// a warning; an explicit manifest that is not one is an error.
+    /// exists, else the first list beside `besideParts` that names them or their whole file
+    /// (``ListsBesideSet``; with several, a note says which was used). A candidate that is not a
+    /// regular file (a folder named `NAME.sfv`) is skipped with a warning; an explicit manifest
+    /// that is not one is an error.
     ///
     /// ## Errors
     /// `.invalidInput` for an explicit manifest that is not a regular file; `.missingPart` when
     /// `policy` is `.required` and there is none.
     public static func locate(
-        explicit: String?, candidates: [String], policy: ManifestPolicy
-    ) throws -> (manifest: PartFile?, warnings: [String]) {
-        if let explicit { return (try PartFile.validate(explicit), []) }
+        explicit: String?, candidates: [String], policy: ManifestPolicy, besideParts: [PartFile] = []
+    ) throws -> (manifest: PartFile?, warnings: [String], notes: [String]) {
+        if let explicit { return (try PartFile.validate(explicit), [], []) }
         var warnings: [String] = []
         if policy != .disabled {
             for candidate in candidates {
@@ -57,7 +59,20 @@ public struct MergeVerification: Sendable, Equatable {
                     warnings.append("\(candidate.displayPath) is not a regular file; not used as the set's manifest")
                     continue
                 }
-                return (try PartFile.validate(candidate), warnings)
+                return (try PartFile.validate(candidate), warnings, [])
+            }
+            // Only a numbered set has lists beside it (`candidates` is empty for any other).
+            let beside = candidates.isEmpty ? [] : try ListsBesideSet.find(parts: besideParts)
+            if let list = beside.first {
+                let others = beside.dropFirst().map(\.displayPath)
+                let notes =
+                    others.isEmpty
+                    ? []
+                    : [
+                        "\(others.joined(separator: ", ")) beside the set also \(others.count == 1 ? "lists" : "list") "
+                            + "it; checked against \(list.displayPath) only (gcdcat verify checks the others)"
+                    ]
+                return (try PartFile.validate(list), warnings, notes)
             }
         }
         if policy == .required {
@@ -69,7 +84,7 @@ public struct MergeVerification: Sendable, Equatable {
                         + "(name it with --manifest PATH)"
                     : "not found: verification needs a manifest (name one with --manifest PATH)")
         }
-        return (nil, warnings)
+        return (nil, warnings, [])
     }
 
     /// Checks `parts` against the manifest at `manifestPath` (or, when nil and `policy` allows,
@@ -79,7 +94,7 @@ public struct MergeVerification: Sendable, Equatable {
         _ parts: [PartFile], manifestPath explicit: String?, candidate: String?, policy: ManifestPolicy,
         jobs: Int
     ) throws -> MergeVerification {
-        let (manifest, warnings) = try locate(
+        let (manifest, warnings, _) = try locate(
             explicit: explicit, candidates: candidate.map { [$0] } ?? [], policy: policy)
         var verification = try check(parts, manifest: manifest, jobs: jobs)
         verification.warnings = warnings + (manifest == nil && candidate != nil ? truncationWarning(parts) : [])
@@ -154,8 +169,11 @@ public struct MergeVerification: Sendable, Equatable {
     {
         let path = file.path
         var list = list
-        let others = try otherFiles(list, listPath: path, parts: parts)
-        list.entries.removeAll { entry in others.contains { $0.line == entry.line } }
+        let roles = try SetListEntries(
+            names: list.entries.map(\.name), rejections: list.entries.map(\.rejection), listPath: path, parts: parts)
+        let others = roles.ignored.map { list.entries[$0] }
+        list.entries = roles.checked.map { list.entries[$0] }
+        let ignored = others.isEmpty ? [] : [ignoredNote(others.map(\.name), list: path)]
         let names = list.entries.map { (name: $0.name, line: $0.line, rejection: $0.rejection) }
         if list.entries.count == 1, let entry = list.entries.first, entry.rejection == nil,
             let digest = entry.algorithm.digest,
@@ -172,10 +190,9 @@ public struct MergeVerification: Sendable, Equatable {
                 )
             }
             return MergeVerification(
-                manifestPath: path, expectedCRC: actual.crc32.value, warnings: [], manifestFile: file)
+                manifestPath: path, expectedCRC: actual.crc32.value, warnings: ignored, manifestFile: file)
         }
         try matchEntries(names, manifestPath: path, to: parts)
-        let ignored = others.isEmpty ? [] : [ignoredNote(others.map(\.name), list: path)]
         var crcs: [Checksum] = []
         // As verify judges (``ChecksumListVerifier/confirmingGuesses(_:)``): a value whose
         // algorithm was only assumed from its length is corruption only once another part
@@ -205,30 +222,17 @@ public struct MergeVerification: Sendable, Equatable {
             manifestFile: file)
     }
 
-    /// Entries of a list of several files that are no part of the set and none of the parts
-    /// (``SetFromList/otherFiles(among:)``): a SHA256SUMS's `README.txt`, ignored when other
-    /// entries are numbered.
-    static func otherFiles(_ list: ChecksumList, listPath: String, parts: [PartFile]) throws -> [ChecksumList.Entry] {
-        let others = try otherFiles(list.entries.map(\.name), listPath: listPath, parts: parts)
-        return others.map { list.entries[$0] }
-    }
-
-    /// The indices of `names` that ``otherFiles(_:listPath:parts:)`` leaves out.
-    static func otherFiles(_ names: [String], listPath: String, parts: [PartFile]) throws -> [Int] {
-        guard names.count > 1 else { return [] }
-        let other = SetFromList.otherFiles(among: names)
-        return try names.indices.filter {
-            try other[$0] && !isPart(ChecksumListVerifier.resolve(names[$0], listPath: listPath), of: parts)
-        }
-    }
-
-    /// `manifest` without the entries that are no part of the set (a `README.txt` that cksfv
-    /// listed with `xaa`, `xab`), and the note that says them.
+    /// `manifest` without the entries that are not this set's (``SetListEntries``: a
+    /// `README.txt` that cksfv listed with `xaa`, `xab`, or another set's parts in one SFV over
+    /// two sets), and the note that says them.
     static func setEntries(of manifest: Manifest, path: String, parts: [PartFile]) throws -> (Manifest, [String]) {
-        let others = try otherFiles(manifest.entries.map(\.name), listPath: path, parts: parts)
+        let roles = try SetListEntries(
+            names: manifest.entries.map(\.name), rejections: manifest.entries.map(\.rejection), listPath: path,
+            parts: parts)
+        let others = roles.ignored
         guard !others.isEmpty else { return (manifest, []) }
         var kept = manifest
-        kept.entries = manifest.entries.indices.filter { !others.contains($0) }.map { manifest.entries[$0] }
+        kept.entries = roles.checked.map { manifest.entries[$0] }
         return (kept, [ignoredNote(others.map { manifest.entries[$0].name }, list: path)])
     }
 

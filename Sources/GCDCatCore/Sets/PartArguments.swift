@@ -167,11 +167,14 @@ public enum PartArguments {
             }
             if next > this + 1 {
                 let missing = naming.with(number: this + 1)
+                let existing = PartDiscovery.existing(missing, names)
                 throw GCDCatError(
-                    .missingPart, path: PartDiscovery.existing(missing, names) ?? missing.name,
+                    .missingPart, path: existing ?? missing.name,
                     message:
                         "missing from the list between \(arguments[index].displayPath) and "
                         + "\(arguments[index + 1].displayPath); give every part, or use --as-given to merge the list as it is"
+                        + (existing == nil && names is FileSystemNames
+                            ? LookAlikeNames.clause(missing: missing.name, match: "set") : "")
                 )
             }
         }

@@ -1,3 +1,4 @@
+import GCDCatS3
 import GCDCatSystem
 
 /// A merge started from a checksum list: `gcdcat movie.zip.sfv`, `gcdcat merge SHA256SUMS`.
@@ -59,7 +60,8 @@ public enum SetFromList {
                 .invalidInput, path: list,
                 message:
                     "lists the parts of \(groups.count) sets (\(groups.map(\.name.displayPath).joined(separator: ", "))); "
-                    + "merge one from its first part (gcdcat merge \(groups[0].arguments[0].displayPath)) with a list of its own"
+                    + "merge each from its first part, checked against its own lines of this list: gcdcat merge "
+                    + "\(LeftBehindAdvice.shellQuoted(groups[0].arguments[0])) --manifest \(LeftBehindAdvice.shellQuoted(list))"
             )
         }
         guard let naming = groups[0].naming ?? NumberedName.readings(of: only).first,

@@ -1,0 +1,137 @@
+import Foundation
+import Testing
+
+/// A merge checks a set against a checksum list lying beside it whatever the list is called
+/// (`SHA256SUMS`, `MD5SUMS`, `B2SUMS`, `x.bin.sha512`, one SFV over two sets), by its real
+/// algorithm; a list of other files only is not the set's (outside attack on issue 22).
+@Suite struct ListsBesideSetCLITests {
+    static let parts = ["x.bin.001", "x.bin.002", "x.bin.003"]
+
+    /// `x.bin.001…003` (1000, 1000, 500 bytes) without a manifest, and the whole file's bytes.
+    func set() throws -> (Scratch, Data) {
+        let scratch = try Scratch()
+        let whole = randomData(2500, seed: 91)
+        try scratch.write("x.bin", whole)
+        #expect(try gcdcat(["split", "x.bin", "--size", "1000", "--no-manifest", "-q"], in: scratch.path).status == 0)
+        try FileManager.default.removeItem(atPath: scratch.file("x.bin"))
+        try scratch.write("README.txt", Data("read me\n".utf8))
+        return (scratch, whole)
+    }
+
+    func corrupt(_ name: String, in scratch: Scratch) throws {
+        var bytes = scratch.read(name)!
+        bytes[10] ^= 1
+        try scratch.write(name, bytes)
+    }
+
+    @Test(arguments: [
+        ("sha256sum", "SHA256SUMS", "sha256"), ("sha512sum", "x.bin.sha512", "sha512"),
+        ("md5sum", "MD5SUMS", "md5"), ("b2sum", "B2SUMS", "blake2b"), ("sha1sum", "checksums.sha1", "sha1"),
+    ])
+    func aListOfThePartsBesideTheSetChecksEachPart(tool: String, list: String, algorithm: String) throws {
+        let (scratch, whole) = try set()
+        // The list covers the download folder: the parts and a README.
+        try scratch.write(list, try runTool(tool, Self.parts + ["README.txt"], in: scratch.path).stdout)
+        let merged = try gcdcat(["x.bin.001"], in: scratch.path)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(
+            merged.stderr
+                == "gcdcat: note: \(list) also lists README.txt, no part of the set; not checked here (gcdcat verify "
+                + "\(list) checks every file it lists)\ngcdcat: 3 parts verified against \(list)\n")
+        #expect(scratch.read("x.bin") == whole)
+        try FileManager.default.removeItem(atPath: scratch.file("x.bin"))
+        try corrupt("x.bin.002", in: scratch)
+        let bad = try gcdcat(["x.bin.001"], in: scratch.path)
+        #expect(bad.status == 2, "\(bad.stderr)")
+        #expect(bad.stderr.contains("gcdcat: x.bin.002: \(algorithm) is "), "\(bad.stderr)")
+        #expect(bad.stderr.contains(", but \(list) line 2 says "), "\(bad.stderr)")
+        #expect(scratch.read("x.bin") == nil)
+        // --no-verify still skips every list.
+        let unchecked = try gcdcat(["x.bin.001", "--no-verify"], in: scratch.path)
+        #expect(unchecked.status == 0)
+        #expect(unchecked.stderr == "")
+    }
+
+    @Test func aListOfTheWholeFileChecksTheOutputBeforeItIsPublished() throws {
+        let (scratch, whole) = try set()
+        try scratch.write("x.bin", whole)
+        try scratch.write("SHA512SUMS", try runTool("sha512sum", ["README.txt", "x.bin"], in: scratch.path).stdout)
+        try FileManager.default.removeItem(atPath: scratch.file("x.bin"))
+        let merged = try gcdcat(["x.bin.001", "--json"], in: scratch.path)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(merged.stderr.hasSuffix("gcdcat: 3 parts verified against SHA512SUMS\n"))
+        let report = try JSONSerialization.jsonObject(with: merged.stdout) as? [String: Any]
+        #expect(report?["manifest"] as? String == "SHA512SUMS")
+        #expect(scratch.read("x.bin") == whole)
+        try FileManager.default.removeItem(atPath: scratch.file("x.bin"))
+        try corrupt("x.bin.003", in: scratch)
+        let bad = try gcdcat(["x.bin.001"], in: scratch.path)
+        #expect(bad.status == 2, "\(bad.stderr)")
+        #expect(bad.stderr.contains("gcdcat: SHA512SUMS: line 2 gives x.bin sha512 "), "\(bad.stderr)")
+        #expect(bad.stderr.hasSuffix("a part is corrupt or missing\n"), "\(bad.stderr)")
+        #expect(scratch.read("x.bin") == nil)
+    }
+
+    @Test func aListOfOtherFilesOnlyIsNotTheSetsAndIsPassedOver() throws {
+        let (scratch, whole) = try set()
+        try scratch.write("other.iso", Data("another download\n".utf8))
+        try scratch.write("SHA256SUMS", try runTool("sha256sum", ["README.txt", "other.iso"], in: scratch.path).stdout)
+        let merged = try gcdcat(["x.bin.001", "--json"], in: scratch.path)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(merged.stderr == "")
+        let report = try JSONSerialization.jsonObject(with: merged.stdout) as? [String: Any]
+        #expect(report?["manifest"] is NSNull)
+        #expect(scratch.read("x.bin") == whole)
+    }
+
+    @Test func withSeveralListsTheFirstByNameIsUsedAndTheOthersAreNamed() throws {
+        let (scratch, _) = try set()
+        try scratch.write("SHA256SUMS", try runTool("sha256sum", Self.parts, in: scratch.path).stdout)
+        try scratch.write("MD5SUMS", try runTool("md5sum", Self.parts, in: scratch.path).stdout)
+        // One named after the output comes first.
+        try scratch.write("x.bin.b2", try runTool("b2sum", Self.parts, in: scratch.path).stdout)
+        let merged = try gcdcat(["x.bin.001"], in: scratch.path)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(
+            merged.stderr
+                == "gcdcat: note: MD5SUMS, SHA256SUMS beside the set also list it; checked against x.bin.b2 only "
+                + "(gcdcat verify checks the others)\ngcdcat: 3 parts verified against x.bin.b2\n")
+    }
+
+    @Test func oneSFVOverTwoSetsChecksEachSetByItsOwnLines() throws {
+        let (scratch, whole) = try set()
+        let other = randomData(1500, seed: 92)
+        try scratch.write("y.bin", other)
+        #expect(try gcdcat(["split", "y.bin", "--size", "1000", "--no-manifest", "-q"], in: scratch.path).status == 0)
+        try FileManager.default.removeItem(atPath: scratch.file("y.bin"))
+        try scratch.write(
+            "all.sfv", try runTool("cksfv", ["-b"] + Self.parts + ["y.bin.001", "y.bin.002"], in: scratch.path).stdout)
+        let note =
+            "gcdcat: note: all.sfv also lists y.bin.001, y.bin.002, no part of the set; not checked here (gcdcat verify "
+            + "all.sfv checks every file it lists)\n"
+        // The list alone names two sets; its hint is followed below.
+        let both = try gcdcat(["all.sfv"], in: scratch.path)
+        #expect(both.status == 1)
+        #expect(
+            both.stderr
+                == "gcdcat: all.sfv: lists the parts of 2 sets (x.bin, y.bin); merge each from its first part, checked "
+                + "against its own lines of this list: gcdcat merge x.bin.001 --manifest all.sfv\n")
+        // Found beside the set, and named with --manifest.
+        for arguments in [["x.bin.001"], ["x.bin.001", "--manifest", "all.sfv", "--force"]] {
+            let merged = try gcdcat(arguments, in: scratch.path)
+            #expect(merged.status == 0, "\(merged.stderr)")
+            #expect(merged.stderr == note + "gcdcat: 3 parts verified against all.sfv\n")
+            #expect(scratch.read("x.bin") == whole)
+        }
+        let second = try gcdcat(["y.bin.001"], in: scratch.path)
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(second.stderr.hasSuffix("gcdcat: 2 parts verified against all.sfv\n"))
+        #expect(scratch.read("y.bin") == other)
+        try corrupt("y.bin.002", in: scratch)
+        let bad = try gcdcat(["y.bin.001", "--force"], in: scratch.path)
+        #expect(bad.status == 2, "\(bad.stderr)")
+        #expect(bad.stderr.contains("gcdcat: y.bin.002: crc32 is "), "\(bad.stderr)")
+        #expect(bad.stderr.contains(", but all.sfv line "), "\(bad.stderr)")
+        #expect(scratch.read("y.bin") == other)
+    }
+}
