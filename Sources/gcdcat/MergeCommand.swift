@@ -149,7 +149,8 @@ extension GCDCat {
             if let command = likelyMistypedCommand(parts[0]) {
                 throw ValidationError("Unknown command '\(parts[0].displayPath)'. Did you mean '\(command)'?")
             }
-            try validateObjectNames(parts + [output, manifest])
+            try validateObjectNames(parts + [manifest])
+            try validateObjectNames([output], written: true)
             try objectWrites.check(
                 writesObjects: output.map(ObjectLocation.isObjectPath) ?? partsAreObjects,
                 customerKey: objectStore.access.sseCustomerKeyFile != nil)
