@@ -85,6 +85,7 @@ extension SplitOperation {
         let staleRecovery =
             overwrite && !writesObjects ? try staleRecoveryFiles(keeping: set.paths) : []
         let predecessor = overwrite && !elideEmpty ? try stalePredecessor() : nil
+        let leftovers = try abortLeftoverUploads(keeping: set.paths, registry: set.registry)
         var removed: [String] = []
         do {
             try set.publish(naming: naming, jobs: writesObjects ? jobs : 1) {
@@ -125,7 +126,7 @@ extension SplitOperation {
                 + "were named, so the set there cannot be merged until the split is run again"
             throw error
         }
-        var notes: [String] = []
+        var notes = leftovers
         if let first = stale.first, let last = stale.last {
             let span = stale.count == 1 ? first.displayPath : "\(first.displayPath) … \(last.displayPath)"
             notes.append("removed \(stale.count) old part(s) past the new set's last, of the set it replaced: \(span)")
@@ -140,6 +141,20 @@ extension SplitOperation {
                     + staleRecovery.map(\.displayPath).joined(separator: ", "))
         }
         return notes
+    }
+
+    /// Into objects: aborts what a killed predecessor left on part names of this series that
+    /// this set does not write (``UploadResumption/abortLeftovers(bucket:prefix:isLeftover:store:registry:)``);
+    /// its own names' uploads were taken over or aborted as each upload began. Returns the notes.
+    private func abortLeftoverUploads(keeping written: [String], registry: CleanupRegistry) throws -> [String] {
+        guard writesObjects, let objectStore, let series = try ObjectLocation(parsing: naming.prefix + "_") else {
+            return []
+        }
+        let own = Set(written)
+        return try UploadResumption.abortLeftovers(
+            bucket: series.bucket, prefix: String(series.key.dropLast()),
+            isLeftover: { naming.isPartName($0.description) && !own.contains($0.description) }, store: objectStore,
+            registry: registry)
     }
 
     /// The PAR2 index (`NAME.par2`) and recovery volumes (`NAME.volNN+MM.par2`) beside the set
