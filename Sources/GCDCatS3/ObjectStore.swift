@@ -1,28 +1,43 @@
 import GCDCatSystem
 
-/// Where an object lives in S3-compatible storage: `s3://BUCKET/KEY`.
+/// Where an object lives in S3-compatible storage: `s3://BUCKET/KEY`, or one version of it in
+/// a versioned bucket (`s3://BUCKET/KEY?versionId=ID`), which can only be read.
 public struct ObjectLocation: Sendable, Hashable, CustomStringConvertible {
     public var bucket: String
     public var key: String
+    /// The version to read (GetObject and HeadObject send it as `versionId=`); nil for the
+    /// key's latest version, and always for what is written.
+    public var versionID: String?
 
-    public init(bucket: String, key: String) {
+    public init(bucket: String, key: String, versionID: String? = nil) {
         self.bucket = bucket
         self.key = key
+        self.versionID = versionID
     }
 
     /// The form the user types, and the one every message names.
-    public var description: String { "s3://\(bucket)/\(key)" }
+    public var description: String {
+        "s3://\(bucket)/\(key)" + (versionID.map { Self.versionMarker + $0 } ?? "")
+    }
+
+    /// What follows the key in a name that reads one version: `s3://b/k?versionId=ID`.
+    public static let versionMarker = "?versionId="
+
+    /// The same key at its latest version: what a listing shows, and what a manifest's names mean.
+    public var latest: ObjectLocation { ObjectLocation(bucket: bucket, key: key) }
 
     /// Byte for byte, as S3 compares keys: Swift's `String` equality is canonical equivalence,
     /// under which `é` (NFC) and `e` + U+0301 (NFD) are equal, yet S3 holds them as two objects.
     public static func == (lhs: ObjectLocation, rhs: ObjectLocation) -> Bool {
         lhs.bucket.utf8.elementsEqual(rhs.bucket.utf8) && lhs.key.utf8.elementsEqual(rhs.key.utf8)
+            && lhs.versionID == rhs.versionID
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(bucket.utf8.count)
         for byte in bucket.utf8 { hasher.combine(byte) }
         for byte in key.utf8 { hasher.combine(byte) }
+        hasher.combine(versionID)
     }
 }
 

@@ -347,10 +347,8 @@ public final class S3Client: ObjectStore {
             throw GCDCatError(
                 .invalidInput, path: source.description, syscall: "UploadPartCopy", message: "an empty range")
         }
-        let copySource =
-            "/" + S3URIEncoding.encode(source.bucket) + "/" + S3URIEncoding.encode(source.key, keepingSlash: true)
         var headers = [
-            "x-amz-copy-source": copySource,
+            "x-amz-copy-source": source.copySource,
             "x-amz-copy-source-range": "bytes=\(range.lowerBound)-\(range.upperBound - 1)",
         ]
         if let ifMatch { headers["x-amz-copy-source-if-match"] = "\"\(ifMatch)\"" }

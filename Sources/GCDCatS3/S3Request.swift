@@ -35,6 +35,7 @@ extension S3Client {
     /// ## Errors
     /// The last failure once retries run out, or the first that is not retryable.
     package func perform(_ request: S3Request, allowing: Set<Int> = []) throws(GCDCatError) -> HTTPResponse {
+        let request = try request.readingVersion()
         let payloadHash = request.body.withUnsafeBytes { SigV4Signer.payloadHash($0) }
         var route = routes.route(request.location.bucket, default: configuration.region)
         var redirected = false

@@ -27,7 +27,8 @@ extension GCDCat {
                 joined with crc32_combine/adler32_combine; md5 and sha read each file once, in \
                 order. With no files, or '-', standard input is read.
 
-                An s3://BUCKET/KEY is read with ranged GETs, --jobs at once (crc32 and \
+                An s3://BUCKET/KEY (or s3://BUCKET/KEY?versionId=ID, that version of it) is \
+                read with ranged GETs, --jobs at once (crc32 and \
                 adler32 objects in parallel ranges, md5/sha one object per job), and printed \
                 by the name given; a summary on standard error gives the bytes read. Where \
                 the server keeps an object's crc32 (x-amz-checksum-crc32 on HEAD), it is \

@@ -153,7 +153,8 @@ extension GCDCat {
             if output?.isEmpty == true {
                 throw ValidationError("-o needs a file name (or a folder, or - for standard output).")
             }
-            try validateObjectNames(parts + [output, manifest])
+            try validateObjectNames(parts + [manifest])
+            try validateObjectNames([output], written: true)
             try objectWrites.check(
                 writesObjects: output.map(ObjectLocation.isObjectPath) ?? partsAreObjects,
                 customerKey: objectStore.access.sseCustomerKeyFile != nil)

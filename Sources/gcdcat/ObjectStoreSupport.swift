@@ -146,13 +146,20 @@ func s3OnlyRefusal(_ option: String, scope: String, command: String) -> Validati
 /// A malformed `s3://` name (`s3://bucket`, a `..` segment) is a mistake in the command line,
 /// caught with the other usage errors (exit 64) rather than when the run reaches it.
 /// `suffix` completes a name that is a prefix (`split --prefix s3://b/movie.` names parts
-/// `movie.001`, …), so the prefix is checked as the names it will make.
-func validateObjectNames(_ paths: [String?], suffix: String = "") throws {
+/// `movie.001`, …), so the prefix is checked as the names it will make. A name that is
+/// `written` cannot name a version (`?versionId=`).
+func validateObjectNames(_ paths: [String?], suffix: String = "", written: Bool = false) throws {
     for path in paths.compactMap({ $0 }) where ObjectLocation.isObjectPath(path) {
+        let location: ObjectLocation?
         do {
-            _ = try ObjectLocation(parsing: path + suffix)
+            location = try ObjectLocation(parsing: path + suffix)
         } catch let error as GCDCatError {
             throw ValidationError("\(path.displayPath): \(error.message)")
+        }
+        if written, location?.versionID != nil {
+            throw ValidationError(
+                "\(path.displayPath): ?versionId= names a version to read, but this is written: S3 makes every "
+                    + "write the key's newest version; name the key alone")
         }
     }
 }

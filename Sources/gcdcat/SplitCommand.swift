@@ -235,8 +235,9 @@ extension GCDCat {
                 input: input, writesObjects: ObjectLocation.isObjectPath(prefix ?? prefixArgument ?? ""),
                 roundRobin: chunks?.kind == .roundRobin, filter: filter != nil, strategy: strategy,
                 partLengths: plannedPartLengths)
-            try validateObjectNames([input, manifest])
-            try validateObjectNames([prefix ?? prefixArgument], suffix: "001")
+            try validateObjectNames([input])
+            try validateObjectNames([manifest], written: true)
+            try validateObjectNames([prefix ?? prefixArgument], suffix: "001", written: true)
             try objectWrites.check(
                 writesObjects: ObjectLocation.isObjectPath(prefix ?? prefixArgument ?? ""),
                 customerKey: objectStore.access.sseCustomerKeyFile != nil)

@@ -66,6 +66,11 @@ extension GCDCat {
             } catch let error as GCDCatError {
                 throw ValidationError("\(text.displayPath): \(error.message)")
             }
+            if keyPrefix.contains(ObjectLocation.versionMarker) {
+                throw ValidationError(
+                    "\(text.displayPath): ?versionId= names a version of an object; an unfinished upload has "
+                        + "none yet: give s3://BUCKET/PREFIX")
+            }
             return (bucket, keyPrefix)
         }
 

@@ -73,6 +73,8 @@ struct S3SplitTests {
     /// `--force` over an existing set, and the manifest's PUT fails after the parts replaced the
     /// old ones: the rollback keeps the parts that replaced objects (deleting them would lose the
     /// old set too; it deleted them before) and deletes only what is new, and the error says so.
+    /// The old first part was deleted before any new name was placed, as a local split removes
+    /// the file (``PublishOrder``), so what is left has no first part to start a mixed merge.
     @Test func aFailedForceSplitKeepsThePartsThatReplacedObjects() throws {
         let directory = TemporaryDirectory()
         let old = seededBytes(3000, seed: 20)
@@ -93,16 +95,14 @@ struct S3SplitTests {
         #expect(
             error.message.hasSuffix(
                 "; 2 output(s) had already replaced existing ones and were kept (removing them would lose the old "
-                    + "ones too), so the set there is mixed: s3://bkt/big.002, s3://bkt/big.003"),
+                    + "ones too), so the set there is mixed: s3://bkt/big.002, s3://bkt/big.003; the old "
+                    + "s3://bkt/big.001 was removed before the new parts were named, so the set there cannot be "
+                    + "merged until the split is run again"),
             "\(error.message)")
-        // The first part is named last (after the manifest), so the old big.001 is still there and
-        // the old manifest rejects the new .002/.003 in a merge from it. The two that replaced old
-        // parts hold the new bytes; the two new keys are gone again.
+        // The two that replaced old parts hold the new bytes; the two new keys are gone again;
+        // the old big.001 is gone, so a merge from it finds nothing.
         #expect(
-            try store.list(bucket: "bkt", prefix: "").map(\.location.key) == [
-                "big.001", "big.002", "big.003", "big.sfv",
-            ])
-        #expect(store.bytes(ObjectLocation(bucket: "bkt", key: "big.001")) == Array(old[0..<1000]))
+            try store.list(bucket: "bkt", prefix: "").map(\.location.key) == ["big.002", "big.003", "big.sfv"])
         #expect(store.bytes(ObjectLocation(bucket: "bkt", key: "big.002")) == Array(new[1000..<2000]))
         #expect(store.bytes(ObjectLocation(bucket: "bkt", key: "big.sfv")) == oldSFV)
         #expect(try store.listMultipartUploads(bucket: "bkt", prefix: "").isEmpty)

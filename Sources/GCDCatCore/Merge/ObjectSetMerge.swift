@@ -89,11 +89,11 @@ public struct ObjectSetMerge: Sendable {
         var repeated = RepeatedParts<ObjectInfo>(allowed: allowDuplicates)
         for part in parts { try repeated.admit(part) }
         let expected = try manifest.map { try expectedCRCs(manifest: $0) }
-        if case .object(let target) = output, parts.contains(where: { $0.location == target.location }) {
+        if case .object(let target) = output, parts.contains(where: { $0.location.latest == target.location }) {
             throw GCDCatError(
                 .invalidInput, path: target.description, message: "is one of the parts; refusing to overwrite it")
         }
-        if case .object(let target) = output, target.location == manifest {
+        if case .object(let target) = output, target.location == manifest?.latest {
             throw GCDCatError(
                 .invalidInput, path: target.description,
                 message: "is the manifest that verifies the set; refusing to overwrite it, even with --force")
@@ -118,7 +118,8 @@ public struct ObjectSetMerge: Sendable {
             }
             listed[manifest.sibling(entry.name)] = entry
         }
-        let given = Set(parts.map(\.location))
+        // The manifest names keys; a part named at a version is its key's line.
+        let given = Set(parts.map(\.location.latest))
         for entry in parsed.entries where !given.contains(manifest.sibling(entry.name)) {
             throw GCDCatError(
                 .missingPart, path: manifest.sibling(entry.name).description,
@@ -127,7 +128,7 @@ public struct ObjectSetMerge: Sendable {
             )
         }
         let crcs = try parts.map { part in
-            guard let entry = listed[part.location] else {
+            guard let entry = listed[part.location.latest] else {
                 throw GCDCatError(
                     .invalidInput, path: part.location.description,
                     message: "is not listed in the manifest \(manifest); merge the set it lists")

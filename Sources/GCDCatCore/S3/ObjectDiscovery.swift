@@ -57,13 +57,22 @@ public enum ObjectDiscovery {
                         + "beside it is used to verify the set")
             }
         }
-        if arguments.count == 1 { return try discover(arguments[0], store: store) }
+        if arguments.count == 1 {
+            return try arguments[0].versionID == nil
+                ? discover(arguments[0], store: store) : lonePartAtItsVersion(arguments[0], store: store)
+        }
+        try refuseTwoVersionsOfOneKey(arguments)
         let infos = try heads(arguments, store: store, jobs: jobs)
-        let names = ListedNames(arguments.map(\.description))
-        let resolved = try PartArguments.resolve(arguments.map(\.description), asGiven: asGiven, names: names)
+        // The set's rules read keys; a part's version rides along with its key.
+        let keys = arguments.map(\.latest.description)
+        var resolved = try PartArguments.resolve(keys, asGiven: asGiven, names: ListedNames(keys))
         // By location, not by name: `String` keys would make an NFC and an NFD key one entry.
-        let byLocation = Dictionary(infos.map { ($0.location, $0) }, uniquingKeysWith: { first, _ in first })
+        let byLocation = Dictionary(infos.map { ($0.location.latest, $0) }, uniquingKeysWith: { first, _ in first })
         let parts = try resolved.parts.map { byLocation[try ObjectLocation(parsing: $0)!]! }
+        if arguments.contains(where: { $0.versionID != nil }) {
+            resolved.notes += try manifestBesideVersionsNote(resolved.manifestCandidates, bucket: bucket, store: store)
+            return ObjectSet(parts: parts, resolved: resolved, manifest: nil)
+        }
         // A listed set's manifest is looked for beside it, as a local one is.
         var manifest: ObjectInfo?
         for candidate in resolved.manifestCandidates {

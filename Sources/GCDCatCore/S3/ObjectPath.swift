@@ -32,7 +32,8 @@ extension ObjectLocation {
                 .invalidInput, path: path,
                 message: "'\(bucket)' is not a bucket name (letters, digits, '.', '-' and '_')")
         }
-        let key = rest[rest.index(after: slash)...]
+        var key = rest[rest.index(after: slash)...]
+        let versionID = try Self.versionID(in: &key, path: path)
         guard !key.isEmpty else {
             throw GCDCatError(.invalidInput, path: path, message: "no key after the bucket: s3://BUCKET/KEY")
         }
@@ -43,7 +44,26 @@ extension ObjectLocation {
                 .invalidInput, path: path,
                 message: "a key with a '.' or '..' segment cannot be addressed over HTTP (the URL path drops it)")
         }
-        self.init(bucket: String(bucket), key: String(key))
+        self.init(bucket: String(bucket), key: String(key), versionID: versionID)
+    }
+
+    /// The `?versionId=ID` that ends `key`, removed from it; nil when there is none. A key
+    /// that itself ends so cannot be named (as in awscli's URLs, the query wins).
+    ///
+    /// ## Errors
+    /// `.invalidInput` naming `path` for an empty ID or one with characters no version ID has.
+    private static func versionID(in key: inout Substring, path: String) throws -> String? {
+        guard let marker = key.ranges(of: versionMarker).last else { return nil }
+        let id = key[marker.upperBound...]
+        // S3's IDs are URL-safe text (and `null` for an object older than versioning); '/',
+        // '?', '&', '=' or a space can only be a mistake.
+        guard !id.isEmpty, id.allSatisfy({ $0.isASCII && !$0.isWhitespace && !"/?&=#".contains($0) }) else {
+            throw GCDCatError(
+                .invalidInput, path: path,
+                message: "'\(id)' is not a version ID: name a version as s3://BUCKET/KEY?versionId=ID")
+        }
+        key = key[..<marker.lowerBound]
+        return String(id)
     }
 
     /// The object `name` stands for when a list in this object names it: relative to this
@@ -53,6 +73,7 @@ extension ObjectLocation {
         let folder = key.lastIndex(of: "/").map { String(key[...$0]) } ?? ""
         let clean = name.split(separator: "/", omittingEmptySubsequences: true).filter { $0 != "." }
             .joined(separator: "/")
+        // The list names keys, not versions: a list read at a version names the latest parts.
         return ObjectLocation(bucket: bucket, key: folder + clean)
     }
 }

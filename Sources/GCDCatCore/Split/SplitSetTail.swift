@@ -79,10 +79,13 @@ extension SplitOperation {
     private func publish(_ set: OutputSet) throws -> [String] {
         let parts = set.parts
         let held = PublishOrder.heldBack(count: parts.count, naming: naming).map { parts[$0] }
-        let stale = overwrite && !writesObjects && !elideEmpty ? try staleParts(after: parts.count) : []
+        // Files and objects alike (``OutputTarget/holdsOlderOutput()``): an object store
+        // keeps an older set's keys just as a folder keeps its files.
+        let stale = overwrite && !elideEmpty ? try staleParts(after: parts.count) : []
         let staleRecovery =
             overwrite && !writesObjects ? try staleRecoveryFiles(keeping: set.paths) : []
-        let predecessor = overwrite && !writesObjects && !elideEmpty ? try stalePredecessor() : nil
+        let predecessor = overwrite && !elideEmpty ? try stalePredecessor() : nil
+        let leftovers = try abortLeftoverUploads(keeping: set.paths, registry: set.registry)
         var removed: [String] = []
         do {
             try set.publish(naming: naming, jobs: writesObjects ? jobs : 1) {
@@ -90,32 +93,30 @@ extension SplitOperation {
                 // An old set's `.000` before a new set's `.001`: a merge from `.001` offers it as
                 // the start, which would join it to the new parts.
                 if let predecessor {
-                    let code = Syscall.unlink(predecessor)
-                    if code != 0 && code != ENOENT {
-                        throw GCDCatError.syscall("unlink", path: predecessor, errno: code)
-                    }
+                    try target(predecessor).removeOlderOutput()
                     removed.append(predecessor)
                 }
                 // First: left beside new parts, the old recovery set would rebuild them into the
                 // old file.
                 for path in staleRecovery {
-                    let code = Syscall.unlink(path)
-                    if code != 0 && code != ENOENT { throw GCDCatError.syscall("unlink", path: path, errno: code) }
+                    try target(path).removeOlderOutput()
                     removed.append(path)
                 }
                 // Held-back names last first (`x01` before `x00`): killed between the two, the
                 // old set keeps `x00` and lacks `x01`, a gap every merge refuses; the other way
                 // round, `x01` … would merge as a set of their own, short by the old first part.
                 for sink in held.reversed() {
-                    guard case .newFile = sink.kind else { continue }
-                    if try Syscall.statIfExists(sink.path, followLinks: false) == nil { continue }
-                    let code = Syscall.unlink(sink.path)
-                    if code != 0 { throw GCDCatError.syscall("unlink", path: sink.path, errno: code) }
+                    switch sink.kind {
+                    case .newFile, .object: break
+                    case .standardOutput, .device: continue
+                    }
+                    let old = try target(sink.path)
+                    guard try old.holdsOlderOutput() else { continue }
+                    try old.removeOlderOutput()
                     removed.append(sink.path)
                 }
                 for path in stale {
-                    let code = Syscall.unlink(path)
-                    if code != 0 && code != ENOENT { throw GCDCatError.syscall("unlink", path: path, errno: code) }
+                    try target(path).removeOlderOutput()
                     removed.append(path)
                 }
             }
@@ -125,7 +126,7 @@ extension SplitOperation {
                 + "were named, so the set there cannot be merged until the split is run again"
             throw error
         }
-        var notes: [String] = []
+        var notes = leftovers
         if let first = stale.first, let last = stale.last {
             let span = stale.count == 1 ? first.displayPath : "\(first.displayPath) … \(last.displayPath)"
             notes.append("removed \(stale.count) old part(s) past the new set's last, of the set it replaced: \(span)")
@@ -140,6 +141,20 @@ extension SplitOperation {
                     + staleRecovery.map(\.displayPath).joined(separator: ", "))
         }
         return notes
+    }
+
+    /// Into objects: aborts what a killed predecessor left on part names of this series that
+    /// this set does not write (``UploadResumption/abortLeftovers(bucket:prefix:isLeftover:store:registry:)``);
+    /// its own names' uploads were taken over or aborted as each upload began. Returns the notes.
+    private func abortLeftoverUploads(keeping written: [String], registry: CleanupRegistry) throws -> [String] {
+        guard writesObjects, let objectStore, let series = try ObjectLocation(parsing: naming.prefix + "_") else {
+            return []
+        }
+        let own = Set(written)
+        return try UploadResumption.abortLeftovers(
+            bucket: series.bucket, prefix: String(series.key.dropLast()),
+            isLeftover: { naming.isPartName($0.description) && !own.contains($0.description) }, store: objectStore,
+            registry: registry)
     }
 
     /// The PAR2 index (`NAME.par2`) and recovery volumes (`NAME.volNN+MM.par2`) beside the set
@@ -166,8 +181,7 @@ extension SplitOperation {
     /// there would start a mixed merge.
     private func stalePredecessor() throws -> String? {
         guard naming.style == .numeric || naming.style == .gnuNumeric, naming.start == 1,
-            let name = try? naming.name(at: -1),
-            let info = try Syscall.statIfExists(name, followLinks: false), info.st_mode & S_IFMT == S_IFREG
+            let name = try? naming.name(at: -1), try target(name).holdsOlderOutput()
         else { return nil }
         return name
     }
@@ -175,9 +189,7 @@ extension SplitOperation {
     private func staleParts(after count: Int) throws -> [String] {
         var stale: [String] = []
         var index = count
-        while let name = try? naming.name(at: index),
-            let info = try Syscall.statIfExists(name, followLinks: false), info.st_mode & S_IFMT == S_IFREG
-        {
+        while let name = try? naming.name(at: index), try target(name).holdsOlderOutput() {
             stale.append(name)
             index += 1
         }

@@ -1,0 +1,121 @@
+import Foundation
+import GCDCatCore
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `split --force` onto a prefix that holds a longer set, against a real RGW: the old set's
+/// objects past the new set's last are deleted, as a local split's --force removes the files
+/// (the same rule, ``PublishOrder``); left, a merge of `.001` without a manifest joined them.
+@Suite(.enabled(if: LiveS3.isAvailable, "GCDCAT_S3_ENDPOINT is not set (scripts/test.sh starts an RGW)"))
+struct S3SplitForceCLITests {
+    @Test(arguments: [false, true])
+    func aForcedSplitIntoObjectsDeletesTheOldSetsLaterParts(fromStandardInput: Bool) throws {
+        let scratch = try Scratch()
+        let bucket = try LiveS3.freshBucket("force-\(fromStandardInput ? "stdin" : "file")")
+        try scratch.write("old.bin", randomData(260_000, seed: 51))
+        try scratch.write("f.bin", randomData(100_000, seed: 52))
+        let prefix = "s3://\(bucket)/f.bin."
+        let first = try LiveS3.gcdcat(
+            ["split", "old.bin", "--prefix", prefix, "--size", "20000", "-q", "--no-manifest"], in: scratch.path)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(try LiveS3.keys(bucket).count == 13)
+        let input = fromStandardInput ? "-" : "f.bin"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = [
+            "-c", "exec \"$0\" \"$@\" < f.bin", gcdcatPath, "split", input, "--prefix", prefix, "--size", "20000",
+            "--force", "--no-manifest", "--endpoint-url", LiveS3.endpoint!,
+        ]
+        process.currentDirectoryURL = URL(fileURLWithPath: scratch.path)
+        process.environment = LiveS3.environment()
+        let again = try collect(process)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(
+            again.stderr.contains(
+                "gcdcat: warning: removed 8 old part(s) past the new set's last, of the set it replaced: "
+                    + "\(prefix)006 … \(prefix)013"), "\(again.stderr)")
+        #expect(try LiveS3.keys(bucket) == (1...5).map { "f.bin.00\($0)" })
+        #expect(try LiveS3.uploads(bucket).isEmpty)
+        let merged = try LiveS3.gcdcat(["merge", "\(prefix)001", "-o", "joined", "-q"], in: scratch.path)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(scratch.read("joined") == scratch.read("f.bin"))
+    }
+
+    /// An old set numbered from `.000` beside a new one from `.001`: a merge of `.001` would
+    /// start at the old `.000`, so --force deletes it, as it removes such a file.
+    @Test func aForcedSplitIntoObjectsDeletesTheOldSetsPartZero() throws {
+        let scratch = try Scratch()
+        let bucket = try LiveS3.freshBucket("force-zero")
+        try scratch.write("f.bin", randomData(50_000, seed: 53))
+        let prefix = "s3://\(bucket)/f.bin."
+        let old = try LiveS3.gcdcat(
+            ["split", "f.bin", "--prefix", prefix, "--size", "20000", "-q", "--no-manifest", "--start", "0"],
+            in: scratch.path)
+        #expect(old.status == 0, "\(old.stderr)")
+        #expect(try LiveS3.keys(bucket) == ["f.bin.000", "f.bin.001", "f.bin.002"])
+        let again = try LiveS3.gcdcat(
+            ["split", "f.bin", "--prefix", prefix, "--size", "20000", "--force", "--no-manifest"], in: scratch.path)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(
+            again.stderr.contains(
+                "removed \(prefix)000, the first part of the set it replaced (a merge would start there)"),
+            "\(again.stderr)")
+        #expect(try LiveS3.keys(bucket) == ["f.bin.001", "f.bin.002", "f.bin.003"])
+        let merged = try LiveS3.gcdcat(["merge", "\(prefix)001", "-o", "joined", "-q"], in: scratch.path)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(scratch.read("joined") == scratch.read("f.bin"))
+    }
+
+    /// SIGKILL while `split --force` publishes over a longer set without a manifest (the
+    /// completion of the new `.001`, named last, held by a proxy): the old `.001` was deleted
+    /// first, so a merge of `.001` finds nothing instead of the old first part joined to new and
+    /// old parts (exit 0, wrong bytes). A rerun with --force finishes the set and leaves no upload.
+    @Test func aSplitKilledWhilePublishingOverALongerSetLeavesNoMergeableMixedSet() throws {
+        let scratch = try Scratch()
+        let bucket = try LiveS3.freshBucket("force-kill")
+        try scratch.write("old.bin", randomData(260_000, seed: 54))
+        try scratch.write("f.bin", randomData(100_000, seed: 55))
+        let prefix = "s3://\(bucket)/f.bin."
+        let old = try LiveS3.gcdcat(
+            ["split", "old.bin", "--prefix", prefix, "--size", "20000", "-q", "--no-manifest"], in: scratch.path)
+        #expect(old.status == 0, "\(old.stderr)")
+        let proxy = try HoldingProxy(upstream: LiveS3.endpoint) { method, target in
+            method == "POST" && target.contains("/f.bin.001?uploadId=")
+        }
+        defer { proxy.stop() }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: gcdcatPath)
+        process.arguments = [
+            "split", "f.bin", "--prefix", prefix, "--size", "20000", "--force", "--no-manifest", "-q",
+            "--endpoint-url", proxy.url,
+        ]
+        process.currentDirectoryURL = URL(fileURLWithPath: scratch.path)
+        process.environment = LiveS3.environment()
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let start = Date()
+        while proxy.held.isEmpty && process.isRunning && Date().timeIntervalSince(start) < 120 { usleep(20_000) }
+        #expect(proxy.held.count == 1, "\(proxy.held)")
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(try LiveS3.keys(bucket) == (2...5).map { "f.bin.00\($0)" })
+        let merged = try LiveS3.gcdcat(["merge", "\(prefix)001", "-o", "joined"], in: scratch.path)
+        #expect(merged.status == 1, "\(merged.stderr)")
+        #expect(merged.stderr == "gcdcat: \(prefix)001: No such object\n")
+        #expect(scratch.read("joined") == nil)
+        let rerun = try LiveS3.gcdcat(
+            [
+                "split", "f.bin", "--prefix", prefix, "--size", "20000", "--force", "--no-manifest", "-q",
+                "--take-over-after", "0",
+            ], in: scratch.path)
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        let again = try LiveS3.gcdcat(["merge", "\(prefix)001", "-o", "joined", "-q"], in: scratch.path)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(scratch.read("joined") == scratch.read("f.bin"))
+        #expect(try LiveS3.uploads(bucket).isEmpty)
+    }
+}
