@@ -4,6 +4,8 @@
 // in 16-entry tables (8 tables per constant, held in registers); unpacking interleaves the
 // products back into little-endian words. The multi kernel prepares the digits of a tile once
 // and runs every output over them, so an output costs 8 lookups, 2 unpacks and 8 XORs a step.
+// The matrix entry folds two inputs into each output step, so the load, unpacks and store of
+// the output are paid once per 16 lookups.
 #include "gf16_internal.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -66,14 +68,21 @@ static AVX2 inline avx2_digits avx2_digits_load(const uint8_t *p) {
     return d;
 }
 
-/// dst[0..64) ^= c·(the words whose digits are d), with c's tables t.
-static AVX2 inline void avx2_product_xor(uint8_t *dst, const avx2_tables *t, const avx2_digits *d) {
-    __m256i low = _mm256_xor_si256(
+/// The low and high product bytes of c·(the words whose digits are d), as the lookups leave
+/// them (unpacking interleaves them into words).
+static AVX2 inline void avx2_product(const avx2_tables *t, const avx2_digits *d, __m256i *low, __m256i *high) {
+    *low = _mm256_xor_si256(
         _mm256_xor_si256(_mm256_shuffle_epi8(t->lo[0], d->digit[0]), _mm256_shuffle_epi8(t->lo[1], d->digit[1])),
         _mm256_xor_si256(_mm256_shuffle_epi8(t->lo[2], d->digit[2]), _mm256_shuffle_epi8(t->lo[3], d->digit[3])));
-    __m256i high = _mm256_xor_si256(
+    *high = _mm256_xor_si256(
         _mm256_xor_si256(_mm256_shuffle_epi8(t->hi[0], d->digit[0]), _mm256_shuffle_epi8(t->hi[1], d->digit[1])),
         _mm256_xor_si256(_mm256_shuffle_epi8(t->hi[2], d->digit[2]), _mm256_shuffle_epi8(t->hi[3], d->digit[3])));
+}
+
+/// dst[0..64) ^= c·(the words whose digits are d), with c's tables t.
+static AVX2 inline void avx2_product_xor(uint8_t *dst, const avx2_tables *t, const avx2_digits *d) {
+    __m256i low, high;
+    avx2_product(t, d, &low, &high);
     __m256i *out = (__m256i *)dst;
     _mm256_storeu_si256(out, _mm256_xor_si256(_mm256_loadu_si256(out), _mm256_unpacklo_epi8(low, high)));
     _mm256_storeu_si256(out + 1, _mm256_xor_si256(_mm256_loadu_si256(out + 1), _mm256_unpackhi_epi8(low, high)));
@@ -118,23 +127,60 @@ static AVX2 void avx2_muladd_multi(uint8_t *const *dst, const uint16_t *c, size_
     }
 }
 
-/// Up to GF16_MATRIX_INPUTS inputs, whose tables for the n outputs are `tables` (input-major),
-/// through every tile of a group of n outputs, each tile in cache while all of them pass.
+/// dst[0..64) ^= a·(the words whose digits are da) ^ b·(those whose digits are db): two inputs
+/// folded into one load and store of the output step.
+static AVX2 inline void avx2_product2_xor(uint8_t *dst, const avx2_tables *ta, const avx2_digits *da,
+                                          const avx2_tables *tb, const avx2_digits *db) {
+    __m256i low_a, high_a, low_b, high_b;
+    avx2_product(ta, da, &low_a, &high_a);
+    avx2_product(tb, db, &low_b, &high_b);
+    const __m256i low = _mm256_xor_si256(low_a, low_b), high = _mm256_xor_si256(high_a, high_b);
+    __m256i *out = (__m256i *)dst;
+    _mm256_storeu_si256(out, _mm256_xor_si256(_mm256_loadu_si256(out), _mm256_unpacklo_epi8(low, high)));
+    _mm256_storeu_si256(out + 1, _mm256_xor_si256(_mm256_loadu_si256(out + 1), _mm256_unpackhi_epi8(low, high)));
+}
+
+/// Whether input i has a non-zero coefficient for any of the n outputs.
+static inline int avx2_input_used(const uint16_t *c, size_t ndst, size_t i, size_t n) {
+    for (size_t j = 0; j < n; j++)
+        if (c[i * ndst + j] != 0) return 1;
+    return 0;
+}
+
+/// Up to GF16_MATRIX_INPUTS inputs, whose tables for the n outputs are `tables` (input-major,
+/// a zero coefficient's all zero), through every tile of a group of n outputs, each tile in
+/// cache while all of them pass. Inputs go two at a time: each output step is then loaded,
+/// unpacked and stored once for two inputs' 16 lookups, not for 8, which ran 1.19x faster per
+/// CPU-second than one input a pass with clang (scripts/bench-gf16.sh, matrix rows); three at
+/// a time gained nothing more, as their 24 tables no longer fit in the 16 registers.
 static AVX2 void avx2_matrix_chunk(uint8_t *const *dst, size_t n, const uint8_t *const *src, size_t ni,
                                    const uint16_t *c, size_t ndst, const avx2_tables *tables, size_t body) {
-    avx2_digits digits[GF16_MATRIX_TILE / 64];
+    avx2_digits digits[2][GF16_MATRIX_TILE / 64];
     for (size_t offset = 0; offset < body; offset += GF16_MATRIX_TILE) {
         const size_t steps = (body - offset < GF16_MATRIX_TILE ? body - offset : GF16_MATRIX_TILE) / 64;
-        for (size_t i = 0; i < ni; i++) {
-            int any = 0;
-            for (size_t j = 0; j < n; j++) any |= c[i * ndst + j] != 0;
-            if (!any) continue;
-            for (size_t s = 0; s < steps; s++) digits[s] = avx2_digits_load(src[i] + offset + 64 * s);
+        size_t i = 0;
+        for (; i + 2 <= ni; i += 2) {
+            const int used_a = avx2_input_used(c, ndst, i, n), used_b = avx2_input_used(c, ndst, i + 1, n);
+            if (!used_a && !used_b) continue;
+            for (size_t s = 0; s < steps; s++) {
+                digits[0][s] = avx2_digits_load(src[i] + offset + 64 * s);
+                digits[1][s] = avx2_digits_load(src[i + 1] + offset + 64 * s);
+            }
+            for (size_t j = 0; j < n; j++) {
+                if ((c[i * ndst + j] | c[(i + 1) * ndst + j]) == 0) continue;
+                const avx2_tables ta = tables[i * n + j], tb = tables[(i + 1) * n + j];
+                uint8_t *out = dst[j] + offset;
+                for (size_t s = 0; s < steps; s++)
+                    avx2_product2_xor(out + 64 * s, &ta, &digits[0][s], &tb, &digits[1][s]);
+            }
+        }
+        if (i < ni && avx2_input_used(c, ndst, i, n)) {  // an odd count's last input
+            for (size_t s = 0; s < steps; s++) digits[0][s] = avx2_digits_load(src[i] + offset + 64 * s);
             for (size_t j = 0; j < n; j++) {
                 if (c[i * ndst + j] == 0) continue;
                 const avx2_tables t = tables[i * n + j];
                 uint8_t *out = dst[j] + offset;
-                for (size_t s = 0; s < steps; s++) avx2_product_xor(out + 64 * s, &t, &digits[s]);
+                for (size_t s = 0; s < steps; s++) avx2_product_xor(out + 64 * s, &t, &digits[0][s]);
             }
         }
     }
@@ -155,7 +201,7 @@ static AVX2 int avx2_muladd_matrix(uint8_t *const *dst, size_t ndst, const uint8
             const uint16_t *row = c + i0 * ndst + first;
             for (size_t i = 0; i < ni; i++)
                 for (size_t j = 0; j < n; j++)
-                    if (row[i * ndst + j] != 0) tables[i * n + j] = avx2_tables_build(row[i * ndst + j]);
+                    tables[i * n + j] = avx2_tables_build(row[i * ndst + j]);  // zero: all-zero tables
             avx2_matrix_chunk(dst + first, n, src + i0, ni, row, ndst, tables, body);
         }
     }

