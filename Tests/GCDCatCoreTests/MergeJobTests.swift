@@ -61,6 +61,51 @@ struct MergeJobTests {
         #expect(report.objectStore != nil)
     }
 
+    /// Parts with no numbered name give no name to put in the folder `-o` names, local or
+    /// object alike: the error names `-o`, and the fix is to name the output in full.
+    @Test func aFolderOutputWithNoDerivableNameIsToldToNameTheOutputInFull() throws {
+        let store = MemoryObjectStore()
+        let directory = TemporaryDirectory()
+        writeFile(directory.file("a"), [1, 2])
+        writeFile(directory.file("b"), [3])
+        store.store(S3MergeTests.at("a"), [1, 2])
+        store.store(S3MergeTests.at("b"), [3])
+        let cases: [(parts: [String], output: String, message: String)] = [
+            ([directory.file("a"), directory.file("b")], directory.path + "/", "name the file in full"),
+            ([directory.file("a"), directory.file("b")], "s3://bkt/out/", "name the object in full"),
+            (["s3://bkt/a", "s3://bkt/b"], directory.path + "/", "name the file in full"),
+            (["s3://bkt/a", "s3://bkt/b"], "s3://bkt/out/", "name the object in full"),
+        ]
+        for (parts, output, message) in cases {
+            let error = #expect(throws: GCDCatError.self) {
+                try Self.job(parts, output: output, store: store).run(notice: { _ in }, measure: Self.measure)
+            }
+            #expect(error?.code == .invalidInput)
+            #expect(error?.path == output)
+            #expect(error?.message == message)
+        }
+        let leftovers = try S3MergeTests.leftovers(store, keeping: ["a", "b"])
+        #expect(leftovers.uploads == 0 && leftovers.keys.isEmpty)
+        #expect(directory.listing() == ["a", "b"])
+    }
+
+    /// Without `-o`, parts with no numbered name are named as the ones no output can come from.
+    @Test func noOutputAndNoDerivableNameNamesTheFirstPart() throws {
+        let store = MemoryObjectStore()
+        let directory = TemporaryDirectory()
+        writeFile(directory.file("a"), [1, 2])
+        writeFile(directory.file("b"), [3])
+        store.store(S3MergeTests.at("a"), [1, 2])
+        store.store(S3MergeTests.at("b"), [3])
+        for parts in [[directory.file("a"), directory.file("b")], ["s3://bkt/a", "s3://bkt/b"]] {
+            let error = #expect(throws: GCDCatError.self) {
+                try Self.job(parts, output: nil, store: store).run(notice: { _ in }, measure: Self.measure)
+            }
+            #expect(error?.path == parts[0])
+            #expect(error?.message == "cannot derive an output name from it; name the output with -o")
+        }
+    }
+
     @Test func severalSetsEachRunAndTheWorstStatusWins() throws {
         let store = MemoryObjectStore()
         let directory = TemporaryDirectory()

@@ -13,7 +13,9 @@ extension MergeJob {
         let set = try ObjectDiscovery.resolve(locations, store: store, asGiven: asGiven, jobs: objectJobs)
         for note in set.resolved.notes { notice(.note(note)) }
         let manifestObject = try manifestObject(beside: set, first: names[0], notice: notice)
-        let target = try objectOutput(default: set.defaultOutput, first: names[0], store: store)
+        let target = try MergeOutputName.resolve(
+            try output.map { try Self.target($0, store: store) },
+            derived: set.defaultOutput.map { .object(ObjectTarget(location: $0, store: store)) }, first: names[0])
         var merge = ObjectSetMerge(
             store: store, parts: set.parts, manifest: manifestObject, output: target, jobs: objectJobs,
             overwrite: overwrite, fsync: fsync)
@@ -95,40 +97,5 @@ extension MergeJob {
                     + "and uploaded joined: S3 copies no part under 5 MiB")
         }
         return notes
-    }
-
-    /// The output of an object merge: `-o` as given (a folder gets the set's name), or the
-    /// set's name beside its parts.
-    private func objectOutput(
-        default defaultObject: ObjectLocation?, first: String, store: CountingObjectStore
-    ) throws -> OutputTarget {
-        let name = defaultObject.map { String($0.key.split(separator: "/").last ?? Substring($0.key)) }
-        guard let output else {
-            guard let defaultObject else {
-                throw GCDCatError(
-                    .invalidInput, path: first,
-                    message: "cannot derive an output name from it; name the output with -o")
-            }
-            return .object(ObjectTarget(location: defaultObject, store: store))
-        }
-        let target = try Self.target(output, store: store)
-        switch target {
-        case .object(var object) where object.location.key.isEmpty || object.location.key.hasSuffix("/"):
-            guard let name else {
-                throw GCDCatError(.invalidInput, path: output, message: "name the object in full")
-            }
-            object.location.key += name
-            return .object(object)
-        case .path(let path):
-            if path.hasSuffix("/") || Self.isFolder(path) {
-                guard let name else {
-                    throw GCDCatError(.invalidInput, path: output, message: "name the file in full")
-                }
-                return .path(path.hasSuffix("/") ? path + name : path + "/" + name)
-            }
-            return target
-        default:
-            return target
-        }
     }
 }
