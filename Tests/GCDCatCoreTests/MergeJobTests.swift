@@ -106,6 +106,39 @@ struct MergeJobTests {
         }
     }
 
+    /// One set merged from its objects and from files report alike: the report is built in one
+    /// place for both merges.
+    @Test func localAndObjectMergesOfOneSetReportAlike() throws {
+        let store = MemoryObjectStore()
+        let set = S3MergeTests.storeSet(store, sizes: [3, 5, 2])
+        let directory = TemporaryDirectory()
+        for name in ["set.001", "set.002", "set.003", "set.sfv"] {
+            writeFile(directory.file(name), try #require(store.bytes(S3MergeTests.at(name))))
+        }
+        let object = try #require(
+            try Self.job(["s3://bkt/set.001"], output: directory.file("from-objects"), store: store).run(
+                notice: { _ in }, measure: Self.measure))
+        let local = try #require(
+            try Self.job([directory.file("set.001")], output: directory.file("from-files"), store: store).run(
+                notice: { _ in }, measure: Self.measure))
+        for report in [object, local] {
+            #expect(report.operation == "merge")
+            #expect(report.parts == 3)
+            #expect(report.bytes == Int64(set.whole.count))
+            #expect(report.verified)
+        }
+        #expect(object.manifest == "s3://bkt/set.sfv")
+        #expect(local.manifest == directory.file("set.sfv"))
+        #expect(object.inputs == ["s3://bkt/set.001", "s3://bkt/set.002", "s3://bkt/set.003"])
+        #expect(local.inputs == ["set.001", "set.002", "set.003"].map(directory.file))
+        #expect(object.output == directory.file("from-objects"))
+        #expect(local.output == directory.file("from-files"))
+        #expect(object.crc32 == hex8(S3MergeTests.crc(set.whole)))
+        #expect(object.objectStore != nil && local.objectStore == nil)
+        #expect(readFile(directory.file("from-objects")) == set.whole)
+        #expect(readFile(directory.file("from-files")) == set.whole)
+    }
+
     @Test func severalSetsEachRunAndTheWorstStatusWins() throws {
         let store = MemoryObjectStore()
         let directory = TemporaryDirectory()

@@ -28,20 +28,20 @@ extension MergeJob {
         if let manifestObject {
             notice(.verified(parts: result.verifiedParts, manifest: manifestObject.description))
         }
-        var report = RunReport(
-            operation: "merge", strategy: target.isObject ? "server-copy" : "ranged-get", parts: set.parts.count,
-            bytes: result.bytes, limits: limits, chunks: Int64(store.counts.requests),
-            jobs: objectJobs, time: measurement.time, memory: measurement.memory, crc32: result.crc32,
+        let summary = MergeSummary(
+            strategy: target.isObject ? "server-copy" : "ranged-get", partCount: set.parts.count,
             inputs: set.parts.map(\.location.description),
-            output: target == .standardOutput ? nil : target.displayName,
-            manifest: manifestObject?.description, notes: Self.notes(result))
-        report.objectStore = ObjectStoreFacts(
-            counts: store.counts, copyParts: result.copyParts, copiedBytes: result.copiedBytes,
-            downloadedSmallParts: result.downloadedSmallParts, checkBytesRead: result.checkBytesRead,
-            serverChecksums: result.serverChecksums, recordedChecksums: result.recordedChecksums,
-            readChecksums: result.readChecksums)
-        report.verified = manifestObject != nil
-        return report
+            output: target == .standardOutput ? nil : target.displayName, manifest: manifestObject?.description,
+            result: MergeResult(
+                bytes: result.bytes, chunks: Int64(store.counts.requests), crc32: result.crc32,
+                notes: Self.notes(result)),
+            limits: limits, jobs: objectJobs,
+            objectStore: ObjectStoreFacts(
+                counts: store.counts, copyParts: result.copyParts, copiedBytes: result.copiedBytes,
+                downloadedSmallParts: result.downloadedSmallParts, checkBytesRead: result.checkBytesRead,
+                serverChecksums: result.serverChecksums, recordedChecksums: result.recordedChecksums,
+                readChecksums: result.readChecksums))
+        return summary.report(measurement)
     }
 
     /// The SFV manifest object the parts are checked against: `--manifest`, else the set's own
