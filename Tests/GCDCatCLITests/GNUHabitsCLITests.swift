@@ -19,6 +19,20 @@ import Testing
         #expect(again.stderr == "gcdcat: out/w: already exists (use --force to replace it)\n")
     }
 
+    // Parts with no numbered name give no name to put in the folder: -o is what to change.
+    @Test(arguments: ["out/", "out"])
+    func aFolderForPartsWithNoSetNameIsToldToNameTheFileInFull(output: String) throws {
+        let scratch = try Scratch()
+        try scratch.write("a", randomData(10, seed: 1))
+        try scratch.write("b", randomData(10, seed: 2))
+        try FileManager.default.createDirectory(atPath: scratch.file("out"), withIntermediateDirectories: false)
+        let result = try gcdcat(["merge", "a", "b", "-o", output, "-q"], in: scratch.path)
+        #expect(result.status == 1)
+        #expect(result.stderr == "gcdcat: \(output): name the file in full\n")
+        #expect(scratch.listing() == ["a", "b", "out"])
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: scratch.file("out"))) == [])
+    }
+
     @Test func aTrailingSlashOnAMissingFolderIsAnError() throws {
         let scratch = try Scratch()
         try scratch.write("w.001", randomData(10, seed: 1))

@@ -61,6 +61,84 @@ struct MergeJobTests {
         #expect(report.objectStore != nil)
     }
 
+    /// Parts with no numbered name give no name to put in the folder `-o` names, local or
+    /// object alike: the error names `-o`, and the fix is to name the output in full.
+    @Test func aFolderOutputWithNoDerivableNameIsToldToNameTheOutputInFull() throws {
+        let store = MemoryObjectStore()
+        let directory = TemporaryDirectory()
+        writeFile(directory.file("a"), [1, 2])
+        writeFile(directory.file("b"), [3])
+        store.store(S3MergeTests.at("a"), [1, 2])
+        store.store(S3MergeTests.at("b"), [3])
+        let cases: [(parts: [String], output: String, message: String)] = [
+            ([directory.file("a"), directory.file("b")], directory.path + "/", "name the file in full"),
+            ([directory.file("a"), directory.file("b")], "s3://bkt/out/", "name the object in full"),
+            (["s3://bkt/a", "s3://bkt/b"], directory.path + "/", "name the file in full"),
+            (["s3://bkt/a", "s3://bkt/b"], "s3://bkt/out/", "name the object in full"),
+        ]
+        for (parts, output, message) in cases {
+            let error = #expect(throws: GCDCatError.self) {
+                try Self.job(parts, output: output, store: store).run(notice: { _ in }, measure: Self.measure)
+            }
+            #expect(error?.code == .invalidInput)
+            #expect(error?.path == output)
+            #expect(error?.message == message)
+        }
+        let leftovers = try S3MergeTests.leftovers(store, keeping: ["a", "b"])
+        #expect(leftovers.uploads == 0 && leftovers.keys.isEmpty)
+        #expect(directory.listing() == ["a", "b"])
+    }
+
+    /// Without `-o`, parts with no numbered name are named as the ones no output can come from.
+    @Test func noOutputAndNoDerivableNameNamesTheFirstPart() throws {
+        let store = MemoryObjectStore()
+        let directory = TemporaryDirectory()
+        writeFile(directory.file("a"), [1, 2])
+        writeFile(directory.file("b"), [3])
+        store.store(S3MergeTests.at("a"), [1, 2])
+        store.store(S3MergeTests.at("b"), [3])
+        for parts in [[directory.file("a"), directory.file("b")], ["s3://bkt/a", "s3://bkt/b"]] {
+            let error = #expect(throws: GCDCatError.self) {
+                try Self.job(parts, output: nil, store: store).run(notice: { _ in }, measure: Self.measure)
+            }
+            #expect(error?.path == parts[0])
+            #expect(error?.message == "cannot derive an output name from it; name the output with -o")
+        }
+    }
+
+    /// One set merged from its objects and from files report alike: the report is built in one
+    /// place for both merges.
+    @Test func localAndObjectMergesOfOneSetReportAlike() throws {
+        let store = MemoryObjectStore()
+        let set = S3MergeTests.storeSet(store, sizes: [3, 5, 2])
+        let directory = TemporaryDirectory()
+        for name in ["set.001", "set.002", "set.003", "set.sfv"] {
+            writeFile(directory.file(name), try #require(store.bytes(S3MergeTests.at(name))))
+        }
+        let object = try #require(
+            try Self.job(["s3://bkt/set.001"], output: directory.file("from-objects"), store: store).run(
+                notice: { _ in }, measure: Self.measure))
+        let local = try #require(
+            try Self.job([directory.file("set.001")], output: directory.file("from-files"), store: store).run(
+                notice: { _ in }, measure: Self.measure))
+        for report in [object, local] {
+            #expect(report.operation == "merge")
+            #expect(report.parts == 3)
+            #expect(report.bytes == Int64(set.whole.count))
+            #expect(report.verified)
+        }
+        #expect(object.manifest == "s3://bkt/set.sfv")
+        #expect(local.manifest == directory.file("set.sfv"))
+        #expect(object.inputs == ["s3://bkt/set.001", "s3://bkt/set.002", "s3://bkt/set.003"])
+        #expect(local.inputs == ["set.001", "set.002", "set.003"].map(directory.file))
+        #expect(object.output == directory.file("from-objects"))
+        #expect(local.output == directory.file("from-files"))
+        #expect(object.crc32 == hex8(S3MergeTests.crc(set.whole)))
+        #expect(object.objectStore != nil && local.objectStore == nil)
+        #expect(readFile(directory.file("from-objects")) == set.whole)
+        #expect(readFile(directory.file("from-files")) == set.whole)
+    }
+
     @Test func severalSetsEachRunAndTheWorstStatusWins() throws {
         let store = MemoryObjectStore()
         let directory = TemporaryDirectory()

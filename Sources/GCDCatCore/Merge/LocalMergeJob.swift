@@ -29,21 +29,13 @@ extension MergeJob {
         }
         guard let measurement else { return nil }
         let removed = removeParts ? try removeMergedParts(outcome, first: paths[0], notice: notice) : []
-        var report = RunReport(
-            operation: "merge", strategy: strategy.rawValue, parts: outcome.partCount ?? outcome.request.parts.count,
-            bytes: outcome.result.bytes, limits: operation.limits, chunks: outcome.result.chunks,
-            jobs: operation.jobs, time: measurement.time, memory: measurement.memory,
-            copyMethod: outcome.result.method, crc32: outcome.result.crc32,
-            inputs: outcome.request.parts.map(\.path),
-            output: outcome.output.path,
-            manifest: outcome.verification.manifestPath,
-            clonedBytes: outcome.result.clonedBytes, copiedBytes: outcome.result.copiedBytes,
-            notes: outcome.result.notes)
-        report.objectStore = store.map { ObjectStoreFacts(counts: $0.counts) }
-        report.verified = outcome.verification.manifestPath != nil
-        report.removedParts = removed
-        report.rebuiltParts = outcome.rebuiltParts
-        return report
+        let summary = MergeSummary(
+            strategy: strategy.rawValue, partCount: outcome.partCount ?? outcome.request.parts.count,
+            inputs: outcome.request.parts.map(\.path), output: outcome.output.path,
+            manifest: outcome.verification.manifestPath, result: outcome.result, limits: operation.limits,
+            jobs: operation.jobs, objectStore: store.map { ObjectStoreFacts(counts: $0.counts) },
+            removedParts: removed, rebuiltParts: outcome.rebuiltParts)
+        return summary.report(measurement)
     }
 
     /// `--remove-parts` after a merge: only now, the output is named, matched the verified

@@ -179,7 +179,7 @@ public struct MergeOperation: Sendable {
             return try fromList(partPaths[0]).merge(notice: notice, measure: measure)
         }
         for note in resolved.notes { notice(.note(note)) }
-        let target = try intoFolder(output, resolved) ?? derivedOutput(resolved)
+        let target = try outputTarget(resolved)
         // From here an interruption says that this output was not created.
         let pending = target.path.map { CleanupRegistry.shared.beginOutput($0) }
         defer { pending.map(CleanupRegistry.shared.endOutput) }
@@ -361,31 +361,10 @@ public struct MergeOperation: Sendable {
         return operation
     }
 
-    /// An output that names a folder (`-o out/`, or an existing folder) receives the derived
-    /// name inside it, as `cp FILE DIR` does; any other output is returned as it is.
-    func intoFolder(_ output: OutputTarget?, _ resolved: PartArguments.Resolved) throws -> OutputTarget? {
-        // `-o s3://bucket/` or `s3://bucket/folder/`: the derived name under that prefix.
-        if case .object(var object) = output, object.location.key.isEmpty || object.location.key.hasSuffix("/") {
-            guard case .path(let derived) = try derivedOutput(resolved) else { return output }
-            object.location.key += splitPath(derived).name
-            return .object(object)
-        }
-        guard case .path(let path) = output, !path.isEmpty else { return output }
-        let isFolder =
-            try path.hasSuffix("/") || Syscall.statIfExists(path).map { $0.st_mode & S_IFMT == S_IFDIR } ?? false
-        guard isFolder else { return output }
-        guard case .path(let derived) = try derivedOutput(resolved) else { return output }
-        let name = splitPath(derived).name
-        return .path(path.hasSuffix("/") ? path + name : path + "/" + name)
-    }
-
-    func derivedOutput(_ resolved: PartArguments.Resolved) throws -> OutputTarget {
-        guard let name = resolved.defaultOutput else {
-            throw GCDCatError(
-                .invalidInput, path: partPaths.first,
-                message: "cannot derive an output name from it; name the output with -o")
-        }
-        return .path(name)
+    /// The output: `-o`, the set's name inside a folder `-o` names, or the set's name.
+    func outputTarget(_ resolved: PartArguments.Resolved) throws -> OutputTarget {
+        try MergeOutputName.resolve(
+            output, derived: resolved.defaultOutput.map(OutputTarget.path), first: partPaths.first)
     }
 
     /// The manifest in use may not be merged as a part (listed explicitly, or by a link).

@@ -13,7 +13,9 @@ extension MergeJob {
         let set = try ObjectDiscovery.resolve(locations, store: store, asGiven: asGiven, jobs: objectJobs)
         for note in set.resolved.notes { notice(.note(note)) }
         let manifestObject = try manifestObject(beside: set, first: names[0], notice: notice)
-        let target = try objectOutput(default: set.defaultOutput, first: names[0], store: store)
+        let target = try MergeOutputName.resolve(
+            try output.map { try Self.target($0, store: store) },
+            derived: set.defaultOutput.map { .object(ObjectTarget(location: $0, store: store)) }, first: names[0])
         var merge = ObjectSetMerge(
             store: store, parts: set.parts, manifest: manifestObject, output: target, jobs: objectJobs,
             overwrite: overwrite, fsync: fsync)
@@ -26,20 +28,20 @@ extension MergeJob {
         if let manifestObject {
             notice(.verified(parts: result.verifiedParts, manifest: manifestObject.description))
         }
-        var report = RunReport(
-            operation: "merge", strategy: target.isObject ? "server-copy" : "ranged-get", parts: set.parts.count,
-            bytes: result.bytes, limits: limits, chunks: Int64(store.counts.requests),
-            jobs: objectJobs, time: measurement.time, memory: measurement.memory, crc32: result.crc32,
+        let summary = MergeSummary(
+            strategy: target.isObject ? "server-copy" : "ranged-get", partCount: set.parts.count,
             inputs: set.parts.map(\.location.description),
-            output: target == .standardOutput ? nil : target.displayName,
-            manifest: manifestObject?.description, notes: Self.notes(result))
-        report.objectStore = ObjectStoreFacts(
-            counts: store.counts, copyParts: result.copyParts, copiedBytes: result.copiedBytes,
-            downloadedSmallParts: result.downloadedSmallParts, checkBytesRead: result.checkBytesRead,
-            serverChecksums: result.serverChecksums, recordedChecksums: result.recordedChecksums,
-            readChecksums: result.readChecksums)
-        report.verified = manifestObject != nil
-        return report
+            output: target == .standardOutput ? nil : target.displayName, manifest: manifestObject?.description,
+            result: MergeResult(
+                bytes: result.bytes, chunks: Int64(store.counts.requests), crc32: result.crc32,
+                notes: Self.notes(result)),
+            limits: limits, jobs: objectJobs,
+            objectStore: ObjectStoreFacts(
+                counts: store.counts, copyParts: result.copyParts, copiedBytes: result.copiedBytes,
+                downloadedSmallParts: result.downloadedSmallParts, checkBytesRead: result.checkBytesRead,
+                serverChecksums: result.serverChecksums, recordedChecksums: result.recordedChecksums,
+                readChecksums: result.readChecksums))
+        return summary.report(measurement)
     }
 
     /// The SFV manifest object the parts are checked against: `--manifest`, else the set's own
@@ -95,40 +97,5 @@ extension MergeJob {
                     + "and uploaded joined: S3 copies no part under 5 MiB")
         }
         return notes
-    }
-
-    /// The output of an object merge: `-o` as given (a folder gets the set's name), or the
-    /// set's name beside its parts.
-    private func objectOutput(
-        default defaultObject: ObjectLocation?, first: String, store: CountingObjectStore
-    ) throws -> OutputTarget {
-        let name = defaultObject.map { String($0.key.split(separator: "/").last ?? Substring($0.key)) }
-        guard let output else {
-            guard let defaultObject else {
-                throw GCDCatError(
-                    .invalidInput, path: first,
-                    message: "cannot derive an output name from it; name the output with -o")
-            }
-            return .object(ObjectTarget(location: defaultObject, store: store))
-        }
-        let target = try Self.target(output, store: store)
-        switch target {
-        case .object(var object) where object.location.key.isEmpty || object.location.key.hasSuffix("/"):
-            guard let name else {
-                throw GCDCatError(.invalidInput, path: output, message: "name the object in full")
-            }
-            object.location.key += name
-            return .object(object)
-        case .path(let path):
-            if path.hasSuffix("/") || Self.isFolder(path) {
-                guard let name else {
-                    throw GCDCatError(.invalidInput, path: output, message: "name the file in full")
-                }
-                return .path(path.hasSuffix("/") ? path + name : path + "/" + name)
-            }
-            return target
-        default:
-            return target
-        }
     }
 }

@@ -88,7 +88,7 @@ extension MergeOperation {
         let resolved = PartArguments.Resolved(
             parts: list.paths, defaultOutput: list.naming.wholeName, manifestCandidates: [], discovered: true,
             startsLate: false, notes: [])
-        let target = try intoFolder(output, resolved) ?? derivedOutput(resolved)
+        let target = try outputTarget(resolved)
         let pending = target.path.map { CleanupRegistry.shared.beginOutput($0) }
         defer { pending.map(CleanupRegistry.shared.endOutput) }
         let presentPaths = try list.paths.filter { try Syscall.statIfExists($0, followLinks: false) != nil }
