@@ -7,7 +7,8 @@ struct UploadTakeOverOption: ParsableArguments {
     @Option(
         name: .customLong("take-over-after"),
         help: ArgumentHelp(
-            "Resume an unfinished upload of an s3:// output only if nothing was written to it for this long (by "
+            "Take over an unfinished upload an earlier run left on an s3:// output (resume it, or abort it when "
+                + "the output's crc32 is not known at its start) only if nothing was written to it for this long (by "
                 + "the server's clock); a more recent one may be another run's, and is refused: 0, 90s, 5m, 2h.",
             valueName: "duration"))
     var takeOverAfter = "5m"

@@ -36,6 +36,73 @@ struct S3SplitLeftoverUploadsCLITests {
         #expect(try LiveS3.keys(bucket) == (1...5).map { "f.bin.00\($0)" } + ["f.bin.sfv"])
     }
 
+    /// S3 hides the run mark, so only names the killed run must have written are aborted: those of
+    /// this numbering that follow the new last part without a gap. Another tool's uploads on
+    /// another width (`0007`), past a gap (`014`) or before the first (`000`) are left.
+    @Test func uploadsOnNamesThisSetCouldNeverHaveWrittenAreNotTouched() throws {
+        let scratch = try Scratch()
+        let bucket = try LiveS3.freshBucket("leftover-other")
+        try scratch.write("f.bin", randomData(100_000, seed: 64))
+        try Self.leaveUploads(bucket, ["f.bin.000", "f.bin.006", "f.bin.0007", "f.bin.014"])
+        let split = try LiveS3.gcdcat(
+            ["split", "f.bin", "--prefix", "s3://\(bucket)/f.bin.", "--size", "20000", "--take-over-after", "0"],
+            in: scratch.path)
+        #expect(split.status == 0, "\(split.stderr)")
+        #expect(
+            split.stderr.contains(
+                "gcdcat: warning: aborted 1 unfinished upload an earlier run left on part names this set does not "
+                    + "use: s3://\(bucket)/f.bin.006\n"), "\(split.stderr)")
+        #expect(try LiveS3.uploads(bucket).map(\.location.key).sorted() == ["f.bin.000", "f.bin.0007", "f.bin.014"])
+    }
+
+    /// Without a crc32 record at its start (standard input) an object is not resumed, yet the
+    /// upload a killed run left on its key is aborted and said, not left invisible.
+    @Test func aSplitOfStandardInputAbortsTheUploadsLeftOnTheKeysItWrites() throws {
+        let scratch = try Scratch()
+        let bucket = try LiveS3.freshBucket("leftover-stdin")
+        let input = randomData(45_000, seed: 65)
+        try scratch.write("stream", input)
+        try Self.leaveUploads(bucket, ["st/f.001", "st/f.002", "st/f.006"])
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = [
+            "-c",
+            "exec \"$0\" split - --size 10000 --prefix s3://\(bucket)/st/f. --take-over-after 0 --endpoint-url "
+                + "\"$1\" < stream", gcdcatPath, LiveS3.endpoint!,
+        ]
+        process.currentDirectoryURL = URL(fileURLWithPath: scratch.path)
+        process.environment = LiveS3.environment()
+        let split = try collect(process)
+        #expect(split.status == 0, "\(split.stderr)")
+        for key in ["st/f.001", "st/f.002"] {
+            #expect(
+                split.stderr.contains("gcdcat: note: s3://\(bucket)/\(key): aborted the upload "), "\(split.stderr)")
+        }
+        #expect(split.stderr.contains("on part names this set does not use: s3://\(bucket)/st/f.006\n"))
+        #expect(try LiveS3.uploads(bucket).isEmpty)
+        let parts = try (1...5).map { try #require(try LiveS3.bytes(bucket, "st/f.00\($0)")) }
+        #expect(parts.reduce(Data(), +) == input)
+    }
+
+    /// A merge on the server records no crc32 when it begins (`--no-verify`): its rerun aborts the
+    /// upload the killed merge left on the output key, and says so.
+    @Test func aMergeOnTheServerAbortsTheUploadLeftOnItsOutput() throws {
+        let scratch = try Scratch()
+        let bucket = try LiveS3.freshBucket("leftover-merge")
+        let input = try LiveS3.randomFile(scratch, "r.bin", 12 * (1 << 20) + 3)
+        let split = try LiveS3.gcdcat(
+            ["split", "r.bin", "--size", "6M", "--prefix", "s3://\(bucket)/r.bin.", "-q"], in: scratch.path)
+        #expect(split.status == 0, "\(split.stderr)")
+        try Self.leaveUploads(bucket, ["mk"])
+        let merge = try LiveS3.gcdcat(
+            ["merge", "s3://\(bucket)/r.bin.001", "-o", "s3://\(bucket)/mk", "--no-verify", "--take-over-after", "0"],
+            in: scratch.path)
+        #expect(merge.status == 0, "\(merge.stderr)")
+        #expect(merge.stderr.contains("gcdcat: note: s3://\(bucket)/mk: aborted the upload "), "\(merge.stderr)")
+        #expect(try LiveS3.uploads(bucket).isEmpty)
+        #expect(try LiveS3.bytes(bucket, "mk") == input)
+    }
+
     @Test func aYoungUploadOnAPartNamePastTheNewLastIsLeftAndSaid() throws {
         let scratch = try Scratch()
         let bucket = try LiveS3.freshBucket("leftover-young")

@@ -75,6 +75,26 @@ struct S3SplitTests {
     /// old set too; it deleted them before) and deletes only what is new, and the error says so.
     /// The old first part was deleted before any new name was placed, as a local split removes
     /// the file (``PublishOrder``), so what is left has no first part to start a mixed merge.
+    /// More than one old object removed before the failure: named as a list that "were" removed.
+    @Test func aFailedForceSplitNamesTheOldObjectsItRemovedInOneSentence() throws {
+        let directory = TemporaryDirectory()
+        writeFile(directory.file("old"), seededBytes(5000, seed: 22))
+        writeFile(directory.file("big"), seededBytes(2000, seed: 23))
+        let store = MemoryObjectStore()
+        var first = Self.split(store, directory.file("old"), size: 1000)
+        first.naming = PartNaming(prefix: "s3://bkt/big.")
+        _ = try first.run()
+        store.failCall("PutObject", at: 1)
+        var again = Self.split(store, directory.file("big"), size: 1000)
+        again.overwrite = true
+        let error = try #require(throws: GCDCatError.self) { try again.run() }
+        #expect(
+            error.message.hasSuffix(
+                "; the old s3://bkt/big.001, s3://bkt/big.003, s3://bkt/big.004, s3://bkt/big.005 were removed before "
+                    + "the new parts were named, so the set there cannot be merged until the split is run again"),
+            "\(error.message)")
+    }
+
     @Test func aFailedForceSplitKeepsThePartsThatReplacedObjects() throws {
         let directory = TemporaryDirectory()
         let old = seededBytes(3000, seed: 20)

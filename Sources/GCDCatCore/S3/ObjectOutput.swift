@@ -87,14 +87,14 @@ public final class ObjectOutput: Sendable {
         let registry = self.registry
         let metadata = UploadRunMark.marking(crc32.map(RecordedChecksum.metadata) ?? [:])
         // Only a recorded object is resumed: its record is checked at publish. Without one
-        // (standard input, a merge on the server) a left record could not be told wrong.
+        // (standard input, a merge on the server) a left record could not be told wrong, so an
+        // earlier run's upload of the key is aborted instead.
         let ((upload, inherited), token) = try registry.make(
             naming: location.description,
             {
                 () throws -> (MultipartUpload, UploadResumption.Inherited?) in
-                if crc32 != nil,
-                    let inherited = try UploadResumption.takeOver(
-                        location, partCount: partCount, store: store, registry: registry)
+                if let inherited = try UploadResumption.takeOver(
+                    location, partCount: partCount, resuming: crc32 != nil, store: store, registry: registry)
                 {
                     return (inherited.upload, inherited)
                 }

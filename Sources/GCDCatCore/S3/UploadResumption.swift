@@ -58,12 +58,16 @@ public enum UploadResumption {
 
     /// Lists the uploads of exactly `location`'s key and takes over the newest one (its parts
     /// listed); aborts the others. Best effort for the aborts: one that fails is named.
+    /// Without `resuming` (an object whose crc32 record is not known when its upload starts:
+    /// standard input, a merge on the server) every idle upload of the key is aborted, and said:
+    /// a left record could not be told wrong, yet the upload must not stay, invisible.
     ///
     /// ## Errors
     /// `.io` naming an upload of the key that is not idle; the store's error for the
     /// listings.
     static func takeOver(
-        _ location: ObjectLocation, partCount: Int?, store: any ObjectStore, registry: CleanupRegistry
+        _ location: ObjectLocation, partCount: Int?, resuming: Bool = true, store: any ObjectStore,
+        registry: CleanupRegistry
     ) throws
         -> Inherited?
     {
@@ -81,6 +85,10 @@ public enum UploadResumption {
             throw busy(live)
         }
         guard let newest = found.first else { return nil }
+        guard resuming else {
+            for each in found { abort(each.pending.upload, store, registry) }
+            return nil
+        }
         guard resumes.load(ordering: .relaxed) else {
             RunNotes.post(
                 "\(location): an unfinished upload an earlier run left is not resumed: it keeps that run's "

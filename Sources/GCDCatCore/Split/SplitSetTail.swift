@@ -85,7 +85,7 @@ extension SplitOperation {
         let staleRecovery =
             overwrite && !writesObjects ? try staleRecoveryFiles(keeping: set.paths) : []
         let predecessor = overwrite && !elideEmpty ? try stalePredecessor() : nil
-        let leftovers = try abortLeftoverUploads(keeping: set.paths, registry: set.registry)
+        let leftovers = try abortLeftoverUploads(after: parts.count, registry: set.registry)
         var removed: [String] = []
         do {
             try set.publish(naming: naming, jobs: writesObjects ? jobs : 1) {
@@ -121,8 +121,9 @@ extension SplitOperation {
                 }
             }
         } catch var error as GCDCatError where !removed.isEmpty {
+            let were = removed.count == 1 ? "was" : "were"
             error.message +=
-                "; the old \(removed.map(\.displayPath).joined(separator: ", ")) was removed before the new parts "
+                "; the old \(removed.map(\.displayPath).joined(separator: ", ")) \(were) removed before the new parts "
                 + "were named, so the set there cannot be merged until the split is run again"
             throw error
         }
@@ -144,17 +145,37 @@ extension SplitOperation {
     }
 
     /// Into objects: aborts what a killed predecessor left on part names of this series that
-    /// this set does not write (``UploadResumption/abortLeftovers(bucket:prefix:isLeftover:store:registry:)``);
+    /// this set does not write (``UploadResumption/abortLeftovers(bucket:prefix:leftovers:store:registry:)``);
     /// its own names' uploads were taken over or aborted as each upload began. Returns the notes.
-    private func abortLeftoverUploads(keeping written: [String], registry: CleanupRegistry) throws -> [String] {
+    private func abortLeftoverUploads(after count: Int, registry: CleanupRegistry) throws -> [String] {
         guard writesObjects, let objectStore, let series = try ObjectLocation(parsing: naming.prefix + "_") else {
             return []
         }
-        let own = Set(written)
         return try UploadResumption.abortLeftovers(
             bucket: series.bucket, prefix: String(series.key.dropLast()),
-            isLeftover: { naming.isPartName($0.description) && !own.contains($0.description) }, store: objectStore,
+            leftovers: { pending in try predecessorKeys(after: count, holdingUploads: pending) }, store: objectStore,
             registry: registry)
+    }
+
+    /// Of `pending` (the keys holding an unfinished upload), those a killed longer run of this
+    /// split wrote: the names this numbering gives after part `count`, up to the first that holds
+    /// neither an upload nor an object (its completed parts count as written). An upload on a
+    /// name of another width or alphabet, or past a gap, is no part this set could have written:
+    /// S3 hides the run mark that would say whose it is, so it is left alone.
+    private func predecessorKeys(after count: Int, holdingUploads pending: Set<ObjectLocation>) throws
+        -> Set<ObjectLocation>
+    {
+        var keys: Set<ObjectLocation> = []
+        var index = count
+        while let name = try? naming.name(at: index), let location = try? ObjectLocation(parsing: name) {
+            if pending.contains(location) {
+                keys.insert(location)
+            } else if try !target(name).holdsOlderOutput() {
+                break
+            }
+            index += 1
+        }
+        return keys
     }
 
     /// The PAR2 index (`NAME.par2`) and recovery volumes (`NAME.volNN+MM.par2`) beside the set
