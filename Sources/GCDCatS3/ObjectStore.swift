@@ -146,9 +146,15 @@ public protocol ObjectStore: Sendable {
     /// ListParts of `upload`, all pages; nil when the upload is gone.
     func listParts(_ upload: MultipartUpload) throws -> [ListedPart]?
     func delete(_ object: ObjectLocation) throws
+    /// ListObjectVersions under `prefix`: every key holding a version of bytes, latest or not;
+    /// nil from a store that keeps no versions.
+    func keysWithVersions(bucket: String, prefix: String) throws -> Set<String>?
 }
 
 extension ObjectStore {
+    /// A store without versions: the latest listing is all there is.
+    public func keysWithVersions(bucket: String, prefix: String) throws -> Set<String>? { nil }
+
     /// A ranged GET of whatever version is there now.
     public func get(_ object: ObjectLocation, range: Range<UInt64>, into buffer: UnsafeMutableRawBufferPointer) throws {
         try get(object, range: range, ifMatch: nil, into: buffer)

@@ -453,7 +453,9 @@ extension GCDCat {
         var defaultPrefix: String {
             if input == "-" { return "x." }
             if ObjectLocation.isObjectPath(input) {
-                let name = input.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? "x"
+                // By the key: `?versionId=ID` names which bytes, not what the parts are called.
+                let key = (try? ObjectLocation(parsing: input))??.key ?? input
+                let name = key.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? "x"
                 return name + "."
             }
             return input + "."

@@ -143,6 +143,31 @@ struct S3MergeCLITests {
         #expect(try LiveS3.uploads(bucket).isEmpty)
     }
 
+    /// An SFV object alone names its set, as a local one does: its parts, in its order, checked
+    /// against it; a list of another kind says what to give instead.
+    @Test func anSFVObjectAloneMergesTheSetItLists() throws {
+        let scratch = try Scratch()
+        let bucket = try LiveS3.freshBucket("bylist")
+        let input = randomData(50_000, seed: 77)
+        try scratch.write("sv", input)
+        let split = try LiveS3.gcdcat(
+            ["split", "sv", "--size", "20000", "--prefix", "s3://\(bucket)/sv.", "-q"], in: scratch.path)
+        #expect(split.status == 0, "\(split.stderr)")
+        let merge = try LiveS3.gcdcat(["merge", "s3://\(bucket)/sv.sfv", "-o", "x", "--json"], in: scratch.path)
+        #expect(merge.status == 0, "\(merge.stderr)")
+        #expect(scratch.read("x") == input)
+        let json = try LiveS3.json(merge)
+        #expect(json["verified"] as? Bool == true, "\(json)")
+        #expect(json["inputs"] as? [String] == (1...3).map { "s3://\(bucket)/sv.00\($0)" }, "\(json)")
+        try LiveS3.put(bucket, "sv.md5", Data("0123456789abcdef0123456789abcdef  sv.001\n".utf8))
+        let md5 = try LiveS3.gcdcat(["merge", "s3://\(bucket)/sv.md5", "-o", "y"], in: scratch.path)
+        #expect(md5.status == 1, "\(md5.stderr)")
+        #expect(
+            md5.stderr
+                == "gcdcat: s3://\(bucket)/sv.md5: a checksum list (md5), not a part; object parts are checked against "
+                + "an SFV only: give the set's first part, or its parts, with --manifest naming an SFV\n")
+    }
+
     /// Every object gcdcat writes to the RGW records its crc32 (`x-amz-meta-gcdcat-crc32`, set at
     /// CreateMultipartUpload or PutObject and signed), and HEAD gives it back.
     @Test func everyObjectWrittenRecordsItsCRC() throws {

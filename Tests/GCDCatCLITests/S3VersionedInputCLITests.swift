@@ -70,6 +70,8 @@ struct S3VersionedInputCLITests {
         let local = try LiveS3.gcdcat(["merge"] + parts + manifest + ["-o", "old", "--json"], in: set.scratch.path)
         #expect(local.status == 0, "\(local.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: set.scratch.file("old"))) == set.old)
+        // --manifest names the list: the note that the latest one beside is not used is moot.
+        #expect(!local.stderr.contains("is not used"), "\(local.stderr)")
         let json = try LiveS3.json(local)
         #expect(json["inputs"] as? [String] == parts, "\(json)")
         #expect(json["verified"] as? Bool == true, "\(json)")
@@ -108,11 +110,39 @@ struct S3VersionedInputCLITests {
         #expect(result.status == 1, "\(result.stderr)")
         #expect(
             result.stderr
-                == "gcdcat: \(first): names one version, but its set has more parts (s3://\(set.bucket)/f.002), "
-                + "which a listing shows only at their latest versions; name every part with its ?versionId= "
+                == "gcdcat: \(first): names one version, but its set has (or had) more parts "
+                + "(s3://\(set.bucket)/f.002), and no listing tells which of their versions go with it; "
+                + "name every part with its ?versionId= "
                 + "(aws s3api list-object-versions --bucket \(set.bucket) --prefix f. lists them), or drop "
                 + "?versionId= to merge the latest set\n")
         #expect(set.scratch.listing() == [])
+    }
+
+    /// The latest set has one part, but the version named had later parts, which only
+    /// ListObjectVersions shows: merging that version alone would pass a third of a file.
+    @Test func aVersionedFirstPartWhoseOldSetHadMorePartsIsRefusedThoughTheLatestSetHasOne() throws {
+        let scratch = try Scratch()
+        let bucket = try LiveS3.freshBucket("ver-shrunk")
+        let versioning = try AWSCLI.s3api(
+            LiveS3.endpoint!,
+            ["put-bucket-versioning", "--bucket", bucket, "--versioning-configuration", "Status=Enabled"])
+        try #require(versioning.status == 0)
+        let old = try ["g.bin.001", "g.bin.002", "g.bin.003"].map {
+            try Self.putVersion(scratch, bucket, $0, randomData(1000, seed: 9))
+        }
+        _ = try Self.putVersion(scratch, bucket, "g.bin.001", randomData(500, seed: 10))
+        for key in ["g.bin.002", "g.bin.003"] { try LiveS3.client().delete(ObjectLocation(bucket: bucket, key: key)) }
+        try FileManager.default.removeItem(atPath: scratch.file("body"))
+        let first = "s3://\(bucket)/g.bin.001?versionId=\(old[0])"
+        let result = try LiveS3.gcdcat(["merge", first, "-o", "out"], in: scratch.path)
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(
+            result.stderr
+                == "gcdcat: \(first): names one version, but its set has (or had) more parts "
+                + "(s3://\(bucket)/g.bin.002, s3://\(bucket)/g.bin.003), and no listing tells which of their versions "
+                + "go with it; name every part with its ?versionId= (aws s3api list-object-versions --bucket "
+                + "\(bucket) --prefix g.bin. lists them), or drop ?versionId= to merge the latest set\n")
+        #expect(scratch.listing() == [])
     }
 
     @Test func aLoneObjectNamedAtAVersionMergesAndChecksumsThatVersion() throws {
@@ -139,7 +169,26 @@ struct S3VersionedInputCLITests {
             ["checksum", "s3://\(bucket)/solo.bin?versionId=NoSuchVersion0"], in: scratch.path)
         #expect(missing.status == 1, "\(missing.stderr)")
         #expect(
-            missing.stderr.hasPrefix("gcdcat: s3://\(bucket)/solo.bin?versionId=NoSuchVersion0: "), "\(missing.stderr)")
+            missing.stderr
+                == "gcdcat: s3://\(bucket)/solo.bin?versionId=NoSuchVersion0: No such version of this key (a delete "
+                + "marker's ID names no bytes either)\n", "\(missing.stderr)")
+        // The parts are named by the key: the version says which bytes, not what they are called.
+        let split = try LiveS3.gcdcat(["split", name, "--size", "1000", "-q"], in: scratch.path)
+        #expect(split.status == 0, "\(split.stderr)")
+        #expect(scratch.listing() == ["out", "solo.bin.001", "solo.bin.002", "solo.bin.003", "solo.bin.sfv"])
+        #expect(
+            ["solo.bin.001", "solo.bin.002", "solo.bin.003"].compactMap { scratch.read($0) }.reduce(Data(), +) == old)
+    }
+
+    @Test func twoVersionsOfOneKeyAreRefusedNamingBoth() throws {
+        let set = try twoGenerations("ver-twice")
+        let old = set.name("f.001", set.oldVersions)
+        let new = set.name("f.001", set.newVersions)
+        let result = try LiveS3.gcdcat(["merge", old, new, "-o", "out"], in: set.scratch.path)
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(
+            result.stderr
+                == "gcdcat: \(new): the same key as \(old), at another version; a set holds one version of each part\n")
     }
 
     @Test func verifyReadsTheListAtTheVersionNamedAndItsPartsAtTheirLatest() throws {

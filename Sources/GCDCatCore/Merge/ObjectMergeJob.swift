@@ -9,10 +9,21 @@ extension MergeJob {
         _ names: [String], notice: (MergeOperation.Notice) -> Void, measure: Measure
     ) throws -> RunReport? {
         let store = try makeStore()
-        let locations = try names.map { try ObjectLocation(parsing: $0)! }
-        let set = try ObjectDiscovery.resolve(locations, store: store, asGiven: asGiven, jobs: objectJobs)
+        var locations = try names.map { try ObjectLocation(parsing: $0)! }
+        // An SFV object alone names its set, as a local one does: its parts, in its order,
+        // checked against it (unless --manifest names another list).
+        let list = asGiven || locations.count > 1 ? nil : try Self.listedSet(locations[0], store: store)
+        if let list { locations = list.parts }
+        let set = try ObjectDiscovery.resolve(
+            locations, store: store, asGiven: asGiven || list != nil, jobs: objectJobs)
         for note in set.resolved.notes { notice(.note(note)) }
-        let manifestObject = try manifestObject(beside: set, first: names[0], notice: notice)
+        if manifest == nil, let note = set.unusedManifestNote { notice(.note(note)) }
+        let manifestObject: ObjectLocation?
+        if manifest == nil, manifestPolicy != .disabled, let list {
+            manifestObject = list.manifest
+        } else {
+            manifestObject = try self.manifestObject(beside: set, first: names[0], notice: notice)
+        }
         let target = try MergeOutputName.resolve(
             try output.map { try Self.target($0, store: store) },
             derived: set.defaultOutput.map { .object(ObjectTarget(location: $0, store: store)) }, first: names[0])
@@ -71,6 +82,29 @@ extension MergeJob {
             for warning in MergeVerification.truncationWarning(set.parts) { notice(.warning(warning)) }
         }
         return manifestObject
+    }
+
+    /// The parts an SFV object names (beside it, in its order) when `list` is one; nil for a
+    /// part. A checksum list of another kind cannot check object parts: refused by name.
+    ///
+    /// ## Errors
+    /// The list's load errors; `.invalidInput` for a list that is not an SFV or names no part.
+    private static func listedSet(_ list: ObjectLocation, store: any ObjectStore) throws
+        -> (parts: [ObjectLocation], manifest: ObjectLocation)?
+    {
+        guard let kind = ChecksumListDetector.kind(ofName: list.key) else { return nil }
+        guard kind == "sfv" else {
+            throw GCDCatError(
+                .invalidInput, path: list.description,
+                message: "a checksum list (\(kind)), not a part; object parts are checked against an SFV only: "
+                    + "give the set's first part, or its parts, with --manifest naming an SFV")
+        }
+        let entries = try ObjectDiscovery.loadManifest(list, store: store).entries
+        guard !entries.isEmpty else {
+            throw GCDCatError(
+                .invalidInput, path: list.description, message: "names no part, so there is no set to merge")
+        }
+        return (entries.map { list.sibling($0.name) }, list)
     }
 
     /// What the report says about where the parts' crc32s and bytes came from.

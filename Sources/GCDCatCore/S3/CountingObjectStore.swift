@@ -99,6 +99,11 @@ public final class CountingObjectStore: ObjectStore {
         return try base.listPendingUploads(bucket: bucket, prefix: prefix)
     }
 
+    public func keysWithVersions(bucket: String, prefix: String) throws -> Set<String>? {
+        count()
+        return try base.keysWithVersions(bucket: bucket, prefix: prefix)
+    }
+
     public func listParts(_ upload: MultipartUpload) throws -> [ListedPart]? {
         count()
         return try base.listParts(upload)

@@ -30,6 +30,9 @@ public enum ObjectDiscovery {
         /// The set's manifest object (`movie.zip.sfv`, `.sha256`, `.md5`), when one is listed
         /// beside a discovered set or a listed set's parts.
         public var manifest: ObjectInfo?
+        /// Parts named at versions: the note that the manifest beside them, at its latest
+        /// version, is not used; moot when `--manifest` names one.
+        public var unusedManifestNote: String?
 
         /// The whole object's location by the set's name (`s3://b/movie.zip`), if it has one.
         public var defaultOutput: ObjectLocation? {
@@ -48,7 +51,7 @@ public enum ObjectDiscovery {
                 message: "in another bucket than \(arguments[0].description); a set's parts share one bucket")
         }
         let bucket = arguments[0].bucket
-        // A checksum list given as a part (`merge s3://b/x.sfv`, or among listed parts) is refused by name.
+        // A checksum list among listed parts is refused by name (one alone names its set: ``MergeJob``).
         for argument in arguments {
             if let kind = ChecksumListDetector.kind(ofName: argument.key) {
                 throw GCDCatError(
@@ -65,13 +68,15 @@ public enum ObjectDiscovery {
         let infos = try heads(arguments, store: store, jobs: jobs)
         // The set's rules read keys; a part's version rides along with its key.
         let keys = arguments.map(\.latest.description)
-        var resolved = try PartArguments.resolve(keys, asGiven: asGiven, names: ListedNames(keys))
+        let resolved = try PartArguments.resolve(keys, asGiven: asGiven, names: ListedNames(keys))
         // By location, not by name: `String` keys would make an NFC and an NFD key one entry.
         let byLocation = Dictionary(infos.map { ($0.location.latest, $0) }, uniquingKeysWith: { first, _ in first })
         let parts = try resolved.parts.map { byLocation[try ObjectLocation(parsing: $0)!]! }
         if arguments.contains(where: { $0.versionID != nil }) {
-            resolved.notes += try manifestBesideVersionsNote(resolved.manifestCandidates, bucket: bucket, store: store)
-            return ObjectSet(parts: parts, resolved: resolved, manifest: nil)
+            var set = ObjectSet(parts: parts, resolved: resolved, manifest: nil)
+            set.unusedManifestNote = try manifestBesideVersionsNote(
+                resolved.manifestCandidates, bucket: bucket, store: store)
+            return set
         }
         // A listed set's manifest is looked for beside it, as a local one is.
         var manifest: ObjectInfo?
@@ -130,8 +135,11 @@ public enum ObjectDiscovery {
     /// object is what is reported), else "No such object".
     public static func missing(_ object: ObjectLocation, store: any ObjectStore) -> GCDCatError {
         let bucketIsMissing = (try? store.bucketExists(object.bucket)) == false
-        return GCDCatError(
-            .missingPart, path: object.description, message: bucketIsMissing ? "No such bucket" : "No such object")
+        // A version named that HEAD does not find: an ID the key never had, or a delete marker's.
+        let absent =
+            object.versionID == nil
+            ? "No such object" : "No such version of this key (a delete marker's ID names no bytes either)"
+        return GCDCatError(.missingPart, path: object.description, message: bucketIsMissing ? "No such bucket" : absent)
     }
 
     /// Lists larger than this are refused: a checksum list is text, and this bounds the memory.
