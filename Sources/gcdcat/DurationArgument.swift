@@ -10,6 +10,8 @@ func parseDuration(_ text: String, option: String, allowingZero: Bool = false) t
     let seconds: Double
     do {
         seconds = try parseAge(text)
+    } catch let error as AgeTooLarge {
+        throw ValidationError("\(option) \(error)")
     } catch {
         throw ValidationError(
             "\(option) '\(text)' is not a duration: give seconds, or a number with s, m, h or d (30s, 2m)")

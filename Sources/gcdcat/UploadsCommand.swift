@@ -36,6 +36,8 @@ extension GCDCat {
 
         @Option(
             name: .customLong("older-than"),
+            // Unconditional: `-5` is the option's (refused) value, not a flag it lacks.
+            parsing: .unconditional,
             help: ArgumentHelp(
                 "Only uploads initiated at least this long ago, by the server's clock: 90, 90s, 15m, 2h, 7d.",
                 valueName: "age"),
@@ -143,10 +145,17 @@ func parseAge(_ text: String) throws -> Double {
     let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
     let unit = text.last.flatMap { units[$0] }
     let digits = unit == nil ? Substring(text) : text.dropLast()
-    guard !digits.isEmpty, digits.allSatisfy(\.isASCII), let value = UInt32(digits) else {
+    guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else {
         throw ValidationError("'\(text)' is not an age: give seconds, or a number with s, m, h or d (15m, 2h, 7d)")
     }
+    guard let value = UInt32(digits) else { throw AgeTooLarge(text: text) }
     return Double(value) * (unit ?? 1)
+}
+
+/// An age whose number is past 4294967295 (of its unit): a number, but too large to be one.
+struct AgeTooLarge: Error, CustomStringConvertible {
+    var text: String
+    var description: String { "'\(text)' is too large: the number may be at most \(UInt32.max) (of s, m, h or d)" }
 }
 
 /// The JSON document of `gcdcat uploads --json` (docs/json-schema/uploads.json).

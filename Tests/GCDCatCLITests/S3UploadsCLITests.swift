@@ -20,6 +20,20 @@ import Testing
             "The value '5x' is invalid for '--older-than <age>': '5x' is not an age: give seconds, or a number with "
                 + "s, m, h or d (15m, 2h, 7d)"
         ),
+        (
+            ["uploads", "s3://b/x", "--older-than", "-5"],
+            "The value '-5' is invalid for '--older-than <age>': '-5' is not an age: give seconds, or a number with "
+                + "s, m, h or d (15m, 2h, 7d)"
+        ),
+        (
+            ["uploads", "s3://b/x", "--older-than", "99999999999d"],
+            "The value '99999999999d' is invalid for '--older-than <age>': '99999999999d' is too large: the number "
+                + "may be at most 4294967295 (of s, m, h or d)"
+        ),
+        (
+            ["uploads", "s3://b/x", "--request-timeout", "99999999999d"],
+            "--request-timeout '99999999999d' is too large: the number may be at most 4294967295 (of s, m, h or d)"
+        ),
     ])
     func aMistakeIsAUsageErrorBeforeAnyRequest(arguments: [String], message: String) throws {
         let result = try gcdcat(arguments + S3UsageCLITests.unreachable)
