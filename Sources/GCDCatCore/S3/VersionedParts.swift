@@ -19,7 +19,8 @@ extension ObjectDiscovery {
         let listing = try store.list(bucket: first.bucket, prefix: listingPrefix(for: first.key))
         // The key itself may be absent from the listing (its latest version deleted).
         let names = Set(listing.map(\.location.description)).union([first.latest.description])
-        var resolved = try PartArguments.resolve([first.latest.description], names: ListedNames(names))
+        let listedNames = ListedNames(names)
+        var resolved = try PartArguments.resolve([first.latest.description], names: listedNames)
         let others = resolved.parts.filter { $0 != first.latest.description }
         guard others.isEmpty else {
             throw GCDCatError(
@@ -33,7 +34,8 @@ extension ObjectDiscovery {
         let listed = Set(listing.map(\.location))
         resolved.notes += resolved.manifestCandidates.compactMap { try? ObjectLocation(parsing: $0) }
             .filter { listed.contains($0) }.prefix(1).map(unusedManifestNote)
-        return ObjectSet(parts: [info], resolved: resolved, manifest: nil)
+        return ObjectSet(
+            parts: [info], resolved: resolved, manifest: nil, lateStart: resolved.lateStartRefusal(names: listedNames))
     }
 
     /// One key at two versions is no set: its parts are distinct keys.
