@@ -435,6 +435,25 @@ extension MergeOutputPrecheckCLITests {
     }
 }
 
+extension SetStartCLITests {
+    /// A set missing a middle part, merged from the part after the gap: the message names the
+    /// missing part (g/l.002), not g/l.001, which is there.
+    @Test func aLatePartAfterAGapNamesTheMissingPartNotTheFirst() throws {
+        let scratch = try Scratch()
+        try FileManager.default.createDirectory(atPath: scratch.file("g"), withIntermediateDirectories: true)
+        try scratch.write("g/l.001", randomData(100_000, seed: 35))
+        try scratch.write("g/l.003", randomData(100_000, seed: 36))
+        let result = try gcdcat(["merge", "g/l.003", "-o", "out"], in: scratch.path)
+        #expect(result.status == 1)
+        #expect(
+            result.stderr
+                == "gcdcat: g/l.003: no g/l.002 before it, though g/l.001 is there, so the set lacks the parts between "
+                + "them; merge from g/l.001 once they are back. If the set really starts here (split --start), merge it "
+                + "with its manifest, or list its parts\n")
+        #expect(scratch.read("out") == nil)
+    }
+}
+
 @Suite struct LoneLatePartCLITests {
     /// Case 3: `gcdcat x.003` with nothing before it does not write x.003 alone with exit 0.
     @Test func aLonePaddedLatePartIsRefused() throws {

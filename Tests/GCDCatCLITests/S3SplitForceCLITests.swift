@@ -44,6 +44,33 @@ struct S3SplitForceCLITests {
         #expect(scratch.read("joined") == scratch.read("f.bin"))
     }
 
+    /// `--force --no-manifest` over an object set split with a manifest and a checksum list:
+    /// the old list objects are deleted with the set (the one seam of files and objects);
+    /// left, a merge from `.001` called the new parts corrupt.
+    @Test func aForcedSplitIntoObjectsWithoutListsDeletesTheReplacedSetsLists() throws {
+        let scratch = try Scratch()
+        let bucket = try LiveS3.freshBucket("force-lists")
+        try scratch.write("f.bin", randomData(250_000, seed: 56))
+        let prefix = "s3://\(bucket)/nm/f.bin."
+        let first = try LiveS3.gcdcat(
+            ["split", "f.bin", "--prefix", prefix, "-b", "100000", "-q", "--checksum", "sha256"], in: scratch.path)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(try LiveS3.keys(bucket).contains("nm/f.bin.sfv"))
+        #expect(try LiveS3.keys(bucket).contains("nm/f.bin.sha256"))
+        try scratch.write("f.bin", randomData(250_000, seed: 57))
+        let again = try LiveS3.gcdcat(
+            ["split", "f.bin", "--prefix", prefix, "-b", "100000", "--force", "--no-manifest"], in: scratch.path)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(
+            again.stderr.contains(
+                "gcdcat: warning: removed the manifest and checksum lists of the set it replaced (this split writes "
+                    + "none there): \(prefix)sfv, \(prefix)sha256"), "\(again.stderr)")
+        #expect(try LiveS3.keys(bucket) == ["nm/f.bin.001", "nm/f.bin.002", "nm/f.bin.003"])
+        let merged = try LiveS3.gcdcat(["merge", "\(prefix)001", "-o", "joined", "-q"], in: scratch.path)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(scratch.read("joined") == scratch.read("f.bin"))
+    }
+
     /// An old set numbered from `.000` beside a new one from `.001`: a merge of `.001` would
     /// start at the old `.000`, so --force deletes it, as it removes such a file.
     @Test func aForcedSplitIntoObjectsDeletesTheOldSetsPartZero() throws {

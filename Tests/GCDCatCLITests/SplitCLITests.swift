@@ -74,6 +74,30 @@ import Testing
         #expect(scratch.read("joined") == scratch.read("f.bin"))
     }
 
+    /// `--force --no-manifest` over a set split with a manifest and a checksum list: the old
+    /// lists go with the set they describe (and are named); left, they called the new parts
+    /// corrupt (a set as long) or missing (a shorter one) in every merge from `.001`.
+    @Test(arguments: [250_000, 150_000])
+    func aForcedSplitWithoutListsRemovesTheReplacedSetsLists(newSize: Int) throws {
+        let scratch = try Scratch()
+        try scratch.write("a.bin", randomData(250_000, seed: 33))
+        let first = try gcdcat(["split", "a.bin", "-b", "100000", "-q", "--checksum", "sha256"], in: scratch.path)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(scratch.read("a.bin.sfv") != nil && scratch.read("a.bin.sha256") != nil)
+        try scratch.write("a.bin", randomData(newSize, seed: 34))
+        let again = try gcdcat(["split", "a.bin", "-b", "100000", "--force", "--no-manifest"], in: scratch.path)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(
+            again.stderr.contains(
+                "gcdcat: warning: removed the manifest and checksum lists of the set it replaced (this split writes "
+                    + "none there): a.bin.sfv, a.bin.sha256"), "\(again.stderr)")
+        let parts = newSize == 250_000 ? ["a.bin.001", "a.bin.002", "a.bin.003"] : ["a.bin.001", "a.bin.002"]
+        #expect(scratch.listing() == ["a.bin"] + parts)
+        let merged = try gcdcat(["merge", "a.bin.001", "-o", "joined", "-q"], in: scratch.path)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(scratch.read("joined") == scratch.read("a.bin"))
+    }
+
     @Test func standardInputUsesTheStreamPath() throws {
         let scratch = try Scratch()
         let original = randomData(300_000, seed: 3)

@@ -139,7 +139,8 @@ import Testing
         #expect(Self.keys(set) == ["x.001", "x.002", "x.003"])
         #expect(set.parts.allSatisfy { $0.size == 5 })
         #expect(set.manifest?.location.key == "x.sfv")
-        #expect(store.listedPrefixes.isEmpty)
+        // The set's listing, to see what lies beside the list (as a folder is seen).
+        #expect(store.listedPrefixes == ["x."])
 
         let gap = #expect(throws: GCDCatError.self) {
             try ObjectDiscovery.resolve(["x.001", "x.003"].map(Self.location), store: store)
@@ -160,7 +161,41 @@ import Testing
             try ObjectDiscovery.resolve([Self.location("x.sfv")], store: store)
         }
         #expect(alone?.path == "s3://bucket/x.sfv")
-        #expect(store.listedPrefixes.isEmpty)
+        #expect(store.listedPrefixes == ["x.", "x."])
+    }
+
+    /// The local rule over the set's listing: a list that stops before objects lying beside it
+    /// is refused, naming the first one left out; `--as-given` takes it as it is, unlisted.
+    @Test func anExplicitListThatStopsShortOfTheSetIsRefused() throws {
+        let store = Self.store(["x.001", "x.002", "x.003", "x.004"])
+        let short = #expect(throws: GCDCatError.self) {
+            try ObjectDiscovery.resolve(["x.001", "x.002"].map(Self.location), store: store)
+        }
+        #expect(short?.code == .missingPart)
+        #expect(short?.path == "s3://bucket/x.003")
+        #expect(
+            short?.message
+                == "lies beside the listed parts but is not in the list, which stops at s3://bucket/x.002: the output "
+                + "would lack 2 parts (s3://bucket/x.003 … s3://bucket/x.004). Give every part (or the first alone: "
+                + "gcdcat merge s3://bucket/x.001), or use --as-given to merge the list as it is")
+        let unlisted = Self.store(["x.001", "x.002", "x.003", "x.004"])
+        let asGiven = try ObjectDiscovery.resolve(
+            ["x.001", "x.002"].map(Self.location), store: unlisted, asGiven: true)
+        #expect(Self.keys(asGiven) == ["x.001", "x.002"])
+        #expect(unlisted.listedPrefixes.isEmpty)
+    }
+
+    /// A discovered set that starts late carries the local refusal (used when no manifest
+    /// vouches for its start), naming the part missing right before it.
+    @Test func aLateStartCarriesTheLocalRefusal() throws {
+        let store = Self.store(["l.001", "l.003", "y.002"])
+        let gap = try ObjectDiscovery.resolve([Self.location("l.003")], store: store)
+        #expect(gap.lateStart?.path == "s3://bucket/l.003")
+        #expect(
+            gap.lateStart?.message.hasPrefix("no s3://bucket/l.002 before it, though s3://bucket/l.001 is there")
+                == true)
+        let late = try ObjectDiscovery.resolve([Self.location("y.002")], store: store)
+        #expect(late.lateStart?.message.hasPrefix("no s3://bucket/y.001 before it, so the set's first part") == true)
     }
 
     @Test func theShellsOrderIsRepairedWithANote() throws {

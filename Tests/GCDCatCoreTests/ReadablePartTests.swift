@@ -30,7 +30,9 @@ struct ReadablePartTests {
         try refusing.admit(part)
         let error = expectGCDCatError { try refusing.admit(part) }
         #expect(error?.path == "s3://b/set.001")
-        #expect(error?.message == "is given twice (use --allow-duplicates if you mean it)")
+        #expect(
+            error?.message
+                == "is the same object as s3://b/set.001, given earlier (use --allow-duplicates if you mean it)")
         var allowing = RepeatedParts<ObjectInfo>(allowed: true)
         try allowing.admit(part)
         try allowing.admit(part)

@@ -70,7 +70,9 @@ struct S3MergeRefusalTests {
             output: T.objectOutput(store, "dup"))
         let error = #expect(throws: GCDCatError.self) { try merge.run() }
         #expect(error?.code == .invalidInput)
-        #expect(error?.message == "is given twice (use --allow-duplicates if you mean it)")
+        #expect(
+            error?.message
+                == "is the same object as \(parts[0]), given earlier (use --allow-duplicates if you mean it)")
         #expect(store.bytes(T.at("dup")) == nil)
         merge.allowDuplicates = true
         _ = try merge.run()

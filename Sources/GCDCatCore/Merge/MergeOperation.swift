@@ -322,13 +322,7 @@ public struct MergeOperation: Sendable {
     private func refuseUnprovenStart(
         _ resolved: PartArguments.Resolved, parts: [PartFile], notice: (Notice) -> Void
     ) throws {
-        if let usual = resolved.usualFirst, let first = resolved.parts.first {
-            throw GCDCatError(
-                .missingPart, path: first,
-                message:
-                    "no \(usual.displayPath) before it, so the set's first part may be missing. If the set really "
-                    + "starts here (split --start), merge it with its manifest, or list its parts")
-        }
+        if let refusal = resolved.lateStartRefusal(names: FileSystemNames()) { throw refusal }
         // A discovered set, or a list of one set's parts: both may lack parts no one made.
         if resolved.discovered || (!asGiven && !resolved.manifestCandidates.isEmpty) {
             for warning in MergeVerification.truncationWarning(parts) { notice(.warning(warning)) }

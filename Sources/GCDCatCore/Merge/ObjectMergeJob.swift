@@ -78,6 +78,8 @@ extension MergeJob {
                 .missingPart, path: first,
                 message: "no SFV manifest object beside the set: verification needs one (name it with --manifest)")
         }
+        // Without a manifest to say where the set starts, a late start is refused as on disk.
+        if manifestObject == nil, let refusal = set.lateStart { throw refusal }
         if manifestObject == nil && set.resolved.discovered {
             for warning in MergeVerification.truncationWarning(set.parts) { notice(.warning(warning)) }
         }

@@ -121,11 +121,13 @@ public struct ObjectSetMerge: Sendable {
         // The manifest names keys; a part named at a version is its key's line.
         let given = Set(parts.map(\.location.latest))
         for entry in parsed.entries where !given.contains(manifest.sibling(entry.name)) {
+            // Said as on disk: whether the listed part is gone, or there but left out.
+            let exists = try store.head(manifest.sibling(entry.name)) != nil
             throw GCDCatError(
                 .missingPart, path: manifest.sibling(entry.name).description,
-                message:
-                    "missing part: \(manifest) lists it (line \(entry.line)) but it is not among the parts being merged"
-            )
+                message: exists
+                    ? "\(manifest) lists it (line \(entry.line)), but it is not among the parts being merged"
+                    : "missing part: \(manifest) lists it (line \(entry.line)) but it does not exist")
         }
         let crcs = try parts.map { part in
             guard let entry = listed[part.location.latest] else {

@@ -15,8 +15,8 @@ public protocol ReadablePart: Sendable {
     /// The part's crc32 as its store keeps it beside the bytes, so a check need not read them
     /// (nil for a file: a file system keeps none).
     var storedCRC32: UInt32? { get }
-    /// What the error says of a part that is an earlier one again (named `earlier`).
-    static func repeats(earlier: String) -> String
+    /// What a part is, in the one message for a part given twice (`file`, `object`).
+    static var noun: String { get }
 }
 
 /// The parts of a merge seen so far, by identity, to refuse one given again: one step for
@@ -37,7 +37,8 @@ struct RepeatedParts<Part: ReadablePart> {
         if !allowed, let earlier = seen[part.identity] {
             throw GCDCatError(
                 .invalidInput, path: part.name,
-                message: "\(Part.repeats(earlier: earlier)) (use --allow-duplicates if you mean it)")
+                message: "is the same \(Part.noun) as \(earlier), given earlier (use --allow-duplicates if you mean it)"
+            )
         }
         seen[part.identity] = part.name
     }
@@ -55,9 +56,7 @@ extension PartFile: ReadablePart {
     public var identity: Identity { Identity(device: device, inode: inode) }
     public var storedCRC32: UInt32? { nil }
 
-    public static func repeats(earlier: String) -> String {
-        "is the same file as \(earlier), given earlier"
-    }
+    public static var noun: String { "file" }
 }
 
 extension ObjectInfo: ReadablePart {
@@ -67,5 +66,5 @@ extension ObjectInfo: ReadablePart {
     /// The server's `x-amz-checksum-crc32`, else gcdcat's record in the metadata.
     public var storedCRC32: UInt32? { crc32 ?? recordedCRC32 }
 
-    public static func repeats(earlier: String) -> String { "is given twice" }
+    public static var noun: String { "object" }
 }

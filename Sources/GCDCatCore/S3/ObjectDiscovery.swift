@@ -33,6 +33,9 @@ public enum ObjectDiscovery {
         /// Parts named at versions: the note that the manifest beside them, at its latest
         /// version, is not used; moot when `--manifest` names one.
         public var unusedManifestNote: String?
+        /// Why the set may not be merged without a manifest to vouch for its start, when it
+        /// starts late (``PartArguments/Resolved/lateStartRefusal(names:)``, over the listing).
+        public var lateStart: GCDCatError? = nil
 
         /// The whole object's location by the set's name (`s3://b/movie.zip`), if it has one.
         public var defaultOutput: ObjectLocation? {
@@ -68,7 +71,13 @@ public enum ObjectDiscovery {
         let infos = try heads(arguments, store: store, jobs: jobs)
         // The set's rules read keys; a part's version rides along with its key.
         let keys = arguments.map(\.latest.description)
-        let resolved = try PartArguments.resolve(keys, asGiven: asGiven, names: ListedNames(keys))
+        // The set's listing too, as a folder is seen beside local parts: a list that stops
+        // before objects lying beside it is refused by the same rule.
+        let beside =
+            asGiven
+            ? []
+            : try store.list(bucket: bucket, prefix: listingPrefix(for: arguments[0].key)).map(\.location.description)
+        let resolved = try PartArguments.resolve(keys, asGiven: asGiven, names: ListedNames(keys + beside))
         // By location, not by name: `String` keys would make an NFC and an NFD key one entry.
         let byLocation = Dictionary(infos.map { ($0.location.latest, $0) }, uniquingKeysWith: { first, _ in first })
         let parts = try resolved.parts.map { byLocation[try ObjectLocation(parsing: $0)!]! }
@@ -99,7 +108,9 @@ public enum ObjectDiscovery {
         let names = ListedNames(byName.keys)
         let resolved = try PartArguments.resolve([first.description], names: names)
         let manifest = resolved.manifestCandidates.lazy.compactMap { byName[$0] }.first
-        return ObjectSet(parts: resolved.parts.map { byName[$0]! }, resolved: resolved, manifest: manifest)
+        return ObjectSet(
+            parts: resolved.parts.map { byName[$0]! }, resolved: resolved, manifest: manifest,
+            lateStart: resolved.lateStartRefusal(names: names))
     }
 
     /// The longest prefix of `key` that every name of its set and every manifest candidate

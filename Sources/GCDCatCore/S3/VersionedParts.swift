@@ -23,7 +23,8 @@ extension ObjectDiscovery {
         // The key itself may be absent from the listing (its latest version deleted).
         let names = Set(listing.map(\.location.description)).union([first.latest.description])
             .union((versioned ?? []).map { ObjectLocation(bucket: first.bucket, key: $0).description })
-        let resolved = try PartArguments.resolve([first.latest.description], names: ListedNames(names))
+        let listedNames = ListedNames(names)
+        let resolved = try PartArguments.resolve([first.latest.description], names: listedNames)
         let others = resolved.parts.filter { $0 != first.latest.description }
         guard others.isEmpty else {
             throw GCDCatError(
@@ -36,7 +37,8 @@ extension ObjectDiscovery {
                     + "to merge the latest set")
         }
         let listed = Set(listing.map(\.location))
-        var set = ObjectSet(parts: [info], resolved: resolved, manifest: nil)
+        var set = ObjectSet(
+            parts: [info], resolved: resolved, manifest: nil, lateStart: resolved.lateStartRefusal(names: listedNames))
         set.unusedManifestNote = resolved.manifestCandidates.compactMap { try? ObjectLocation(parsing: $0) }
             .first { listed.contains($0) }.map(unusedManifestNote)
         return set

@@ -34,6 +34,31 @@ public enum PartArguments {
         }
         /// Things done to the list that the user should hear about.
         public var notes: [String]
+
+        /// The refusal of a set that starts late (``usualFirst``) with no manifest to vouch for
+        /// its start, naming the number missing right before its first part; nil when it starts
+        /// where sets usually do. One verdict for files and objects: `names` is the file system
+        /// or the bucket's listing.
+        public func lateStartRefusal(names: any SetNames) -> GCDCatError? {
+            guard let usual = usualFirst, let first = parts.first,
+                let reading = NumberedName.readings(of: first).first
+            else { return nil }
+            let fix =
+                "If the set really starts here (split --start), merge it with its manifest, or list its parts"
+            guard let present = PartDiscovery.existing(reading.with(number: reading.alphabet == .digits ? 1 : 0), names)
+            else {
+                return GCDCatError(
+                    .missingPart, path: first,
+                    message: "no \(usual.displayPath) before it, so the set's first part may be missing. " + fix)
+            }
+            // The usual first part is there: what is missing lies between it and this one.
+            let before = reading.with(number: reading.number - 1).name
+            return GCDCatError(
+                .missingPart, path: first,
+                message:
+                    "no \(before.displayPath) before it, though \(present.displayPath) is there, so the set lacks the "
+                    + "parts between them; merge from \(present.displayPath) once they are back. " + fix)
+        }
     }
 
     /// ## Errors

@@ -84,6 +84,7 @@ extension SplitOperation {
         let stale = overwrite && !elideEmpty ? try staleParts(after: parts.count) : []
         let staleRecovery =
             overwrite && !writesObjects ? try staleRecoveryFiles(keeping: set.paths) : []
+        let staleLists = overwrite ? try staleChecksumLists() : []
         let predecessor = overwrite && !elideEmpty ? try stalePredecessor() : nil
         let leftovers = try abortLeftoverUploads(after: parts.count, registry: set.registry)
         var removed: [String] = []
@@ -96,9 +97,11 @@ extension SplitOperation {
                     try target(predecessor).removeOlderOutput()
                     removed.append(predecessor)
                 }
-                // First: left beside new parts, the old recovery set would rebuild them into the
-                // old file.
-                for path in staleRecovery {
+                // First, before any new part is named: left beside new parts, the old manifest
+                // and lists would call them corrupt (or name parts they lack) and the old
+                // recovery set would rebuild them into the old file. Without them the old set
+                // is still whole, just unchecked.
+                for path in staleLists + staleRecovery {
                     try target(path).removeOlderOutput()
                     removed.append(path)
                 }
@@ -135,6 +138,11 @@ extension SplitOperation {
         if let predecessor {
             notes.append(
                 "removed \(predecessor.displayPath), the first part of the set it replaced (a merge would start there)")
+        }
+        if !staleLists.isEmpty {
+            notes.append(
+                "removed the manifest and checksum lists of the set it replaced (this split writes none there): "
+                    + staleLists.map(\.displayPath).joined(separator: ", "))
         }
         if !staleRecovery.isEmpty {
             notes.append(
@@ -176,6 +184,19 @@ extension SplitOperation {
             index += 1
         }
         return keys
+    }
+
+    /// The manifest (`NAME.sfv`) and checksum lists (`NAME.sha256`, …: every name
+    /// `--checksum` writes) beside the set that `--force` replaces, less those this split
+    /// writes itself: files and objects alike (``OutputTarget/holdsOlderOutput()``).
+    private func staleChecksumLists() throws -> [String] {
+        let stem = String(naming.defaultManifestPath.dropLast(4))
+        let written = [manifestPath, digestListPath].compactMap { $0 }
+        let candidates = [naming.defaultManifestPath] + DigestAlgorithm.allCases.map { stem + "." + $0.rawValue }
+        return try candidates.filter { path in
+            if written.contains(where: { samePath($0, path) }) { return false }
+            return try target(path).holdsOlderOutput()
+        }
     }
 
     /// The PAR2 index (`NAME.par2`) and recovery volumes (`NAME.volNN+MM.par2`) beside the set
