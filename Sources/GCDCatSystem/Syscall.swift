@@ -27,13 +27,29 @@ package enum Syscall {
     ///
     /// ## Errors
     /// `.io` naming the syscall; `.invalidInput` ("not a regular file") for anything else.
+    ///
+    /// The open never blocks: a FIFO with no writer would hold it (and the signals it defers)
+    /// for ever; it is refused by its type instead, and the flag cleared for the reads.
     package static func openRegularFile(_ path: String) throws(GCDCatError) -> (fd: Int32, size: Int64) {
-        let file = try OwnedDescriptor(opening: path, O_RDONLY)
+        let file = try OwnedDescriptor(opening: path, O_RDONLY | O_NONBLOCK)
         let info = try fstat(file.raw, path: path)
         guard info.st_mode & S_IFMT == S_IFREG else {
-            throw GCDCatError(.invalidInput, path: path, message: "not a regular file")
+            throw GCDCatError(.invalidInput, path: path, message: notRegularReason(info.st_mode))
         }
+        _ = fcntl(file.raw, F_SETFL, fcntl(file.raw, F_GETFL) & ~O_NONBLOCK)
         return (file.release(), Int64(info.st_size))
+    }
+
+    /// What a file of `mode`'s type is, said for one that should be regular.
+    package static func notRegularReason(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFDIR: return "Is a directory"
+        case S_IFIFO: return "not a regular file (a FIFO)"
+        case S_IFCHR: return "not a regular file (a character device)"
+        case S_IFBLK: return "not a regular file (a block device)"
+        case S_IFSOCK: return "not a regular file (a socket)"
+        default: return "not a regular file"
+        }
     }
 
     package static func open(_ path: String, _ flags: Int32, mode: mode_t = 0) throws(GCDCatError) -> Int32 {

@@ -56,7 +56,7 @@ extension GCDCat {
         @Flag(help: "Volumes of equal block counts (par2's -u; needs --par2-volumes).")
         var uniform = false
 
-        @Flag(help: "Replace existing NAME.par2 and volumes.")
+        @Flag(help: "Replace existing NAME.par2 and volumes, and remove an older set's volumes of other names.")
         var force = false
 
         @Flag(help: "Make every output durable (fsync) before and after naming it.")
@@ -101,6 +101,11 @@ extension GCDCat {
             if let file = files.first(where: { parentFolder($0) != directory }) {
                 throw ValidationError(
                     "\(file) is not in \(try indexPath())'s folder; a set's names are relative to its .par2's folder")
+            }
+            if let clash = try protection.inputAmongOutputs() {
+                throw ValidationError(
+                    "the output \(clash.output.displayPath) is one of the inputs (\(clash.input.displayPath)); "
+                        + "nothing was written: name the set with another -o NAME.par2")
             }
         }
 

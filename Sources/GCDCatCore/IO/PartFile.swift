@@ -161,18 +161,8 @@ private let pseudoFilesystems: [Int: String] = [
 
 /// Throws `.invalidInput` unless `info` describes a regular file.
 func requireRegularFile(_ info: stat, path: String) throws {
-    let type = info.st_mode & S_IFMT
-    guard type != S_IFREG else { return }
-    let what: String
-    switch type {
-    case S_IFDIR: what = "Is a directory"
-    case S_IFIFO: what = "not a regular file (a FIFO)"
-    case S_IFCHR: what = "not a regular file (a character device)"
-    case S_IFBLK: what = "not a regular file (a block device)"
-    case S_IFSOCK: what = "not a regular file (a socket)"
-    default: what = "not a regular file"
-    }
-    throw GCDCatError(.invalidInput, path: path, message: what)
+    guard info.st_mode & S_IFMT != S_IFREG else { return }
+    throw GCDCatError(.invalidInput, path: path, message: Syscall.notRegularReason(info.st_mode))
 }
 
 /// A part validated and left open by ``PartFile/openValidated(_:noAccessTime:)``.

@@ -155,6 +155,7 @@ extension MergeOperation {
                 "; \(list.index.displayPath) finds every part intact, so the two lists disagree: nothing was written"
             throw listFailure
         }
+        try requireSomeBlockMatches(list, verification)
         rebuilt = try rebuiltParts(list, verification)
         announce(rebuilt, of: list, notice: notice)
         let repaired = verification.isComplete ? nil : try Par2Repairer.rebuild(verification, jobs: jobs)
@@ -221,6 +222,31 @@ extension MergeOperation {
                     "rebuilding \(part.path.displayPath) (\(part.state), \(part.blocks) block\(part.blocks == 1 ? "" : "s")) from "
                         + "\(list.index.displayPath)'s recovery blocks; the part itself is left as it is"))
         }
+    }
+
+    /// Refuses a set of which no block of any part present matches its recorded checksums: such
+    /// a recovery set is another file's (an older version's index or volumes left beside a new
+    /// split), and rebuilding every part from it would publish that file. Damage, even heavy,
+    /// leaves some block intact; a set overwritten whole is `gcdcat repair`'s to mend, by name.
+    ///
+    /// ## Errors
+    /// `.invalidInput` naming the index and the parts.
+    private func requireSomeBlockMatches(_ list: Par2PartList, _ verification: Par2Verification) throws {
+        let present = list.order.enumerated().filter { verification.files[$0.element].state != .missing }
+        let unmatched = present.filter { _, file in
+            verification.files[file].badSlices.count >= list.set.files[file].slices.count
+        }
+        guard !present.isEmpty, unmatched.count == present.count,
+            present.contains(where: { !list.set.files[$0.element].slices.isEmpty })
+        else { return }
+        let named = present.prefix(5).map { list.paths[$0.offset].displayPath }.joined(separator: ", ")
+        throw GCDCatError(
+            .invalidInput, path: list.index,
+            message:
+                "the recovery set describes other contents: not one block of \(named)\(present.count > 5 ? ", …" : "") "
+                + "matches its checksums, so it is another file's set (an older version's?); nothing was written. "
+                + "Remove it and merge again, or, if these parts are what was overwritten, "
+                + "gcdcat repair \(list.index.displayPath) rebuilds them")
     }
 
     /// The parts to rebuild, in part order; refuses, before anything is written, a set whose

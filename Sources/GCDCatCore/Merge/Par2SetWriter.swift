@@ -37,7 +37,8 @@ extension MergeOperation {
             }
             // The check counted the bytes it copied; a missing part's are new.
             let counts = !intactWritten || state == .missing
-            let part: OwnedDescriptor? = state == .missing ? nil : try OwnedDescriptor(opening: path, O_RDONLY)
+            let part: OwnedDescriptor? =
+                state == .missing ? nil : OwnedDescriptor(adopting: try Syscall.openRegularFile(path).fd)
             let source = part.raw  // lent to the reads below, all done while `part` lives
             let whole = MD5Stream()
             try reader.forEachStretch(of: file, source: source, path: path, rebuilt: rebuilt) { offset, bytes in

@@ -86,8 +86,11 @@ public enum Par2Creator {
             }
         }
         var descriptions: [Par2Encoder.Description] = []
+        var states: [stat] = []
         for input in request.inputs {
-            descriptions.append(try describe(input))
+            let (description, state) = try describe(input)
+            descriptions.append(description)
+            states.append(state)
         }
         let encoder = try Par2Encoder(
             descriptions: descriptions, sliceSize: request.sliceSize, recoverySlices: request.recoverySlices,
@@ -96,15 +99,21 @@ public enum Par2Creator {
         var bytesRead: Int64 = 0
         for first in stride(from: 0, to: request.inputs.count, by: Par2Encoder.hashLanes) {
             let group = first..<min(first + Par2Encoder.hashLanes, request.inputs.count)
-            bytesRead += try feed(
-                group.map { (request.inputs[$0].path, descriptions[$0].length, $0) }, encoder, &buffer)
+            bytesRead += try feed(group.map { (request.inputs[$0].path, states[$0], $0) }, encoder, &buffer)
         }
         let packets = encoder.finish(creator: creator)
+        let outputs = [request.indexPath] + volumes.map { directory + "/" + $0.name }
+        // An older set's volumes under other names (`vol00+01` beside a new `vol000+01`) would
+        // mend the files back into their old contents once the index is gone: removed, as
+        // `split --force` removes them, inside the publishing window.
+        let stale = request.overwrite ? try Par2RecoverySet.staleFiles(index: request.indexPath, keeping: outputs) : []
         try OutputSet.transaction(inputs: [], overwrite: request.overwrite, fsync: request.fsync) { set in
             try addOutputs(
                 packets, volumes: volumes.map { (directory + "/" + $0.name, $0.firstExponent, $0.count) },
                 indexPath: request.indexPath, to: set, target: { .path($0) })
-            try set.publish()
+            try set.publish {
+                for path in stale { try OutputTarget.path(path).removeOlderOutput() }
+            }
         }
         return Result(
             index: request.indexPath, volumes: volumes.map { directory + "/" + $0.name },
@@ -159,16 +168,19 @@ public enum Par2Creator {
         return size
     }
 
-    /// The input's name, length and first-16-KiB MD5.
-    static func describe(_ input: (path: String, name: String)) throws -> Par2Encoder.Description {
+    /// The input's name, length and first-16-KiB MD5, and its `fstat` then, which the whole
+    /// read must find unchanged.
+    static func describe(_ input: (path: String, name: String)) throws -> (Par2Encoder.Description, stat) {
         let (opened, openedSize) = try Syscall.openRegularFile(input.path)
         let file = OwnedDescriptor(adopting: opened)
+        let state = try Syscall.fstat(file.raw, path: input.path)
         var head = [UInt8](repeating: 0, count: 16384)
         let got = try head.withUnsafeMutableBytes { (raw) throws -> Int in
             try Syscall.pread(file.raw, into: raw.baseAddress!, count: raw.count, offset: 0, path: input.path)
         }
-        return Par2Encoder.Description(
+        let description = Par2Encoder.Description(
             name: input.name, length: openedSize, md5First16K: Par2Hash.md5(Array(head.prefix(got))))
+        return (description, state)
     }
 
     /// Feeds every slice of the file to the encoder; returns the bytes read.
@@ -176,11 +188,19 @@ public enum Par2Creator {
     /// them and the encoder hashes their whole-file MD5s together in lanes (one stream at a time
     /// cost 2.3 of 11.6 CPU seconds of a 1 GiB `protect`); a group is at most eight files, so
     /// as many descriptors are open.
+    ///
+    /// Each file must end the read as `described` it (device, inode, size, mtime, ctime): a
+    /// same-size rewrite meanwhile would give a set whose MD5s match none of its bytes.
     private static func feed(
-        _ files: [(path: String, length: Int64, index: Int)], _ encoder: Par2Encoder, _ buffer: inout [UInt8]
+        _ files: [(path: String, described: stat, index: Int)], _ encoder: Par2Encoder, _ buffer: inout [UInt8]
     ) throws -> Int64 {
         // Shared only to hold several non-copyable descriptors; each closes with the array.
-        let inputs = try files.map { SharedDescriptor(try OwnedDescriptor(opening: $0.path, O_RDONLY)) }
+        let inputs = try files.map {
+            SharedDescriptor(OwnedDescriptor(adopting: try Syscall.openRegularFile($0.path).fd))
+        }
+        let files = files.map {
+            (path: $0.path, length: Int64($0.described.st_size), described: $0.described, index: $0.index)
+        }
         let sliceSize = Int64(encoder.sliceSize)
         var chunk = [UInt8](repeating: 0, count: encoder.sliceSize)
         let slices = files.map { Int(($0.length + sliceSize - 1) / sliceSize) }
@@ -201,11 +221,22 @@ public enum Par2Creator {
             }
         }
         for (member, file) in files.enumerated() {
-            guard try Syscall.fstat(inputs[member].raw, path: file.path).st_size == file.length else {
-                throw changed(file.path)
+            let now = try Syscall.fstat(inputs[member].raw, path: file.path)
+            guard now.st_size == file.length else { throw changed(file.path) }
+            guard sameState(now, file.described) else {
+                throw GCDCatError(
+                    .inputChanged, path: file.path, syscall: "fstat",
+                    message: "changed while it was read (its inode, mtime or ctime differ); nothing was written")
             }
         }
         return files.reduce(0) { $0 + $1.length }
+    }
+
+    /// The same file, not written since: device, inode, size, mtime and ctime.
+    private static func sameState(_ a: stat, _ b: stat) -> Bool {
+        a.st_dev == b.st_dev && a.st_ino == b.st_ino && a.st_size == b.st_size
+            && a.st_mtim.tv_sec == b.st_mtim.tv_sec && a.st_mtim.tv_nsec == b.st_mtim.tv_nsec
+            && a.st_ctim.tv_sec == b.st_ctim.tv_sec && a.st_ctim.tv_nsec == b.st_ctim.tv_nsec
     }
 
     private static func changed(_ path: String) -> GCDCatError {

@@ -55,7 +55,7 @@ public enum Par2FileRestorer {
     private static func restore(
         _ file: Par2RecoverySet.File, path: String, sliceSize: Int, rebuilt: Par2Repairer.Rebuilt, fsync: Bool
     ) throws {
-        let damaged: OwnedDescriptor? = try? OwnedDescriptor(opening: path, O_RDONLY)
+        let damaged: OwnedDescriptor? = try? OwnedDescriptor(adopting: Syscall.openRegularFile(path).fd)
         let source = damaged.raw  // lent to the reads below, all done while `damaged` lives
         // A symlink is repaired through: its target gets the rebuilt bytes, the link stays.
         let linkInfo = (try? Syscall.statIfExists(path, followLinks: false)).flatMap { $0 }

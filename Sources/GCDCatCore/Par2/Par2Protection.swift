@@ -53,6 +53,33 @@ public struct Par2Protection: Sendable {
     /// The index's path: `output`, or the default.
     public var indexPath: String? { output ?? Self.defaultIndexPath(files: files) }
 
+    /// The first input that one of the set's outputs would replace, with that output: an input
+    /// at the index's name or at a volume name of the set (`NAME.volNN+MM.par2`, written or
+    /// removed by a `--force`), or the same device and inode as an existing one (a hard link or
+    /// symlink). Nil when none is; inputs that cannot be stat'ed are left to ``run()``.
+    public func inputAmongOutputs() throws -> (input: String, output: String)? {
+        guard let index = indexPath else { return nil }
+        let (folder, name) = splitPath(index)
+        let base = Par2RecoverySet.volumeBase(name)
+        let existing = try Par2RecoverySet.staleFiles(index: index, keeping: []).compactMap { path in
+            try Syscall.statIfExists(path).map { (path: path, info: $0) }
+        }
+        for file in files {
+            let (fileFolder, fileName) = splitPath(file)
+            if fileFolder == folder,
+                fileName == name
+                    || (Par2RecoverySet.isVolumeName(fileName) && Par2RecoverySet.volumeBase(fileName) == base)
+            {
+                return (file, fileName == name ? index : file)
+            }
+            guard let info = try? Syscall.statIfExists(file) else { continue }
+            if let output = existing.first(where: { $0.info.st_dev == info.st_dev && $0.info.st_ino == info.st_ino }) {
+                return (file, output.path)
+            }
+        }
+        return nil
+    }
+
     /// The files left out of the set because they are empty.
     public func emptyFiles() throws -> [String] {
         try files.filter { try Par2Creator.fileSize($0) == 0 }

@@ -48,6 +48,7 @@ public struct Par2PartList: Sendable {
             let why: String
             do {
                 let set = try Par2RecoverySet.load(indexPath: candidate)
+                try requireOneSet(set, index: name)
                 if let list = list(set, index: candidate, naming: naming) { return list }
                 why = "protects files that are not all parts of this set"
             } catch let error as GCDCatError where error.code == .malformedManifest {
@@ -64,6 +65,23 @@ public struct Par2PartList: Sendable {
             notes.append("\(candidate.displayPath) \(why); not used (gcdcat verify \(candidate.displayPath) checks it)")
         }
         return nil
+    }
+
+    /// Refuses volumes of more than one recovery set when the index (`index`) that would pick
+    /// one is gone: the first by name is as likely an older set's (`vol00+01` sorts before a
+    /// newer `vol000+01`), and it would "repair" the parts back into the old file.
+    ///
+    /// ## Errors
+    /// `.invalidInput` naming the index and the volumes of each set.
+    static func requireOneSet(_ set: Par2RecoverySet, index: String) throws {
+        guard !set.foreignVolumes.isEmpty, try Syscall.statIfExists(index) == nil else { return }
+        let others = set.foreignVolumes.map(\.displayPath).joined(separator: ", ")
+        throw GCDCatError(
+            .invalidInput, path: index,
+            message:
+                "not found, and the recovery volumes beside the set belong to more than one recovery set "
+                + "(\(set.origin.displayPath) to one, \(others) to another); nothing was written. Remove the "
+                + "volumes of the set that does not describe these parts, or merge with --no-verify")
     }
 
     /// `index` when it exists; else its first recovery volume (`NAME.vol00+01.par2`), which

@@ -202,18 +202,8 @@ extension SplitOperation {
     /// The PAR2 index (`NAME.par2`) and recovery volumes (`NAME.volNN+MM.par2`) beside the set
     /// that `--force` replaces, less those this split writes itself.
     private func staleRecoveryFiles(keeping written: [String]) throws -> [String] {
-        let index = String(naming.defaultManifestPath.dropLast(4)) + ".par2"
-        let (folder, name) = splitPath(index)
-        let prefix = index.contains("/") ? folder + "/" : ""
-        let base = Par2RecoverySet.volumeBase(name)
-        let volumes = try directoryEntries(folder).sorted().filter {
-            Par2RecoverySet.isVolumeName($0) && Par2RecoverySet.volumeBase($0) == base
-        }.map { prefix + $0 }
-        return try ([index] + volumes).filter { path in
-            guard let info = try Syscall.statIfExists(path, followLinks: false), info.st_mode & S_IFMT == S_IFREG
-            else { return false }
-            return !written.contains { samePath($0, path) }
-        }
+        try Par2RecoverySet.staleFiles(
+            index: String(naming.defaultManifestPath.dropLast(4)) + ".par2", keeping: written)
     }
 
     /// The regular files named as this split's parts `count`, `count + 1`, … up to the first

@@ -1,0 +1,185 @@
+import Foundation
+import Testing
+
+/// A recovery set that describes an older version of the files must never "mend" the current
+/// parts back into that version (outside attack on issue 23): `protect --force` removes the old
+/// set's volumes, and a merge refuses volumes of two sets with no index to pick one, and a set
+/// that matches no block of the parts.
+@Suite struct Par2StaleSetCLITests {
+    /// `f.bin.001` … `.003`, 300 000 random bytes cut as coreutils `split -b 100000` cuts them.
+    @discardableResult
+    func writeParts(seed: UInt64, in scratch: Scratch) throws -> Data {
+        let whole = randomData(300_000, seed: seed)
+        for index in 0..<3 {
+            try scratch.write(
+                String(format: "f.bin.%03d", index + 1), whole.subdata(in: index * 100_000..<(index + 1) * 100_000))
+        }
+        return whole
+    }
+
+    /// The old set: 75 blocks of 4000 bytes at 100%, volumes numbered in two digits
+    /// (`f.bin.vol00+01.par2`); a default protect of new contents numbers them in three.
+    @discardableResult
+    func protectOldThenNew(in scratch: Scratch, keepingOldVolumes: Bool = false) throws -> Data {
+        try writeParts(seed: 1, in: scratch)
+        let old = try gcdcat(
+            ["protect", "f.bin.001", "f.bin.002", "f.bin.003", "--par2", "100%", "--par2-block-size", "4000", "-q"],
+            in: scratch.path)
+        #expect(old.status == 0, "\(old.stderr)")
+        let oldVolumes = scratch.listing().filter { $0.hasPrefix("f.bin.vol") }
+        #expect(oldVolumes.contains("f.bin.vol00+01.par2"))
+        let saved = oldVolumes.map { ($0, scratch.read($0)!) }
+        let whole = try writeParts(seed: 2, in: scratch)
+        let new = try gcdcat(["protect", "f.bin.001", "f.bin.002", "f.bin.003", "--force", "-q"], in: scratch.path)
+        #expect(new.status == 0, "\(new.stderr)")
+        if keepingOldVolumes {
+            for (name, data) in saved where scratch.read(name) == nil { try scratch.write(name, data) }
+        }
+        return whole
+    }
+
+    @Test func protectForceRemovesTheOldSetsVolumesUnderOtherNames() throws {
+        let scratch = try Scratch()
+        let whole = try protectOldThenNew(in: scratch)
+        let volumes = scratch.listing().filter { $0.hasPrefix("f.bin.vol") }
+        #expect(!volumes.isEmpty)
+        // Only the new set's three-digit names (`f.bin.vol000+01.par2`), none of the old two-digit ones.
+        #expect(volumes.allSatisfy { $0.split(separator: "+")[0].count == "f.bin.vol000".count })
+        for tool in Par2Tool.allCases where tool.isInstalled {
+            let check = try tool.execute(["verify", "-q", "f.bin.par2"], in: scratch.path)
+            #expect(check.status == 0, "\(tool): \(check.stdoutText)")
+        }
+        try FileManager.default.removeItem(atPath: scratch.file("f.bin.par2"))
+        let merge = try gcdcat(["merge", "f.bin.001", "-o", "out", "-q"], in: scratch.path)
+        #expect(merge.status == 0, "\(merge.stderr)")
+        #expect(scratch.read("out") == whole)
+    }
+
+    @Test func aMergeRefusesVolumesOfTwoSetsWithNoIndex() throws {
+        let scratch = try Scratch()
+        try protectOldThenNew(in: scratch, keepingOldVolumes: true)
+        try FileManager.default.removeItem(atPath: scratch.file("f.bin.par2"))
+        let merge = try gcdcat(["merge", "f.bin.001", "-o", "out"], in: scratch.path)
+        #expect(merge.status == 1)
+        #expect(
+            merge.stderr.contains(
+                "gcdcat: f.bin.par2: not found, and the recovery volumes beside the set belong to more than one "
+                    + "recovery set (f.bin.vol00+01.par2 to one, f.bin.vol000+01.par2"))
+        #expect(merge.stderr.contains("nothing was written"))
+        #expect(scratch.read("out") == nil)
+    }
+
+    /// A coreutils re-split of new contents beside the old index: no block of any part matches.
+    @Test func aMergeRefusesAnIndexThatMatchesNoBlockOfTheParts() throws {
+        let scratch = try Scratch()
+        try writeParts(seed: 1, in: scratch)
+        let old = try gcdcat(["protect", "f.bin.001", "f.bin.002", "f.bin.003", "-q"], in: scratch.path)
+        #expect(old.status == 0, "\(old.stderr)")
+        try writeParts(seed: 2, in: scratch)
+        let merge = try gcdcat(["f.bin.001"], in: scratch.path)
+        #expect(merge.status == 1)
+        #expect(
+            merge.stderr.contains(
+                "gcdcat: f.bin.par2: the recovery set describes other contents: not one block of f.bin.001, "
+                    + "f.bin.002, f.bin.003 matches its checksums"))
+        #expect(scratch.read("f.bin") == nil)
+    }
+
+    /// Heavy damage still leaves blocks that match: the part is rebuilt as before.
+    @Test func aPartMostlyOverwrittenIsStillRebuilt() throws {
+        let scratch = try Scratch()
+        let whole = try writeParts(seed: 3, in: scratch)
+        let protect = try gcdcat(
+            ["protect", "f.bin.001", "f.bin.002", "f.bin.003", "--par2", "100%", "-q"], in: scratch.path)
+        #expect(protect.status == 0, "\(protect.stderr)")
+        var part = scratch.read("f.bin.002")!
+        for offset in 0..<90_000 { part[offset] ^= 0x5A }
+        try scratch.write("f.bin.002", part)
+        let merge = try gcdcat(["f.bin.001", "-q"], in: scratch.path)
+        #expect(merge.status == 0, "\(merge.stderr)")
+        #expect(scratch.read("f.bin") == whole)
+    }
+}
+
+/// `protect` never overwrites one of its inputs, never publishes a set of bytes that changed
+/// while it read them, and never waits on a FIFO (outside attack on issue 23).
+@Suite struct Par2ProtectInputsCLITests {
+    @Test(arguments: ["s.par2", "s.vol000+01.par2"])
+    func protectRefusesAnOutputThatIsOneOfItsInputs(input: String) throws {
+        let scratch = try Scratch()
+        try scratch.write("a", randomData(100_000, seed: 7))
+        let original = randomData(200_000, seed: 8)
+        try scratch.write(input, original)
+        let result = try gcdcat(["protect", "a", input, "-o", "s.par2", "--force"], in: scratch.path)
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("the output \(input) is one of the inputs (\(input)); nothing was written"))
+        #expect(scratch.read(input) == original)
+        #expect(scratch.listing() == ["a", input])
+    }
+
+    @Test func protectRefusesAnInputHardLinkedToTheIndex() throws {
+        let scratch = try Scratch()
+        try scratch.write("a", randomData(100_000, seed: 7))
+        let original = randomData(200_000, seed: 8)
+        try scratch.write("s.par2", original)
+        try FileManager.default.linkItem(atPath: scratch.file("s.par2"), toPath: scratch.file("b"))
+        let result = try gcdcat(["protect", "a", "b", "-o", "s.par2", "--force"], in: scratch.path)
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("the output s.par2 is one of the inputs (b); nothing was written"))
+        #expect(scratch.read("s.par2") == original)
+    }
+
+    /// strace holds protect's second read of `a` (its first block, after the head was hashed)
+    /// until a same-size write has changed `a`; the set it would write describes no version.
+    @Test(.enabled(if: toolExists("strace"), "needs strace"))
+    func protectFailsWhenAnInputChangesWhileItIsRead() throws {
+        let scratch = try Scratch()
+        try scratch.write("a", randomData(100_000, seed: 7))
+        try scratch.write("b", randomData(50_000, seed: 9))
+        let script = """
+            env --default-signal strace -f -o /dev/null -P "$PWD/a" -e trace=pread64 \
+              -e inject=pread64:delay_enter=1500000:when=2 '\(gcdcatPath)' protect "$PWD/a" "$PWD/b" -o "$PWD/s.par2" \
+              >out 2>err & tracer=$!
+            # protect opens every file of a group before the first block's read: both open is the window.
+            for _ in $(seq 6000); do
+                child=$(cat /proc/$tracer/task/*/children 2>/dev/null | tr ' ' '\\n' | grep . | head -1)
+                [ -n "$child" ] && ls -l /proc/$child/fd 2>/dev/null | grep -q "$PWD/a$" \
+                  && ls -l /proc/$child/fd 2>/dev/null | grep -q "$PWD/b$" && break
+                sleep 0.005
+            done
+            printf 'XXXXXXXX' | dd of=a bs=1 seek=5000 conv=notrunc status=none
+            wait $tracer
+            """
+        let result = try runTool("bash", ["-c", script], in: scratch.path)
+        let stderr = String(decoding: scratch.read("err") ?? Data(), as: UTF8.self)
+        #expect(result.status == 1, "\(stderr)")
+        #expect(
+            stderr.contains(
+                "/a: fstat: changed while it was read (its inode, mtime or ctime differ); nothing was written"))
+        #expect(!scratch.listing().contains { $0.hasSuffix(".par2") })
+    }
+
+    @Test func protectRefusesAFIFOWithoutWaiting() throws {
+        let scratch = try Scratch()
+        try scratch.write("a", randomData(100_000, seed: 7))
+        #expect(mkfifo(scratch.file("ff"), 0o644) == 0)
+        let result = try runTool("timeout", ["20", gcdcatPath, "protect", "a", "ff", "-o", "f.par2"], in: scratch.path)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("gcdcat: ff: not a regular file (a FIFO)"))
+        #expect(!scratch.listing().contains { $0.hasSuffix(".par2") })
+    }
+
+    @Test(arguments: ["verify", "repair"])
+    func verifyAndRepairRefuseAListedFileThatIsNowAFIFO(command: String) throws {
+        let scratch = try Scratch()
+        try scratch.write("a", randomData(100_000, seed: 7))
+        try scratch.write("b", randomData(100_000, seed: 9))
+        let protect = try gcdcat(["protect", "a", "b", "-o", "s.par2", "-q"], in: scratch.path)
+        #expect(protect.status == 0, "\(protect.stderr)")
+        try FileManager.default.removeItem(atPath: scratch.file("b"))
+        #expect(mkfifo(scratch.file("b"), 0o644) == 0)
+        let result = try runTool("timeout", ["20", gcdcatPath, command, "s.par2"], in: scratch.path)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("b: not a regular file (a FIFO)"))
+    }
+}
