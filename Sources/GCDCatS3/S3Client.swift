@@ -446,6 +446,23 @@ public final class S3Client: ObjectStore {
                 bucketLevel: true))
     }
 
+    /// PutBucketPolicy: `policy` is the policy document (JSON). Tests deny an operation with it.
+    public func putBucketPolicy(_ bucket: String, policy: String) throws {
+        _ = try perform(
+            S3Request(
+                operation: "PutBucketPolicy", method: "PUT", location: ObjectLocation(bucket: bucket, key: ""),
+                bucketLevel: true, query: [("policy", "")], body: Data(policy.utf8)))
+    }
+
+    /// DeleteBucketPolicy; a bucket without one is fine.
+    public func deleteBucketPolicy(_ bucket: String) throws {
+        _ = try perform(
+            S3Request(
+                operation: "DeleteBucketPolicy", method: "DELETE", location: ObjectLocation(bucket: bucket, key: ""),
+                bucketLevel: true, query: [("policy", "")]),
+            allowing: [404])
+    }
+
     // MARK: Requests
 
     /// Whether a 200's body is the XML document `root` names: a proxy or portal that answers
