@@ -50,21 +50,15 @@ extension S3Client {
     /// ListMultipartUploads under `prefix`, all pages, with each upload's `Initiated` and the
     /// server's `Date` of the first page.
     public func listPendingUploads(bucket: String, prefix: String) throws -> PendingUploadListing {
+        let request = S3Request(
+            operation: "ListMultipartUploads", method: "GET", location: ObjectLocation(bucket: bucket, key: prefix),
+            bucketLevel: true, query: [("uploads", ""), ("prefix", prefix)],
+            checkBody: {
+                Self.isXML("ListMultipartUploadsResult", $0) ? nil : "the answer is not a ListMultipartUploadsResult"
+            })
         var listing = PendingUploadListing(uploads: [], serverTime: nil)
-        var marker: (key: String, uploadID: String)?
-        repeat {
-            var query: [(name: String, value: String)] = [("uploads", ""), ("prefix", prefix)]
-            if let marker { query += [("key-marker", marker.key), ("upload-id-marker", marker.uploadID)] }
-            let response = try perform(
-                S3Request(
-                    operation: "ListMultipartUploads", method: "GET",
-                    location: ObjectLocation(bucket: bucket, key: prefix), bucketLevel: true, query: query,
-                    checkBody: {
-                        Self.isXML("ListMultipartUploadsResult", $0)
-                            ? nil : "the answer is not a ListMultipartUploadsResult"
-                    }))
+        try forEachPage(of: request, paging: .uploads) { response, body in
             if listing.serverTime == nil { listing.serverTime = response.headers["date"].flatMap(S3Dates.httpDate) }
-            let body = [UInt8](response.body)
             for entry in S3XML.blocks("Upload", in: body) {
                 guard let key = S3XML.value("Key", in: entry), let id = S3XML.value("UploadId", in: entry) else {
                     continue
@@ -74,42 +68,21 @@ extension S3Client {
                         upload: MultipartUpload(location: ObjectLocation(bucket: bucket, key: key), uploadID: id),
                         initiated: S3XML.value("Initiated", in: entry).flatMap(S3Dates.isoDate)))
             }
-            let previous = marker
-            marker = nil
-            if S3XML.value("IsTruncated", in: body) == "true" {
-                guard let key = S3XML.value("NextKeyMarker", in: body),
-                    let id = S3XML.value("NextUploadIdMarker", in: body), !(key.isEmpty && id.isEmpty),
-                    previous.map({ $0.key != key || $0.uploadID != id }) ?? true
-                else {
-                    // A page that leads nowhere new would be asked for forever.
-                    throw GCDCatError(
-                        .io, path: ObjectLocation(bucket: bucket, key: prefix).description,
-                        syscall: "ListMultipartUploads",
-                        message: "a truncated listing whose next markers are missing or repeat the last page's")
-                }
-                marker = (key, id)
-            }
-        } while marker != nil
+        }
         return listing
     }
 
     /// ListParts, all pages; nil when the upload is gone (`NoSuchUpload`, HTTP 404).
     public func listParts(_ upload: MultipartUpload) throws -> [ListedPart]? {
+        let request = S3Request(
+            operation: "ListParts", method: "GET", location: upload.location, query: [("uploadId", upload.uploadID)],
+            checkBody: {
+                $0.status == 404 || Self.isXML("ListPartsResult", $0) ? nil : "the answer is not a ListPartsResult"
+            })
         var parts: [ListedPart] = []
-        var marker: String?
-        repeat {
-            var query: [(name: String, value: String)] = [("uploadId", upload.uploadID)]
-            if let marker { query.append(("part-number-marker", marker)) }
-            let response = try perform(
-                S3Request(
-                    operation: "ListParts", method: "GET", location: upload.location, query: query,
-                    checkBody: {
-                        $0.status == 404 || Self.isXML("ListPartsResult", $0)
-                            ? nil : "the answer is not a ListPartsResult"
-                    }),
-                allowing: [404])
-            if response.status == 404 { return nil }
-            let body = [UInt8](response.body)
+        let gone = try forEachPage(
+            of: request, paging: .parts, allowing: [404], listing: "listing of upload \(upload.uploadID)"
+        ) { _, body in
             for entry in S3XML.blocks("Part", in: body) {
                 guard let number = S3XML.value("PartNumber", in: entry).flatMap({ Int($0) }),
                     let size = S3XML.value("Size", in: entry).flatMap({ UInt64($0) })
@@ -119,18 +92,8 @@ extension S3Client {
                         partNumber: number, etag: S3XML.value("ETag", in: entry).map(Self.unquoted) ?? "", size: size,
                         lastModified: S3XML.value("LastModified", in: entry).flatMap(S3Dates.isoDate)))
             }
-            let previous = marker
-            marker = nil
-            if S3XML.value("IsTruncated", in: body) == "true" {
-                guard let next = S3XML.value("NextPartNumberMarker", in: body), !next.isEmpty, next != previous else {
-                    throw GCDCatError(
-                        .io, path: upload.location.description, syscall: "ListParts",
-                        message: "a truncated listing of upload \(upload.uploadID) whose NextPartNumberMarker is "
-                            + "missing or repeats the last page's")
-                }
-                marker = next
-            }
-        } while marker != nil
+        }
+        if gone != nil { return nil }
         return parts
     }
 }

@@ -101,18 +101,14 @@ public final class S3Client: ObjectStore {
 
     /// ListObjectsV2 with `max-keys` = `pageSize` per page (tests page with a small one).
     public func list(bucket: String, prefix: String, pageSize: Int?) throws -> [ObjectInfo] {
+        var query: [(name: String, value: String)] = [("list-type", "2"), ("prefix", prefix)]
+        if let pageSize { query.append(("max-keys", String(pageSize))) }
+        let request = S3Request(
+            operation: "ListObjectsV2", method: "GET", location: ObjectLocation(bucket: bucket, key: prefix),
+            bucketLevel: true, query: query,
+            checkBody: { Self.isXML("ListBucketResult", $0) ? nil : "the answer is not a ListBucketResult" })
         var objects: [ObjectInfo] = []
-        var token: String?
-        repeat {
-            var query: [(name: String, value: String)] = [("list-type", "2"), ("prefix", prefix)]
-            if let pageSize { query.append(("max-keys", String(pageSize))) }
-            if let token { query.append(("continuation-token", token)) }
-            let response = try perform(
-                S3Request(
-                    operation: "ListObjectsV2", method: "GET", location: ObjectLocation(bucket: bucket, key: prefix),
-                    bucketLevel: true, query: query,
-                    checkBody: { Self.isXML("ListBucketResult", $0) ? nil : "the answer is not a ListBucketResult" }))
-            let body = [UInt8](response.body)
+        try forEachPage(of: request, paging: .objects) { _, body in
             for entry in S3XML.blocks("Contents", in: body) {
                 guard let key = S3XML.value("Key", in: entry) else { continue }
                 objects.append(
@@ -121,14 +117,7 @@ public final class S3Client: ObjectStore {
                         size: S3XML.value("Size", in: entry).flatMap { UInt64($0) } ?? 0,
                         etag: S3XML.value("ETag", in: entry).map(Self.unquoted)))
             }
-            let truncated = S3XML.value("IsTruncated", in: body) == "true"
-            token = truncated ? S3XML.value("NextContinuationToken", in: body) : nil
-            if truncated && token == nil {
-                throw GCDCatError(
-                    .io, path: ObjectLocation(bucket: bucket, key: prefix).description, syscall: "ListObjectsV2",
-                    message: "a truncated listing without NextContinuationToken")
-            }
-        } while token != nil
+        }
         return objects
     }
 
@@ -455,6 +444,23 @@ public final class S3Client: ObjectStore {
             S3Request(
                 operation: "DeleteBucket", method: "DELETE", location: ObjectLocation(bucket: bucket, key: ""),
                 bucketLevel: true))
+    }
+
+    /// PutBucketPolicy: `policy` is the policy document (JSON). Tests deny an operation with it.
+    public func putBucketPolicy(_ bucket: String, policy: String) throws {
+        _ = try perform(
+            S3Request(
+                operation: "PutBucketPolicy", method: "PUT", location: ObjectLocation(bucket: bucket, key: ""),
+                bucketLevel: true, query: [("policy", "")], body: Data(policy.utf8)))
+    }
+
+    /// DeleteBucketPolicy; a bucket without one is fine.
+    public func deleteBucketPolicy(_ bucket: String) throws {
+        _ = try perform(
+            S3Request(
+                operation: "DeleteBucketPolicy", method: "DELETE", location: ObjectLocation(bucket: bucket, key: ""),
+                bucketLevel: true, query: [("policy", "")]),
+            allowing: [404])
     }
 
     // MARK: Requests

@@ -145,4 +145,96 @@ struct S3SplitForceCLITests {
         #expect(scratch.read("joined") == scratch.read("f.bin"))
         #expect(try LiveS3.uploads(bucket).isEmpty)
     }
+
+    /// A bucket policy that denies DeleteObject on `keys` (a pattern under the bucket) to everyone.
+    private static func denyingDeletes(_ bucket: String, of keys: String) -> String {
+        #"{"Version":"2012-10-17","Statement":[{"Effect":"Deny","Principal":"*","Action":"s3:DeleteObject","#
+            + #""Resource":"arn:aws:s3:::\#(bucket)/\#(keys)"}]}"#
+    }
+
+    /// What `split --force` says when it could not delete `failed`, after `lost`, with `left` still to go.
+    private static func refusal(_ failed: String, lost: String?, left: String) -> String {
+        "gcdcat: \(failed): DeleteObject: AccessDenied (HTTP 403); split --force removes what remains of the set it "
+            + "replaces (its first part, its parts past the new set's last, its lists) before it names the new set, "
+            + "so that no merge joins old parts to new ones; this one could not be deleted, so the new set was not "
+            + "published"
+            + (lost.map { "; the old set lost \($0) before that, so it can no longer be merged" }
+                ?? " and the old set there is unchanged")
+            + ". Allow these keys s3:DeleteObject there, or delete by hand (aws s3 rm) what is still to go, \(left), "
+            + "then run the split again\n"
+    }
+
+    /// A store that denies every DeleteObject: `split --force` over a longer set cannot delete
+    /// the old first part, its first removal, so it completes nothing and exits 1, saying the old
+    /// set is unchanged and naming every object still to delete; the old set still merges to
+    /// the old bytes. Before, the error named the object and AccessDenied and nothing else.
+    @Test func aForcedSplitIntoObjectsDeniedEveryDeleteKeepsTheOldSetAndSaysWhatToDelete() throws {
+        let scratch = try Scratch()
+        let bucket = try LiveS3.freshBucket("force-deny-all")
+        try scratch.write("old.bin", randomData(260_000, seed: 58))
+        try scratch.write("f.bin", randomData(100_000, seed: 59))
+        let prefix = "s3://\(bucket)/f.bin."
+        let first = try LiveS3.gcdcat(
+            ["split", "old.bin", "--prefix", prefix, "--size", "20000", "-q", "--no-manifest"], in: scratch.path)
+        #expect(first.status == 0, "\(first.stderr)")
+        let oldKeys = try LiveS3.keys(bucket)
+        #expect(oldKeys.count == 13)
+        try LiveS3.client().putBucketPolicy(bucket, policy: Self.denyingDeletes(bucket, of: "*"))
+        defer { try? LiveS3.client().deleteBucketPolicy(bucket) }
+        let again = try LiveS3.gcdcat(
+            ["split", "f.bin", "--prefix", prefix, "--size", "20000", "--force", "--no-manifest"], in: scratch.path)
+        #expect(again.status == 1)
+        #expect(
+            again.stderr
+                == Self.refusal(
+                    "\(prefix)001", lost: nil,
+                    left: "\(prefix)001, \(prefix)013, \(prefix)012 … \(prefix)006 (9 in all)"))
+        #expect(try LiveS3.keys(bucket) == oldKeys)
+        #expect(try LiveS3.uploads(bucket).isEmpty)
+        let merged = try LiveS3.gcdcat(["merge", "\(prefix)001", "-o", "joined", "-q"], in: scratch.path)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(scratch.read("joined") == scratch.read("old.bin"))
+    }
+
+    /// A store that denies DeleteObject on `.008` alone: the old first part and `.013` …
+    /// `.009` (the parts past the new last go last first) are gone when `.008` is refused. The
+    /// split exits 1 naming what the old set lost and what is still to go; no merge starts from
+    /// what is left (no first part), so none joins old parts to new ones. What is left follows
+    /// `.005` without a gap, so once deletes are allowed a rerun finds and deletes it (deleted
+    /// first to last, the gap at `.006` hid `.010` … from the rerun, and its set did not merge).
+    @Test func aForcedSplitIntoObjectsDeniedOneLaterDeleteLeavesNothingToMergeAndARerunFinishes() throws {
+        let scratch = try Scratch()
+        let bucket = try LiveS3.freshBucket("force-deny-one")
+        try scratch.write("old.bin", randomData(260_000, seed: 60))
+        try scratch.write("f.bin", randomData(100_000, seed: 61))
+        let prefix = "s3://\(bucket)/f.bin."
+        let first = try LiveS3.gcdcat(
+            ["split", "old.bin", "--prefix", prefix, "--size", "20000", "-q", "--no-manifest"], in: scratch.path)
+        #expect(first.status == 0, "\(first.stderr)")
+        try LiveS3.client().putBucketPolicy(bucket, policy: Self.denyingDeletes(bucket, of: "f.bin.008"))
+        defer { try? LiveS3.client().deleteBucketPolicy(bucket) }
+        let again = try LiveS3.gcdcat(
+            ["split", "f.bin", "--prefix", prefix, "--size", "20000", "--force", "--no-manifest"], in: scratch.path)
+        #expect(again.status == 1)
+        #expect(
+            again.stderr
+                == Self.refusal(
+                    "\(prefix)008", lost: "\(prefix)001, \(prefix)013, \(prefix)012 … \(prefix)009 (6 in all)",
+                    left: "\(prefix)008, \(prefix)007, \(prefix)006"))
+        #expect(try LiveS3.keys(bucket) == (2...8).map { "f.bin.00\($0)" })
+        #expect(try LiveS3.uploads(bucket).isEmpty)
+        let merged = try LiveS3.gcdcat(["merge", "\(prefix)001", "-o", "joined"], in: scratch.path)
+        #expect(merged.status == 1, "\(merged.stderr)")
+        #expect(merged.stderr == "gcdcat: \(prefix)001: No such object\n")
+        #expect(scratch.read("joined") == nil)
+        try LiveS3.client().deleteBucketPolicy(bucket)
+        let rerun = try LiveS3.gcdcat(
+            ["split", "f.bin", "--prefix", prefix, "--size", "20000", "--force", "--no-manifest", "-q"],
+            in: scratch.path)
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        #expect(try LiveS3.keys(bucket) == (1...5).map { "f.bin.00\($0)" })
+        let joined = try LiveS3.gcdcat(["merge", "\(prefix)001", "-o", "joined", "-q"], in: scratch.path)
+        #expect(joined.status == 0, "\(joined.stderr)")
+        #expect(scratch.read("joined") == scratch.read("f.bin"))
+    }
 }

@@ -149,4 +149,40 @@ struct SplitPublishOrderCLITests {
         #expect(merge.status == 0, "\(merge.stderr)")
         #expect(scratch.read("out") == new)
     }
+
+    /// An `unlink` of the old set refused (EACCES, injected at the fourth: `.011`, after `.001`,
+    /// `.013` and `.012`; the parts past the new last go last first): exit 1, the new set not
+    /// named, the error says what the old set lost and names what is still to remove, and those
+    /// follow the new last part without a gap, so a plain rerun removes them and its set merges.
+    @Test func aRefusedRemovalOfTheOldSetSaysWhatIsLeftAndARerunFinishes() throws {
+        let scratch = try Scratch()
+        try scratch.write("old.bin", randomData(260_000, seed: 35))
+        let made = try gcdcat(
+            ["split", "old.bin", "--prefix", "f.bin.", "--size", "20000", "-q", "--no-manifest"], in: scratch.path)
+        #expect(made.status == 0, "\(made.stderr)")
+        let new = randomData(100_000, seed: 36)
+        try scratch.write("f.bin", new)
+        let process = RemovePartsRaceCLITests().traced(
+            ["-e", "trace=unlink,unlinkat", "-e", "inject=unlink,unlinkat:error=EACCES:when=4"],
+            ["split", "f.bin", "--size", "20000", "--no-manifest", "--force"], in: scratch)
+        let refused = try collect(process)
+        #expect(refused.status == 1)
+        #expect(
+            refused.stderr
+                == "gcdcat: f.bin.011: unlink: Permission denied; split --force removes what remains of the set it "
+                + "replaces (its first part, its parts past the new set's last, its lists) before it names the new "
+                + "set, so that no merge joins old parts to new ones; this one could not be removed, so the new set "
+                + "was not published; the old set lost f.bin.001, f.bin.013, f.bin.012 before that, so it can no "
+                + "longer be merged. Let this user remove them (write permission on the folder), or remove by hand "
+                + "(rm) what is still to go, f.bin.011, f.bin.010, f.bin.009 … f.bin.006 (6 in all), then run the "
+                + "split again\n")
+        #expect(scratch.listing() == ["f.bin"] + (2...11).map { String(format: "f.bin.%03d", $0) } + ["old.bin"])
+        let rerun = try gcdcat(
+            ["split", "f.bin", "--size", "20000", "--no-manifest", "--force", "-q"], in: scratch.path)
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        #expect(scratch.listing() == ["f.bin"] + (1...5).map { "f.bin.00\($0)" } + ["old.bin"])
+        let merge = try gcdcat(["merge", "f.bin.001", "-o", "out"], in: scratch.path)
+        #expect(merge.status == 0, "\(merge.stderr)")
+        #expect(scratch.read("out") == new)
+    }
 }

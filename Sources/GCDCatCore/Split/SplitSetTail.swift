@@ -88,42 +88,25 @@ extension SplitOperation {
         let predecessor = overwrite && !elideEmpty ? try stalePredecessor() : nil
         let leftovers = try abortLeftoverUploads(after: parts.count, registry: set.registry)
         var removed: [String] = []
+        var refused = false
         do {
             try set.publish(naming: naming, jobs: writesObjects ? jobs : 1) {
                 guard overwrite else { return }
-                // An old set's `.000` before a new set's `.001`: a merge from `.001` offers it as
-                // the start, which would join it to the new parts.
-                if let predecessor {
-                    try target(predecessor).removeOlderOutput()
-                    removed.append(predecessor)
-                }
-                // First, before any new part is named: left beside new parts, the old manifest
-                // and lists would call them corrupt (or name parts they lack) and the old
-                // recovery set would rebuild them into the old file. Without them the old set
-                // is still whole, just unchecked.
-                for path in staleLists + staleRecovery {
-                    try target(path).removeOlderOutput()
-                    removed.append(path)
-                }
-                // Held-back names last first (`x01` before `x00`): killed between the two, the
-                // old set keeps `x00` and lacks `x01`, a gap every merge refuses; the other way
-                // round, `x01` … would merge as a set of their own, short by the old first part.
-                for sink in held.reversed() {
-                    switch sink.kind {
-                    case .newFile, .object: break
-                    case .standardOutput, .device: continue
+                let planned = try olderOutputsToRemove(
+                    predecessor: predecessor, lists: staleLists + staleRecovery, held: held, stale: stale)
+                for (index, path) in planned.enumerated() {
+                    do {
+                        try target(path).removeOlderOutput()
+                    } catch let failure as GCDCatError {
+                        refused = true
+                        let firstParts = held.map(\.path)
+                        throw ReplacedSetRemoval(planned: planned, firstParts: firstParts, objects: writesObjects)
+                            .error(failure, failed: index)
                     }
-                    let old = try target(sink.path)
-                    guard try old.holdsOlderOutput() else { continue }
-                    try old.removeOlderOutput()
-                    removed.append(sink.path)
-                }
-                for path in stale {
-                    try target(path).removeOlderOutput()
                     removed.append(path)
                 }
             }
-        } catch var error as GCDCatError where !removed.isEmpty {
+        } catch var error as GCDCatError where !removed.isEmpty && !refused {
             let were = removed.count == 1 ? "was" : "were"
             error.message +=
                 "; the old \(removed.map(\.displayPath).joined(separator: ", ")) \(were) removed before the new parts "
@@ -150,6 +133,32 @@ extension SplitOperation {
                     + staleRecovery.map(\.displayPath).joined(separator: ", "))
         }
         return notes
+    }
+
+    /// What `--force` removes of the set it replaces, in the order it removes them, inside the
+    /// publishing window. An old set's `.000` before a new set's `.001` first: a merge from
+    /// `.001` offers it as the start, which would join it to the new parts. Then, before any new
+    /// part is named, the old manifest and lists and recovery files: left beside new parts, they
+    /// would call them corrupt (or name parts they lack) and the old recovery set would rebuild
+    /// them into the old file; without them the old set is still whole, just unchecked. Then the
+    /// old parts at held-back names, last first (`x01` before `x00`): killed between the two,
+    /// the old set keeps `x00` and lacks `x01`, a gap every merge refuses; the other way round,
+    /// `x01` … would merge as a set of their own, short by the old first part. Last the old
+    /// parts past the new set's last, the last of them first: stopped among them (a store that
+    /// refuses a delete, a kill), what is left still follows the new set's last without a gap,
+    /// where a rerun looks for it (``staleParts(after:)`` stops at the first free name).
+    private func olderOutputsToRemove(predecessor: String?, lists: [String], held: [OutputSink], stale: [String])
+        throws -> [String]
+    {
+        var planned = (predecessor.map { [$0] } ?? []) + lists
+        for sink in held.reversed() {
+            switch sink.kind {
+            case .newFile, .object: break
+            case .standardOutput, .device: continue
+            }
+            if try target(sink.path).holdsOlderOutput() { planned.append(sink.path) }
+        }
+        return planned + stale.reversed()
     }
 
     /// Into objects: aborts what a killed predecessor left on part names of this series that
