@@ -93,8 +93,10 @@ func emit(_ report: RunReport, options: ReportOptions) throws {
         writeToStandardError(report.text + "\n")
     }
     if options.json {
+        // A split's PAR2 volumes and index were published with its parts, and stay as well.
+        let recovery = report.recovery.map { $0.volumes + [$0.index] } ?? []
         try afterPublishing(
-            report.output.map { [$0] } ?? report.outputs, manifest: report.verified ? report.manifest : nil
+            (report.output.map { [$0] } ?? report.outputs) + recovery, manifest: report.verified ? report.manifest : nil
         ) {
             try StandardStreams.writeOutput(JSONDocument.encode(report))
         }

@@ -22,12 +22,10 @@ extension GCDCat.Verify {
                     text += line + "\n"
                 }
                 try reportingFailures { try StandardStreams.writeOutput(PathName.bytes(of: text)) }
-                for note in set.foreignVolumeNotes where !quiet { writeToStandardError("gcdcat: note: \(note)\n") }
-                if set.damagedPackets > 0 && !quiet {
-                    writeToStandardError(
-                        "gcdcat: \(list.displayPath): \(set.damagedPackets) damaged packets skipped (the copies in other volumes were used)\n"
-                    )
+                for note in set.foreignVolumeNotes + set.notPar2Notes where !quiet {
+                    writeToStandardError("gcdcat: note: \(note)\n")
                 }
+                for line in set.damagedPacketNotes where !quiet { writeToStandardError("gcdcat: \(line)\n") }
                 if !quiet || report.exitStatus != 0 {
                     writeToStandardError("gcdcat: \(list.displayPath): \(report.verdict)\n")
                 }

@@ -38,7 +38,8 @@ extension GCDCat {
         @Option(
             name: .customLong("par2"),
             help: ArgumentHelp(
-                "Recovery blocks as a share of the input blocks, 1% to 1000% (par2's -r).", valueName: "percent"))
+                "Recovery blocks as a share of the input blocks, 1% to 1000% (par2's -r), at most 65535 blocks.",
+                valueName: "percent"))
         var percentText = "10%"
 
         @Option(
@@ -50,7 +51,9 @@ extension GCDCat {
 
         @Option(
             name: .customLong("par2-volumes"),
-            help: ArgumentHelp("Number of volume files (par2's -n; default: as par2 chooses).", valueName: "n"))
+            help: ArgumentHelp(
+                "Number of volume files, at most the recovery blocks (par2's -n; default: as par2 chooses).",
+                valueName: "n"))
         var volumes: Int?
 
         @Flag(help: "Volumes of equal block counts (par2's -u; needs --par2-volumes).")
@@ -87,9 +90,8 @@ extension GCDCat {
                 throw ValidationError("--par2 must be a percentage from 1% to 1000%, like 10%")
             }
             if let blockSize, blockSize % 4 != 0 || blockSize > Par2RecoverySet.maximumSliceSize {
-                throw ValidationError("--par2-block-size must be a multiple of 4, at most 1G")
+                throw ValidationError("--par2-block-size must be a multiple of 4, at most 1G (got \(blockSize))")
             }
-            try checkBlockCount()
             if let volumes, !(1...65535).contains(volumes) {
                 throw ValidationError("--par2-volumes must be 1 to 65535")
             }
@@ -97,6 +99,9 @@ extension GCDCat {
             if let output, !output.lowercased().hasSuffix(".par2") {
                 throw ValidationError("-o must name a .par2 file (\(output))")
             }
+            try checkNamesDiffer()
+            try checkBlockCount()
+            try checkRecoveryBlocks()
             let directory = parentFolder(try indexPath())
             if let file = files.first(where: { parentFolder($0) != directory }) {
                 throw ValidationError(
@@ -125,6 +130,46 @@ extension GCDCat {
                     + "\(Par2RecoverySet.maximumSlices): \(fix)")
         }
 
+        /// PAR2 names each file by its name alone (relative to the index's folder): two inputs
+        /// of one name (`x ./x`, `d1/x d2/x`) would be one file of the set twice.
+        func checkNamesDiffer() throws {
+            var seen: [String: String] = [:]
+            for file in files {
+                let name = String(file.split(separator: "/").last ?? "")
+                if let first = seen[name] {
+                    throw ValidationError(
+                        "\(first.displayPath) and \(file.displayPath) have the same name \(name.displayPath), and PAR2 "
+                            + "names a set's files by name alone: give each file once, under names that differ")
+                }
+                seen[name] = file
+            }
+        }
+
+        /// The recovery blocks that --par2 and the block size make must be ones PAR2 can number,
+        /// as many as --par2-volumes asks to spread them over (par2 refuses "Too many recovery
+        /// files" too), and fit in memory; the files that cannot be read are left to `run`.
+        func checkRecoveryBlocks() throws {
+            let sizes = files.compactMap { try? Par2Creator.fileSize($0) }.filter { $0 > 0 }
+            guard !sizes.isEmpty, let percent else { return }
+            let (size, source, recovery) = protection.blocks(fileSizes: sizes)
+            let limit = Par2RecoveryBounds.maximumRecoveryBlocks
+            if recovery > limit {
+                throw ValidationError(
+                    "--par2 \(percent)% of \(counted(source, "block")) makes \(recovery) recovery blocks, more than "
+                        + "PAR2's \(limit): give at most \(Par2RecoveryBounds.highestPercent(sourceBlocks: source, upTo: 1000))% "
+                        + "(or a larger --par2-block-size)")
+            }
+            if let volumes, volumes > recovery {
+                throw ValidationError(
+                    "--par2-volumes \(volumes) is more than the \(counted(recovery, "recovery block")) to spread over "
+                        + "them (each volume holds at least one): give at most \(recovery), or a larger --par2")
+            }
+            if let problem = Par2RecoveryBounds.memoryProblem(recovery: recovery, blockSize: size) {
+                throw ValidationError(
+                    "\(problem): give a smaller --par2-block-size (or --par2), or protect fewer files at once")
+            }
+        }
+
         /// `-o`, or the files' common name without a trailing part number, plus `.par2`.
         func indexPath() throws -> String {
             guard let path = protection.indexPath else {
@@ -151,9 +196,19 @@ extension GCDCat {
                             + "0-byte files\n")
                 }
             }
+            if let volumes, !quiet && !json, result.volumes.count < volumes {
+                writeToStandardError(
+                    "gcdcat: note: --par2-volumes \(volumes) made \(result.volumes.count): volumes of 1, 2, 4, … "
+                        + "blocks hold the \(counted(result.recoveryBlocks, "recovery block")) in fewer; --uniform "
+                        + "makes \(volumes)\n")
+            }
             if json {
+                // The set is published: a report that cannot be written must not read as a
+                // failed protect (as a merge's and a split's say, the outputs stay).
                 try reportingFailures {
-                    try StandardStreams.writeOutput(JSONDocument.encode(ProtectDocument(result: result)))
+                    try afterPublishing([result.index] + result.volumes, manifest: nil) {
+                        try StandardStreams.writeOutput(JSONDocument.encode(ProtectDocument(result: result)))
+                    }
                 }
             } else if !quiet {
                 writeToStandardError(

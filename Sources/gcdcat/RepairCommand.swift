@@ -61,6 +61,10 @@ extension GCDCat {
                 let set = try Par2RecoverySet.load(indexPath: par2)
                 let verification = try Par2Verifier.verify(set, jobs: jobs)
                 if !quiet && !json {
+                    for note in set.foreignVolumeNotes + set.notPar2Notes {
+                        writeToStandardError("gcdcat: note: \(note)\n")
+                    }
+                    for line in set.damagedPacketNotes { writeToStandardError("gcdcat: \(line)\n") }
                     for line in Par2SetReport(par2: par2, verification).lines { writeToStandardError(line + "\n") }
                 }
                 return (verification, try Par2FileRestorer.repair(verification, jobs: jobs, fsync: fsync))

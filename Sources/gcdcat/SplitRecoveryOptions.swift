@@ -84,5 +84,18 @@ struct SplitRecoveryOptions: ParsableArguments {
                         + "\(Par2RecoverySet.maximumSlices): raise it (or leave it out for about 2000 blocks).")
             }
         }
+        try checkRecoveryMemory(partLengths: partLengths)
+    }
+
+    /// The recovery blocks are held in memory while the input is read: refused before the
+    /// split starts when they would not fit (a huge --par2-block-size on a small input).
+    private func checkRecoveryMemory(partLengths: [Int64]?) throws {
+        guard let percent, let sizes = partLengths?.filter({ $0 > 0 }), !sizes.isEmpty else { return }
+        let size = blockSize ?? Par2Creator.defaultBlockSize(fileSizes: sizes)
+        let source = Int(Par2BlockCount.blocks(fileSizes: sizes, blockSize: size))
+        let recovery = max(1, Par2Creator.recoveryCount(percent: percent, sourceBlocks: source))
+        if let problem = Par2RecoveryBounds.memoryProblem(recovery: recovery, blockSize: size) {
+            throw ValidationError("\(problem): give a smaller --par2-block-size or --par2.")
+        }
     }
 }

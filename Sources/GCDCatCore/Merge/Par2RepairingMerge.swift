@@ -112,7 +112,7 @@ extension MergeOperation {
                     + "or check the parts against an SFV")
         case .standardOutput: break
         }
-        for note in list.set.foreignVolumeNotes { notice(.note(note)) }
+        for note in list.set.foreignVolumeNotes + list.set.notPar2Notes { notice(.note(note)) }
         let total = list.set.files.reduce(Int64(0)) { $0 + $1.length }
         var operation = self
         operation.output = target

@@ -77,14 +77,20 @@ public enum Par2Creator {
         let base = String(request.indexPath.dropLast(5))
         let volumes = request.layout.names(
             base: splitPath(base).name, recoverySlices: request.recoverySlices)
-        let directory = splitPath(request.indexPath).directory
+        // Spelt as the index is (`f.vol0+1.par2` beside `f.par2`, not `./f.vol0+1.par2`).
+        let folder = Par2PartList.folderPrefix(of: request.indexPath)
         if !request.overwrite {
-            for path in [request.indexPath] + volumes.map({ directory + "/" + $0.name }) {
+            for path in [request.indexPath] + volumes.map({ folder + $0.name }) {
                 if try Syscall.statIfExists(path, followLinks: false) != nil {
                     throw GCDCatError(.outputExists, path: path, message: "exists; --force replaces it")
                 }
             }
         }
+        let outputs = [request.indexPath] + volumes.map { folder + $0.name }
+        // From here an interruption says that these outputs were not created, as a merge's and
+        // a split's do (the set's own outputs take over their names once they are begun).
+        let pending = outputs.map { CleanupRegistry.shared.beginOutput($0) }
+        defer { pending.forEach(CleanupRegistry.shared.endOutput) }
         var descriptions: [Par2Encoder.Description] = []
         var states: [stat] = []
         for input in request.inputs {
@@ -102,21 +108,20 @@ public enum Par2Creator {
             bytesRead += try feed(group.map { (request.inputs[$0].path, states[$0], $0) }, encoder, &buffer)
         }
         let packets = encoder.finish(creator: creator)
-        let outputs = [request.indexPath] + volumes.map { directory + "/" + $0.name }
         // An older set's volumes under other names (`vol00+01` beside a new `vol000+01`) would
         // mend the files back into their old contents once the index is gone: removed, as
         // `split --force` removes them, inside the publishing window.
         let stale = request.overwrite ? try Par2RecoverySet.staleFiles(index: request.indexPath, keeping: outputs) : []
         try OutputSet.transaction(inputs: [], overwrite: request.overwrite, fsync: request.fsync) { set in
             try addOutputs(
-                packets, volumes: volumes.map { (directory + "/" + $0.name, $0.firstExponent, $0.count) },
+                packets, volumes: volumes.map { (folder + $0.name, $0.firstExponent, $0.count) },
                 indexPath: request.indexPath, to: set, target: { .path($0) })
             try set.publish {
                 for path in stale { try OutputTarget.path(path).removeOlderOutput() }
             }
         }
         return Result(
-            index: request.indexPath, volumes: volumes.map { directory + "/" + $0.name },
+            index: request.indexPath, volumes: volumes.map { folder + $0.name },
             sourceBlocks: encoder.constants.count, recoveryBlocks: request.recoverySlices,
             blockSize: request.sliceSize, bytesRead: bytesRead)
     }

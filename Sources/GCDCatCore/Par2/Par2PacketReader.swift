@@ -20,6 +20,17 @@ public struct Par2RecoverySliceLocation: Sendable, Equatable {
     public var length: Int
 }
 
+/// A packet whose hash failed (or whose length was impossible), where it lies: what a note
+/// names, so that the user knows which .par2 file is damaged.
+public struct Par2DamagedPacket: Sendable, Equatable {
+    public var path: String
+    /// The offset of its `PAR2\0PKT` magic.
+    public var offset: Int64
+    /// The type its header names, nil when that is unreadable or unknown (the header itself
+    /// may be the damaged part).
+    public var type: Par2PacketType?
+}
+
 /// Reads the packets of a .par2 file, which is untrusted input.
 ///
 /// Every packet's MD5 is checked; a packet that fails (or whose length is impossible) is
@@ -34,22 +45,23 @@ public enum Par2PacketReader {
     public static let maximumBody = 4 << 20
     static let window = 1 << 20
 
-    /// The valid packets of `path` in file order, and how many damaged packets were skipped.
+    /// The valid packets of `path` in file order, and the damaged packets skipped.
     ///
     /// ## Errors
     /// `.io` naming `path` and the syscall when it cannot be opened or read.
-    public static func scan(path: String) throws -> (packets: [Par2ScannedPacket], damaged: Int) {
+    public static func scan(path: String) throws -> (packets: [Par2ScannedPacket], damaged: [Par2DamagedPacket]) {
         let (raw, size) = try Syscall.openRegularFile(path)
         let file = OwnedDescriptor(adopting: raw)
         var packets: [Par2ScannedPacket] = []
-        var damaged = 0
+        var damaged: [Par2DamagedPacket] = []
         var position: Int64 = 0
         while let start = try findMagic(file.raw, path: path, from: position, size: size) {
             if let read = try readPacket(file.raw, path: path, at: start, size: size) {
                 if let packet = read.packet { packets.append(packet) }
                 position = start + read.length
             } else {
-                damaged += 1
+                damaged.append(
+                    Par2DamagedPacket(path: path, offset: start, type: try headerType(file.raw, path: path, at: start)))
                 position = start + Int64(Par2Packet.magic.count)
             }
         }
@@ -76,6 +88,15 @@ public enum Par2PacketReader {
             offset += Int64(count - magic.count + 1)
         }
         return nil
+    }
+
+    /// The type named by the header at `start`, nil when it is cut short or names no known type.
+    static func headerType(_ fd: Int32, path: String, at start: Int64) throws -> Par2PacketType? {
+        var header = [UInt8](repeating: 0, count: Par2Packet.headerSize)
+        let got = try header.withUnsafeMutableBytes { (raw) throws -> Int in
+            try Syscall.pread(fd, into: raw.baseAddress!, count: Par2Packet.headerSize, offset: start, path: path)
+        }
+        return got == Par2Packet.headerSize ? Par2PacketType(signature: header[48..<64]) : nil
     }
 
     /// The packet at `start` (nil inside for a valid packet of an unknown type), or nil when its

@@ -85,6 +85,14 @@ public struct Par2Protection: Sendable {
         try files.filter { try Par2Creator.fileSize($0) == 0 }
     }
 
+    /// The block size, source blocks and recovery blocks for non-empty files of `fileSizes`:
+    /// what ``run()`` makes, and what a usage check bounds before anything is read.
+    public func blocks(fileSizes: [Int64]) -> (blockSize: Int, source: Int, recovery: Int) {
+        let size = blockSize ?? Par2Creator.defaultBlockSize(fileSizes: fileSizes)
+        let source = Int(Par2BlockCount.blocks(fileSizes: fileSizes, blockSize: size))
+        return (size, source, max(1, Par2Creator.recoveryCount(percent: percent, sourceBlocks: source)))
+    }
+
     /// Reads every file once and writes the index and volumes (``Par2Creator/create(_:)``); empty
     /// files are left out (``emptyFiles()``).
     ///
@@ -102,10 +110,7 @@ public struct Par2Protection: Sendable {
             throw GCDCatError(.invalidInput, path: files.first, message: "every file is empty: nothing to protect")
         }
         let inputs = sized.map { (path: $0.path, name: String($0.path.split(separator: "/").last ?? "")) }
-        let sizes = sized.map(\.size)
-        let size = blockSize ?? Par2Creator.defaultBlockSize(fileSizes: sizes)
-        let source = sizes.reduce(0) { $0 + Int(($1 + Int64(size) - 1) / Int64(size)) }
-        let recovery = max(1, Par2Creator.recoveryCount(percent: percent, sourceBlocks: source))
+        let (size, _, recovery) = blocks(fileSizes: sized.map(\.size))
         let layout: Par2VolumeLayout = uniform ? .uniform(files: volumes ?? 1) : .variable(files: volumes)
         return try Par2Creator.create(
             .init(

@@ -38,12 +38,17 @@ public struct Par2RecoverySet: Sendable {
     public var creator: String?
     /// Packets skipped because their hash failed or their length was impossible.
     public var damagedPackets: Int
+    /// Where each of them lies (filled by ``load(indexPath:)``), for ``damagedPacketNotes``.
+    public var damagedPacketSites: [Par2DamagedPacket] = []
     /// The folder that the files' names are relative to.
     public var directory: String
     /// The .par2 file the set was read from, for messages.
     public var origin: String
     /// Volumes beside `origin`, named as its own, whose packets are all of another set: ignored.
     public var foreignVolumes: [String] = []
+    /// Files named as volumes of the set that hold no PAR2 packet at all (junk under a
+    /// volume's name): ignored, and named by ``notPar2Notes``.
+    public var notPar2Files: [String] = []
 
     public var sliceCount: Int { files.last.map { $0.firstSlice + $0.slices.count } ?? 0 }
 
@@ -78,26 +83,48 @@ extension Par2RecoverySet {
             if volumeBase(entry) == base { paths.append(Par2PartList.folderPrefix(of: indexPath) + entry) }
         }
         guard try Syscall.statIfExists(indexPath) != nil || paths.count == 1 else {
-            throw GCDCatError(
-                .missingPart, path: indexPath, syscall: "open", errno: ENOENT,
-                message:
-                    "not found, but \(paths.count - 1) recovery volumes of its set lie beside it, and each holds the "
-                    + "set's description: give one instead (gcdcat verify \(paths[1].displayPath))")
+            throw missingIndex(indexPath, volumes: Array(paths.dropFirst()))
         }
         var packets: [Par2ScannedPacket] = []
-        var damaged = 0
+        var damaged: [Par2DamagedPacket] = []
+        var notPar2: [String] = []
         var setIDs: [(path: String, ids: Set<Par2Hash>)] = []
         for path in paths {
             let scanned = try Par2PacketReader.scan(path: path)
             packets += scanned.packets
             damaged += scanned.damaged
+            if scanned.packets.isEmpty && scanned.damaged.isEmpty { notPar2.append(path) }
             setIDs.append((path, Set(scanned.packets.map(\.setID))))
         }
         var set = try assemble(
-            packets, damaged: damaged, directory: directory, origin: indexPath, volumes: Array(paths.dropFirst()))
+            packets, damaged: damaged.count, directory: directory, origin: indexPath,
+            volumes: Array(paths.dropFirst()))
+        set.damagedPacketSites = damaged
+        set.notPar2Files = notPar2
         // A volume left from an earlier set of the same name: par2 ignores it too, but silently.
         set.foreignVolumes = setIDs.filter { !$0.ids.isEmpty && !$0.ids.contains(set.setID) }.map(\.path)
         return set
+    }
+
+    /// The error for a missing index beside `volumes`: it names a volume to give instead, one
+    /// that holds a PAR2 packet (a junk file under a volume's name would only mislead), or says
+    /// that none does.
+    private static func missingIndex(_ indexPath: String, volumes: [String]) -> GCDCatError {
+        let usable = volumes.first { path in
+            guard let (raw, size) = try? Syscall.openRegularFile(path) else { return false }
+            let file = OwnedDescriptor(adopting: raw)
+            return (try? Par2PacketReader.findMagic(file.raw, path: path, from: 0, size: size)) != nil
+        }
+        let message =
+            usable.map {
+                "not found, but \(volumes.count) recovery volumes of its set lie beside it, and each holds the set's "
+                    + "description: give one instead (gcdcat verify \($0.displayPath))"
+            }
+            ?? "not found, and \(volumes.count == 1 ? "the file" : "none of the \(volumes.count) files") named as "
+            + "its recovery volume\(volumes.count == 1 ? "" : "s") beside it (\(volumes[0].displayPath)"
+            + "\(volumes.count == 1 ? "" : ", …")) \(volumes.count == 1 ? "is not" : "is") a PAR2 file (no PAR2 "
+            + "packet in it): the set cannot be read"
+        return GCDCatError(.missingPart, path: indexPath, syscall: "open", errno: ENOENT, message: message)
     }
 
     /// `NAME` for `NAME.par2` and `NAME.vol03+04.par2`.
