@@ -304,12 +304,36 @@ extension GCDCat {
                         $0 + ($0.hasSuffix("/") ? "" : "/")
                             + whole[(whole.lastIndex(of: "/").map(whole.index(after:)) ?? whole.startIndex)...]
                     } ?? whole
-                if let other = destinations.updateValue(group, forKey: PathName.bytes(of: destination)) {
+                if let other = destinations.updateValue(group, forKey: Self.destinationKey(destination)) {
+                    if Self.sameFile(other.arguments[0], group.arguments[0]) {
+                        throw ValidationError(
+                            "\(other.arguments[0].displayPath) and \(group.arguments[0].displayPath) are one file: the "
+                                + "same set is given twice; give it once")
+                    }
                     throw ValidationError(
                         "\(other.arguments[0].displayPath) and \(group.arguments[0].displayPath) are two sets that would "
                             + "both be merged into \(destination.displayPath); merge them one at a time, with -o")
                 }
             }
+        }
+
+        /// A destination as the kernel finds it: its folder's device and inode, then its name, so
+        /// `a.bin` and `./a.bin` (or a path through a symlinked folder) are one.
+        static func destinationKey(_ path: String) -> [UInt8] {
+            let slash = path.lastIndex(of: "/")
+            let folder = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+            let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+            var info = stat()
+            guard stat(folder, &info) == 0 else { return PathName.bytes(of: path) }
+            return Array("\(info.st_dev):\(info.st_ino)/".utf8) + PathName.bytes(of: name)
+        }
+
+        /// Whether two paths name one file (same device and inode).
+        static func sameFile(_ a: String, _ b: String) -> Bool {
+            var first = stat()
+            var second = stat()
+            return stat(a, &first) == 0 && stat(b, &second) == 0 && first.st_dev == second.st_dev
+                && first.st_ino == second.st_ino
         }
 
         private func announce(_ notice: MergeOperation.Notice) {

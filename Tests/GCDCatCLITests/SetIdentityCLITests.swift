@@ -153,6 +153,37 @@ import Testing
         #expect(scratch.listing() == ["m.zip.001", "m.zip.part1"])
     }
 
+    // One set given in two spellings (`a.bin.001 ./a.bin.001`, or through a symlinked folder) is
+    // one set: refused before anything is written, not merged twice.
+    @Test func oneSetGivenInTwoSpellingsIsRefusedAsGivenTwice() throws {
+        let scratch = try Scratch()
+        _ = try twoDownloads(scratch)
+        try FileManager.default.createSymbolicLink(atPath: scratch.file("here"), withDestinationPath: ".")
+        for second in ["./a.bin.001", "here/a.bin.001"] {
+            let result = try gcdcat(["a.bin.001", second], in: scratch.path)
+            #expect(result.status == 64, "\(result.stderr)")
+            #expect(
+                result.stderr.hasPrefix(
+                    "Error: a.bin.001 and \(second) are one file: the same set is given twice; give it once\n"),
+                "\(result.stderr)")
+            #expect(!scratch.listing().contains("a.bin"))
+        }
+    }
+
+    // `merge a.bin.001 a.bin.001` is said as a part given twice, not as a short list.
+    @Test func aPartGivenTwiceIsSaidAsSuch() throws {
+        let scratch = try Scratch()
+        _ = try twoDownloads(scratch)
+        let result = try gcdcat(["a.bin.001", "a.bin.001"], in: scratch.path)
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(
+            result.stderr
+                == "gcdcat: a.bin.001: is given twice, so the list stops short of the set (a.bin.002 lies beside it). "
+                + "Give each part once (or the first alone: gcdcat merge a.bin.001); --allow-duplicates joins a part "
+                + "twice on purpose, with every part listed\n")
+        #expect(!scratch.listing().contains("a.bin"))
+    }
+
     // A list whose parts belong to two sets is refused naming the odd part; --as-given joins it.
     @Test func aListMixingSetsIsRefusedNamingTheOddPart() throws {
         let scratch = try Scratch()
