@@ -283,3 +283,28 @@ import Testing
         #expect(scratch.read("x.bin") == nil)
     }
 }
+
+extension ListsBesideSetCLITests {
+    /// The set's own list when it is empty (`: > x.bin.sfv`, or only comments) is said as verify
+    /// says it, with the way on, exit 1 as verify's, nothing written. (It said only "no entries:
+    /// nothing to verify", which reads as nothing to do: outside attack, issue 22.)
+    @Test(arguments: ["x.bin.sfv", "x.bin.sha256"], ["", "; made by hand\n"])
+    func anEmptyOwnListSaysSoAndTheWayOn(list: String, content: String) throws {
+        let (scratch, whole) = try set()
+        try scratch.write(list, Data(content.utf8))
+        let verified = try gcdcat(["verify", list], in: scratch.path)
+        #expect(verified.status == 1)
+        #expect(verified.stderr == "gcdcat: \(list): no entries: nothing to verify\n")
+        let before = scratch.listing()
+        let merged = try gcdcat(["x.bin.001"], in: scratch.path)
+        #expect(merged.status == verified.status)
+        #expect(
+            merged.stderr
+                == "gcdcat: \(list): no entries: an empty checksum list cannot verify the parts, so nothing was "
+                + "written; delete it, or merge with --no-verify\n")
+        #expect(scratch.listing() == before)
+        let unchecked = try gcdcat(["x.bin.001", "--no-verify"], in: scratch.path)
+        #expect(unchecked.status == 0, "\(unchecked.stderr)")
+        #expect(scratch.read("x.bin") == whole)
+    }
+}

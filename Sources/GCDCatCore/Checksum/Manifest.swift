@@ -86,6 +86,8 @@ public struct Manifest: Sendable, Equatable {
 
     static let wholeTag = "gcdcat-whole:"
     static let headerTag = "gcdcat-header:"
+    /// What a list with no entry (an empty file, or only comments) is said to be, by verify and merge.
+    static let noEntries = "no entries: nothing to verify"
 
     /// Parses manifest text; `path` names the manifest in errors. The text's escape scalars
     /// (see ``PathName``) stand for the bytes they were decoded from.
@@ -142,7 +144,7 @@ public struct Manifest: Sendable, Equatable {
         }
         // An empty input splits into no parts; its manifest records just the empty whole.
         guard !entries.isEmpty || whole?.size == 0 else {
-            throw GCDCatError(.malformedManifest, path: path, message: "no entries: nothing to verify")
+            throw GCDCatError(.malformedManifest, path: path, message: noEntries)
         }
         var manifest = Manifest(entries: entries, whole: whole, header: header)
         manifest.sections = sections

@@ -138,7 +138,18 @@ public struct MergeVerification: Sendable, Equatable {
             // Not SFV: a sha256sum/md5sum or BSD list (NAME.sha256, NAME.md5), or truly malformed.
             // Read as verify reads it: the valid lines are checked, and a malformed line makes
             // the verdict unclean after them (a corrupt part is said first, exit 2).
-            let read = try ChecksumList.loadSkippingMalformed(path, forced: algorithm)
+            let read: (list: ChecksumList, malformed: [GCDCatError], malformedCount: Int)
+            do {
+                read = try ChecksumList.loadSkippingMalformed(path, forced: algorithm)
+            } catch var error as GCDCatError
+                where error.code == .malformedManifest && error.message == Manifest.noEntries
+            {
+                // An empty list beside the set (`: > NAME.sfv`) checks nothing: say so, and the way on.
+                error.message =
+                    "no entries: an empty checksum list cannot verify the parts, so nothing was "
+                    + "written; delete it, or merge with --no-verify"
+                throw error
+            }
             let verification: MergeVerification
             do {
                 verification = try checkDigests(parts, list: read.list, manifest: file, jobs: jobs)
