@@ -244,12 +244,29 @@ extension GCDCat {
         }
 
         /// Several sets: each set's report (with --report) or error as it ends, a line saying
-        /// which were merged, and with --json one document.
+        /// which were merged, and with --json one document: a signal's too, which lists the sets
+        /// already merged (published, they stay) and those it stopped.
         private func mergeSets(_ groups: [SetGrouping.Group], job: MergeJob) throws {
-            let outcome = try job.mergeSets(groups, notice: announce, measure: measure) { result in
+            let json = reporting.json
+            var reportLost: GCDCatError?
+            let outcome = try job.mergeSets(
+                groups, notice: announce, measure: measure,
+                progress: { done, pending in
+                    guard json else { return }
+                    InterruptHandler.onInterrupt { number, name in
+                        let document = SetsReport.interrupted(done: done, pending: pending, signal: number, name: name)
+                        return (try? JSONDocument.encode(document)) ?? []
+                    }
+                }
+            ) { result in
                 switch result {
                 case .success(let report):
-                    if reporting.report { writeToStandardError(report.text + "\n") }
+                    // A report that cannot be written fails the run once every set is done.
+                    do throws(GCDCatError) {
+                        if reporting.report { try StandardStreams.writeErrorReport(report.text + "\n") }
+                    } catch {
+                        reportLost = reportLost ?? error
+                    }
                 case .failure(let error):
                     writeToStandardError("gcdcat: \(error)\n")
                     for line in CleanupRegistry.shared.takeLeftBehind() {
@@ -258,11 +275,13 @@ extension GCDCat {
                 }
             }
             if outcome.anyFailed || !reporting.quiet { writeToStandardError("gcdcat: \(outcome.summary)\n") }
+            let merged = outcome.report.sets.compactMap { entry in
+                if case .report(let report) = entry { report.output } else { nil }
+            }
+            if let reportLost { try afterPublishing(merged, manifest: nil) { throw reportLost } }
             if reporting.json {
-                let merged = outcome.report.sets.compactMap { entry in
-                    if case .report(let report) = entry { report.output } else { nil }
-                }
                 try afterPublishing(merged, manifest: nil) {
+                    InterruptHandler.claimStandardOutput()
                     try StandardStreams.writeOutput(JSONDocument.encode(outcome.report))
                 }
             }

@@ -89,6 +89,45 @@ import Testing
         #expect(error["path"] == .string("b.bin.003"))
     }
 
+    /// A signal that stops a run over several sets after one was published: the `--json`
+    /// document still lists that set's report (its output stays) and the set it stopped, as an
+    /// `interrupted` error object, exit 130. (It printed the bare `interrupted` object, hiding the
+    /// published set: outside attack, issue 22.)
+    @Test(.enabled(if: toolExists("strace"), "strace sends the SIGINT as the second set opens a part"))
+    func anInterruptedRunOverSeveralSetsListsThePublishedOne() throws {
+        let scratch = try Scratch()
+        let (a, _) = try twoDownloads(scratch)
+        let result = try runTool(
+            "strace",
+            [
+                "-f", "-qq", "-o", "/dev/null", "-P", "b.bin.002", "-e", "trace=openat", "-e",
+                "inject=openat:signal=INT:when=1", "env", "--default-signal=INT", gcdcatPath, "a.bin.001", "b.bin.001",
+                "--json", "-q",
+            ], in: scratch.path)
+        #expect(result.status == 130, "\(result.stderr)")
+        #expect(result.stderr.contains("gcdcat: interrupted by SIGINT; b.bin was not created\n"), "\(result.stderr)")
+        #expect(scratch.read("a.bin") == a)
+        #expect(scratch.read("b.bin") == nil)
+        let document = try JSONValue.parse(result.stdout)
+        #expect(try schema("merge-sets").violations(of: document) == [])
+        #expect(document["exitStatus"] == .integer(130))
+        guard case .array(let sets)? = document["sets"], sets.count == 2 else {
+            Issue.record("not two sets: \(result.stdoutText)")
+            return
+        }
+        #expect(try schema("merge").violations(of: sets[0]) == [])
+        #expect(sets[0]["output"] == .string("a.bin"))
+        #expect(sets[0]["verified"] == .bool(true))
+        #expect(try schema("error").violations(of: sets[1]) == [])
+        #expect(
+            sets[1]["error"]
+                == .object([
+                    "code": .string("interrupted"), "exitStatus": .integer(130), "path": .string("b.bin"),
+                    "syscall": .null, "errno": .integer(Int64(SIGINT)),
+                    "message": .string("b.bin: interrupted by SIGINT while it was merged"),
+                ]))
+    }
+
     /// Each set's document carries its own warnings (they were printed but left out of the
     /// several-sets document: outside attack).
     @Test func eachSetsDocumentCarriesItsOwnWarnings() throws {
