@@ -39,6 +39,8 @@ func reportFailure(_ error: GCDCatError, published: ErrorReport.Published? = nil
     if error.errno == EPIPE, error.code != .interrupted, InterruptHandler.closedPipeEndsProcess {
         InterruptHandler.endForClosedPipe()
     }
+    // Only a signal's sweep interrupts: it says what was left (and, under --json, the document), once.
+    if error.code == .interrupted { InterruptHandler.awaitSweep() }
     writeToStandardError("gcdcat: \(error)\n")
     if let published {
         let check = published.manifest.map { ", verified against \($0.displayPath)," } ?? ""
@@ -89,29 +91,36 @@ func emit(_ report: RunReport, options: ReportOptions) throws {
     var report = report
     report.warnings = Warnings.all
     report.notes += RunNotes.take()
+    // A split's PAR2 volumes and index were published with its parts, and stay as well.
+    let recovery = report.recovery.map { $0.volumes + [$0.index] } ?? []
+    let published = (report.output.map { [$0] } ?? report.outputs) + recovery
+    let manifest = report.verified ? report.manifest : nil
     if options.report {
-        writeToStandardError(report.text + "\n")
+        try afterPublishing(published, manifest: manifest) {
+            try StandardStreams.writeErrorReport(report.text + "\n")
+        }
     }
     if options.json {
-        // A split's PAR2 volumes and index were published with its parts, and stay as well.
-        let recovery = report.recovery.map { $0.volumes + [$0.index] } ?? []
-        try afterPublishing(
-            (report.output.map { [$0] } ?? report.outputs) + recovery, manifest: report.verified ? report.manifest : nil
-        ) {
+        try afterPublishing(published, manifest: manifest) {
+            InterruptHandler.claimStandardOutput()
             try StandardStreams.writeOutput(JSONDocument.encode(report))
         }
     }
 }
 
-/// Runs `write`, a write to standard output after `outputs` were published (the JSON report,
-/// split's `--verbose` lines). Its failure must not read as a failed merge or split: a reader
-/// gone away (EPIPE) still ends gcdcat with 141 and no word (``reportFailure(_:published:)``),
-/// and any other failure (a closed descriptor, `/dev/full`) exits 1 saying that the output was
-/// published and stays, and that only the report was lost.
+/// Runs `write`, a write to standard output or standard error after `outputs` were published
+/// (the JSON report, `--report`'s text, split's `--verbose` lines). Its failure must not read as
+/// a failed merge or split: a reader gone away (EPIPE) still ends gcdcat with 141 and no word
+/// (``reportFailure(_:published:)``), and any other failure (a closed descriptor, `/dev/full`)
+/// exits 1 saying that the output was published and stays, and that only the report was lost
+/// (said on standard error, where it can be: with standard error full, the exit status and the
+/// `--json` error object's `published` tell it).
 func afterPublishing(_ outputs: [String], manifest: String?, _ write: () throws -> Void) throws {
     do {
         try write()
-    } catch let error as GCDCatError where error.path == "standard output" && !outputs.isEmpty {
+    } catch let error as GCDCatError
+        where ["standard output", "standard error"].contains(error.path) && !outputs.isEmpty
+    {
         var lost = error
         lost.message += "; only the report was lost"
         let output = outputs.count == 1 ? outputs[0] : "\(outputs[0]) … \(outputs[outputs.count - 1])"

@@ -24,6 +24,7 @@ enum JSONErrors {
         var report = report
         report.warnings = Warnings.all
         guard requested, let bytes = try? JSONDocument.encode(report) else { return }
+        InterruptHandler.claimStandardOutput()
         try? StandardStreams.writeOutput(bytes)
     }
 

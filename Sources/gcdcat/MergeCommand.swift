@@ -244,12 +244,29 @@ extension GCDCat {
         }
 
         /// Several sets: each set's report (with --report) or error as it ends, a line saying
-        /// which were merged, and with --json one document.
+        /// which were merged, and with --json one document: a signal's too, which lists the sets
+        /// already merged (published, they stay) and those it stopped.
         private func mergeSets(_ groups: [SetGrouping.Group], job: MergeJob) throws {
-            let outcome = try job.mergeSets(groups, notice: announce, measure: measure) { result in
+            let json = reporting.json
+            var reportLost: GCDCatError?
+            let outcome = try job.mergeSets(
+                groups, notice: announce, measure: measure,
+                progress: { done, pending in
+                    guard json else { return }
+                    InterruptHandler.onInterrupt { number, name in
+                        let document = SetsReport.interrupted(done: done, pending: pending, signal: number, name: name)
+                        return (try? JSONDocument.encode(document)) ?? []
+                    }
+                }
+            ) { result in
                 switch result {
                 case .success(let report):
-                    if reporting.report { writeToStandardError(report.text + "\n") }
+                    // A report that cannot be written fails the run once every set is done.
+                    do throws(GCDCatError) {
+                        if reporting.report { try StandardStreams.writeErrorReport(report.text + "\n") }
+                    } catch {
+                        reportLost = reportLost ?? error
+                    }
                 case .failure(let error):
                     writeToStandardError("gcdcat: \(error)\n")
                     for line in CleanupRegistry.shared.takeLeftBehind() {
@@ -258,11 +275,13 @@ extension GCDCat {
                 }
             }
             if outcome.anyFailed || !reporting.quiet { writeToStandardError("gcdcat: \(outcome.summary)\n") }
+            let merged = outcome.report.sets.compactMap { entry in
+                if case .report(let report) = entry { report.output } else { nil }
+            }
+            if let reportLost { try afterPublishing(merged, manifest: nil) { throw reportLost } }
             if reporting.json {
-                let merged = outcome.report.sets.compactMap { entry in
-                    if case .report(let report) = entry { report.output } else { nil }
-                }
                 try afterPublishing(merged, manifest: nil) {
+                    InterruptHandler.claimStandardOutput()
                     try StandardStreams.writeOutput(JSONDocument.encode(outcome.report))
                 }
             }
@@ -304,12 +323,36 @@ extension GCDCat {
                         $0 + ($0.hasSuffix("/") ? "" : "/")
                             + whole[(whole.lastIndex(of: "/").map(whole.index(after:)) ?? whole.startIndex)...]
                     } ?? whole
-                if let other = destinations.updateValue(group, forKey: PathName.bytes(of: destination)) {
+                if let other = destinations.updateValue(group, forKey: Self.destinationKey(destination)) {
+                    if Self.sameFile(other.arguments[0], group.arguments[0]) {
+                        throw ValidationError(
+                            "\(other.arguments[0].displayPath) and \(group.arguments[0].displayPath) are one file: the "
+                                + "same set is given twice; give it once")
+                    }
                     throw ValidationError(
                         "\(other.arguments[0].displayPath) and \(group.arguments[0].displayPath) are two sets that would "
                             + "both be merged into \(destination.displayPath); merge them one at a time, with -o")
                 }
             }
+        }
+
+        /// A destination as the kernel finds it: its folder's device and inode, then its name, so
+        /// `a.bin` and `./a.bin` (or a path through a symlinked folder) are one.
+        static func destinationKey(_ path: String) -> [UInt8] {
+            let slash = path.lastIndex(of: "/")
+            let folder = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+            let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+            var info = stat()
+            guard stat(folder, &info) == 0 else { return PathName.bytes(of: path) }
+            return Array("\(info.st_dev):\(info.st_ino)/".utf8) + PathName.bytes(of: name)
+        }
+
+        /// Whether two paths name one file (same device and inode).
+        static func sameFile(_ a: String, _ b: String) -> Bool {
+            var first = stat()
+            var second = stat()
+            return stat(a, &first) == 0 && stat(b, &second) == 0 && first.st_dev == second.st_dev
+                && first.st_ino == second.st_ino
         }
 
         private func announce(_ notice: MergeOperation.Notice) {

@@ -162,9 +162,20 @@ import Testing
 @Suite struct MergeVerifyCLITests {
     func fixtureCopy() throws -> Scratch { try VerifyCLITests().fixtureCopy() }
 
+    /// The cksfv fixture's set, its own manifest and the expected whole, in a folder of their
+    /// own: the fixture's other lists (crlf.sfv, hostile.sfv, malformed.sfv) list data.txt.001
+    /// too, and a merge names them in a note (``theOtherListsBesideTheSetAreNamed()``).
+    func setCopy() throws -> Scratch {
+        let scratch = try fixtureCopy()
+        for name in scratch.listing() where !name.hasPrefix("data.txt") && name != "expected.txt" {
+            try FileManager.default.removeItem(atPath: scratch.file(name))
+        }
+        return scratch
+    }
+
     @Test(arguments: MergeStrategyKind.allCases)
     func aManifestBesideTheFirstPartIsUsed(strategy: MergeStrategyKind) throws {
-        let scratch = try fixtureCopy()
+        let scratch = try setCopy()
         let result = try gcdcat(["merge", "data.txt.001", "--strategy", strategy.rawValue, "--json"], in: scratch.path)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr == "gcdcat: 4 parts verified against data.txt.sfv\n")
@@ -173,8 +184,22 @@ import Testing
         #expect(report?["crc32"] as? String != nil)
     }
 
-    @Test func theMissingLastVolumeThatSevenZipWouldMissIsRefused() throws {
+    /// The set's own manifest is used, and the other lists beside the set that list its parts
+    /// are named (gcdcat verify checks them): the cksfv fixture holds three.
+    @Test func theOtherListsBesideTheSetAreNamed() throws {
         let scratch = try fixtureCopy()
+        let result = try gcdcat(["merge", "data.txt.001"], in: scratch.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stderr
+                == "gcdcat: note: crlf.sfv, hostile.sfv, malformed.sfv beside the set also list it; checked against "
+                + "data.txt.sfv only (gcdcat verify checks the others)\n"
+                + "gcdcat: 4 parts verified against data.txt.sfv\n")
+        #expect(scratch.read("data.txt") == scratch.read("expected.txt"))
+    }
+
+    @Test func theMissingLastVolumeThatSevenZipWouldMissIsRefused() throws {
+        let scratch = try setCopy()
         try FileManager.default.removeItem(atPath: scratch.file("data.txt.004"))
         let result = try gcdcat(["merge", "data.txt.001"], in: scratch.path)
         #expect(result.status == 1)
@@ -185,7 +210,7 @@ import Testing
     }
 
     @Test func aCorruptPartIsRefusedWithExitTwo() throws {
-        let scratch = try fixtureCopy()
+        let scratch = try setCopy()
         var bytes = scratch.read("data.txt.003")!
         bytes[0] ^= 1
         try scratch.write("data.txt.003", bytes)

@@ -134,4 +134,177 @@ import Testing
         #expect(bad.stderr.contains(", but all.sfv line "), "\(bad.stderr)")
         #expect(scratch.read("y.bin") == other)
     }
+
+    @Test(arguments: ["garbage line", "Total: 3 files", "0123  ", "MD5 (x) = 0"])
+    func aMalformedLineDoesNotHideTheListFromTheMerge(line: String) throws {
+        let (scratch, whole) = try set()
+        let list = try runTool("sha256sum", Self.parts, in: scratch.path).stdout + Data("\(line)\n".utf8)
+        try scratch.write("SHA256SUMS", list)
+        try corrupt("x.bin.002", in: scratch)
+        let bad = try gcdcat(["x.bin.001", "--json"], in: scratch.path)
+        #expect(bad.status == 2, "\(bad.stderr)")
+        #expect(bad.stderr.contains("gcdcat: x.bin.002: sha256 is "), "\(bad.stderr)")
+        #expect(bad.stderr.contains("SHA256SUMS also has a malformed line, not checked: line 4: "), "\(bad.stderr)")
+        #expect(scratch.read("x.bin") == nil)
+        // Sound parts: the valid lines match, but the line gcdcat cannot read keeps the verdict unclean.
+        try scratch.write("x.bin.002", whole[1000..<2000])
+        let unread = try gcdcat(["x.bin.001"], in: scratch.path)
+        #expect(unread.status == 1, "\(unread.stderr)")
+        #expect(unread.stderr.hasPrefix("gcdcat: SHA256SUMS: line 4: "), "\(unread.stderr)")
+        #expect(
+            unread.stderr.hasSuffix(
+                ": a line gcdcat cannot read may be about this set, so it is not verified and nothing was written; its "
+                    + "other lines match. Fix or remove the line, or merge with --no-verify\n"), "\(unread.stderr)")
+        #expect(scratch.read("x.bin") == nil)
+    }
+
+    @Test func aMalformedLineIsSaidAsALineOfTheListsAlgorithm() throws {
+        let (scratch, _) = try set()
+        let list = try runTool("sha256sum", Self.parts, in: scratch.path).stdout + Data("garbage line\n".utf8)
+        try scratch.write("SHA256SUMS", list)
+        let merged = try gcdcat(["x.bin.001"], in: scratch.path)
+        #expect(merged.status == 1, "\(merged.stderr)")
+        #expect(
+            merged.stderr.hasPrefix(
+                "gcdcat: SHA256SUMS: line 4: 'garbage line' is not a sha256 line ('HEX  NAME' or 'SHA256 (NAME) = HEX')"
+            ),
+            "\(merged.stderr)")
+    }
+
+    @Test(.enabled(if: toolExists("rhash"), "needs rhash (apt-get install rhash)"))
+    func aListInAnAlgorithmGCDCatCannotReadIsSaidNotPassedOver() throws {
+        let (scratch, whole) = try set()
+        try scratch.write("CHECKSUMS", try runTool("rhash", ["--tiger"] + Self.parts, in: scratch.path).stdout)
+        let merged = try gcdcat(["x.bin.001", "--json"], in: scratch.path)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(
+            merged.stderr.hasPrefix(
+                "gcdcat: warning: CHECKSUMS beside the set names its parts, but gcdcat cannot read it (line 1: "),
+            "\(merged.stderr)")
+        #expect(
+            merged.stderr.contains(
+                "the parts were not checked against it (gcdcat verify CHECKSUMS says why)"), "\(merged.stderr)")
+        let report = try JSONSerialization.jsonObject(with: merged.stdout) as? [String: Any]
+        #expect(report?["verified"] as? Bool == false)
+        #expect(scratch.read("x.bin") == whole)
+    }
+
+    @Test func theSetsOwnListNamesTheOtherListsBesideIt() throws {
+        let (scratch, _) = try set()
+        try scratch.write("SHA256SUMS", try runTool("sha256sum", Self.parts, in: scratch.path).stdout)
+        try corrupt("x.bin.002", in: scratch)
+        try scratch.write("x.bin.sfv", try gcdcat(["checksum"] + Self.parts, in: scratch.path).stdout)
+        let merged = try gcdcat(["x.bin.001"], in: scratch.path)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(
+            merged.stderr
+                == "gcdcat: note: SHA256SUMS beside the set also lists it; checked against x.bin.sfv only "
+                + "(gcdcat verify checks the others)\ngcdcat: 3 parts verified against x.bin.sfv\n")
+    }
+
+    @Test func aListAmongThePartsIsRefusedBeforeAnythingIsWritten() throws {
+        let (scratch, _) = try set()
+        try scratch.write("x.bin.sha256", try runTool("sha256sum", Self.parts, in: scratch.path).stdout)
+        let merged = try gcdcat(Self.parts + ["x.bin.sha256"], in: scratch.path)
+        #expect(merged.status == 1, "\(merged.stderr)")
+        #expect(
+            merged.stderr
+                == "gcdcat: x.bin.sha256: a checksum list (sha256), not a part; a shell glob such as NAME.* takes it in. "
+                + "Give the first part alone (NAME.001) and the list beside it is used to verify the set\n")
+        #expect(scratch.read("x.bin") == nil)
+    }
+
+    @Test func aListOfFewerPartsSaysHowManyItLists() throws {
+        let (scratch, _) = try set()
+        try scratch.write("SHA256SUMS", try runTool("sha256sum", ["x.bin.001"], in: scratch.path).stdout)
+        let merged = try gcdcat(["x.bin.001", "--manifest", "SHA256SUMS"], in: scratch.path)
+        #expect(merged.status == 1, "\(merged.stderr)")
+        #expect(merged.stderr == "gcdcat: x.bin.002: is not listed in SHA256SUMS, which lists 1 part\n")
+    }
+
+    @Test func theOutputsLineBesideThePartsLinesIsCheckedToo() throws {
+        let (scratch, whole) = try set()
+        let wrong = String(repeating: "0", count: 64)
+        let list = try runTool("sha256sum", Self.parts, in: scratch.path).stdout + Data("\(wrong)  x.bin\n".utf8)
+        try scratch.write("SHA256SUMS", list)
+        let bad = try gcdcat(["x.bin.001"], in: scratch.path)
+        #expect(bad.status == 2, "\(bad.stderr)")
+        #expect(
+            bad.stderr.hasPrefix("gcdcat: SHA256SUMS: line 4 gives x.bin sha256 \(wrong), but the 3 parts join to "),
+            "\(bad.stderr)")
+        #expect(scratch.read("x.bin") == nil)
+        // A list of the first part and the whole file: the whole line vouches for every part.
+        try scratch.write("x.bin", whole)
+        let some = try runTool("sha256sum", ["x.bin.001", "x.bin"], in: scratch.path).stdout
+        try FileManager.default.removeItem(atPath: scratch.file("x.bin"))
+        try scratch.write("SHA256SUMS", some)
+        let merged = try gcdcat(["x.bin.001"], in: scratch.path)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(merged.stderr == "gcdcat: 3 parts verified against SHA256SUMS\n")
+        #expect(scratch.read("x.bin") == whole)
+    }
+
+    // Split's manifests of two sets in one SFV: each set is checked against its own whole (and
+    // header) record, the one above its lines.
+    @Test func oneSFVOfTwoSplitsChecksEachSetAgainstItsOwnWholeRecord() throws {
+        let scratch = try Scratch()
+        let a = randomData(2500, seed: 93)
+        try scratch.write("a.bin", a)
+        try scratch.write("b.csv", Data((0..<200).map { "row \($0),\($0 * 7)\n" }.joined().utf8))
+        let csv = scratch.read("b.csv")!
+        #expect(try gcdcat(["split", "a.bin", "-b", "1000", "-q"], in: scratch.path).status == 0)
+        #expect(
+            try gcdcat(
+                ["split", "b.csv", "-b", "1000", "--line-boundary", "--header-lines", "1", "-q"], in: scratch.path
+            )
+            .status == 0)
+        try scratch.write("all.sfv", scratch.read("a.bin.sfv")! + scratch.read("b.csv.sfv")!)
+        for name in ["a.bin.sfv", "b.csv.sfv", "a.bin", "b.csv"] {
+            try FileManager.default.removeItem(atPath: scratch.file(name))
+        }
+        for (first, whole, name) in [("a.bin.001", a, "a.bin"), ("b.csv.001", csv, "b.csv")] {
+            let merged = try gcdcat([first], in: scratch.path)
+            #expect(merged.status == 0, "\(merged.stderr)")
+            #expect(merged.stderr.hasSuffix(" verified against all.sfv\n"), "\(merged.stderr)")
+            #expect(scratch.read(name) == whole)
+        }
+    }
+
+    @Test func aListWhoseFirstPartIsMissingSaysItNamesIt() throws {
+        let (scratch, _) = try set()
+        try scratch.write("x.bin.sfv", try gcdcat(["checksum"] + Self.parts, in: scratch.path).stdout)
+        try FileManager.default.removeItem(atPath: scratch.file("x.bin.001"))
+        let merged = try gcdcat(["x.bin.sfv"], in: scratch.path)
+        #expect(merged.status == 1, "\(merged.stderr)")
+        #expect(
+            merged.stderr
+                == "gcdcat: x.bin.001: missing part: x.bin.sfv names it as the set's first part, but it does not exist\n"
+        )
+        #expect(scratch.read("x.bin") == nil)
+    }
+}
+
+extension ListsBesideSetCLITests {
+    /// The set's own list when it is empty (`: > x.bin.sfv`, or only comments) is said as verify
+    /// says it, with the way on, exit 1 as verify's, nothing written. (It said only "no entries:
+    /// nothing to verify", which reads as nothing to do: outside attack, issue 22.)
+    @Test(arguments: ["x.bin.sfv", "x.bin.sha256"], ["", "; made by hand\n"])
+    func anEmptyOwnListSaysSoAndTheWayOn(list: String, content: String) throws {
+        let (scratch, whole) = try set()
+        try scratch.write(list, Data(content.utf8))
+        let verified = try gcdcat(["verify", list], in: scratch.path)
+        #expect(verified.status == 1)
+        #expect(verified.stderr == "gcdcat: \(list): no entries: nothing to verify\n")
+        let before = scratch.listing()
+        let merged = try gcdcat(["x.bin.001"], in: scratch.path)
+        #expect(merged.status == verified.status)
+        #expect(
+            merged.stderr
+                == "gcdcat: \(list): no entries: an empty checksum list cannot verify the parts, so nothing was "
+                + "written; delete it, or merge with --no-verify\n")
+        #expect(scratch.listing() == before)
+        let unchecked = try gcdcat(["x.bin.001", "--no-verify"], in: scratch.path)
+        #expect(unchecked.status == 0, "\(unchecked.stderr)")
+        #expect(scratch.read("x.bin") == whole)
+    }
 }

@@ -97,6 +97,49 @@ import Testing
         #expect(scratch.listing() == ["f", "f.001", "f.002", "f.003", "f.sfv"])
     }
 
+    /// `--report` asked for a report on standard error: one that cannot be written there (a full
+    /// disk) fails the run, exit 1, as a lost `--json` document does, and the published output
+    /// stays. Standard error cannot say so; the `--json` error object's `published` does. (It
+    /// exited 0: outside attack, issue 22.)
+    @Test func aReportToAFullStandardErrorFailsAndKeepsTheOutput() throws {
+        let scratch = try Scratch()
+        let whole = randomData(3000, seed: 44)
+        try scratch.write("f", whole)
+        let split = try bash("'\(gcdcatPath)' split -b 1000 f --report 2>/dev/full", in: scratch.path)
+        #expect(split.status == 1)
+        #expect(scratch.listing() == ["f", "f.001", "f.002", "f.003", "f.sfv"])
+        try FileManager.default.removeItem(atPath: scratch.file("f"))
+        let merge = try bash("'\(gcdcatPath)' f.001 -o out --report 2>/dev/full", in: scratch.path)
+        #expect(merge.status == 1)
+        #expect(merge.stdoutText == "")
+        #expect(scratch.read("out") == whole)
+        let json = try bash("'\(gcdcatPath)' f.001 -o json --report --json 2>/dev/full", in: scratch.path)
+        #expect(json.status == 1)
+        #expect(scratch.read("json") == whole)
+        let document = try JSONValue.parse(json.stdout)
+        #expect(try schema("error").violations(of: document) == [])
+        #expect(
+            document["error"]
+                == .object([
+                    "code": .string("io"), "exitStatus": .integer(1), "path": .string("standard error"),
+                    "syscall": .string("write"), "errno": .integer(Int64(ENOSPC)),
+                    "message": .string("standard error: write: No space left on device; only the report was lost"),
+                ]))
+        #expect(
+            document["published"]
+                == .object(["output": .string("json"), "verified": .bool(true), "manifest": .string("f.sfv")]))
+        // Several sets: each merged set stays, and the lost reports fail the run.
+        try scratch.write("g", randomData(2000, seed: 45))
+        #expect(try gcdcat(["split", "-b", "1000", "g", "-q"], in: scratch.path).status == 0)
+        try FileManager.default.createDirectory(atPath: scratch.file("sets"), withIntermediateDirectories: false)
+        let sets = try bash("'\(gcdcatPath)' f.001 g.001 -o sets/ --report 2>/dev/full", in: scratch.path)
+        #expect(sets.status == 1)
+        #expect(scratch.read("sets/f") == whole)
+        #expect(scratch.read("sets/g") == scratch.read("g"))
+        let quiet = try bash("'\(gcdcatPath)' f.001 -o quiet -q 2>/dev/full", in: scratch.path)
+        #expect(quiet.status == 0, "no report was asked for: nothing is lost")
+    }
+
     @Test(arguments: [["--help"], ["--version"], ["help", "merge"], ["merge", "--help"]])
     func helpAndVersionToAFullDiskFail(arguments: [String]) throws {
         let scratch = try Scratch()

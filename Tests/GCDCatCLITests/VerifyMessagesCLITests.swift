@@ -44,12 +44,15 @@ import Testing
         #expect(result.stdoutText == "a: OK\nb: FAILED (expected sha256 \(Self.digestOfA), got \(computed))\n")
         #expect(
             result.stderr
-                == "gcdcat: SHA256SUMS: line 2: 'line' is not a CRC32 of 8 hex digits\n"
+                == "gcdcat: SHA256SUMS: line 2: 'garbage line' is not a sha256 line ('HEX  NAME' or 'SHA256 (NAME) = HEX')\n"
                 + "gcdcat: SHA256SUMS: 2 files: 1 OK, 1 FAILED, 0 MISSING; 1 malformed line not checked\n")
         // --quiet says it too: it fails the run.
         let quiet = try gcdcat(["verify", "--quiet", "SHA256SUMS"], in: scratch.path)
         #expect(quiet.status == 1)
-        #expect(quiet.stderr.hasPrefix("gcdcat: SHA256SUMS: line 2: 'line' is not a CRC32 of 8 hex digits\n"))
+        #expect(
+            quiet.stderr.hasPrefix(
+                "gcdcat: SHA256SUMS: line 2: 'garbage line' is not a sha256 line ('HEX  NAME' or 'SHA256 (NAME) = HEX')\n"
+            ))
         // --json names the line, in its schema.
         let json = try gcdcat(["verify", "--json", "SHA256SUMS"], in: scratch.path)
         #expect(json.status == 1)
@@ -60,7 +63,10 @@ import Testing
             try JSONSerialization.jsonObject(with: json.stdout) as? [String: Any])
         let list = try #require((object["lists"] as? [[String: Any]])?.first)
         #expect(list["malformedLines"] as? Int == 1)
-        #expect(list["malformed"] as? [String] == ["line 2: 'line' is not a CRC32 of 8 hex digits"])
+        #expect(
+            list["malformed"] as? [String] == [
+                "line 2: 'garbage line' is not a sha256 line ('HEX  NAME' or 'SHA256 (NAME) = HEX')"
+            ])
         #expect(list["exitStatus"] as? Int == 1)
         #expect((object["summary"] as? [String: Any])?["malformedLines"] as? Int == 1)
     }

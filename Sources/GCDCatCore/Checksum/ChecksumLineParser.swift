@@ -145,7 +145,7 @@ struct ChecksumLineParser {
     func finish() throws {
         guard count > 0 || emptyWhole else {
             throw malformed.first
-                ?? GCDCatError(.malformedManifest, path: path, message: "no entries: nothing to verify")
+                ?? GCDCatError(.malformedManifest, path: path, message: Manifest.noEntries)
         }
     }
 

@@ -140,6 +140,25 @@ public struct ChecksumList: Sendable, Equatable {
         return ChecksumList(entries: entries)
     }
 
+    /// Reads the list at `path` as `verify` reads it: a malformed line is skipped, and its error
+    /// (naming the line) returned with the first 100 of the others, and their count.
+    ///
+    /// ## Errors
+    /// Those of ``load(_:forced:)`` for a list with no valid line, or a name listed twice.
+    static func loadSkippingMalformed(_ path: String, forced: HashAlgorithm? = nil) throws -> (
+        list: ChecksumList, malformed: [GCDCatError], malformedCount: Int
+    ) {
+        let source = try ChecksumListSource(path)
+        var parser = ChecksumLineParser(path: source.shown, forced: forced)
+        parser.skipsMalformedLines = true
+        var entries: [Entry] = []
+        try source.forEachLine { line, number in
+            if let entry = try parser.entry(line, number: number) { entries.append(entry) }
+        }
+        try parser.finish()
+        return (ChecksumList(entries: entries), parser.malformed, parser.malformedCount)
+    }
+
     /// The algorithm of a GNU line's `digits`-digit value: `forced`, else the list's `named` one
     /// when its length fits, else the one of that length (`guessed`). `--algorithm blake2b` and a
     /// list named for BLAKE2b take each value's length as its BLAKE2b length, as `b2sum -c` does.
@@ -194,6 +213,15 @@ public struct ChecksumList: Sendable, Equatable {
                 name: parsed.name, algorithm: algorithm, expected: parsed.hex, line: number, format: format)
             entry.guessed = guessed
             return entry
+        }
+        // A list whose name (or --algorithm) says its algorithm: a line of no shape is said as
+        // not one of its lines, not as a bad CRC32.
+        if let listAlgorithm = forced ?? named, listAlgorithm.checksum != .crc32,
+            (try? sfvEntry(decoded, malformed: malformed)) == nil
+        {
+            throw malformed(
+                "'\(String(decoded.trimmingSpaces.prefix(40)).displayPath)' is not a \(listAlgorithm.rawValue) line "
+                    + "('HEX  NAME' or '\(listAlgorithm.tag) (NAME) = HEX')")
         }
         guard let (name, hex) = try sfvEntry(decoded, malformed: malformed) else {
             throw malformed("expected 'NAME CRC32', found no CRC")

@@ -56,6 +56,28 @@ public struct Manifest: Sendable, Equatable {
     public var whole: Whole?
     public var header: Header?
 
+    /// Where each run of records starts: split writes a set's records above its lines, so in SFVs
+    /// concatenated over several sets (`cat a.bin.sfv b.bin.sfv`) the records at `entry` (an
+    /// index into ``entries``) belong to the lines that follow, up to the next run.
+    struct Section: Sendable, Equatable {
+        var entry: Int
+        var whole: Whole?
+        var header: Header?
+    }
+
+    var sections: [Section] = []
+
+    /// The records of the section that holds the entry at `index`, as ``whole`` and ``header``.
+    func records(of index: Int) -> (whole: Whole?, header: Header?) {
+        guard !sections.isEmpty else { return (whole, header) }
+        let section = sections.last { $0.entry <= index }
+        return (section?.whole, section?.header)
+    }
+
+    public static func == (a: Manifest, b: Manifest) -> Bool {
+        a.entries == b.entries && a.whole == b.whole && a.header == b.header
+    }
+
     public init(entries: [Entry], whole: Whole? = nil, header: Header? = nil) {
         self.entries = entries
         self.whole = whole
@@ -64,6 +86,8 @@ public struct Manifest: Sendable, Equatable {
 
     static let wholeTag = "gcdcat-whole:"
     static let headerTag = "gcdcat-header:"
+    /// What a list with no entry (an empty file, or only comments) is said to be, by verify and merge.
+    static let noEntries = "no entries: nothing to verify"
 
     /// Parses manifest text; `path` names the manifest in errors. The text's escape scalars
     /// (see ``PathName``) stand for the bytes they were decoded from.
@@ -82,6 +106,7 @@ public struct Manifest: Sendable, Equatable {
         var entries: [Entry] = []
         var whole: Whole?
         var header: Header?
+        var sections: [Section] = []
         var seen: [NameKey: Int] = [:]
         try ListLines.forEach(in: bytes) { lineBytes, lineNumber in
             func malformed(_ why: String) -> GCDCatError {
@@ -95,8 +120,14 @@ public struct Manifest: Sendable, Equatable {
                 let line = decoded.trimmingSpaces
                 if line.isEmpty { return }
                 if line.hasPrefix(";") {
-                    whole = whole ?? parseWhole(line)
-                    header = header ?? parseHeader(line)
+                    let lineWhole = parseWhole(line)
+                    let lineHeader = parseHeader(line)
+                    guard lineWhole != nil || lineHeader != nil else { return }
+                    whole = whole ?? lineWhole
+                    header = header ?? lineHeader
+                    if sections.last?.entry != entries.count { sections.append(Section(entry: entries.count)) }
+                    sections[sections.count - 1].whole = sections[sections.count - 1].whole ?? lineWhole
+                    sections[sections.count - 1].header = sections[sections.count - 1].header ?? lineHeader
                     return
                 }
             }
@@ -113,9 +144,11 @@ public struct Manifest: Sendable, Equatable {
         }
         // An empty input splits into no parts; its manifest records just the empty whole.
         guard !entries.isEmpty || whole?.size == 0 else {
-            throw GCDCatError(.malformedManifest, path: path, message: "no entries: nothing to verify")
+            throw GCDCatError(.malformedManifest, path: path, message: noEntries)
         }
-        return Manifest(entries: entries, whole: whole, header: header)
+        var manifest = Manifest(entries: entries, whole: whole, header: header)
+        manifest.sections = sections
+        return manifest
     }
 
     /// Reads and parses the manifest at `path`.

@@ -28,6 +28,15 @@ public enum StandardStreams {
         try write(bytes, to: STDOUT_FILENO, name: "standard output")
     }
 
+    /// Writes `text` to standard error when its failure must change the exit status: a report
+    /// asked for (`--report`) that was lost is a failed run, as a lost `--json` document is.
+    ///
+    /// ## Errors
+    /// `.io` naming "standard error" and `write` when the write fails.
+    public static func writeErrorReport(_ text: String) throws(GCDCatError) {
+        try write(PathName.bytes(of: text), to: STDERR_FILENO, name: "standard error")
+    }
+
     /// Writes `text` to standard error. A failure cannot be reported anywhere, so it is returned
     /// (false) rather than thrown; the caller's exit status still tells the outcome.
     @discardableResult

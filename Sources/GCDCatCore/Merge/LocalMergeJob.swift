@@ -52,8 +52,8 @@ extension MergeJob {
             throw GCDCatError(
                 .invalidInput, path: outcome.verification.manifestPath ?? first,
                 message:
-                    "the merge is done, but the parts were kept: --remove-parts needs an SFV manifest, "
-                    + "whose crc32 the output is checked against")
+                    "the merge is done, but the parts were kept: --remove-parts needs a manifest, whose "
+                    + "check gives the crc32 the output is checked against")
         }
         do throws(PartRemoval.Failure) {
             let removal = try PartRemoval.remove(outcome.request.parts)

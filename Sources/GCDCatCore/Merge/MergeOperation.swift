@@ -30,8 +30,8 @@ public struct MergeOperation: Sendable {
     /// Show a progress line (on a terminal) while the manifest check reads every part.
     public var showsCheckProgress = false
     /// The parts are to be removed afterwards, which needs the output's own bytes checked:
-    /// refuse, before anything is written, a manifest that is not an SFV, and checksum the output
-    /// as it passes instead of overlapping the check with a copy (whose "parts unchanged" test
+    /// checksum the output against the parts' crc32s (an SFV's, or those the read of a digest
+    /// list gives) as it passes instead of overlapping the check with a copy (whose "parts unchanged" test
     /// cannot see a write through a shared mapping that leaves the mtime alone).
     public var requiresCRCManifest = false
     /// What a md5/sha list's untagged lines are (`--algorithm`), when its name does not say.
@@ -202,7 +202,6 @@ public struct MergeOperation: Sendable {
             try refuseListContents(parts)
         }
         if let manifestFile { try refuseManifestAmongParts(manifestFile, parts: parts) }
-        if requiresCRCManifest, let manifestFile { try requireSFV(manifestFile) }
         let inputs = parts + (manifestFile.map { [$0] } ?? [])
         // Refuse a bad output before spending time reading every part for their CRCs.
         if case .path(let path) = target {
@@ -280,19 +279,6 @@ public struct MergeOperation: Sendable {
         return nil
     }
 
-    /// `--remove-parts` needs an SFV: the merged output's crc32 is checked before any part goes.
-    private func requireSFV(_ manifestFile: PartFile) throws {
-        do {
-            _ = try Manifest.load(manifestFile.path)
-        } catch let error as GCDCatError where error.code == .malformedManifest {
-            throw GCDCatError(
-                .invalidInput, path: manifestFile.path,
-                message:
-                    "not an SFV manifest, so the merged output could not be checked against a crc32 "
-                    + "before the parts are removed; nothing was written (give an SFV with --manifest)")
-        }
-    }
-
     /// Checks every part against the manifest (when there is one) before the merge starts,
     /// showing progress: the check reads every part in full, a long wait.
     private func checkBeforeCopying(
@@ -350,6 +336,11 @@ public struct MergeOperation: Sendable {
                     "reads as a checksum list, but not one gcdcat can read (\(error.message)), so it names no set "
                     + "to merge; it is not joined as data. Give the set's first part (with --no-verify, or --manifest "
                     + "and a list gcdcat reads), or --as-given to join this file itself")
+        }
+        if let first = operation.partPaths.first, try Syscall.statIfExists(first, followLinks: false) == nil {
+            throw GCDCatError(
+                .missingPart, path: first,
+                message: "missing part: \(list.displayPath) names it as the set's first part, but it does not exist")
         }
         if manifestPolicy != .disabled { operation.manifest = list }
         return operation

@@ -53,26 +53,31 @@ public struct MergeVerification: Sendable, Equatable {
         if let explicit { return (try PartFile.validate(explicit), [], []) }
         var warnings: [String] = []
         if policy != .disabled {
+            // Only a numbered set has lists beside it (`candidates` is empty for any other).
+            let found = candidates.isEmpty ? ListsBesideSet.Found() : try ListsBesideSet.find(parts: besideParts)
+            // A list about the set that gcdcat cannot read is said, never passed over in silence.
+            let unreadable = found.unreadable.map { list, why in
+                "\(list.displayPath) beside the set names its parts, but gcdcat cannot read it (\(why)); "
+                    + "the parts were not checked against it (gcdcat verify \(list.displayPath) says why)"
+            }
             for candidate in candidates {
                 guard let info = try Syscall.statIfExists(candidate) else { continue }
                 if info.st_mode & S_IFMT != S_IFREG {
                     warnings.append("\(candidate.displayPath) is not a regular file; not used as the set's manifest")
                     continue
                 }
-                return (try PartFile.validate(candidate), warnings, [])
+                let own = try PartFile.validate(candidate)
+                // The set's own list wins, but the others that also list it are named.
+                let others = try found.lists.filter {
+                    guard let info = try Syscall.statIfExists($0) else { return false }
+                    return UInt64(info.st_dev) != own.device || UInt64(info.st_ino) != own.inode
+                }
+                return (own, warnings + unreadable, others.isEmpty ? [] : [othersNote(others, used: own.path)])
             }
-            // Only a numbered set has lists beside it (`candidates` is empty for any other).
-            let beside = candidates.isEmpty ? [] : try ListsBesideSet.find(parts: besideParts)
-            if let list = beside.first {
-                let others = beside.dropFirst().map(\.displayPath)
-                let notes =
-                    others.isEmpty
-                    ? []
-                    : [
-                        "\(others.joined(separator: ", ")) beside the set also \(others.count == 1 ? "lists" : "list") "
-                            + "it; checked against \(list.displayPath) only (gcdcat verify checks the others)"
-                    ]
-                return (try PartFile.validate(list), warnings, notes)
+            warnings += unreadable
+            if let list = found.lists.first {
+                let others = Array(found.lists.dropFirst())
+                return (try PartFile.validate(list), warnings, others.isEmpty ? [] : [othersNote(others, used: list)])
             }
         }
         if policy == .required {
@@ -85,6 +90,12 @@ public struct MergeVerification: Sendable, Equatable {
                     : "not found: verification needs a manifest (name one with --manifest PATH)")
         }
         return (nil, warnings, [])
+    }
+
+    /// "MD5SUMS, SHA256SUMS beside the set also list it; checked against x.bin.b2 only (…)".
+    static func othersNote(_ others: [String], used: String) -> String {
+        "\(others.map(\.displayPath).joined(separator: ", ")) beside the set also \(others.count == 1 ? "lists" : "list") "
+            + "it; checked against \(used.displayPath) only (gcdcat verify checks the others)"
     }
 
     /// Checks `parts` against the manifest at `manifestPath` (or, when nil and `policy` allows,
@@ -125,8 +136,39 @@ public struct MergeVerification: Sendable, Equatable {
             manifest = try Manifest.load(path)
         } catch let error as GCDCatError where error.code == .malformedManifest {
             // Not SFV: a sha256sum/md5sum or BSD list (NAME.sha256, NAME.md5), or truly malformed.
-            return try checkDigests(
-                parts, list: try ChecksumList.load(path, forced: algorithm), manifest: file, jobs: jobs)
+            // Read as verify reads it: the valid lines are checked, and a malformed line makes
+            // the verdict unclean after them (a corrupt part is said first, exit 2).
+            let read: (list: ChecksumList, malformed: [GCDCatError], malformedCount: Int)
+            do {
+                read = try ChecksumList.loadSkippingMalformed(path, forced: algorithm)
+            } catch var error as GCDCatError
+                where error.code == .malformedManifest && error.message == Manifest.noEntries
+            {
+                // An empty list beside the set (`: > NAME.sfv`) checks nothing: say so, and the way on.
+                error.message =
+                    "no entries: an empty checksum list cannot verify the parts, so nothing was "
+                    + "written; delete it, or merge with --no-verify"
+                throw error
+            }
+            let verification: MergeVerification
+            do {
+                verification = try checkDigests(parts, list: read.list, manifest: file, jobs: jobs)
+            } catch var error as GCDCatError where read.malformedCount > 0 {
+                error.message += "; \(malformedSummary(read.malformed, count: read.malformedCount, list: path))"
+                throw error
+            }
+            if let first = read.malformed.first {
+                throw GCDCatError(
+                    .malformedManifest, path: path,
+                    message:
+                        "\(first.message): a line gcdcat cannot read may be about this set, so it is not "
+                        + "verified and nothing was written; its other lines match"
+                        + (read.malformedCount > 1
+                            ? " (\(read.malformedCount - 1) more malformed lines: gcdcat verify \(path.displayPath))"
+                            : "")
+                        + ". Fix or remove the line, or merge with --no-verify")
+            }
+            return verification
         }
         let (setManifest, notes) = try setEntries(of: manifest, path: path, parts: parts)
         try matchEntries(setManifest, manifestPath: path, to: parts)
@@ -171,28 +213,28 @@ public struct MergeVerification: Sendable, Equatable {
         var list = list
         let roles = try SetListEntries(
             names: list.entries.map(\.name), rejections: list.entries.map(\.rejection), listPath: path, parts: parts)
-        let others = roles.ignored.map { list.entries[$0] }
+        // The output's own line beside the parts' lines is this set's too: checked, not ignored.
+        // Read once: each is a pass over every line, and a pass per line was quadratic (a
+        // 4,000-line SHA256SUMS beside a 3-part set took 15 s).
+        let wholeIndex = roles.wholeBesideParts
+        let whole = wholeIndex.map { list.entries[$0] }.flatMap {
+            $0.rejection == nil && $0.algorithm.digest != nil ? $0 : nil
+        }
+        let others = roles.ignored.filter { $0 != wholeIndex || whole == nil }.map { list.entries[$0] }
         list.entries = roles.checked.map { list.entries[$0] }
         let ignored = others.isEmpty ? [] : [ignoredNote(others.map(\.name), list: path)]
         let names = list.entries.map { (name: $0.name, line: $0.line, rejection: $0.rejection) }
         if list.entries.count == 1, let entry = list.entries.first, entry.rejection == nil,
-            let digest = entry.algorithm.digest,
+            entry.algorithm.digest != nil,
             try !isPart(ChecksumListVerifier.resolve(entry.name, listPath: path), of: parts),
             try !namesAnotherPart(entry.name, listPath: path, parts: parts)
         {
-            let actual = try FileHash.ofJoined(parts, algorithm: digest)
-            if actual.digest != entry.expected, entry.guessed { throw unconfirmedGuess(entry.algorithm, list: path) }
-            guard actual.digest == entry.expected else {
-                throw GCDCatError(
-                    .checksumMismatch, path: path,
-                    message:
-                        "line \(entry.line) gives \(entry.name.displayPath) \(digest.rawValue) \(entry.expected), but the \(parts.count) parts join to \(actual.digest): a part is corrupt or missing"
-                )
-            }
+            let crc32 = try checkWhole(parts, entry: entry, confirmed: false, list: path)
             return MergeVerification(
-                manifestPath: path, expectedCRC: actual.crc32.value, warnings: ignored, manifestFile: file)
+                manifestPath: path, expectedCRC: crc32.value, warnings: ignored, manifestFile: file)
         }
-        try matchEntries(names, manifestPath: path, to: parts)
+        // A whole line vouches for every part: a list of some parts and the whole needs no more.
+        try matchEntries(names, manifestPath: path, to: whole == nil ? parts : Array(parts.prefix(names.count)))
         var crcs: [Checksum] = []
         // As verify judges (``ChecksumListVerifier/confirmingGuesses(_:)``): a value whose
         // algorithm was only assumed from its length is corruption only once another part
@@ -217,9 +259,36 @@ public struct MergeVerification: Sendable, Equatable {
         if let first = differing.first {
             throw corruptPart(first.part, entry: first.entry, actual: first.actual, list: path)
         }
+        let wholeCRC = try whole.map {
+            try checkWhole(parts, entry: $0, confirmed: confirmed.contains($0.algorithm), list: path)
+        }
         return MergeVerification(
-            manifestPath: path, expectedCRC: Checksum.combine(.crc32, crcs).value, warnings: ignored,
+            manifestPath: path, expectedCRC: (wholeCRC ?? Checksum.combine(.crc32, crcs)).value, warnings: ignored,
             manifestFile: file)
+    }
+
+    /// Checks the whole file's line `entry` by reading the parts once, joined, and returns their
+    /// crc32. A value whose algorithm was only assumed (and not `confirmed` by a part) that
+    /// differs says the assumption is wrong, not the parts.
+    ///
+    /// ## Errors
+    /// `.checksumMismatch` naming the list, exit 2.
+    static func checkWhole(_ parts: [PartFile], entry: ChecksumList.Entry, confirmed: Bool, list path: String) throws
+        -> Checksum
+    {
+        guard let digest = entry.algorithm.digest else { preconditionFailure("checked by the caller") }
+        let actual = try FileHash.ofJoined(parts, algorithm: digest)
+        if actual.digest != entry.expected, entry.guessed, !confirmed {
+            throw unconfirmedGuess(entry.algorithm, list: path)
+        }
+        guard actual.digest == entry.expected else {
+            throw GCDCatError(
+                .checksumMismatch, path: path,
+                message:
+                    "line \(entry.line) gives \(entry.name.displayPath) \(digest.rawValue) \(entry.expected), but the \(parts.count) parts join to \(actual.digest): a part is corrupt or missing"
+            )
+        }
+        return actual.crc32
     }
 
     /// `manifest` without the entries that are not this set's (``SetListEntries``: a
@@ -233,7 +302,16 @@ public struct MergeVerification: Sendable, Equatable {
         guard !others.isEmpty else { return (manifest, []) }
         var kept = manifest
         kept.entries = roles.checked.map { manifest.entries[$0] }
+        // The whole and header records above this set's lines, not another set's (one SFV made
+        // of two sets' manifests).
+        if let first = roles.checked.first { (kept.whole, kept.header) = manifest.records(of: first) }
         return (kept, [ignoredNote(others.map { manifest.entries[$0].name }, list: path)])
+    }
+
+    /// "also SHA256SUMS line 4 is malformed (…)", for an error found beside malformed lines.
+    static func malformedSummary(_ malformed: [GCDCatError], count: Int, list path: String) -> String {
+        "\(path.displayPath) also has \(count == 1 ? "a malformed line" : "\(count) malformed lines"), not checked: "
+            + (malformed.first?.message ?? "")
     }
 
     /// "x.sfv also lists README.txt, no part of the set; not checked here (…)".
@@ -340,7 +418,7 @@ public struct MergeVerification: Sendable, Equatable {
         if parts.count > entries.count {
             throw GCDCatError(
                 .invalidInput, path: parts[entries.count].path,
-                message: "is not listed in \(manifestPath.displayPath), which lists \(entries.count) parts")
+                message: "is not listed in \(manifestPath.displayPath), which lists \(counted(entries.count, "part"))")
         }
     }
 

@@ -67,6 +67,13 @@ struct SetListEntries {
         return wholes.count == 1 ? wholes : Array(roles.indices)
     }
 
+    /// The whole file's line when the parts are named too and the whole once: a list of the
+    /// parts and the output (`sha256sum a.bin.00? a.bin`), whose whole line is checked as well.
+    var wholeBesideParts: Int? {
+        let wholes = roles.indices.filter { roles[$0] == .whole }
+        return roles.contains(.part) && wholes.count == 1 ? wholes[0] : nil
+    }
+
     /// The indices of the entries left out of ``checked``.
     var ignored: [Int] {
         let kept = Set(checked)

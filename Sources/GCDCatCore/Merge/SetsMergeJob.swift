@@ -13,19 +13,24 @@ extension MergeJob {
     /// Several sets (`gcdcat *.001`, `gcdcat *.00*`): each is merged on its own, to its own
     /// output, checked against its own manifest, as `7z x *.001` extracts each archive. A set
     /// that fails does not stop the others; `each` hears every set's report or error as it ends.
-    /// The exit status is the worst (1 over 2 over 0, as for verify).
+    /// The exit status is the worst (1 over 2 over 0, as for verify). `progress` hears, before
+    /// each set and after the last, the documents of the sets that ended and the names of those
+    /// not merged yet: what a signal that ends the run then must still say
+    /// (``SetsReport/interrupted(done:pending:signal:name:)``).
     ///
     /// ## Errors
     /// An interruption stops them all; any error that is not a ``GCDCatError`` is rethrown.
     public func mergeSets(
         _ groups: [SetGrouping.Group], notice: (MergeOperation.Notice) -> Void, measure: Measure,
+        progress: (_ done: [SetsReport.Entry], _ pending: [String]) -> Void = { _, _ in },
         each: (Result<RunReport, GCDCatError>) -> Void
     ) throws -> SetsOutcome {
         var documents: [SetsReport.Entry] = []
         var merged: [String] = []
         var failed: [String] = []
         var worst: Int32 = 0
-        for group in groups {
+        for (index, group) in groups.enumerated() {
+            progress(documents, groups[index...].map(\.name))
             // Each set's document carries the warnings said while it was merged, as one set's does.
             var warnings: [String] = []
             let noticed: (MergeOperation.Notice) -> Void = { said in
@@ -47,6 +52,7 @@ extension MergeJob {
                 worst = Self.worse(worst, error.exitStatus)
             }
         }
+        progress(documents, [])
         var summary = "\(merged.count) of \(groups.count) sets merged"
         if !merged.isEmpty { summary += " (\(merged.map(\.displayPath).joined(separator: ", ")))" }
         if !failed.isEmpty { summary += "; failed: \(failed.map(\.displayPath).joined(separator: ", "))" }

@@ -25,4 +25,20 @@ public struct SetsReport: Encodable, Sendable {
         self.sets = sets
         self.exitStatus = exitStatus
     }
+
+    /// The document a signal leaves when it ends a run over several sets: the sets that ended
+    /// before it, as they ended (a published set's report among them), then each set `pending`
+    /// names as an `interrupted` error object: the one under way (standard error names its
+    /// output, not created), and those not begun; the exit status is the signal's, 128 + `signal`.
+    public static func interrupted(done: [Entry], pending: [String], signal: Int32, name: String) -> SetsReport {
+        let stopped = pending.enumerated().map { index, set in
+            let error = GCDCatError(
+                .interrupted, path: set, errno: signal,
+                message: index == 0
+                    ? "interrupted by \(name) while it was merged"
+                    : "interrupted by \(name) before it was merged")
+            return Entry.error(ErrorReport(command: "merge", error: error))
+        }
+        return SetsReport(sets: done + stopped, exitStatus: 128 + signal)
+    }
 }

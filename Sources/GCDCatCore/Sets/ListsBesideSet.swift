@@ -17,14 +17,21 @@ enum ListsBesideSet {
     /// Lists larger than this are not read to see whether they name the set.
     static let largestList: Int64 = 64 << 20
 
+    /// What the folder of a set holds about it: the lists to check it against, and the lists
+    /// that name its parts but that gcdcat cannot read (a `rhash --tiger` list), each with why.
+    struct Found {
+        var lists: [String] = []
+        var unreadable: [(list: String, why: String)] = []
+    }
+
     /// The lists beside `parts` (in the first part's folder) that are about them, in the order
     /// a merge prefers them: those whose name starts with the set's output name (`x.bin.sha512`),
     /// then the others, each group in the byte order of their names.
     ///
     /// ## Errors
     /// `.io` when the folder cannot be listed.
-    static func find(parts: [PartFile]) throws -> [String] {
-        guard let first = parts.first else { return [] }
+    static func find(parts: [PartFile]) throws -> Found {
+        guard let first = parts.first else { return Found() }
         let folder = splitPath(first.path).directory
         let shown = { (name: String) in folder == "." && !first.path.hasPrefix("./") ? name : "\(folder)/\(name)" }
         let whole = PartArguments.commonSet(parts.map { splitPath($0.path).name })?.0.wholeName
@@ -32,17 +39,32 @@ enum ListsBesideSet {
             $0.utf8.lexicographicallyPrecedes($1.utf8)
         }
         let named = { (name: String) in whole.map { name.utf8.starts(with: $0.utf8) } ?? false }
-        let ordered = names.filter(named) + names.filter { !named($0) }
-        return try ordered.map(shown).filter { try isAbout(list: $0, parts: parts) }
+        var found = Found()
+        for list in (names.filter(named) + names.filter { !named($0) }).map(shown) {
+            switch try reading(list: list, parts: parts, whole: whole) {
+            case .about: found.lists.append(list)
+            case .unreadable(let why): found.unreadable.append((list, why))
+            case .notAbout: break
+            }
+        }
+        return found
+    }
+
+    enum Reading: Equatable {
+        case about
+        case notAbout
+        /// It names one of the parts, but no line of it can be read (why: its first bad line).
+        case unreadable(String)
     }
 
     /// Whether the regular file `list` reads as a checksum list that names one of `parts` or
-    /// their whole file.
-    static func isAbout(list: String, parts: [PartFile]) throws -> Bool {
+    /// their whole file. Its malformed lines are skipped, as `verify` skips them: one bad line
+    /// does not hide a list from the merge that must check it.
+    static func reading(list: String, parts: [PartFile], whole: String?) throws -> Reading {
         guard let info = try Syscall.statIfExists(list), info.st_mode & S_IFMT == S_IFREG,
             Int64(info.st_size) <= largestList,
             !parts.contains(where: { $0.device == UInt64(info.st_dev) && $0.inode == UInt64(info.st_ino) })
-        else { return false }
+        else { return .notAbout }
         // An SFV is checked part by part only: its crc32 of a whole file is not one gcdcat
         // checks before publishing.
         let entries: [(name: String, rejection: String?)]
@@ -51,16 +73,42 @@ enum ListsBesideSet {
             entries = try Manifest.load(list).entries.map { ($0.name, $0.rejection) }
             wholeCounts = false
         } catch let error as GCDCatError where error.code == .malformedManifest {
-            guard let read = try? ChecksumList.load(list) else { return false }
-            entries = read.entries.map { ($0.name, $0.rejection) }
-            wholeCounts = true
+            do {
+                entries = try ChecksumList.loadSkippingMalformed(list).list.entries.map { ($0.name, $0.rejection) }
+                wholeCounts = true
+            } catch let error as GCDCatError where error.code == .malformedManifest {
+                let names = parts.map { splitPath($0.path).name } + (whole.map { [$0] } ?? [])
+                return namesAny(of: names, list: list) ? .unreadable(error.message) : .notAbout
+            } catch {
+                return .notAbout
+            }
         } catch {
             // Unreadable (EACCES): not used, as a list that is not this set's.
-            return false
+            return .notAbout
         }
         let roles = try SetListEntries(
             names: entries.map(\.name), rejections: entries.map(\.rejection), listPath: list, parts: parts
         ).roles
-        return roles.contains(.part) || (wholeCounts && roles.filter { $0 == .whole }.count == 1)
+        return roles.contains(.part) || (wholeCounts && roles.filter { $0 == .whole }.count == 1) ? .about : .notAbout
+    }
+
+    /// Whether a line of `list` ends with one of `names` after a blank, a `*`, or stands in a
+    /// BSD line's parentheses: a list of an algorithm gcdcat cannot read that is about the set.
+    static func namesAny(of names: [String], list: String) -> Bool {
+        let wanted = Set(names.map { Array($0.utf8) })
+        var found = false
+        try? ChecksumListSource(list).forEachLine { line, _ in
+            guard !found else { return }
+            if let open = line.firstIndex(of: 40), let close = line[open...].firstIndex(of: 41),
+                wanted.contains(Array(line[(open + 1)..<close]))
+            {
+                found = true
+            } else if let blank = line.lastIndex(where: { $0 == 32 || $0 == 9 }) {
+                var name = line[(blank + 1)...]
+                if name.first == 42 { name = name.dropFirst() }
+                found = wanted.contains(Array(name))
+            }
+        }
+        return found
     }
 }

@@ -146,6 +146,15 @@ public enum PartArguments {
             omitted.append(next)
         }
         guard let first = omitted.first, let listedLast = parts.last else { return }
+        // `merge a.001 a.001`: the list is short because a part is given twice; say that.
+        if let twice = numbers.indices.first(where: { numbers[..<$0].contains(numbers[$0]) }) {
+            throw GCDCatError(
+                .invalidInput, path: parts[twice],
+                message:
+                    "is given twice, so the list stops short of the set (\(first.displayPath) lies beside it). Give "
+                    + "each part once (or the first alone: gcdcat merge \(parts[0].displayPath)); --allow-duplicates "
+                    + "joins a part twice on purpose, with every part listed")
+        }
         let named = omitted.count == 1 ? first.displayPath : "\(first.displayPath) … \(omitted.last!.displayPath)"
         throw GCDCatError(
             .missingPart, path: first,

@@ -43,6 +43,14 @@ public enum SetGrouping {
         if arguments.allSatisfy({ ChecksumListDetector.kind(ofName: $0) != nil }) {
             return arguments.map { Group(arguments: [$0], naming: nil) }
         }
+        // A list among parts (`gcdcat a.bin.*` takes in split's `a.bin.sha256`) is refused here,
+        // before its digits read as the part number of another set (`a.bin.sha`).
+        if let list = arguments.first(where: { ChecksumListDetector.kind(ofName: $0) != nil }),
+            let kind = ChecksumListDetector.kind(ofName: list)
+        {
+            throw GCDCatError(
+                .invalidInput, path: list, message: "a checksum list (\(kind)), not a part\(MergeOperation.listHint)")
+        }
         var runs: [Run] = []
         for argument in arguments {
             if let last = runs.indices.last, runs[last].extend(with: argument) { continue }

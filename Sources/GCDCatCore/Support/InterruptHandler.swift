@@ -67,6 +67,30 @@ public enum InterruptHandler {
     /// JSON error object under `--json`. Nil writes nothing.
     private static let lastWords = Mutex<(@Sendable (Int32, String) -> [UInt8])?>(nil)
 
+    /// Who writes the one JSON document on standard output: 0 nobody yet, 1 the command (its
+    /// report or error object), 2 the sweep (the last words). Without it, a signal that came as a
+    /// run ended printed two documents, the report and the `interrupted` object.
+    private static let documentWriter = Atomic<Int>(0)
+
+    /// Claims standard output for the command's own JSON document, before it writes it. When a
+    /// signal's sweep has claimed it (its last words are, or will be, the document), waits for
+    /// the sweep to end the process.
+    public static func claimStandardOutput() {
+        let (claimed, writer) = documentWriter.compareExchange(
+            expected: 0, desired: 1, ordering: .acquiringAndReleasing)
+        if !claimed && writer == 2 {
+            while true { pause() }
+        }
+    }
+
+    /// Waits for the sweep to end the process: called with an `interrupted` error, which only the
+    /// sweep's start causes (``CleanupRegistry`` refuses to go on), so that the sweep alone says
+    /// what the interruption left (its message, and its document under `--json`), once.
+    public static func awaitSweep() {
+        guard listening.load(ordering: .acquiring) else { return }
+        while true { pause() }
+    }
+
     /// Sets what is written to standard output when a signal ends the process.
     public static func onInterrupt(writeToStandardOutput words: @escaping @Sendable (Int32, String) -> [UInt8]) {
         lastWords.withLock { $0 = words }
@@ -138,7 +162,9 @@ public enum InterruptHandler {
         for line in CleanupRegistry.shared.takeLeftBehind() {
             StandardStreams.writeError("gcdcat: left behind: \(line)\n")
         }
-        if let words = lastWords.withLock({ $0 }) {
+        if let words = lastWords.withLock({ $0 }),
+            documentWriter.compareExchange(expected: 0, desired: 2, ordering: .acquiringAndReleasing).exchanged
+        {
             // A reader that went away (SIGPIPE) makes this fail; the exit status still tells.
             try? StandardStreams.writeOutput(words(number, name))
         }
