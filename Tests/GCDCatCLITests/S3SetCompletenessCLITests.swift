@@ -43,6 +43,50 @@ struct S3SetCompletenessCLITests {
         #expect(try LiveS3.bytes(bucket, "joined") == nil)
     }
 
+    /// The manifest is matched to the parts as on disk (``MergeVerification/matchEntries``, by
+    /// key): a reordered `--as-given` list, a part given twice and another set's `--manifest`
+    /// exit 1 naming the part and the line, where objects said exit 2, "the parts join to …",
+    /// and called good parts corrupt. Into a file and into an object (on the server).
+    @Test(arguments: [
+        (
+            ["a.bin.002", "a.bin.001", "a.bin.003", "--as-given"],
+            "gcdcat: a.bin.002: is part 1, but a.bin.sfv line 3 lists a.bin.001 there\n"
+        ),
+        (
+            ["a.bin.001", "a.bin.002", "a.bin.003", "a.bin.003", "--allow-duplicates"],
+            "gcdcat: a.bin.003: is not listed in a.bin.sfv, which lists 3 parts\n"
+        ),
+        (
+            ["a.bin.001", "a.bin.002", "a.bin.003", "--manifest", "c.bin.sfv"],
+            "gcdcat: c.bin.sfv: belongs to another set (c.bin): it lists none of the parts being merged (line 3 "
+                + "names c.bin.001, not a.bin.001); give this set's own list with --manifest, or merge without one "
+                + "(--no-verify)\n"
+        ),
+    ])
+    func aManifestThatDoesNotMatchTheListedObjectsIsRefusedAsForFiles(arguments: [String], message: String) throws {
+        let scratch = try Scratch()
+        let bucket = try LiveS3.freshBucket("match")
+        try scratch.write("a.bin", randomData(300_000, seed: 70))
+        try scratch.write("c.bin", randomData(120_000, seed: 71))
+        for (name, size) in [("a.bin", "100000"), ("c.bin", "1M")] {
+            let split = try gcdcat(["split", name, "--size", size, "-q"], in: scratch.path)
+            try #require(split.status == 0, "\(split.stderr)")
+            try FileManager.default.removeItem(atPath: scratch.file(name))
+        }
+        for name in scratch.listing() { try LiveS3.put(bucket, name, try #require(scratch.read(name))) }
+        let local = try gcdcat(["merge"] + arguments + ["-o", "out"], in: scratch.path)
+        #expect(local.status == 1)
+        #expect(local.stderr == message)
+        let objects = arguments.map { $0.hasPrefix("-") ? $0 : "s3://\(bucket)/\($0)" }
+        for output in ["objects.out", "s3://\(bucket)/joined"] {
+            let remote = try LiveS3.gcdcat(["merge"] + objects + ["-o", output], in: scratch.path)
+            #expect(remote.status == 1, "\(output): \(remote.stderr)")
+            #expect(remote.stderr.replacingOccurrences(of: "s3://\(bucket)/", with: "") == message, "\(output)")
+        }
+        #expect(scratch.read("out") == nil && scratch.read("objects.out") == nil)
+        #expect(try LiveS3.bytes(bucket, "joined") == nil)
+    }
+
     @Test func aListOfObjectsThatStopsShortOfTheSetIsRefused() throws {
         let (scratch, bucket) = try sameSet("short", ["x.001", "x.002", "x.003"])
         try expectRefusedAlike(

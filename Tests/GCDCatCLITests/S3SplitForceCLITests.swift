@@ -44,6 +44,53 @@ struct S3SplitForceCLITests {
         #expect(scratch.read("joined") == scratch.read("f.bin"))
     }
 
+    /// The object being split is an old part past the new set's last: --force would delete it
+    /// with the old set's tail before the new set was complete. Refused (exit 1) before anything is
+    /// uploaded or deleted, as a part name that is the source is.
+    @Test func aForcedSplitRefusesASourceObjectAmongTheOldPartsItWouldDelete() throws {
+        let scratch = try Scratch()
+        let bucket = try LiveS3.freshBucket("force-source")
+        let original = try LiveS3.randomFile(scratch, "A.bin", 300_000)
+        let prefix = "s3://\(bucket)/q.bin."
+        let first = try LiveS3.gcdcat(
+            ["split", "A.bin", "--prefix", prefix, "--size", "30000", "-q"], in: scratch.path)
+        #expect(first.status == 0, "\(first.stderr)")
+        let before = try LiveS3.keys(bucket)
+        let again = try LiveS3.gcdcat(
+            ["split", "\(prefix)009", "--size", "1M", "--prefix", prefix, "--force"], in: scratch.path)
+        #expect(again.status == 1)
+        #expect(again.stderr == "gcdcat: \(prefix)009: is the object being split; choose another --prefix\n")
+        #expect(try LiveS3.keys(bucket) == before)
+        #expect(try LiveS3.uploads(bucket).isEmpty)
+        let merged = try LiveS3.gcdcat(["merge", "\(prefix)001", "-o", "joined", "-q"], in: scratch.path)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(scratch.read("joined") == original)
+    }
+
+    /// Objects at `.005` and `.006` with nothing at `.001` … `.004`: no set for a split of four
+    /// parts to replace, so --force deletes nothing; the split names them, with --force or
+    /// without, as a merge without the manifest would join them to the new set.
+    @Test(arguments: [false, true])
+    func aSplitIntoObjectsNamesForeignPartsAfterItsLastAndForceLeavesThem(force: Bool) throws {
+        let scratch = try Scratch()
+        let bucket = try LiveS3.freshBucket("force-foreign-\(force)")
+        _ = try LiveS3.randomFile(scratch, "C.bin", 120_000)
+        try LiveS3.put(bucket, "uf.bin.005", Data("u5\n".utf8))
+        try LiveS3.put(bucket, "uf.bin.006", Data("u6\n".utf8))
+        let prefix = "s3://\(bucket)/uf.bin."
+        let result = try LiveS3.gcdcat(
+            ["split", "C.bin", "--prefix", prefix, "--size", "30000"] + (force ? ["--force"] : []), in: scratch.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stderr.contains(
+                "gcdcat: warning: \(prefix)005 … \(prefix)006 follow the new set's last part but belong to no set "
+                    + "this split replaced, so they were left: a merge without the manifest would join them to the "
+                    + "new set; move them away\n"), "\(result.stderr)")
+        #expect(!result.stderr.contains("removed"), "\(result.stderr)")
+        #expect(try LiveS3.bytes(bucket, "uf.bin.005") == Data("u5\n".utf8))
+        #expect(try LiveS3.bytes(bucket, "uf.bin.006") == Data("u6\n".utf8))
+    }
+
     /// `--force --no-manifest` over an object set split with a manifest and a checksum list:
     /// the old list objects are deleted with the set (the one seam of files and objects);
     /// left, a merge from `.001` called the new parts corrupt.

@@ -145,6 +145,37 @@ struct S3VersionedInputCLITests {
         #expect(scratch.listing() == [])
     }
 
+    /// A list of parts at their versions that stops where the latest set stops, but the
+    /// versions named had a third part, which only ListObjectVersions shows: merged, it passed
+    /// two thirds of a file with exit 0. The version listing decides for a list as for a lone
+    /// first part.
+    @Test func aListAtVersionsWhoseOldSetHadMorePartsIsRefusedNamingThem() throws {
+        let scratch = try Scratch()
+        let bucket = try LiveS3.freshBucket("ver-short-list")
+        let versioning = try AWSCLI.s3api(
+            LiveS3.endpoint!,
+            ["put-bucket-versioning", "--bucket", bucket, "--versioning-configuration", "Status=Enabled"])
+        try #require(versioning.status == 0)
+        let old = try ["f.bin.001", "f.bin.002", "f.bin.003"].map {
+            try Self.putVersion(scratch, bucket, $0, randomData(1000, seed: 11))
+        }
+        for key in ["f.bin.001", "f.bin.002"] {
+            _ = try Self.putVersion(scratch, bucket, key, randomData(800, seed: 12))
+        }
+        try LiveS3.client().delete(ObjectLocation(bucket: bucket, key: "f.bin.003"))
+        try FileManager.default.removeItem(atPath: scratch.file("body"))
+        let parts = ["s3://\(bucket)/f.bin.001?versionId=\(old[0])", "s3://\(bucket)/f.bin.002?versionId=\(old[1])"]
+        let result = try LiveS3.gcdcat(["merge"] + parts + ["-o", "out"], in: scratch.path)
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(
+            result.stderr
+                == "gcdcat: \(parts[1]): is the last of 2 parts named at their versions, but their set has (or had) "
+                + "more parts (s3://\(bucket)/f.bin.003), and no listing tells which of their versions go with them; "
+                + "name every part with its ?versionId= (aws s3api list-object-versions --bucket \(bucket) --prefix "
+                + "f.bin. lists them), or drop ?versionId= to merge the latest set\n")
+        #expect(scratch.listing() == [])
+    }
+
     @Test func aLoneObjectNamedAtAVersionMergesAndChecksumsThatVersion() throws {
         let scratch = try Scratch()
         let bucket = try LiveS3.freshBucket("ver-lone")

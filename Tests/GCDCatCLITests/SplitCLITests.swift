@@ -74,6 +74,54 @@ import Testing
         #expect(scratch.read("joined") == scratch.read("f.bin"))
     }
 
+    /// The input is an old part past the new set's last (`q.bin.009` of ten, split again into
+    /// one part): --force would remove it with the old set's tail, its bytes lost if the split
+    /// then failed. Refused before anything is written or removed, as an input the new set
+    /// would overwrite is.
+    @Test func aForcedSplitRefusesAnInputAmongTheOldPartsItWouldRemove() throws {
+        let scratch = try Scratch()
+        try FileManager.default.createDirectory(atPath: scratch.file("lq"), withIntermediateDirectories: false)
+        try scratch.write("A.bin", randomData(300_000, seed: 35))
+        let first = try gcdcat(["split", "A.bin", "--size", "30000", "--prefix", "lq/q.bin.", "-q"], in: scratch.path)
+        #expect(first.status == 0, "\(first.stderr)")
+        let before = try FileManager.default.contentsOfDirectory(atPath: scratch.file("lq")).sorted()
+        let ninth = scratch.read("lq/q.bin.009")
+        let again = try gcdcat(
+            ["split", "lq/q.bin.009", "--size", "1M", "--prefix", "lq/q.bin.", "--force"], in: scratch.path)
+        #expect(again.status == 1)
+        #expect(
+            again.stderr
+                == "gcdcat: lq/q.bin.009: is the input file lq/q.bin.009, an old part past the new set's last that "
+                + "--force would remove; choose another --prefix\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.file("lq")).sorted() == before)
+        #expect(scratch.read("lq/q.bin.009") == ninth)
+        let merged = try gcdcat(["merge", "lq/q.bin.001", "-o", "joined", "-q"], in: scratch.path)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(scratch.read("joined") == scratch.read("A.bin"))
+    }
+
+    /// Files at `.005` and `.006` with nothing at `.001` … `.004`: no set there for a split of
+    /// four parts to replace, so even --force leaves them; as they would join the new set in a
+    /// merge without its manifest, the split names them, with --force or without.
+    @Test(arguments: [false, true])
+    func aSplitNamesForeignPartsAfterItsLastAndForceLeavesThem(force: Bool) throws {
+        let scratch = try Scratch()
+        try scratch.write("C.bin", randomData(120_000, seed: 36))
+        try scratch.write("uf.bin.005", Data("u5\n".utf8))
+        try scratch.write("uf.bin.006", Data("u6\n".utf8))
+        let result = try gcdcat(
+            ["split", "C.bin", "--size", "30000", "--prefix", "uf.bin."] + (force ? ["--force"] : []), in: scratch.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stderr
+                == "gcdcat: warning: uf.bin.005 … uf.bin.006 follow the new set's last part but belong to no set "
+                + "this split replaced, so they were left: a merge without the manifest would join them to the new "
+                + "set; move them away\n"
+                + "gcdcat: 4 parts: uf.bin.001, uf.bin.002, uf.bin.003, uf.bin.004; manifest uf.bin.sfv\n")
+        #expect(scratch.read("uf.bin.005") == Data("u5\n".utf8))
+        #expect(scratch.read("uf.bin.006") == Data("u6\n".utf8))
+    }
+
     /// `--force --no-manifest` over a set split with a manifest and a checksum list: the old
     /// lists go with the set they describe (and are named); left, they called the new parts
     /// corrupt (a set as long) or missing (a shorter one) in every merge from `.001`.

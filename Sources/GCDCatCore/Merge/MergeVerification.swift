@@ -377,6 +377,35 @@ public struct MergeVerification: Sendable, Equatable {
     static func matchEntries(
         _ entries: [(name: String, line: Int, rejection: String?)], manifestPath: String, to parts: [PartFile]
     ) throws {
+        try matchEntries(
+            entries, manifestPath: manifestPath,
+            parts: parts.map { (path: $0.path, identity: FileIdentity(device: $0.device, inode: $0.inode)) },
+            lookup: .files(listPath: manifestPath))
+    }
+
+    /// A file's identity: device and inode, so that symlinks and hard links count as the file.
+    struct FileIdentity: Hashable {
+        var device: UInt64
+        var inode: UInt64
+    }
+
+    /// How a list's names are found and told apart: files by device and inode, objects by key.
+    struct ListedPartLookup<Identity: Equatable> {
+        /// The path (or object) a listed name stands for.
+        var resolve: (String) -> String
+        /// The identity of what is at a resolved name; nil when nothing is there.
+        var identity: (String) throws -> Identity?
+        /// What to add to the missing-part message (a look-alike name), if anything.
+        var missingNote: (String) -> String = { _ in "" }
+    }
+
+    /// Each listed name must be the part at the same position (by `lookup`'s identity), every
+    /// listed name must exist, and no part may be past the list's end: the one rule for files
+    /// and objects.
+    static func matchEntries<Identity: Equatable>(
+        _ entries: [(name: String, line: Int, rejection: String?)], manifestPath: String,
+        parts: [(path: String, identity: Identity)], lookup: ListedPartLookup<Identity>
+    ) throws {
         for entry in entries {
             if let rejection = entry.rejection {
                 throw GCDCatError(
@@ -385,19 +414,15 @@ public struct MergeVerification: Sendable, Equatable {
                         "line \(entry.line): '\(entry.name.displayPath)' rejected (\(rejection)); it was not opened")
             }
         }
-        try refuseAnotherSetsList(entries, manifestPath: manifestPath, parts: parts)
+        try refuseAnotherSetsList(entries, manifestPath: manifestPath, parts: parts, lookup: lookup)
         for (index, entry) in entries.enumerated() {
-            let resolved = ChecksumListVerifier.resolve(entry.name, listPath: manifestPath)
-            guard let info = try Syscall.statIfExists(resolved) else {
-                let lookAlike = LookAlikeNames.find(for: [resolved]).first.map {
-                    "; \($0.lookAlike.displayPath) looks the same but is spelt with other bytes (another Unicode "
-                        + "normalisation), so it is another file: rename it to match the list"
-                }
+            let resolved = lookup.resolve(entry.name)
+            guard let identity = try lookup.identity(resolved) else {
                 throw GCDCatError(
                     .missingPart, path: resolved,
                     message:
                         "missing part: \(manifestPath.displayPath) lists it (line \(entry.line)) but it does not exist"
-                        + (lookAlike ?? ""))
+                        + lookup.missingNote(resolved))
             }
             guard index < parts.count else {
                 throw GCDCatError(
@@ -406,10 +431,9 @@ public struct MergeVerification: Sendable, Equatable {
                         "\(manifestPath.displayPath) lists it (line \(entry.line)), but it is not among the parts being merged"
                 )
             }
-            let part = parts[index]
-            guard UInt64(info.st_dev) == part.device, UInt64(info.st_ino) == part.inode else {
+            guard identity == parts[index].identity else {
                 throw GCDCatError(
-                    .invalidInput, path: part.path,
+                    .invalidInput, path: parts[index].path,
                     message:
                         "is part \(index + 1), but \(manifestPath.displayPath) line \(entry.line) lists \(entry.name.displayPath) there"
                 )
@@ -425,16 +449,16 @@ public struct MergeVerification: Sendable, Equatable {
     /// A list that names none of the parts is another set's (`--manifest b.bin.sfv` for
     /// `a.bin`'s parts, or a `NAME.sfv` beside them that lists other names): said as such, not as
     /// a missing part.
-    static func refuseAnotherSetsList(
-        _ entries: [(name: String, line: Int, rejection: String?)], manifestPath: String, parts: [PartFile]
+    private static func refuseAnotherSetsList<Identity: Equatable>(
+        _ entries: [(name: String, line: Int, rejection: String?)], manifestPath: String,
+        parts: [(path: String, identity: Identity)], lookup: ListedPartLookup<Identity>
     ) throws {
         guard let first = entries.first, !parts.isEmpty else { return }
         for entry in entries {
-            let resolved = ChecksumListVerifier.resolve(entry.name, listPath: manifestPath)
-            guard let info = try Syscall.statIfExists(resolved) else { continue }
-            if parts.contains(where: { $0.device == UInt64(info.st_dev) && $0.inode == UInt64(info.st_ino) }) { return }
+            guard let identity = try lookup.identity(lookup.resolve(entry.name)) else { continue }
+            if parts.contains(where: { $0.identity == identity }) { return }
         }
-        let listed = ChecksumListVerifier.resolve(first.name, listPath: manifestPath)
+        let listed = lookup.resolve(first.name)
         let set = NumberedName.readings(of: listed).first.flatMap(\.wholeName).map { " (\($0.displayPath))" } ?? ""
         throw GCDCatError(
             .invalidInput, path: manifestPath,
@@ -520,5 +544,22 @@ public struct PartCRCCheck: Sendable {
         return MergeVerification(
             manifestPath: path, expectedCRC: combined.value, warnings: warnings, manifestFile: file,
             repeatedHeader: manifest.header?.size ?? 0)
+    }
+}
+
+extension MergeVerification.ListedPartLookup where Identity == MergeVerification.FileIdentity {
+    /// Files, as a list at `listPath` names them.
+    static func files(listPath: String) -> Self {
+        Self(
+            resolve: { ChecksumListVerifier.resolve($0, listPath: listPath) },
+            identity: { path in
+                try Syscall.statIfExists(path).map { Identity(device: UInt64($0.st_dev), inode: UInt64($0.st_ino)) }
+            },
+            missingNote: { path in
+                LookAlikeNames.find(for: [path]).first.map {
+                    "; \($0.lookAlike.displayPath) looks the same but is spelt with other bytes (another Unicode "
+                        + "normalisation), so it is another file: rename it to match the list"
+                } ?? ""
+            })
     }
 }

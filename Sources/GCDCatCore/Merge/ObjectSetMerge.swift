@@ -109,34 +109,33 @@ public struct ObjectSetMerge: Sendable {
     /// (``ObjectLocation/sibling(_:)``).
     func expectedCRCs(manifest: ObjectLocation) throws -> [UInt32] {
         let parsed = try ObjectDiscovery.loadManifest(manifest, store: store)
-        var listed: [ObjectLocation: Manifest.Entry] = [:]
         for entry in parsed.entries {
             if let rejection = entry.rejection {
                 throw GCDCatError(
                     .invalidInput, path: manifest.description,
                     message: "line \(entry.line): '\(entry.name.displayPath)' rejected (\(rejection)); it was not read")
             }
-            listed[manifest.sibling(entry.name)] = entry
         }
-        // The manifest names keys; a part named at a version is its key's line.
-        let given = Set(parts.map(\.location.latest))
-        for entry in parsed.entries where !given.contains(manifest.sibling(entry.name)) {
-            // Said as on disk: whether the listed part is gone, or there but left out.
-            let exists = try store.head(manifest.sibling(entry.name)) != nil
-            throw GCDCatError(
-                .missingPart, path: manifest.sibling(entry.name).description,
-                message: exists
-                    ? "\(manifest) lists it (line \(entry.line)), but it is not among the parts being merged"
-                    : "missing part: \(manifest) lists it (line \(entry.line)) but it does not exist")
-        }
-        let crcs = try parts.map { part in
-            guard let entry = listed[part.location.latest] else {
-                throw GCDCatError(
-                    .invalidInput, path: part.location.description,
-                    message: "is not listed in the manifest \(manifest); merge the set it lists")
-            }
-            return entry.crc32
-        }
+        // The local rules, by key: each line the part at its position, none left out, none
+        // past the list's end, another set's list said as such. The manifest names keys; a
+        // part named at a version is its key's line.
+        let siblings = Dictionary(
+            parsed.entries.map { (manifest.sibling($0.name).description, manifest.sibling($0.name)) },
+            uniquingKeysWith: { first, _ in first })
+        let keys = Set(parts.map(\.location.latest.description))
+        let store = self.store
+        try MergeVerification.matchEntries(
+            parsed.entries.map { (name: $0.name, line: $0.line, rejection: $0.rejection) },
+            manifestPath: manifest.description,
+            parts: parts.map { (path: $0.location.description, identity: $0.location.latest.description) },
+            lookup: MergeVerification.ListedPartLookup<String>(
+                resolve: { manifest.sibling($0).description },
+                identity: { name in
+                    if keys.contains(name) { return name }
+                    guard let location = siblings[name] else { return nil }
+                    return try store.head(location) != nil ? name : nil
+                }))
+        let crcs = parsed.entries.prefix(parts.count).map(\.crc32)
         if parsed.header != nil {
             throw GCDCatError(
                 .invalidInput, path: manifest.description,

@@ -73,11 +73,13 @@ public enum ObjectDiscovery {
         let keys = arguments.map(\.latest.description)
         // The set's listing too, as a folder is seen beside local parts: a list that stops
         // before objects lying beside it is refused by the same rule.
-        let beside =
-            asGiven
-            ? []
-            : try store.list(bucket: bucket, prefix: listingPrefix(for: arguments[0].key)).map(\.location.description)
+        let listing = asGiven ? [] : try store.list(bucket: bucket, prefix: listingPrefix(for: arguments[0].key))
+        let beside = listing.map(\.location.description)
         let resolved = try PartArguments.resolve(keys, asGiven: asGiven, names: ListedNames(keys + beside))
+        // A list at versions that stops before a part only an older version holds is as short.
+        if !asGiven, arguments.contains(where: { $0.versionID != nil }) {
+            _ = try refuseUnnamedVersionedParts(arguments, listing: listing, store: store)
+        }
         // By location, not by name: `String` keys would make an NFC and an NFD key one entry.
         let byLocation = Dictionary(infos.map { ($0.location.latest, $0) }, uniquingKeysWith: { first, _ in first })
         let parts = try resolved.parts.map { byLocation[try ObjectLocation(parsing: $0)!]! }

@@ -18,30 +18,50 @@ extension ObjectDiscovery {
     static func lonePartAtItsVersion(_ first: ObjectLocation, store: any ObjectStore) throws -> ObjectSet {
         guard let info = try store.head(first) else { throw missing(first, store: store) }
         let listing = try store.list(bucket: first.bucket, prefix: listingPrefix(for: first.key))
-        // Every version, not the latest only: the latest set may be shorter than this version's.
-        let versioned = try store.keysWithVersions(bucket: first.bucket, prefix: listingPrefix(for: first.key))
-        // The key itself may be absent from the listing (its latest version deleted).
-        let names = Set(listing.map(\.location.description)).union([first.latest.description])
-            .union((versioned ?? []).map { ObjectLocation(bucket: first.bucket, key: $0).description })
-        let listedNames = ListedNames(names)
-        let resolved = try PartArguments.resolve([first.latest.description], names: listedNames)
-        let others = resolved.parts.filter { $0 != first.latest.description }
-        guard others.isEmpty else {
-            throw GCDCatError(
-                .invalidInput, path: first.description,
-                message: "names one version, but its set has (or had) more parts "
-                    + "(\(others.prefix(3).joined(separator: ", "))\(others.count > 3 ? ", …" : "")), and no listing "
-                    + "tells which of their versions go with it; "
-                    + "name every part with its ?versionId= (aws s3api list-object-versions --bucket "
-                    + "\(first.bucket) --prefix \(listingPrefix(for: first.key)) lists them), or drop ?versionId= "
-                    + "to merge the latest set")
-        }
+        let (resolved, listedNames) = try refuseUnnamedVersionedParts([first], listing: listing, store: store)
         let listed = Set(listing.map(\.location))
         var set = ObjectSet(
             parts: [info], resolved: resolved, manifest: nil, lateStart: resolved.lateStartRefusal(names: listedNames))
         set.unusedManifestNote = resolved.manifestCandidates.compactMap { try? ObjectLocation(parsing: $0) }
             .first { listed.contains($0) }.map(unusedManifestNote)
         return set
+    }
+
+    /// Parts named at versions (a lone first part, or a list) must be their whole set in every
+    /// version: a part name of the set past them, in the latest listing or only in
+    /// ListObjectVersions (a set since replaced by a shorter one), is refused, as no listing
+    /// tells which of its versions go with the named ones; the set from the first named part,
+    /// and the names it was found among, otherwise.
+    ///
+    /// ## Errors
+    /// `.invalidInput` naming the other parts and the fix; the local rules' errors.
+    static func refuseUnnamedVersionedParts(
+        _ named: [ObjectLocation], listing: [ObjectInfo], store: any ObjectStore
+    ) throws -> (PartArguments.Resolved, ListedNames) {
+        let first = named[0]
+        // Every version, not the latest only: the latest set may be shorter than this version's.
+        let versioned = try store.keysWithVersions(bucket: first.bucket, prefix: listingPrefix(for: first.key))
+        // A named key may be absent from the listing (its latest version deleted).
+        let names = Set(listing.map(\.location.description)).union(named.map(\.latest.description))
+            .union((versioned ?? []).map { ObjectLocation(bucket: first.bucket, key: $0).description })
+        let listedNames = ListedNames(names)
+        let resolved = try PartArguments.resolve([first.latest.description], names: listedNames)
+        let given = Set(named.map(\.latest.description))
+        let others = resolved.parts.filter { !given.contains($0) }
+        guard others.isEmpty else {
+            throw GCDCatError(
+                .invalidInput, path: named.count == 1 ? first.description : named[named.count - 1].description,
+                message: (named.count == 1
+                    ? "names one version, but its set has (or had) more parts "
+                    : "is the last of \(named.count) parts named at their versions, but their set has (or had) more "
+                        + "parts ")
+                    + "(\(others.prefix(3).joined(separator: ", "))\(others.count > 3 ? ", …" : "")), and no listing "
+                    + "tells which of their versions go with \(named.count == 1 ? "it" : "them"); "
+                    + "name every part with its ?versionId= (aws s3api list-object-versions --bucket "
+                    + "\(first.bucket) --prefix \(listingPrefix(for: first.key)) lists them), or drop ?versionId= "
+                    + "to merge the latest set")
+        }
+        return (resolved, listedNames)
     }
 
     /// One key at two versions is no set: its parts are distinct keys.

@@ -38,6 +38,7 @@ struct RoundRobinSplitter {
         let input = try openInput()
         let (fd, path, inputs) = (input.raw, input.path, input.files)
         try operation.checkOutputs(parts: names, inputs: inputs)
+        try operation.refuseRemovingInput(count: count, inputs: inputs)
         let budget = SplitLimits.unnamedPartBudget(jobs: operation.jobs)
         guard count <= budget else {
             throw GCDCatError(

@@ -17,7 +17,32 @@ extension SplitOperation {
         if let manifestPath { _ = try Self.manifestNames(names, manifestPath: manifestPath) }
         for name in names + [manifestPath, digestListPath].compactMap({ $0 }) { try refusing(name) }
         try checkOutputs(parts: names, inputs: inputs)
+        try refuseRemovingInput(count: count, inputs: inputs, refusing: refusing)
         return names
+    }
+
+    /// An input that is one of the old parts `--force` would remove past the new set's last
+    /// (``staleParts(after:)``) is refused as one the new set would overwrite is: removed, it
+    /// would be gone before its bytes were all read, and gone for good if the split then failed.
+    ///
+    /// ## Errors
+    /// `.invalidInput` naming the part; what `refusing` throws for it (an object being split).
+    func refuseRemovingInput(
+        count: Int, inputs: [PartFile], refusing: (String) throws -> Void = { _ in }
+    ) throws {
+        for name in try staleParts(after: count) {
+            try refusing(name)
+            guard case .path = try target(name), let info = try Syscall.statIfExists(name, followLinks: false),
+                info.st_mode & S_IFMT == S_IFREG,
+                let input = inputs.first(where: {
+                    $0.device == UInt64(info.st_dev) && $0.inode == UInt64(info.st_ino)
+                })
+            else { continue }
+            throw GCDCatError(
+                .invalidInput, path: name,
+                message: "is the input file \(input.path.displayPath), an old part past the new set's last that "
+                    + "--force would remove; choose another --prefix")
+        }
     }
 
     /// Adds the checksum list (with ``digest``) and the manifest to `set`, then publishes it in
@@ -81,7 +106,8 @@ extension SplitOperation {
         let held = PublishOrder.heldBack(count: parts.count, naming: naming).map { parts[$0] }
         // Files and objects alike (``OutputTarget/holdsOlderOutput()``): an object store
         // keeps an older set's keys just as a folder keeps its files.
-        let stale = overwrite && !elideEmpty ? try staleParts(after: parts.count) : []
+        let tail = elideEmpty ? [] : try partsPast(count: parts.count)
+        let stale = try overwrite && replacesLongerSet(count: parts.count) ? tail : []
         let staleRecovery =
             overwrite && !writesObjects ? try staleRecoveryFiles(keeping: set.paths) : []
         let staleLists = overwrite ? try staleChecksumLists() : []
@@ -117,6 +143,8 @@ extension SplitOperation {
         if let first = stale.first, let last = stale.last {
             let span = stale.count == 1 ? first.displayPath : "\(first.displayPath) … \(last.displayPath)"
             notes.append("removed \(stale.count) old part(s) past the new set's last, of the set it replaced: \(span)")
+        } else if let note = Self.foreignTailNote(tail) {
+            notes.append(note)
         }
         if let predecessor {
             notes.append(
@@ -159,6 +187,17 @@ extension SplitOperation {
             if try target(sink.path).holdsOlderOutput() { planned.append(sink.path) }
         }
         return planned + stale.reversed()
+    }
+
+    /// The note for parts left right after the new set's last (no set this split replaced
+    /// owns them): a merge without the manifest would join them to it.
+    private static func foreignTailNote(_ tail: [String]) -> String? {
+        guard let first = tail.first, let last = tail.last else { return nil }
+        let one = tail.count == 1
+        let span = one ? first.displayPath : "\(first.displayPath) … \(last.displayPath)"
+        return "\(span) follow\(one ? "s" : "") the new set's last part but belong\(one ? "s" : "") to no set this "
+            + "split replaced, so \(one ? "it was" : "they were") left: a merge without the manifest would join "
+            + "\(one ? "it" : "them") to the new set; move \(one ? "it" : "them") away"
     }
 
     /// Into objects: aborts what a killed predecessor left on part names of this series that
@@ -215,8 +254,6 @@ extension SplitOperation {
             index: String(naming.defaultManifestPath.dropLast(4)) + ".par2", keeping: written)
     }
 
-    /// The regular files named as this split's parts `count`, `count + 1`, … up to the first
-    /// name that is free: what remains of a longer set that `--force` replaces.
     /// The part numbered 0 beside a set numbered from 1 (`.000` before `.001`), when it is a
     /// regular file: discovery takes it for the start of the set, so an old set's first part
     /// there would start a mixed merge.
@@ -227,13 +264,35 @@ extension SplitOperation {
         return name
     }
 
-    private func staleParts(after count: Int) throws -> [String] {
-        var stale: [String] = []
+    /// What `--force` removes past the new set's last part: ``partsPast(count:)``, when
+    /// ``replacesLongerSet(count:)``; nothing otherwise.
+    func staleParts(after count: Int) throws -> [String] {
+        guard overwrite, !elideEmpty, try replacesLongerSet(count: count) else { return [] }
+        return try partsPast(count: count)
+    }
+
+    /// Whether an older, longer set of these names is there for this split to replace: its
+    /// first part or its manifest exists (files and parts a user put at later numbers are no
+    /// set), and so does its part at the new set's last name, so that the run past it is
+    /// contiguous with the old set and not a stray run after a gap. Checked before the new
+    /// set is named.
+    private func replacesLongerSet(count: Int) throws -> Bool {
+        guard count > 0, try target(naming.name(at: count - 1)).holdsOlderOutput() else { return false }
+        if try target(naming.name(at: 0)).holdsOlderOutput() { return true }
+        return try [manifestPath, naming.defaultManifestPath].compactMap { $0 }.contains {
+            try target($0).holdsOlderOutput()
+        }
+    }
+
+    /// The regular files (or objects) named as this split's parts `count`, `count + 1`, … up
+    /// to the first name that is free: what a merge of the new set would find after its last.
+    private func partsPast(count: Int) throws -> [String] {
+        var found: [String] = []
         var index = count
         while let name = try? naming.name(at: index), try target(name).holdsOlderOutput() {
-            stale.append(name)
+            found.append(name)
             index += 1
         }
-        return stale
+        return found
     }
 }
