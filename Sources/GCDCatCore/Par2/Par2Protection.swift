@@ -61,7 +61,7 @@ public struct Par2Protection: Sendable {
         guard let index = indexPath else { return nil }
         let (folder, name) = splitPath(index)
         let base = Par2RecoverySet.volumeBase(name)
-        let existing = try Par2RecoverySet.staleFiles(index: index, keeping: []).compactMap { path in
+        let existing = try Par2RecoverySet.filesAtSetNames(index: index).compactMap { path in
             try Syscall.statIfExists(path).map { (path: path, info: $0) }
         }
         for file in files {

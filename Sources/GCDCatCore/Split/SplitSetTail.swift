@@ -83,7 +83,7 @@ extension SplitOperation {
         // keeps an older set's keys just as a folder keeps its files.
         let stale = overwrite && !elideEmpty ? try staleParts(after: parts.count) : []
         let staleRecovery =
-            overwrite && !writesObjects ? try staleRecoveryFiles(keeping: set.paths) : []
+            overwrite && !writesObjects ? try staleRecoveryFiles() : []
         let staleLists = overwrite ? try staleChecksumLists() : []
         let predecessor = overwrite && !elideEmpty ? try stalePredecessor() : nil
         let leftovers = try abortLeftoverUploads(after: parts.count, registry: set.registry)
@@ -199,11 +199,12 @@ extension SplitOperation {
         }
     }
 
-    /// The PAR2 index (`NAME.par2`) and recovery volumes (`NAME.volNN+MM.par2`) beside the set
-    /// that `--force` replaces, less those this split writes itself.
-    private func staleRecoveryFiles(keeping written: [String]) throws -> [String] {
-        try Par2RecoverySet.staleFiles(
-            index: String(naming.defaultManifestPath.dropLast(4)) + ".par2", keeping: written)
+    /// The PAR2 index (`NAME.par2`) and recovery volumes (`NAME.volNN+MM.par2`) of the set that
+    /// `--force` replaces, those at names this split writes too: all are removed before any new
+    /// part is named, so that a split killed while naming its set leaves no old index or volume
+    /// to rebuild the new parts into the old file.
+    private func staleRecoveryFiles() throws -> [String] {
+        try Par2RecoverySet.staleFiles(index: String(naming.defaultManifestPath.dropLast(4)) + ".par2", keeping: [])
     }
 
     /// The regular files named as this split's parts `count`, `count + 1`, … up to the first
