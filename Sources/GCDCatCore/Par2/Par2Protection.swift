@@ -36,6 +36,9 @@ public struct Par2Protection: Sendable {
     /// `.par2`: `movie.zip.001` … give `movie.zip.par2`, one file `f` gives `f.par2`. Nil when
     /// the files share no name.
     public static func defaultIndexPath(files: [String]) -> String? {
+        // Parts of a numbered set: the name a merge of them looks for (GNU split's `xaa` `xab`
+        // give `x.par2`, never `xa.par2`).
+        if let name = Par2PartList.indexName(forParts: files) { return name }
         var common = files.first ?? ""
         for file in files.dropFirst() {
             common = String(zip(common, file).prefix { $0 == $1 }.map(\.0))
