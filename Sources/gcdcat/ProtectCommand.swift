@@ -84,7 +84,9 @@ extension GCDCat {
             return value
         }
 
-        func validate() throws {
+        mutating func validate() throws {
+            // 64 or more files reach here as one marker word (PositionalRuns), as merge's parts do.
+            files = PositionalRuns.expand(files)
             try checkJobs(jobs)
             guard percent != nil else {
                 throw ValidationError("--par2 must be a percentage from 1% to 1000%, like 10%")

@@ -63,7 +63,7 @@ func expandingBenchJSONFile(_ arguments: [String]) -> [String] {
 /// took about 3 minutes before the merge began, and `xargs gcdcat checksum` spent its time
 /// parsing. A run of at least ``threshold`` words that are not options keeps its first word
 /// (which may be an option's value, or the command's name) and is otherwise passed as one
-/// marker word, which no argv can hold (it starts with a NUL); merge's and checksum's
+/// marker word, which no argv can hold (it starts with a NUL); merge's, checksum's and protect's
 /// `validate()` put the words back with ``expand(_:)``.
 enum PositionalRuns {
     static let threshold = 64

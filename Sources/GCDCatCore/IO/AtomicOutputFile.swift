@@ -136,19 +136,24 @@ public final class AtomicOutputFile: Sendable {
     ///
     /// With `registeringFinalName`, the final name is registered for removal in the same step
     /// (so a signal between two publishes of a set removes it) and its token returned.
+    /// `beforeNaming` runs last before the final name is placed (after the link of an unnamed
+    /// file to its scratch name): a replacement checks there that the file it replaces is still
+    /// the one it read, and throws to publish nothing.
     ///
     /// ## Errors
     /// `.outputExists` when the final name is taken and `overwrite` is false; `.interrupted`
-    /// once an interruption began; `.io` naming the final path.
+    /// once an interruption began; `.io` naming the final path; those of `beforeNaming`.
     @discardableResult
-    public func publish(fsync: Bool, registeringFinalName: Bool = false) throws -> Int? {
+    public func publish(
+        fsync: Bool, registeringFinalName: Bool = false, beforeNaming: () throws -> Void = {}
+    ) throws -> Int? {
         let finalToken: Int?
         do {
             finalToken = try registry.commit(
                 forgetting: token.map { [$0] } ?? [], registering: registeringFinalName ? .file(finalPath) : nil,
                 ending: outputToken
             ) {
-                try isUnnamed ? linkIntoPlace() : renameIntoPlace()
+                try isUnnamed ? linkIntoPlace(beforeNaming) : renameIntoPlace(beforeNaming)
             }
         } catch {
             discard()
@@ -167,7 +172,8 @@ public final class AtomicOutputFile: Sendable {
         registry.endOutput(outputToken)
     }
 
-    private func renameIntoPlace() throws {
+    private func renameIntoPlace(_ beforeNaming: () throws -> Void) throws {
+        try beforeNaming()
         do {
             try Syscall.rename(temporaryPath, to: finalPath, replace: overwrite)
         } catch let error where error.errno == EEXIST {
@@ -179,8 +185,9 @@ public final class AtomicOutputFile: Sendable {
     /// file (`linkat` cannot replace). Runs under the registry's lock, so no signal handler sees
     /// that name; SIGKILL between the two leaves it, named `.NAME.gcdcat-XXXXXX` so it says whose
     /// it is (``LeftoverTemporaries``).
-    private func linkIntoPlace() throws {
+    private func linkIntoPlace(_ beforeNaming: () throws -> Void) throws {
         guard overwrite else {
+            try beforeNaming()
             guard PathName.withPathCString(finalPath, { gcdcat_link_descriptor(fd, $0) }) == 0 else {
                 let code = gcdcat_errno()
                 if code == EEXIST { throw Self.exists(finalPath) }
@@ -198,6 +205,7 @@ public final class AtomicOutputFile: Sendable {
                 throw GCDCatError.syscall("linkat", path: finalPath, errno: code)
             }
             do {
+                try beforeNaming()
                 try Syscall.rename(scratch, to: finalPath, replace: true)
             } catch {
                 Syscall.unlink(scratch)

@@ -88,6 +88,7 @@ extension MergeOperation {
         let resolved = PartArguments.Resolved(
             parts: list.paths, defaultOutput: list.naming.wholeName, manifestCandidates: [], discovered: true,
             startsLate: false, notes: [])
+        try refuseRepeatedHeader(list)
         let target = try outputTarget(resolved)
         let pending = target.path.map { CleanupRegistry.shared.beginOutput($0) }
         defer { pending.map(CleanupRegistry.shared.endOutput) }
@@ -211,6 +212,28 @@ extension MergeOperation {
                 fd, from: bytes.baseAddress!, count: bytes.count, offset: starts[file] + offset, path: path)
         }
         return (verification, true)
+    }
+
+    /// Refuses a set whose SFV says every part after the first repeats a header
+    /// (`; gcdcat-header:`): the PAR2 set protects the parts as written, headers and all, and
+    /// this merge joins them whole, so it would keep every repeated header and miss the SFV's
+    /// whole-file record. `gcdcat repair` mends the parts themselves; the plain merge then drops
+    /// the headers and checks the whole file.
+    ///
+    /// ## Errors
+    /// `.invalidInput` naming the SFV and the fix.
+    private func refuseRepeatedHeader(_ list: Par2PartList) throws {
+        for candidate in list.naming.manifestCandidates where candidate.hasSuffix(".sfv") {
+            guard try Syscall.statIfExists(candidate) != nil, (try? Manifest.load(candidate))?.header != nil
+            else { continue }
+            throw GCDCatError(
+                .invalidInput, path: candidate,
+                message:
+                    "says every part after the first repeats a header that the merge drops, which a merge repairing "
+                    + "from \(list.index.displayPath) cannot do (it rebuilds the parts as written, headers and all); "
+                    + "nothing was written. Mend the parts with gcdcat repair \(list.index.displayPath), then merge "
+                    + "them with gcdcat \(list.paths[0].displayPath)")
+        }
     }
 
     /// Says which parts are rebuilt, or that every part verified.

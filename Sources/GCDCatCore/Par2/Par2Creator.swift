@@ -108,10 +108,10 @@ public enum Par2Creator {
             bytesRead += try feed(group.map { (request.inputs[$0].path, states[$0], $0) }, encoder, &buffer)
         }
         let packets = encoder.finish(creator: creator)
-        // An older set's volumes under other names (`vol00+01` beside a new `vol000+01`) would
-        // mend the files back into their old contents once the index is gone: removed, as
-        // `split --force` removes them, inside the publishing window.
-        let stale = request.overwrite ? try Par2RecoverySet.staleFiles(index: request.indexPath, keeping: outputs) : []
+        // An older set's index and volumes (`vol00+01` beside a new `vol000+01`, or at the names
+        // the new set writes) would mend the files back into their old contents: removed, as
+        // `split --force` removes them, inside the publishing window before any new one is named.
+        let stale = request.overwrite ? try Par2RecoverySet.staleFiles(index: request.indexPath, keeping: []) : []
         try OutputSet.transaction(inputs: [], overwrite: request.overwrite, fsync: request.fsync) { set in
             try addOutputs(
                 packets, volumes: volumes.map { (folder + $0.name, $0.firstExponent, $0.count) },

@@ -23,10 +23,12 @@ public enum Par2FileRestorer {
         let set = verification.set
         for (file, status) in zip(set.files, verification.files) where status.state != .ok {
             try requireFolderInside(set, file)
+            _ = try missingFolders(set, file)
         }
         let rebuilt = try Par2Repairer.rebuild(verification, jobs: jobs)
         var restored: [Restored] = []
         for (file, status) in zip(set.files, verification.files) where status.state != .ok {
+            try create(missingFolders(set, file))
             try restore(file, path: set.path(of: file), sliceSize: set.sliceSize, rebuilt: rebuilt, fsync: fsync)
             restored.append(
                 Restored(path: set.path(of: file), blocksRebuilt: status.badSlices.count, bytes: file.length))
@@ -52,6 +54,63 @@ public enum Par2FileRestorer {
                 + "repaired")
     }
 
+    /// The folders of `file`'s name that are missing, outermost first (`sub/deep` of a lost
+    /// `sub/deep/b`): repair creates them, as par2 does. A folder on the way that exists must lie
+    /// inside the set's folder, so that none is ever created outside it.
+    ///
+    /// ## Errors
+    /// `.invalidInput` naming the file and where a folder on its way leads.
+    static func missingFolders(_ set: Par2RecoverySet, _ file: Par2RecoverySet.File) throws -> [String] {
+        guard file.name.contains("/"), let setFolder = Syscall.realPath(set.directory) else { return [] }
+        var folder = set.directory == "." ? "" : set.directory + "/"
+        var missing: [String] = []
+        for component in file.name.split(separator: "/").dropLast() {
+            folder += component
+            defer { folder += "/" }
+            guard missing.isEmpty, try Syscall.statIfExists(folder) != nil else {
+                missing.append(folder)
+                continue
+            }
+            let real = Syscall.realPath(folder) ?? folder
+            guard ListFolder.lies(real, inside: setFolder) else {
+                throw GCDCatError(
+                    .invalidInput, path: set.path(of: file),
+                    message:
+                        "a symlink on the way leads outside the set's folder, to \(real.displayPath); nothing was "
+                        + "repaired")
+            }
+        }
+        return missing
+    }
+
+    /// Creates `folders` in order (``missingFolders(_:_:)``).
+    ///
+    /// ## Errors
+    /// `.io` naming the folder and `mkdir`.
+    static func create(_ folders: [String]) throws {
+        for folder in folders where PathName.withPathCString(folder, { mkdir($0, 0o777) }) != 0 {
+            let code = errno
+            if code != EEXIST { throw GCDCatError.syscall("mkdir", path: folder, errno: code) }
+        }
+    }
+
+    /// Refuses to replace what is at `path` unless it is still the file the repair read (`read`:
+    /// the same device and inode), or, for a file that was missing, still nothing: a file moved
+    /// there while the repair ran is the user's newer version, not the damaged one.
+    ///
+    /// ## Errors
+    /// `.inputChanged` naming the file (`shownAs`).
+    static func requireUnchanged(_ path: String, read: stat?, shownAs shown: String) throws {
+        let now = try Syscall.statIfExists(path, followLinks: false)
+        if let read, let now, read.st_dev == now.st_dev, read.st_ino == now.st_ino { return }
+        if read == nil, now == nil { return }
+        throw GCDCatError(
+            .inputChanged, path: shown,
+            message:
+                "\(read == nil ? "appeared (it was missing)" : "was replaced by another file") while the repair "
+                + "ran; that file was kept, and the repaired one was not written. Check it, then repair again")
+    }
+
     private static func restore(
         _ file: Par2RecoverySet.File, path: String, sliceSize: Int, rebuilt: Par2Repairer.Rebuilt, fsync: Bool
     ) throws {
@@ -60,7 +119,11 @@ public enum Par2FileRestorer {
         // A symlink is repaired through: its target gets the rebuilt bytes, the link stays.
         let linkInfo = (try? Syscall.statIfExists(path, followLinks: false)).flatMap { $0 }
         let isLink = linkInfo.map { $0.st_mode & S_IFMT == S_IFLNK } ?? false
-        let output = try AtomicOutputFile(finalPath: isLink ? Syscall.realPath(path) ?? path : path, overwrite: true)
+        let finalPath = isLink ? Syscall.realPath(path) ?? path : path
+        // What the replacement may replace: the file read, or what was there when none could be.
+        let read =
+            try source.map { try Syscall.fstat($0, path: path) } ?? Syscall.statIfExists(finalPath, followLinks: false)
+        let output = try AtomicOutputFile(finalPath: finalPath, overwrite: true)
         do {
             // The replacement keeps the damaged file's permissions (a private file stays private).
             if let source, let mode = try? Syscall.fstat(source, path: path).st_mode,
@@ -82,7 +145,7 @@ public enum Par2FileRestorer {
                     message: "the repaired file does not have the set's MD5; it was not written")
             }
             try output.finishWriting(fsync: fsync)
-            try output.publish(fsync: fsync)
+            try output.publish(fsync: fsync) { try requireUnchanged(finalPath, read: read, shownAs: path) }
         } catch {
             output.discard()
             throw error

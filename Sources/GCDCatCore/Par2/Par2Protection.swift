@@ -36,6 +36,9 @@ public struct Par2Protection: Sendable {
     /// `.par2`: `movie.zip.001` … give `movie.zip.par2`, one file `f` gives `f.par2`. Nil when
     /// the files share no name.
     public static func defaultIndexPath(files: [String]) -> String? {
+        // Parts of a numbered set: the name a merge of them looks for (GNU split's `xaa` `xab`
+        // give `x.par2`, never `xa.par2`).
+        if let name = Par2PartList.indexName(forParts: files) { return name }
         var common = files.first ?? ""
         for file in files.dropFirst() {
             common = String(zip(common, file).prefix { $0 == $1 }.map(\.0))
@@ -61,7 +64,7 @@ public struct Par2Protection: Sendable {
         guard let index = indexPath else { return nil }
         let (folder, name) = splitPath(index)
         let base = Par2RecoverySet.volumeBase(name)
-        let existing = try Par2RecoverySet.staleFiles(index: index, keeping: []).compactMap { path in
+        let existing = try Par2RecoverySet.filesAtSetNames(index: index).compactMap { path in
             try Syscall.statIfExists(path).map { (path: path, info: $0) }
         }
         for file in files {

@@ -49,14 +49,17 @@ public struct Par2RecoverySet: Sendable {
     /// Files named as volumes of the set that hold no PAR2 packet at all (junk under a
     /// volume's name): ignored, and named by ``notPar2Notes``.
     public var notPar2Files: [String] = []
+    /// Notes on entries at volume names that are no regular file (a folder, a FIFO): skipped.
+    public var skippedEntries: [String] = []
 
     public var sliceCount: Int { files.last.map { $0.firstSlice + $0.slices.count } ?? 0 }
 
     /// What to tell the user about ``foreignVolumes``.
     public var foreignVolumeNotes: [String] {
-        foreignVolumes.map {
-            "\($0.displayPath) is a volume of another recovery set (its set id is not \(origin.displayPath)'s); ignored"
-        }
+        skippedEntries
+            + foreignVolumes.map {
+                "\($0.displayPath) is a volume of another recovery set (its set id is not \(origin.displayPath)'s); ignored"
+            }
     }
 
     /// The path of `file` on disk (its bare name when the set is in the current folder).
@@ -78,9 +81,18 @@ extension Par2RecoverySet {
         do { entries = try directoryEntries(directory) } catch let error as GCDCatError { throw error } catch {
             throw GCDCatError(.io, path: directory, message: "\(error)")
         }
+        var skipped: [String] = []
         for entry in entries.sorted() where entry != name && entry.hasPrefix(base + ".") && isVolumeName(entry) {
             // Spelt as the index is (`s.vol00+01.par2` beside `s.par2`, not `./s.vol00+01.par2`).
-            if volumeBase(entry) == base { paths.append(Par2PartList.folderPrefix(of: indexPath) + entry) }
+            guard volumeBase(entry) == base else { continue }
+            let path = Par2PartList.folderPrefix(of: indexPath) + entry
+            // A folder or FIFO at a volume's name holds no packet: skipped, as par2 does.
+            if let info = try? Syscall.statIfExists(path), info.st_mode & S_IFMT != S_IFREG {
+                skipped.append(
+                    "\(path.displayPath): \(Syscall.notRegularReason(info.st_mode)), so no volume of the set; skipped")
+                continue
+            }
+            paths.append(path)
         }
         guard try Syscall.statIfExists(indexPath) != nil || paths.count == 1 else {
             throw missingIndex(indexPath, volumes: Array(paths.dropFirst()))
@@ -103,6 +115,7 @@ extension Par2RecoverySet {
         set.notPar2Files = notPar2
         // A volume left from an earlier set of the same name: par2 ignores it too, but silently.
         set.foreignVolumes = setIDs.filter { !$0.ids.isEmpty && !$0.ids.contains(set.setID) }.map(\.path)
+        set.skippedEntries = skipped
         return set
     }
 

@@ -118,15 +118,34 @@ public struct Par2PartList: Sendable {
         var numbered: [(number: Int, file: Int, path: String)] = []
         for (position, file) in set.files.enumerated() {
             let path = prefix + file.name
-            guard path.utf8.starts(with: naming.stem.utf8) else { return nil }
-            let suffix = String(path.unicodeScalars.dropFirst(naming.stem.unicodeScalars.count))
-            guard let number = naming.number(ofSuffix: suffix[...]) else { return nil }
+            guard let number = number(of: path, in: naming) else { return nil }
             numbered.append((number, position, path))
         }
         numbered.sort { $0.number < $1.number }
         guard !numbered.isEmpty, Set(numbered.map(\.number)).count == numbered.count else { return nil }
         return Par2PartList(
             index: index, set: set, order: numbered.map(\.file), paths: numbered.map(\.path), naming: naming)
+    }
+
+    /// `path`'s number in `naming`, or nil when it is no part of it.
+    static func number(of path: String, in naming: NumberedName) -> Int? {
+        guard path.utf8.starts(with: naming.stem.utf8) else { return nil }
+        let suffix = String(path.unicodeScalars.dropFirst(naming.stem.unicodeScalars.count))
+        return naming.number(ofSuffix: suffix[...])
+    }
+
+    /// The index a merge of the numbered set `files` looks for first (``find(for:notes:)``),
+    /// named as its manifest is: `x.par2` for GNU split's `xaa` `xab` …, `movie.zip.par2` for
+    /// `movie.zip.001` …; nil when they are not parts of one numbered set.
+    public static func indexName(forParts files: [String]) -> String? {
+        guard files.count > 1, let first = files.min(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) else {
+            return nil
+        }
+        for naming in NumberedName.readings(of: first)
+        where files.allSatisfy({ number(of: $0, in: naming) != nil }) {
+            return candidates(for: naming).first
+        }
+        return nil
     }
 
     /// `dir/` for `dir/x.par2`, empty for `x.par2`: the spelling the parts' paths share.

@@ -109,7 +109,7 @@ extension SplitOperation {
         let tail = elideEmpty ? [] : try partsPast(count: parts.count)
         let stale = try overwrite && replacesLongerSet(count: parts.count) ? tail : []
         let staleRecovery =
-            overwrite && !writesObjects ? try staleRecoveryFiles(keeping: set.paths) : []
+            overwrite && !writesObjects ? try staleRecoveryFiles() : []
         let staleLists = overwrite ? try staleChecksumLists() : []
         let predecessor = overwrite && !elideEmpty ? try stalePredecessor() : nil
         let leftovers = try abortLeftoverUploads(after: parts.count, registry: set.registry)
@@ -247,11 +247,12 @@ extension SplitOperation {
         }
     }
 
-    /// The PAR2 index (`NAME.par2`) and recovery volumes (`NAME.volNN+MM.par2`) beside the set
-    /// that `--force` replaces, less those this split writes itself.
-    private func staleRecoveryFiles(keeping written: [String]) throws -> [String] {
-        try Par2RecoverySet.staleFiles(
-            index: String(naming.defaultManifestPath.dropLast(4)) + ".par2", keeping: written)
+    /// The PAR2 index (`NAME.par2`) and recovery volumes (`NAME.volNN+MM.par2`) of the set that
+    /// `--force` replaces, those at names this split writes too: all are removed before any new
+    /// part is named, so that a split killed while naming its set leaves no old index or volume
+    /// to rebuild the new parts into the old file.
+    private func staleRecoveryFiles() throws -> [String] {
+        try Par2RecoverySet.staleFiles(index: String(naming.defaultManifestPath.dropLast(4)) + ".par2", keeping: [])
     }
 
     /// The part numbered 0 beside a set numbered from 1 (`.000` before `.001`), when it is a
