@@ -275,14 +275,17 @@ extension SplitOperation {
     /// Whether an older, longer set of these names is there for this split to replace: its
     /// first part or its manifest exists (files and parts a user put at later numbers are no
     /// set), and so does its part at the new set's last name, so that the run past it is
-    /// contiguous with the old set and not a stray run after a gap. Checked before the new
-    /// set is named.
+    /// contiguous with the old set and not a stray run after a gap. Or, its first part and
+    /// lists already removed by a `--force` that was stopped (a refused delete, a kill), its
+    /// parts still fill every other name of the new set: the rerun finishes that removal.
+    /// Checked before the new set is named.
     private func replacesLongerSet(count: Int) throws -> Bool {
         guard count > 0, try target(naming.name(at: count - 1)).holdsOlderOutput() else { return false }
         if try target(naming.name(at: 0)).holdsOlderOutput() { return true }
-        return try [manifestPath, naming.defaultManifestPath].compactMap { $0 }.contains {
-            try target($0).holdsOlderOutput()
-        }
+        let lists = [manifestPath, naming.defaultManifestPath].compactMap { $0 }
+        if try lists.contains(where: { try target($0).holdsOlderOutput() }) { return true }
+        guard count > 1 else { return false }
+        return try (1..<count - 1).allSatisfy { try target(naming.name(at: $0)).holdsOlderOutput() }
     }
 
     /// The regular files (or objects) named as this split's parts `count`, `count + 1`, … up
