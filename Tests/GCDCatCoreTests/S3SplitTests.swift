@@ -90,7 +90,7 @@ struct S3SplitTests {
         let error = try #require(throws: GCDCatError.self) { try again.run() }
         #expect(
             error.message.hasSuffix(
-                "; the old s3://bkt/big.001, s3://bkt/big.003, s3://bkt/big.004, s3://bkt/big.005 were removed before "
+                "; the old s3://bkt/big.001, s3://bkt/big.005, s3://bkt/big.004, s3://bkt/big.003 were removed before "
                     + "the new parts were named, so the set there cannot be merged until the split is run again"),
             "\(error.message)")
     }
