@@ -140,8 +140,7 @@ extension SplitOperation {
             throw error
         }
         var notes = leftovers
-        if let first = stale.first, let last = stale.last {
-            let span = stale.count == 1 ? first.displayPath : "\(first.displayPath) … \(last.displayPath)"
+        if let span = Self.span(stale) {
             notes.append("removed \(stale.count) old part(s) past the new set's last, of the set it replaced: \(span)")
         } else if let note = Self.foreignTailNote(tail) {
             notes.append(note)
@@ -189,12 +188,17 @@ extension SplitOperation {
         return planned + stale.reversed()
     }
 
+    /// A run of parts as its only name, or its first and last: nil when it is empty.
+    private static func span(_ run: [String]) -> String? {
+        guard let first = run.first, let last = run.last else { return nil }
+        return run.count == 1 ? first.displayPath : "\(first.displayPath) … \(last.displayPath)"
+    }
+
     /// The note for parts left right after the new set's last (no set this split replaced
     /// owns them): a merge without the manifest would join them to it.
     private static func foreignTailNote(_ tail: [String]) -> String? {
-        guard let first = tail.first, let last = tail.last else { return nil }
+        guard let span = span(tail) else { return nil }
         let one = tail.count == 1
-        let span = one ? first.displayPath : "\(first.displayPath) … \(last.displayPath)"
         return "\(span) follow\(one ? "s" : "") the new set's last part but belong\(one ? "s" : "") to no set this "
             + "split replaced, so \(one ? "it was" : "they were") left: a merge without the manifest would join "
             + "\(one ? "it" : "them") to the new set; move \(one ? "it" : "them") away"
