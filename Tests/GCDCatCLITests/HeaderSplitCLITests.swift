@@ -97,6 +97,32 @@ import Testing
         #expect(scratch.read("out") == nil)
     }
 
+    /// A header record written by hand, with no whole record to catch it, drops only bytes that
+    /// are the header it describes: its crc32 is checked at the head of every part it drops from
+    /// (it cut 10 bytes of each later part unchecked, exit 0: outside attack, issue 22).
+    @Test(arguments: ["auto", "stream"])
+    func aHandMadeHeaderRecordIsCheckedAtTheHeadOfEachPart(strategy: String) throws {
+        let scratch = try Scratch()
+        let whole = randomData(3000, seed: 2231)
+        for index in 0..<3 {
+            try scratch.write("x.bin.00\(index + 1)", whole.subdata(in: index * 1000..<(index + 1) * 1000))
+        }
+        let listed = try gcdcat(["checksum", "x.bin.001", "x.bin.002", "x.bin.003"], in: scratch.path)
+        try scratch.write("x.bin.sfv", Data("; gcdcat-header: 10 12345678\n".utf8) + listed.stdout)
+        try scratch.write("head", whole.subdata(in: 1000..<1010))
+        let head = try gcdcat(["checksum", "head"], in: scratch.path)
+        let crc = String(head.stdoutText.split(separator: "\n").last!.suffix(8)).lowercased()
+        try FileManager.default.removeItem(atPath: scratch.file("head"))
+        let merged = try gcdcat(["merge", "x.bin.001", "-o", "out", "--strategy", strategy], in: scratch.path)
+        #expect(merged.status == 2, "\(merged.stderr)")
+        #expect(
+            merged.stderr.hasSuffix(
+                "gcdcat: x.bin.002: its first 10 bytes have crc32 \(crc), but x.bin.sfv says every part after the "
+                    + "first repeats a 10-byte header with 12345678: the header record does not describe this set, so "
+                    + "nothing was dropped or written\n"), "\(merged.stderr)")
+        #expect(scratch.read("out") == nil)
+    }
+
     /// Without a manifest nothing records the header, so the split says that a merge repeats
     /// it (a merge checked by `--checksum`'s list said "verified" over the repeated headers,
     /// silently: outside attack).

@@ -530,6 +530,7 @@ public struct PartCRCCheck: Sendable {
                             "is \(parts[index].size) bytes, shorter than the \(header.size)-byte header \(path.displayPath) says every part after the first repeats"
                     )
                 }
+                try requireHeader(header, atHeadOf: parts[index], jobs: jobs)
                 restored[index] = checksums[index].removingPrefix(header.checksum)
             }
         }
@@ -544,6 +545,20 @@ public struct PartCRCCheck: Sendable {
         return MergeVerification(
             manifestPath: path, expectedCRC: combined.value, warnings: warnings, manifestFile: file,
             repeatedHeader: manifest.header?.size ?? 0)
+    }
+
+    /// The bytes a merge drops from `part` must be the header the record describes: a record
+    /// written by hand, or another set's, would otherwise cut bytes that no check looked at (the
+    /// whole record, when there is one, is checked only after the drop).
+    private func requireHeader(_ header: Manifest.Header, atHeadOf part: PartFile, jobs: Int) throws {
+        let input = try part.open()
+        let head = try ParallelChecksum.compute(.crc32, fd: input.raw, path: part.path, length: header.size, jobs: jobs)
+        guard head.value != header.crc32 else { return }
+        throw GCDCatError(
+            .checksumMismatch, path: part.path,
+            message:
+                "its first \(header.size) bytes have crc32 \(head.hex), but \(file.path.displayPath) says every part after the first repeats a \(header.size)-byte header with \(hex8(header.crc32)): the header record does not describe this set, so nothing was dropped or written"
+        )
     }
 }
 
