@@ -270,6 +270,34 @@ import Testing
         }
     }
 
+    // A split's records say nothing of the lines of another set that follow them in one SFV
+    // (`cat b.csv.sfv y.sfv`, the second by cksfv): b.csv's header and whole records were applied
+    // to y's parts, and a good y was corrupt, exit 2 (outside attack, issue 22). In either order.
+    @Test(arguments: [true, false])
+    func aSplitsRecordsAreNotAppliedToTheLinesOfAnotherSet(splitFirst: Bool) throws {
+        let scratch = try Scratch()
+        try scratch.write("b.csv", Data((0..<200).map { "row \($0),\($0 * 7)\n" }.joined().utf8))
+        let csv = scratch.read("b.csv")!
+        let y = randomData(2500, seed: 2232)
+        for index in 0..<3 {
+            try scratch.write("y.00\(index + 1)", y.subdata(in: index * 1000..<min(2500, (index + 1) * 1000)))
+        }
+        let split = try gcdcat(
+            ["split", "b.csv", "-b", "1000", "--line-boundary", "--header-lines", "1", "-q"], in: scratch.path)
+        #expect(split.status == 0, "\(split.stderr)")
+        let cksfv = try runTool("cksfv", ["-b", "y.001", "y.002", "y.003"], in: scratch.path)
+        #expect(cksfv.status == 0, "\(cksfv.stderr)")
+        let own = scratch.read("b.csv.sfv")!
+        try scratch.write("all.sfv", splitFirst ? own + cksfv.stdout : cksfv.stdout + own)
+        for name in ["b.csv.sfv", "b.csv"] { try FileManager.default.removeItem(atPath: scratch.file(name)) }
+        for (first, whole, name) in [("y.001", y, "y"), ("b.csv.001", csv, "b.csv")] {
+            let merged = try gcdcat([first], in: scratch.path)
+            #expect(merged.status == 0, "\(merged.stderr)")
+            #expect(merged.stderr.hasSuffix(" 3 parts verified against all.sfv\n"), "\(merged.stderr)")
+            #expect(scratch.read(name) == whole)
+        }
+    }
+
     @Test func aListWhoseFirstPartIsMissingSaysItNamesIt() throws {
         let (scratch, _) = try set()
         try scratch.write("x.bin.sfv", try gcdcat(["checksum"] + Self.parts, in: scratch.path).stdout)

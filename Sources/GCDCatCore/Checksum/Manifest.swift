@@ -67,10 +67,13 @@ public struct Manifest: Sendable, Equatable {
 
     var sections: [Section] = []
 
-    /// The records of the section that holds the entry at `index`, as ``whole`` and ``header``.
+    /// The records written just above the entry at `index`, as ``whole`` and ``header``: split
+    /// writes a set's records right above its first line, so records above another set's lines
+    /// (`cat a.bin.sfv b.sfv`, the second made by cksfv) say nothing of the lines that follow
+    /// those.
     func records(of index: Int) -> (whole: Whole?, header: Header?) {
         guard !sections.isEmpty else { return (whole, header) }
-        let section = sections.last { $0.entry <= index }
+        let section = sections.last { $0.entry == index }
         return (section?.whole, section?.header)
     }
 
