@@ -100,6 +100,30 @@ import Testing
         #expect(scratch.read("joined") == scratch.read("A.bin"))
     }
 
+    /// The same with the old part as standard input (`split - --prefix q.bin. --force <
+    /// q.bin.009`): the count is known only once the stream ends, so the refusal comes then, with
+    /// nothing published or removed (it was removed with the old tail: outside attack, issue 22).
+    @Test func aForcedSplitOfStandardInputRefusesToRemoveTheOldPartItReads() throws {
+        let scratch = try Scratch()
+        try scratch.write("A.bin", randomData(300_000, seed: 36))
+        let first = try gcdcat(["split", "A.bin", "--size", "30000", "--prefix", "q.bin.", "-q"], in: scratch.path)
+        #expect(first.status == 0, "\(first.stderr)")
+        let before = scratch.listing()
+        let ninth = scratch.read("q.bin.009")
+        let again = try shell(
+            "'\(gcdcatPath)' split - --size 1M --prefix q.bin. --force < q.bin.009", in: scratch.path)
+        #expect(again.status == 1)
+        #expect(
+            again.stderr
+                == "gcdcat: q.bin.009: is the input file standard input, an old part past the new set's last that "
+                + "--force would remove; choose another --prefix\n")
+        #expect(scratch.listing() == before)
+        #expect(scratch.read("q.bin.009") == ninth)
+        let merged = try gcdcat(["merge", "q.bin.001", "-o", "joined", "-q"], in: scratch.path)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(scratch.read("joined") == scratch.read("A.bin"))
+    }
+
     /// Files at `.005` and `.006` with nothing at `.001` … `.004`: no set there for a split of
     /// four parts to replace, so even --force leaves them; as they would join the new set in a
     /// merge without its manifest, the split names them, with --force or without.

@@ -112,6 +112,9 @@ struct StreamSplitter {
             try cut(&last, into: &pass.current!)
         }
         try pass.current?.sink.finishWriting(fsync: operation.fsync)
+        // Only now is the count known: standard input redirected from an old part past the new
+        // set's last is refused as a named input is, not removed by --force.
+        try operation.refuseRemovingInput(count: pass.names.count, inputs: inputs)
         var crcs: [UInt32] = []
         var total: Int64 = 0
         for sink in set.parts {
