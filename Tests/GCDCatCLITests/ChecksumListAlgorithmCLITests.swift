@@ -65,6 +65,41 @@ import Testing
         }
     }
 
+    /// A list whose name says an algorithm gcdcat does not compute (`rhash --crc32c`, BLAKE2s,
+    /// BLAKE3) is not read by its values' length as another's: verify says so, exit 1, and a merge
+    /// beside it warns that it was not used (it was passed over in silence, or its crc32c values
+    /// read as crc32 with a hint of adler32: outside attack, issue 22).
+    @Test(arguments: [
+        ("x.bin.crc32c", ["--crc32c"], "crc32c"), ("x.bin.blake2s", ["--blake2s"], "blake2s"),
+        ("B3SUMS", ["--sha256"], "blake3"),
+    ])
+    func aListOfAnAlgorithmGcdcatDoesNotComputeIsSaidToBeOne(list: String, rhash: [String], algorithm: String)
+        throws
+    {
+        let scratch = try Scratch()
+        let whole = randomData(3000, seed: 2233)
+        let parts = ["x.bin.001", "x.bin.002", "x.bin.003"]
+        for (index, part) in parts.enumerated() {
+            try scratch.write(part, whole.subdata(in: index * 1000..<(index + 1) * 1000))
+        }
+        let made = try runTool("rhash", rhash + parts, in: scratch.path)
+        #expect(made.status == 0, "\(made.stderr)")
+        try scratch.write(list, made.stdout)
+        let why =
+            "line 1: the list's name says \(algorithm), an algorithm gcdcat does not compute; check it with the tool "
+            + "that wrote it (or give --algorithm if the name is wrong)"
+        let verified = try gcdcat(["verify", list], in: scratch.path)
+        #expect(verified.status == 1)
+        #expect(verified.stderr == "gcdcat: \(list): \(why)\n")
+        let merged = try gcdcat(["x.bin.001", "-o", "out"], in: scratch.path)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(
+            merged.stderr.hasPrefix(
+                "gcdcat: warning: \(list) beside the set names its parts, but gcdcat cannot read it (\(why)); the "
+                    + "parts were not checked against it (gcdcat verify \(list) says why)\n"), "\(merged.stderr)")
+        #expect(scratch.read("out") == whole)
+    }
+
     @Test func aGuessFromTheLengthIsSaidAndAConfirmedGuessReportsRealCorruption() throws {
         let scratch = try files()
         try makeList(scratch, "LIST", "sha384sum", [])

@@ -63,7 +63,13 @@ struct ChecksumLineParser {
         self.duplicates = duplicates
         if case .sieve = duplicates { sieve = NameSieve() }
         named = forced == nil ? ChecksumList.algorithm(ofListName: path) : nil
+        unread = forced == nil ? ChecksumList.unreadAlgorithm(ofListName: path) : nil
     }
+
+    /// The algorithm the list's name says, when gcdcat does not compute it
+    /// (``ChecksumList/unreadAlgorithm(ofListName:)``): an untagged value is not guessed by its
+    /// length then.
+    let unread: String?
 
     /// With `.sieve`: the names (their ``NameKey/first``) that may have been listed twice so far.
     var candidates: Set<UInt64> { sieve?.candidates ?? [] }
@@ -89,6 +95,13 @@ struct ChecksumLineParser {
             return nil
         }
         guard let (entry, earlier) = found else { return nil }
+        if entry.guessed, let unread {
+            throw GCDCatError(
+                .malformedManifest, path: path,
+                message:
+                    "line \(number): the list's name says \(unread), an algorithm gcdcat does not compute; check it "
+                    + "with the tool that wrote it (or give --algorithm if the name is wrong)")
+        }
         if entry.guessed && !guessed.contains(entry.algorithm) { guessed.append(entry.algorithm) }
         if let earlier {
             throw GCDCatError(

@@ -84,6 +84,33 @@ public struct ChecksumList: Sendable, Equatable {
         return nil
     }
 
+    /// The algorithm `path`'s name says its values are, when gcdcat does not compute it
+    /// (`x.bin.crc32c` by `rhash --crc32c`, `B3SUMS`, `*.xxh128`); nil otherwise. Its lines must
+    /// not be read by their length as another algorithm's (a crc32c list as crc32).
+    public static func unreadAlgorithm(ofListName path: String) -> String? {
+        let name = splitPath(path).name.lowercased()
+        for part in name.split(separator: ".").reversed() {
+            var token = part.filter { $0 != "-" && $0 != "_" }[...]
+            for suffix in ["sums", "sum"] where token.hasSuffix(suffix) && token.count > suffix.count {
+                token = token.dropLast(suffix.count)
+                break
+            }
+            if unreadAlgorithms.contains(String(token)) {
+                return ["b3": "blake3", "xxh": "xxhash", "blake2s256": "blake2s"][String(token)] ?? String(token)
+            }
+            if HashAlgorithm(tag: token) != nil { return nil }
+        }
+        return nil
+    }
+
+    /// Algorithms that checksum tools write lists of and gcdcat does not compute, by the names
+    /// those lists carry.
+    static let unreadAlgorithms: Set<String> = [
+        "crc32c", "crc64", "b3", "blake3", "blake2s", "blake2s256", "xxh", "xxh32", "xxh64", "xxh128", "xxh3",
+        "tiger", "whirlpool", "ripemd160", "gost", "gost12", "sm3", "edonr256", "edonr512", "has160", "snefru",
+        "ed2k", "aich", "tth", "btih",
+    ]
+
     /// One line per algorithm that was guessed from a length, for standard error:
     /// "128 hex digits, sha512 assumed; use --algorithm blake2b or --algorithm sha3-512 if it is
     /// another".

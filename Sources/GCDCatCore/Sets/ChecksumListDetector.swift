@@ -16,6 +16,7 @@ public enum ChecksumListDetector {
         "sfv", "md5", "sha1", "sha224", "sha256", "sha384", "sha512", "b2", "b3", "crc", "crc32", "sum",
         "md5sum", "sha1sum", "sha256sum", "sha512sum", "blake2", "blake3", "hash", "digest",
         "sha3", "sha3-224", "sha3-256", "sha3-384", "sha3-512", "blake2b", "sha224sum", "sha384sum", "b2sum",
+        "crc32c", "blake2s", "xxh64", "xxh128", "xxh3",
     ]
 
     /// How much of a file is read to sniff it.
