@@ -99,62 +99,6 @@ extension GCDCat {
             var s3: ObjectStoreFacts?
         }
 
-        /// What the objects among the inputs gave, by input index, and what it cost.
-        struct ObjectHashes {
-            var results: [Int: Result<ObjectReader.ObjectHash, GCDCatError>] = [:]
-            var bytesRead: UInt64 = 0
-            var store: CountingObjectStore?
-            var facts: ObjectStoreFacts? {
-                store.map { store in
-                    let sources = results.values.compactMap { try? $0.get().source }
-                    return ObjectStoreFacts(
-                        counts: store.counts, checkBytesRead: bytesRead,
-                        serverChecksums: sources.filter { $0 == .server }.count,
-                        recordedChecksums: sources.filter { $0 == .recorded }.count,
-                        readChecksums: sources.filter { $0 == .read }.count)
-                }
-            }
-        }
-
-        /// HEADs then reads every `s3://` input in one batch (ranges of all of them share the
-        /// jobs), before the files; a malformed name fails on its own.
-        private func hashObjects(_ inputs: [String], counter: TransferCounter, label: String, localTotal: Int64)
-            throws -> (hashes: ObjectHashes, progress: ProgressMeter?)
-        {
-            var hashes = ObjectHashes()
-            var indices: [Int] = []
-            var locations: [ObjectLocation] = []
-            for (index, input) in inputs.enumerated() where ObjectLocation.isObjectPath(input) {
-                do {
-                    locations.append(try ObjectLocation(parsing: input)!)
-                    indices.append(index)
-                } catch let error as GCDCatError {
-                    hashes.results[index] = .failure(error)
-                }
-            }
-            guard !locations.isEmpty else {
-                let progress =
-                    quiet || inputs.count == hashes.results.count
-                    ? nil : ProgressMeter(label: label, total: localTotal, counter: counter)
-                return (hashes, progress)
-            }
-            let store = try reportingFailures { try objectStore.makeStore() }
-            hashes.store = store
-            let reader = ObjectReader(store: store, jobs: jobs, counter: counter)
-            let found = reader.headsEach(locations)
-            let objectBytes = found.reduce(Int64(0)) { total, result in
-                guard let info = try? result.get() else { return total }
-                let trusted = algorithm == .crc32 && !noStoredChecksums && info.crc32 != nil
-                return total + (trusted ? 0 : Int64(info.size))
-            }
-            let progress = quiet ? nil : ProgressMeter(label: label, total: localTotal + objectBytes, counter: counter)
-            let (results, bytesRead) = reader.hashesEach(
-                found: found, algorithm: algorithm, trustServer: !noStoredChecksums)
-            for (index, result) in zip(indices, results) { hashes.results[index] = result }
-            hashes.bytesRead = bytesRead
-            return (hashes, progress)
-        }
-
         func run() throws {
             let format = format ?? (algorithm == .crc32 ? .sfv : .gnu)
             let clock = ProcessClock()
@@ -174,44 +118,29 @@ extension GCDCat {
             }
             // Standard input's bytes are not counted: a bar over it alone would stay at 0 B.
             counter.setCurrent(inputs[0])
-            var objects = ObjectHashes()
+            var job = ChecksumJob(
+                inputs: inputs, algorithm: algorithm, jobs: jobs, trustServer: !noStoredChecksums, counter: counter)
             var progress: ProgressMeter?
             if inputs != ["-"] {
-                (objects, progress) = try hashObjects(inputs, counter: counter, label: inputs[0], localTotal: total)
+                let objectBytes = try job.headObjects { try reportingFailures { try objectStore.makeStore() } }
+                if !quiet && (objectBytes != nil || !job.nothingToRead) {
+                    progress = ProgressMeter(label: inputs[0], total: total + (objectBytes ?? 0), counter: counter)
+                }
+                job.readObjects()
             }
             defer { progress?.finish() }
             var listing = ListingWriter(clearsProgressLine: progress != nil)
-            var window: [Result<String, GCDCatError>?] = []
-            for (index, file) in inputs.enumerated() {
-                if index % Self.window == 0 {
-                    // The next window's regular files, read at once on --jobs worker threads.
-                    let end = min(index + Self.window, inputs.count)
-                    window = FileHash.ofEach(
-                        (index..<end).map { objects.results[$0] == nil && inputs[$0] != "-" ? inputs[$0] : nil },
-                        algorithm: algorithm, jobs: jobs, counter: counter)
-                }
-                counter.setCurrent(file)
-                do {
-                    var source: ObjectReader.Source?
-                    let hex: String
-                    if let object = objects.results[index] {
-                        let hash = try object.get()
-                        hex = hash.hex
-                        source = hash.source
-                    } else if let hashed = window[index % Self.window] {
-                        hex = try hashed.get()
-                    } else if file == "-" {
-                        hex = try FileHash.ofStream(STDIN_FILENO, path: "standard input", algorithm: algorithm)
-                    } else {
-                        hex = try FileHash.ofFileOrPipe(file, algorithm: algorithm, jobs: jobs, counter: counter)
-                    }
+            try job.forEach { index, value in
+                let file = inputs[index]
+                switch value {
+                case .success(let value):
                     if json {
-                        results.append(JSONFile(name: file, checksum: hex, source: source))
+                        results.append(JSONFile(name: file, checksum: value.hex, source: value.source))
                     } else {
                         if let line = header.take() { try listing.append(line) }
-                        try listing.append(format.render(name: file, algorithm: algorithm, hex: hex))
+                        try listing.append(format.render(name: file, algorithm: algorithm, hex: value.hex))
                     }
-                } catch let error as GCDCatError where error.path != "standard output" {
+                case .failure(let error):
                     try listing.flush()  // the lines before it first
                     writeToStandardError((progress == nil ? "" : "\r\u{1B}[K") + "gcdcat: \(error)\n")
                     results.append(JSONFile(name: file, error: ErrorReport(command: "checksum", error: error).error))
@@ -219,9 +148,9 @@ extension GCDCat {
             }
             try listing.flush()
             progress?.finish()
-            let facts = objects.facts
+            let facts = job.facts
             if let facts, !json {
-                let count = objects.results.count
+                let count = job.objectCount
                 writeToStandardError(
                     "gcdcat: \(count) object\(count == 1 ? "" : "s"): "
                         + "\(ByteSize.humanReadable(Int64(facts.checkBytesRead))) read with ranged GETs"
@@ -238,8 +167,5 @@ extension GCDCat {
             }
             if failed { throw ExitCode(1) }
         }
-
-        /// Files read at once: their results wait for the earlier files' lines.
-        static let window = 4096
     }
 }
