@@ -102,4 +102,30 @@ import Testing
         #expect(directory.listing() == ["moved", "p.002"])
         #expect(readFile(parts[1].path) == precious)
     }
+
+    /// A writer that opened a part before (a downloader still appending) and writes after the
+    /// last check, before the unlink: the part was held open across the unlink, so the write is
+    /// seen and the part's bytes, the new ones too, are written back at its name (they were
+    /// lost, exit 0: outside attack, issue 22, with strace delaying the unlink).
+    @Test func aWriteLandingBetweenTheLastCheckAndTheUnlinkIsWrittenBack() throws {
+        let directory = TemporaryDirectory()
+        let parts = try parts(in: directory)
+        let handle = try #require(FileHandle(forWritingAtPath: parts[1].path))
+        defer { try? handle.close() }
+        let outcome = try PartRemoval.remove(
+            parts,
+            afterLastCheck: { part in
+                guard part == parts[1] else { return }
+                _ = try? handle.seekToEnd()
+                try? handle.write(contentsOf: Data("appended".utf8))
+            })
+        #expect(outcome.removed == [parts[0].path, parts[2].path])
+        #expect(
+            outcome.warnings == [
+                "\(parts[1].path) kept: it was written to while it was being removed (now 1008 bytes); its bytes were "
+                    + "written back at its name"
+            ])
+        #expect(directory.listing() == ["p.002"])
+        #expect(readFile(parts[1].path) == seededBytes(1000, seed: 2) + Array("appended".utf8))
+    }
 }

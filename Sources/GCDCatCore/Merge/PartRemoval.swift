@@ -16,9 +16,12 @@ import GCDCatSystem
 /// The unlink does not go by the name that was checked: the part is first renamed to a private
 /// name beside it (`renameat2(RENAME_NOREPLACE)`), checked again there, and only then unlinked.
 /// A file swapped in at the part's name between the check and the rename is so caught (another
-/// inode) and renamed back; one swapped in after the rename takes a name nobody unlinks. What no
-/// check can close is a write through a descriptor opened before, landing after the last check,
-/// or within one tick of the filesystem's clock while keeping the size (docs/notes/cow.md).
+/// inode) and renamed back; one swapped in after the rename takes a name nobody unlinks. The part
+/// is held open across its `unlink`: a write through a descriptor opened before (a downloader
+/// still appending) that lands after the last check is seen on it afterwards, and the part's
+/// bytes, new ones and all, are written back at its name. What no check can close is a write
+/// landing after that, or within one tick of the filesystem's clock while keeping the size
+/// (docs/notes/cow.md).
 public enum PartRemoval {
     /// What a removal did.
     public struct Outcome: Sendable, Equatable {
@@ -38,13 +41,14 @@ public enum PartRemoval {
     /// Unlinks every part that is still, unchanged, the file that was read; warns of the others.
     ///
     /// `beforeUnlink` runs just before each part's first check, `beforeMovingAside` between
-    /// that check and the rename (seams for tests that change or swap a part in those windows).
+    /// that check and the rename, `afterLastCheck` between the check aside and the `unlink`
+    /// (seams for tests that change or swap a part in those windows).
     ///
     /// ## Errors
     /// ``Failure`` with `.io` naming the first part whose `rename` or `unlink` failed.
     public static func remove(
         _ parts: [PartFile], beforeUnlink: (PartFile) -> Void = { _ in },
-        beforeMovingAside: (PartFile) -> Void = { _ in }
+        beforeMovingAside: (PartFile) -> Void = { _ in }, afterLastCheck: (PartFile) -> Void = { _ in }
     ) throws(Failure) -> Outcome {
         var outcome = Outcome()
         var firstError: GCDCatError?
@@ -56,7 +60,9 @@ public enum PartRemoval {
             }
             beforeMovingAside(part)
             do {
-                if let removed = try removeAside(part, warnings: &outcome.warnings) { outcome.removed.append(removed) }
+                if let removed = try removeAside(part, warnings: &outcome.warnings, afterLastCheck: afterLastCheck) {
+                    outcome.removed.append(removed)
+                }
             } catch {
                 firstError = firstError ?? error
             }
@@ -68,7 +74,9 @@ public enum PartRemoval {
     /// Renames `part` to a private name, checks it there and unlinks it; returns its path, or nil
     /// (with a warning) when the file moved aside is not the part that was read, which is then
     /// renamed back.
-    private static func removeAside(_ part: PartFile, warnings: inout [String]) throws(GCDCatError) -> String? {
+    private static func removeAside(
+        _ part: PartFile, warnings: inout [String], afterLastCheck: (PartFile) -> Void
+    ) throws(GCDCatError) -> String? {
         let aside = asideName(for: part.path)
         try Syscall.rename(part.path, to: aside, replace: false)
         // A rename changes the ctime; the first check compared it.
@@ -83,13 +91,54 @@ public enum PartRemoval {
             }
             return nil
         }
+        let held = try? OwnedDescriptor(opening: aside, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        afterLastCheck(part)
         let code = Syscall.unlink(aside)
         guard code == 0 else {
             // Back at its name, the part is what the error names; the aside name means nothing to the user.
             try? Syscall.rename(aside, to: part.path, replace: false)
             throw GCDCatError.syscall("unlink", path: part.path, errno: code)
         }
-        return part.path
+        // The unlink changed the ctime; a write since the check changed the size or the mtime.
+        guard let held, let info = try? Syscall.fstat(held.raw, path: aside),
+            UInt64(info.st_ino) == part.inode,
+            Int64(info.st_size) != part.size || nanoseconds(info.st_mtim) != part.modifiedNanoseconds
+        else { return part.path }
+        do {
+            try restore(held.raw, size: Int64(info.st_size), mode: info.st_mode & 0o7777, to: part.path)
+            warnings.append(
+                "\(part.path.displayPath) kept: it was written to while it was being removed (now "
+                    + "\(info.st_size) bytes); its bytes were written back at its name")
+        } catch {
+            throw GCDCatError(
+                .io, path: part.path, syscall: error.syscall, errno: error.errno,
+                message:
+                    "was written to while it was being removed, and its bytes could not be written back (\(error.message)); "
+                    + "they are lost unless the writer still has them")
+        }
+        return nil
+    }
+
+    /// Writes the `size` bytes of the unlinked part open at `fd` to a new file at `path` (beside
+    /// it first, then renamed; never over a file that took the name meanwhile).
+    private static func restore(_ fd: Int32, size: Int64, mode: mode_t, to path: String) throws(GCDCatError) {
+        let temporary = asideName(for: path) + ".restoring"
+        let output = try OwnedDescriptor(opening: temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode: mode)
+        do throws(GCDCatError) {
+            var offset: Int64 = 0
+            while offset < size {
+                let copied = Syscall.copyFileRange(
+                    from: fd, at: &offset, to: output.raw, at: nil, count: Int(min(size - offset, 1 << 30)),
+                    paths: (path, temporary))
+                if copied < 0 { throw GCDCatError.syscall("copy_file_range", path: temporary, errno: errno) }
+                if copied == 0 { break }
+            }
+            try Syscall.fsync(output.raw, path: temporary)
+            try Syscall.rename(temporary, to: path, replace: false)
+        } catch {
+            _ = Syscall.unlink(temporary)
+            throw error
+        }
     }
 
     /// A name beside `path` that no set and no other run uses: hidden, with this process's id.
