@@ -103,7 +103,7 @@ struct S3SetCompletenessCLITests {
             ["y/y.002"], scratch: scratch, bucket: bucket,
             message:
                 "gcdcat: y/y.002: no y/y.001 before it, so the set's first part may be missing. If the set really "
-                + "starts here (split --start), merge it with its manifest, or list its parts\n")
+                + "starts here (split --start), merge it with its manifest, or list its parts with --as-given\n")
     }
 
     @Test func anObjectPartAfterAGapNamesTheMissingPart() throws {
@@ -113,7 +113,7 @@ struct S3SetCompletenessCLITests {
             message:
                 "gcdcat: g/l.003: no g/l.002 before it, though g/l.001 is there, so the set lacks the parts between "
                 + "them; merge from g/l.001 once they are back. If the set really starts here (split --start), merge "
-                + "it with its manifest, or list its parts\n")
+                + "it with its manifest, or list its parts with --as-given\n")
     }
 
     /// A manifest that lists a part no longer there: said so, as on disk, not "not among the

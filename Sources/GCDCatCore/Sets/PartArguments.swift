@@ -23,8 +23,8 @@ public enum PartArguments {
         public var manifestCandidates: [String]
         /// True when the parts were found from a first part, rather than all given.
         public var discovered: Bool
-        /// True when a discovered set starts above its alphabet's usual first number with
-        /// nothing before it (``PartDiscovery/DiscoveredSet/startsLate``).
+        /// True when the set starts above its alphabet's usual first number: discovered with
+        /// nothing before it (``PartDiscovery/DiscoveredSet/startsLate``), or listed from there.
         public var startsLate: Bool
         /// The name the set's usual first part would have (`x.001`, `xaa`), when it starts late.
         public var usualFirst: String? {
@@ -44,12 +44,21 @@ public enum PartArguments {
                 let reading = NumberedName.readings(of: first).first
             else { return nil }
             let fix =
-                "If the set really starts here (split --start), merge it with its manifest, or list its parts"
+                "If the set really starts here (split --start), merge it with its manifest, or "
+                + (discovered ? "list its parts with --as-given" : "give --as-given to join the list as it is")
             guard let present = PartDiscovery.existing(reading.with(number: reading.alphabet == .digits ? 1 : 0), names)
             else {
                 return GCDCatError(
                     .missingPart, path: first,
                     message: "no \(usual.displayPath) before it, so the set's first part may be missing. " + fix)
+            }
+            if !discovered {
+                return GCDCatError(
+                    .missingPart, path: first,
+                    message:
+                        "is the first part listed, but \(present.displayPath) lies beside it: the list leaves out the "
+                        + "set's start, so the output would lack it. Merge from the first part (gcdcat merge "
+                        + "\(present.displayPath)), or give --as-given to join the list as it is")
             }
             // The usual first part is there: what is missing lies between it and this one.
             let before = reading.with(number: reading.number - 1).name
@@ -104,6 +113,9 @@ public enum PartArguments {
         if !asGiven {
             try order(&resolved, numbers: numbers, naming: naming, names: names)
             try refuseOmittedLastParts(resolved.parts, numbers: numbers, naming: naming, names: names)
+            // A list from above the usual first number (`x.*` over what a killed split named):
+            // refused as a discovered set is, unless a manifest vouches for its start.
+            resolved.startsLate = (numbers.min() ?? 0) > (naming.alphabet == .digits ? 1 : 0)
         }
         return resolved
     }
@@ -146,13 +158,16 @@ public enum PartArguments {
             omitted.append(next)
         }
         guard let first = omitted.first, let listedLast = parts.last else { return }
+        // The set's usual first part when it lies there (a list from `.002` stops short too).
+        let start =
+            PartDiscovery.existing(naming.with(number: naming.alphabet == .digits ? 1 : 0), names) ?? parts[0]
         // `merge a.001 a.001`: the list is short because a part is given twice; say that.
         if let twice = numbers.indices.first(where: { numbers[..<$0].contains(numbers[$0]) }) {
             throw GCDCatError(
                 .invalidInput, path: parts[twice],
                 message:
                     "is given twice, so the list stops short of the set (\(first.displayPath) lies beside it). Give "
-                    + "each part once (or the first alone: gcdcat merge \(parts[0].displayPath)); --allow-duplicates "
+                    + "each part once (or the first alone: gcdcat merge \(start.displayPath)); --allow-duplicates "
                     + "joins a part twice on purpose, with every part listed")
         }
         let named = omitted.count == 1 ? first.displayPath : "\(first.displayPath) … \(omitted.last!.displayPath)"
@@ -161,7 +176,7 @@ public enum PartArguments {
             message:
                 "lies beside the listed parts but is not in the list, which stops at \(listedLast.displayPath): "
                 + "the output would lack \(omitted.count == 1 ? "this part" : "\(omitted.count) parts (\(named))"). Give "
-                + "every part (or the first alone: gcdcat merge \(parts[0].displayPath)), or use --as-given to merge the "
+                + "every part (or the first alone: gcdcat merge \(start.displayPath)), or use --as-given to merge the "
                 + "list as it is")
     }
 
