@@ -219,7 +219,11 @@ import Testing
         try scratch.write("SHA256SUMS", try runTool("sha256sum", ["x.bin.001"], in: scratch.path).stdout)
         let merged = try gcdcat(["x.bin.001", "--manifest", "SHA256SUMS"], in: scratch.path)
         #expect(merged.status == 1, "\(merged.stderr)")
-        #expect(merged.stderr == "gcdcat: x.bin.002: is not listed in SHA256SUMS, which lists 1 part\n")
+        #expect(
+            merged.stderr
+                == "gcdcat: SHA256SUMS: lists only 1 of the set's 3 parts (x.bin.001), so it cannot vouch for the set "
+                + "and nothing was written; merge with --no-verify to join the parts without it, or give a list of "
+                + "every part with --manifest\n")
     }
 
     @Test func theOutputsLineBesideThePartsLinesIsCheckedToo() throws {
@@ -296,6 +300,37 @@ import Testing
             #expect(merged.stderr.hasSuffix(" 3 parts verified against all.sfv\n"), "\(merged.stderr)")
             #expect(scratch.read(name) == whole)
         }
+    }
+
+    // An md5/sha list has no order: one written in the folder's order (`find -exec sha256sum`)
+    // checks the set as a sorted one does, and a corrupt part is still named; a list of some
+    // parts only is refused as such (both were "is part 1, but SHA256SUMS line 1 lists
+    // ./x.bin.002 there", exit 1: outside attack, issue 22).
+    @Test func anMD5OrSHAListIsReadInAnyOrderAndOneOfSomePartsIsSaidToBeOne() throws {
+        let (scratch, whole) = try set()
+        let listed = try runTool("sha256sum", ["./x.bin.002", "./x.bin.003", "./x.bin.001"], in: scratch.path)
+        #expect(listed.status == 0, "\(listed.stderr)")
+        try scratch.write("SHA256SUMS", listed.stdout)
+        let merged = try gcdcat(["x.bin.001"], in: scratch.path)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(merged.stderr == "gcdcat: 3 parts verified against SHA256SUMS\n")
+        #expect(scratch.read("x.bin") == whole)
+        try FileManager.default.removeItem(atPath: scratch.file("x.bin"))
+        try corrupt("x.bin.003", in: scratch)
+        let corrupt = try gcdcat(["x.bin.001"], in: scratch.path)
+        #expect(corrupt.status == 2, "\(corrupt.stderr)")
+        #expect(corrupt.stderr.hasPrefix("gcdcat: x.bin.003: sha256 is "), "\(corrupt.stderr)")
+        #expect(scratch.read("x.bin") == nil)
+        let some = try runTool("sha256sum", ["x.bin.002"], in: scratch.path)
+        try scratch.write("SHA256SUMS", some.stdout)
+        let partial = try gcdcat(["x.bin.001"], in: scratch.path)
+        #expect(partial.status == 1)
+        #expect(
+            partial.stderr
+                == "gcdcat: SHA256SUMS: lists only 1 of the set's 3 parts (x.bin.002), so it cannot vouch for the set "
+                + "and nothing was written; merge with --no-verify to join the parts without it, or give a list of "
+                + "every part with --manifest\n")
+        #expect(scratch.read("x.bin") == nil)
     }
 
     @Test func aListWhoseFirstPartIsMissingSaysItNamesIt() throws {

@@ -221,7 +221,7 @@ public struct MergeVerification: Sendable, Equatable {
             $0.rejection == nil && $0.algorithm.digest != nil ? $0 : nil
         }
         let others = roles.ignored.filter { $0 != wholeIndex || whole == nil }.map { list.entries[$0] }
-        list.entries = roles.checked.map { list.entries[$0] }
+        list.entries = try inPartOrder(roles.checked.map { list.entries[$0] }, list: path, parts: parts)
         let ignored = others.isEmpty ? [] : [ignoredNote(others.map(\.name), list: path)]
         let names = list.entries.map { (name: $0.name, line: $0.line, rejection: $0.rejection) }
         if list.entries.count == 1, let entry = list.entries.first, entry.rejection == nil,
@@ -234,6 +234,7 @@ public struct MergeVerification: Sendable, Equatable {
                 manifestPath: path, expectedCRC: crc32.value, warnings: ignored, manifestFile: file)
         }
         // A whole line vouches for every part: a list of some parts and the whole needs no more.
+        if whole == nil { try refuseSomeParts(names.map(\.name), list: path, parts: parts) }
         try matchEntries(names, manifestPath: path, to: whole == nil ? parts : Array(parts.prefix(names.count)))
         var crcs: [Checksum] = []
         // As verify judges (``ChecksumListVerifier/confirmingGuesses(_:)``): a value whose
@@ -265,6 +266,46 @@ public struct MergeVerification: Sendable, Equatable {
         return MergeVerification(
             manifestPath: path, expectedCRC: (wholeCRC ?? Checksum.combine(.crc32, crcs)).value, warnings: ignored,
             manifestFile: file)
+    }
+
+    /// `entries` in the order of the parts they name: an md5/sha list has no order of its own
+    /// (`find -exec sha256sum` writes one in the folder's order, and `sha256sum -c` passes it).
+    /// Entries that name no part keep their order, after the others, for ``matchEntries`` to
+    /// refuse.
+    static func inPartOrder(_ entries: [ChecksumList.Entry], list: String, parts: [PartFile]) throws
+        -> [ChecksumList.Entry]
+    {
+        let lookup = ListedPartLookup<FileIdentity>.files(listPath: list)
+        let positions = try entries.map { entry -> Int in
+            guard entry.rejection == nil, let identity = try lookup.identity(lookup.resolve(entry.name)) else {
+                return parts.count
+            }
+            return parts.firstIndex { FileIdentity(device: $0.device, inode: $0.inode) == identity } ?? parts.count
+        }
+        return entries.indices.sorted { (positions[$0], $0) < (positions[$1], $1) }.map { entries[$0] }
+    }
+
+    /// A list of some of the set's parts only (each name one of them, and no line for the whole
+    /// file) cannot vouch for the set: refused, saying so (it was "part 1, but the list lists
+    /// m.bin.003 there", which reads as a wrong order).
+    ///
+    /// ## Errors
+    /// `.invalidInput` naming the list.
+    static func refuseSomeParts(_ names: [String], list: String, parts: [PartFile]) throws {
+        guard !names.isEmpty, names.count < parts.count else { return }
+        let lookup = ListedPartLookup<FileIdentity>.files(listPath: list)
+        for name in names {
+            guard let identity = try lookup.identity(lookup.resolve(name)),
+                parts.contains(where: { FileIdentity(device: $0.device, inode: $0.inode) == identity })
+            else { return }
+        }
+        let shown = names.prefix(3).map(\.displayPath).joined(separator: ", ") + (names.count > 3 ? ", …" : "")
+        throw GCDCatError(
+            .invalidInput, path: list,
+            message:
+                "lists only \(names.count) of the set's \(parts.count) parts (\(shown)), so it cannot vouch for the set "
+                + "and nothing was written; merge with --no-verify to join the parts without it, or give a list of "
+                + "every part with --manifest")
     }
 
     /// Checks the whole file's line `entry` by reading the parts once, joined, and returns their
