@@ -57,6 +57,43 @@ import Testing
         #expect(scratch.read("out") == whole)
     }
 
+    // GNU split -x's hex names (`x00` … `x09`, `x0a` … `x0f`, `x10`, widening past `xef` to
+    // `xf000`): found as hex from `x00` (or a glob), where `x00` read as digits skipped `x0a` …
+    // `x0f` and merged 70% of the bytes, exit 0 (outside attack, issue 22).
+    @Test(arguments: [["-b", "50000"], ["-b", "4000"]])
+    func gnuHexNamesAreFoundAsHex(flags: [String]) throws {
+        let scratch = try Scratch()
+        let whole = randomData(1_000_777, seed: 2235)
+        try scratch.write("in", whole)
+        #expect(try runTool("split", ["-x"] + flags + ["in"], in: scratch.path).status == 0)
+        try FileManager.default.removeItem(atPath: scratch.file("in"))
+        let names = scratch.listing()
+        #expect(names.contains("x0a"))
+        let found = try gcdcat(["x00", "-o", "out", "-q"], in: scratch.path)
+        #expect(found.status == 0, "\(found.stderr)")
+        #expect(scratch.read("out") == whole)
+        let glob = try gcdcat(names + ["-o", "globbed", "-q"], in: scratch.path)
+        #expect(glob.status == 0, "\(glob.stderr)")
+        #expect(scratch.read("globbed") == whole)
+    }
+
+    // gcdcat's own hex splits, from 00 and from a start (`--hex-suffixes=1f`), merge from their
+    // first part against their manifest (`out_1f` merged alone, exit 0, its manifest unread).
+    @Test(arguments: [["-x"], ["--hex-suffixes=1f"]])
+    func gcdcatsHexSplitsMergeFromTheFirstPartAgainstTheirManifest(flags: [String]) throws {
+        let scratch = try Scratch()
+        let whole = randomData(1_000_000, seed: 2236)
+        try scratch.write("in", whole)
+        let split = try gcdcat(["split", "in", "out_", "-b", "50000", "-q"] + flags, in: scratch.path)
+        #expect(split.status == 0, "\(split.stderr)")
+        try FileManager.default.removeItem(atPath: scratch.file("in"))
+        let first = flags == ["-x"] ? "out_00" : "out_1f"
+        let merged = try gcdcat([first, "-o", "joined"], in: scratch.path)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(merged.stderr == "gcdcat: 20 parts verified against out.sfv\n")
+        #expect(scratch.read("joined") == whole)
+    }
+
     // Case 4: .partN and .part01 sets; the output drops the .part.
     @Test(arguments: [1, 2])
     func partNSetsAreFound(width: Int) throws {

@@ -138,7 +138,8 @@ public enum PartArguments {
 
     /// The reading of the first argument under which every argument is a number of one set.
     static func commonSet(_ arguments: [String]) -> (NumberedName, [Int])? {
-        for reading in NumberedName.readings(of: arguments[0]) {
+        // Hex last: `x00 x01` is a digits set, and `x00 … x0a` only a hex one.
+        for reading in NumberedName.readings(of: arguments[0]) + NumberedName.hexReadings(of: arguments[0]) {
             let numbers = arguments.map { reading.number(of: $0) }
             if numbers.allSatisfy({ $0 != nil }) { return (reading, numbers.compactMap { $0 }) }
         }

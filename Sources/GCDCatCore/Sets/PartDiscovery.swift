@@ -42,10 +42,13 @@ public enum PartDiscovery {
                 .missingPart, path: path, syscall: "open", errno: ENOENT, message: describeErrno(ENOENT))
         }
         let readings = NumberedName.readings(of: path)
-        // Digits are read without doubt; letters only when a neighbour confirms the reading.
+        // Digits are read without doubt (unless a name beside them proves the set hex: `x0a`
+        // after `x09`); letters, then hex, only when a neighbour confirms the reading.
+        let digits = readings.first(where: { $0.alphabet == .digits })
         guard
-            let naming = readings.first(where: { $0.alphabet == .digits })
+            let naming = digits.map({ $0.provenHex(names) ?? $0 })
                 ?? readings.first(where: { hasNeighbour($0, names) })
+                ?? NumberedName.hexReadings(of: path).first(where: { hasNeighbour($0, names) })
         else { return nil }
         let given = naming.name
         if naming.number > 0, let below = existing(naming.with(number: naming.number - 1), names) {

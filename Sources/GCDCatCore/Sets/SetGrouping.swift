@@ -140,7 +140,8 @@ public enum SetGrouping {
 
         init(_ argument: String) {
             arguments = [argument]
-            let readings = NumberedName.readings(of: argument)
+            // Hex last (`x00 … x09 x0a` is a hex set only once `x0a` comes).
+            let readings = NumberedName.readings(of: argument) + NumberedName.hexReadings(of: argument)
             // A letters reading that eats the whole name (`xaa` as part `xaa` of no stem) only
             // when there is no other: it would take `xaa xab yaa` for one set.
             let stemmed = readings.filter { !splitPath($0.stem + "x").name.dropLast().isEmpty }

@@ -8,17 +8,24 @@
 /// | digits   | 2     | also GNU's widening (`x89` → `x9000`)                  | GNU `split -d`                 |
 /// | letters  | any   | n in base 26 over the width (`aa`, `ab`, …)            | GNU `split -a N`, `--suffix-length` |
 /// | letters  | 2     | also GNU's widening (`yz` → `zaaa`)                    | GNU split, gcdcat `--suffix alpha` |
+/// | hex      | any   | n in base 16 over the width (`00` … `0f`, `10`, …)     | GNU and gcdcat `split -x`     |
+/// | hex      | 2     | also GNU's widening (`ef` → `f000`)                    | GNU and gcdcat `split -x`     |
+///
+/// Hex names are read only where a set proves them (``NumberedName/hexReadings(of:)``): `x00`
+/// is a digits name until `x0a` lies beside it.
 ///
 /// Any of them may be followed by a fixed tail (GNU's `--additional-suffix`): `out_00.txt`,
 /// `out_01.txt` is `out_` + `00` + `.txt` (see ``NumberedName/tail``).
 public enum SuffixAlphabet: String, Sendable, CaseIterable {
     case digits
     case letters
+    case hex
 
     var symbols: [Character] {
         switch self {
         case .digits: return Array("0123456789")
         case .letters: return Array("abcdefghijklmnopqrstuvwxyz")
+        case .hex: return Array("0123456789abcdef")
         }
     }
 
@@ -31,13 +38,20 @@ public enum SuffixAlphabet: String, Sendable, CaseIterable {
         switch self {
         case .digits: return character.isASCII && character.isNumber
         case .letters: return character.isASCII && character.isLowercase && character.isLetter
+        case .hex: return character.isASCII && (character.isNumber || ("a"..."f").contains(character))
         }
     }
 
     func value(of symbol: Character) -> Int? { symbols.firstIndex(of: symbol) }
 
     /// The same symbols as the splitter spells them (one arithmetic for writing and reading).
-    private var spelling: SuffixSymbols { self == .digits ? .digits : .letters }
+    private var spelling: SuffixSymbols {
+        switch self {
+        case .digits: return .digits
+        case .letters: return .letters
+        case .hex: return .hex
+        }
+    }
 
     /// `number` over exactly `width` symbols, or nil when it does not fit.
     func fixed(_ number: Int, width: Int) -> String? { spelling.fixed(number, width: width) }
@@ -104,7 +118,7 @@ public struct NumberedName: Equatable, Sendable {
         switch alphabet {
         case .digits:
             suffixes.append(zeroPadded(number, width: width))
-        case .letters:
+        case .letters, .hex:
             if width == 2 { suffixes.append(alphabet.widening(number)) }
             if let fixed = alphabet.fixed(number, width: width) { suffixes.append(fixed) }
         }
@@ -176,6 +190,33 @@ public struct NumberedName: Equatable, Sendable {
             rest = rest[..<dot]
         }
         return tails
+    }
+
+    /// The ways `path` can read as a hex-numbered name (GNU `split -x`), widest first, from 2 to
+    /// 8 symbols: apart from ``readings(of:)``, since most names end in symbols that are hex too
+    /// (`movie.zip.001`, `data.cafe`), and only a set's other names can tell (see
+    /// ``PartDiscovery``).
+    public static func hexReadings(of path: String) -> [NumberedName] {
+        let base = splitPath(path).name
+        let run = base.reversed().prefix { SuffixAlphabet.hex.contains($0) }.count
+        guard run >= 2 else { return [] }
+        let all = Array(stride(from: min(run, 8), through: 2, by: -1))
+        return (all.filter { $0 < base.count } + all.filter { $0 >= base.count }).compactMap { width in
+            let shape = NumberedName(stem: String(path.dropLast(width)), alphabet: .hex, width: width, number: 0)
+            return shape.number(ofSuffix: path.suffix(width)[...]).map { shape.with(number: $0) }
+        }
+    }
+
+    /// The hex reading of this digits name's set, when a name beside it proves the set hex: one
+    /// of the next 16 numbers spelt with a letter (`x0a` after `x00` … `x09`) exists.
+    func provenHex(_ names: any SetNames) -> NumberedName? {
+        guard alphabet == .digits,
+            let hex = Self.hexReadings(of: name).first(where: { $0.stem == stem && $0.width == width })
+        else { return nil }
+        let lettered = (hex.number..<hex.number + 16).lazy.map { hex.with(number: $0) }.filter {
+            $0.name.dropFirst(self.stem.count).contains { !$0.isNumber }
+        }
+        return lettered.contains { PartDiscovery.existing($0, names) != nil } ? hex : nil
     }
 
     /// The readings of `path` without a tail.
