@@ -25,7 +25,8 @@ public enum Par2FileRestorer {
             try requireFolderInside(set, file)
             _ = try missingFolders(set, file)
         }
-        let rebuilt = try Par2Repairer.rebuild(verification, jobs: jobs)
+        // Only empty files lost or grown: nothing to rebuild, each is written empty.
+        let rebuilt = verification.badSliceCount == 0 ? nil : try Par2Repairer.rebuild(verification, jobs: jobs)
         var restored: [Restored] = []
         for (file, status) in zip(set.files, verification.files) where status.state != .ok {
             try create(missingFolders(set, file))
@@ -112,7 +113,7 @@ public enum Par2FileRestorer {
     }
 
     private static func restore(
-        _ file: Par2RecoverySet.File, path: String, sliceSize: Int, rebuilt: Par2Repairer.Rebuilt, fsync: Bool
+        _ file: Par2RecoverySet.File, path: String, sliceSize: Int, rebuilt: Par2Repairer.Rebuilt?, fsync: Bool
     ) throws {
         let damaged: OwnedDescriptor? = try? OwnedDescriptor(adopting: Syscall.openRegularFile(path).fd)
         let source = damaged.raw  // lent to the reads below, all done while `damaged` lives
