@@ -88,8 +88,10 @@ extension Par2RecoverySet {
             // disagrees with its own id is not this file's.
             guard Par2Hash.md5(Array(body[32..<48]) + littleEndian(length) + rawName) == id else { continue }
             guard length <= UInt64(Int64.max) else { throw fail("file length \(length) is out of bounds") }
-            let name = PathName.decode(rawName)
-            if let why = unsafeNameReason(rawName) { throw fail("file name \(name.displayPath) \(why)") }
+            // A `\` is a folder separator, as par2cmdline and turbo read it (``Par2Backslash``).
+            let localName = Par2Backslash.asSeparators(rawName)
+            let name = PathName.decode(localName)
+            if let why = unsafeNameReason(localName) { throw fail("file name \(name.displayPath) \(why)") }
             file = File(
                 id: id, name: name, length: Int64(length), md5: Par2Hash(body[16..<32]),
                 md5First16K: Par2Hash(body[32..<48]), slices: [], firstSlice: 0)
