@@ -75,9 +75,16 @@ public enum Par2FileRestorer {
         for component in file.name.split(separator: "/").dropLast() {
             folder += component
             defer { folder += "/" }
-            guard missing.isEmpty, try Syscall.statIfExists(folder) != nil else {
+            guard missing.isEmpty, let info = try Syscall.statIfExists(folder) else {
                 missing.append(folder)
                 continue
+            }
+            guard info.st_mode & S_IFMT == S_IFDIR else {
+                throw GCDCatError(
+                    .invalidInput, path: set.path(of: file),
+                    message:
+                        "cannot be restored: \(folder.displayPath) is not a folder, where the set names one; "
+                        + "nothing was repaired. Move it away, then repair again")
             }
             let real = Syscall.realPath(folder) ?? folder
             guard ListFolder.lies(real, inside: setFolder) else {
