@@ -64,6 +64,7 @@ import Testing
         try FileManager.default.linkItem(atPath: scratch.file("f"), toPath: scratch.file("g"))
         let json = try gcdcat(["repair", "f.par2", "--json"], in: scratch.path)
         #expect(json.status == 0, "\(json.stderr)")
+        #expect(try schema("repair").violations(of: JSONValue.parse(json.stdout)) == [])
         let document = try JSONSerialization.jsonObject(with: json.stdout) as! [String: Any]
         let repaired = document["repaired"] as! [[String: Any]]
         #expect(
