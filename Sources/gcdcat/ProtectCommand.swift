@@ -138,6 +138,9 @@ extension GCDCat {
             var seen: [String: String] = [:]
             for file in files {
                 let name = String(file.split(separator: "/").last ?? "")
+                if let refusal = Par2Backslash.refusal(path: file, name: name, fix: "rename it, then protect it") {
+                    throw ValidationError(refusal)
+                }
                 if let first = seen[name] {
                     throw ValidationError(
                         "\(first.displayPath) and \(file.displayPath) have the same name \(name.displayPath), and PAR2 "

@@ -79,6 +79,7 @@ extension GCDCat {
                     writeToStandardError(
                         "gcdcat: \(file.path.displayPath): repaired (\(counted(file.blocksRebuilt, "block")) rebuilt)\n"
                     )
+                    for note in file.notes ?? [] { writeToStandardError("gcdcat: note: \(note)\n") }
                 }
                 if repaired.isEmpty {
                     writeToStandardError("gcdcat: \(par2.displayPath): \(report.verdict); nothing to repair\n")

@@ -50,8 +50,9 @@ import Testing
         #expect(result.stderr.hasPrefix("gcdcat: f.bin.par2: is not a usable PAR2 set ("), "\(result.stderr)")
         #expect(
             result.stderr.hasSuffix(
-                "), and no SFV or list beside the set checks it instead; nothing was written. Merge without checking "
-                    + "with --no-verify, or list the parts (with --as-given)\n"), "\(result.stderr)")
+                "), and no SFV or list beside the set checks it instead; nothing was written. Name the set's own "
+                    + "checksums: its .par2 or a volume of it (gcdcat merge NAME.par2), or its list (--manifest FILE); "
+                    + "or list the parts to join them unchecked (--as-given)\n"), "\(result.stderr)")
         #expect(scratch.read("f.bin") == nil)
         // With the SFV back, it decides: the missing part is named, as without an index.
         try scratch.write("f.bin.sfv", sfv)

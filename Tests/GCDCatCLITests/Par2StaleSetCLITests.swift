@@ -55,18 +55,33 @@ import Testing
         #expect(scratch.read("out") == whole)
     }
 
+    /// The refusal named `--no-verify`, which drops every check; it names a volume of each set
+    /// instead, and merging by the new set's volume, as it says, checks the parts against it.
     @Test func aMergeRefusesVolumesOfTwoSetsWithNoIndex() throws {
         let scratch = try Scratch()
-        try protectOldThenNew(in: scratch, keepingOldVolumes: true)
+        let whole = try protectOldThenNew(in: scratch, keepingOldVolumes: true)
         try FileManager.default.removeItem(atPath: scratch.file("f.bin.par2"))
         let merge = try gcdcat(["merge", "f.bin.001", "-o", "out"], in: scratch.path)
         #expect(merge.status == 1)
         #expect(
-            merge.stderr.contains(
+            merge.stderr.hasPrefix(
                 "gcdcat: f.bin.par2: not found, and the recovery volumes beside the set belong to more than one "
-                    + "recovery set (f.bin.vol00+01.par2 to one, f.bin.vol000+01.par2"))
-        #expect(merge.stderr.contains("nothing was written"))
+                    + "recovery set (f.bin.vol00+01.par2 to one, f.bin.vol000+01.par2"), "\(merge.stderr)")
+        #expect(
+            merge.stderr.hasSuffix(
+                " to another); nothing was written. Name a volume of the set that describes these parts to merge by "
+                    + "it (gcdcat merge f.bin.vol00+01.par2, or gcdcat merge f.bin.vol000+01.par2 for the other set), "
+                    + "or remove the other set's volumes\n"), "\(merge.stderr)")
+        #expect(!merge.stderr.contains("--no-verify"))
         #expect(scratch.read("out") == nil)
+        let byNewSet = try gcdcat(["merge", "f.bin.vol000+01.par2", "-o", "out"], in: scratch.path)
+        #expect(byNewSet.status == 0, "\(byNewSet.stderr)")
+        #expect(byNewSet.stderr.hasSuffix("gcdcat: 3 parts verified against f.bin.vol000+01.par2\n"))
+        #expect(scratch.read("out") == whole)
+        let byOldSet = try gcdcat(["merge", "f.bin.vol00+01.par2", "-o", "old"], in: scratch.path)
+        #expect(byOldSet.status == 1)
+        #expect(byOldSet.stderr.contains("the recovery set describes other contents"), "\(byOldSet.stderr)")
+        #expect(scratch.read("old") == nil)
     }
 
     /// A coreutils re-split of new contents beside the old index: no block of any part matches.

@@ -44,8 +44,13 @@ extension MergeOperation {
             else { return nil }
             let hasList = try list.naming.manifestCandidates.contains { try Syscall.statIfExists($0) != nil }
             // Parts beside the set past the index's last: the index is not this set's whole list.
-            // An SFV or list beside them decides; with none, the set's extent is in doubt.
-            if let beyond = PartDiscovery.existing(list.naming.with(number: lastNumber(list) + 1), FileSystemNames()) {
+            // An SFV or list beside them decides; with none, the set's extent is in doubt. Unless
+            // every one is empty: PAR2 lists no empty file (par2 create leaves them out, and so
+            // do `split --par2` and `protect`), and they add nothing to the output.
+            let pastLast = try emptyPartsPastLast(list, notes: &notes)
+            if !pastLast,
+                let beyond = PartDiscovery.existing(list.naming.with(number: lastNumber(list) + 1), FileSystemNames())
+            {
                 guard hasList else {
                     throw GCDCatError(
                         .invalidInput, path: beyond,
@@ -62,6 +67,26 @@ extension MergeOperation {
             return hasList && !present.contains(false) ? .repairOnly(list) : .check(list)
         }
         return nil
+    }
+
+    /// Whether parts lie past `list`'s last and every one is an empty file (a `split -n` of
+    /// fewer bytes than parts, whose empty parts PAR2 cannot list); if so, a note names them.
+    private func emptyPartsPastLast(_ list: Par2PartList, notes: inout [String]) throws -> Bool {
+        var past: [String] = []
+        var number = lastNumber(list) + 1
+        while let path = PartDiscovery.existing(list.naming.with(number: number), FileSystemNames()) {
+            guard let info = try Syscall.statIfExists(path), info.st_mode & S_IFMT == S_IFREG, info.st_size == 0
+            else { return false }
+            past.append(path)
+            number += 1
+        }
+        guard let first = past.first else { return false }
+        let named = past.count == 1 ? first.displayPath : "\(first.displayPath) … \(past.last!.displayPath)"
+        notes.append(
+            "\(named) past \(list.paths.last!.displayPath) \(past.count == 1 ? "is" : "are") empty, so "
+                + "\(list.index.displayPath) does not list \(past.count == 1 ? "it" : "them") (PAR2 lists no empty file); "
+                + "\(past.count == 1 ? "it adds" : "they add") nothing to the output")
+        return true
     }
 
     private func lastNumber(_ list: Par2PartList) -> Int {
@@ -159,7 +184,8 @@ extension MergeOperation {
         try requireSomeBlockMatches(list, verification)
         rebuilt = try rebuiltParts(list, verification)
         announce(rebuilt, of: list, notice: notice)
-        let repaired = verification.isComplete ? nil : try Par2Repairer.rebuild(verification, jobs: jobs)
+        // Empty parts lost or grown have no block to rebuild: they are written as nothing.
+        let repaired = verification.badSliceCount == 0 ? nil : try Par2Repairer.rebuild(verification, jobs: jobs)
         return try writeSet(list, verification, rebuilt: repaired, intactWritten: copied, into: sink, counter: counter)
     }
 

@@ -91,6 +91,13 @@ public enum Par2Creator {
         // a split's do (the set's own outputs take over their names once they are begun).
         let pending = outputs.map { CleanupRegistry.shared.beginOutput($0) }
         defer { pending.forEach(CleanupRegistry.shared.endOutput) }
+        for input in request.inputs {
+            if let refusal = Par2Backslash.refusal(
+                path: input.path, name: input.name, fix: "nothing was written. Rename it, then protect it")
+            {
+                throw GCDCatError(.invalidInput, message: refusal)
+            }
+        }
         var descriptions: [Par2Encoder.Description] = []
         var states: [stat] = []
         for input in request.inputs {

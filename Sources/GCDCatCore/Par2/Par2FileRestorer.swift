@@ -11,6 +11,10 @@ public enum Par2FileRestorer {
         public var path: String
         public var blocksRebuilt: Int
         public var bytes: Int64
+        /// What the user should know of the new file: other hard links of the damaged one that
+        /// still hold its bytes, an owner that could not be kept. Nil (and left out of JSON)
+        /// when there is nothing to say.
+        public var notes: [String]?
     }
 
     /// ## Errors
@@ -25,13 +29,17 @@ public enum Par2FileRestorer {
             try requireFolderInside(set, file)
             _ = try missingFolders(set, file)
         }
-        let rebuilt = try Par2Repairer.rebuild(verification, jobs: jobs)
+        // Only empty files lost or grown: nothing to rebuild, each is written empty.
+        let rebuilt = verification.badSliceCount == 0 ? nil : try Par2Repairer.rebuild(verification, jobs: jobs)
         var restored: [Restored] = []
         for (file, status) in zip(set.files, verification.files) where status.state != .ok {
             try create(missingFolders(set, file))
-            try restore(file, path: set.path(of: file), sliceSize: set.sliceSize, rebuilt: rebuilt, fsync: fsync)
+            let notes = try restore(
+                file, path: set.path(of: file), sliceSize: set.sliceSize, rebuilt: rebuilt, fsync: fsync)
             restored.append(
-                Restored(path: set.path(of: file), blocksRebuilt: status.badSlices.count, bytes: file.length))
+                Restored(
+                    path: set.path(of: file), blocksRebuilt: status.badSlices.count, bytes: file.length,
+                    notes: notes.isEmpty ? nil : notes))
         }
         return restored
     }
@@ -67,9 +75,16 @@ public enum Par2FileRestorer {
         for component in file.name.split(separator: "/").dropLast() {
             folder += component
             defer { folder += "/" }
-            guard missing.isEmpty, try Syscall.statIfExists(folder) != nil else {
+            guard missing.isEmpty, let info = try Syscall.statIfExists(folder) else {
                 missing.append(folder)
                 continue
+            }
+            guard info.st_mode & S_IFMT == S_IFDIR else {
+                throw GCDCatError(
+                    .invalidInput, path: set.path(of: file),
+                    message:
+                        "cannot be restored: \(folder.displayPath) is not a folder, where the set names one; "
+                        + "nothing was repaired. Move it away, then repair again")
             }
             let real = Syscall.realPath(folder) ?? folder
             guard ListFolder.lies(real, inside: setFolder) else {
@@ -111,9 +126,11 @@ public enum Par2FileRestorer {
                 + "ran; that file was kept, and the repaired one was not written. Check it, then repair again")
     }
 
+    /// Writes `file` anew at `path` (through a symlink, at its target), with the damaged file's
+    /// owner and mode; returns the notes for the user (``Restored/notes``).
     private static func restore(
-        _ file: Par2RecoverySet.File, path: String, sliceSize: Int, rebuilt: Par2Repairer.Rebuilt, fsync: Bool
-    ) throws {
+        _ file: Par2RecoverySet.File, path: String, sliceSize: Int, rebuilt: Par2Repairer.Rebuilt?, fsync: Bool
+    ) throws -> [String] {
         let damaged: OwnedDescriptor? = try? OwnedDescriptor(adopting: Syscall.openRegularFile(path).fd)
         let source = damaged.raw  // lent to the reads below, all done while `damaged` lives
         // A symlink is repaired through: its target gets the rebuilt bytes, the link stays.
@@ -124,12 +141,22 @@ public enum Par2FileRestorer {
         let read =
             try source.map { try Syscall.fstat($0, path: path) } ?? Syscall.statIfExists(finalPath, followLinks: false)
         let output = try AtomicOutputFile(finalPath: finalPath, overwrite: true)
+        var notes: [String] = []
         do {
-            // The replacement keeps the damaged file's permissions (a private file stays private).
-            if let source, let mode = try? Syscall.fstat(source, path: path).st_mode,
-                fchmod(output.fd, mode & 0o7777) != 0
-            {
-                throw GCDCatError.syscall("fchmod", path: path, errno: errno)
+            // The replacement keeps the damaged file's owner, then its permissions (a private file
+            // stays private; chown clears set-id bits, so the mode comes after).
+            if let source, let damaged = try? Syscall.fstat(source, path: path) {
+                notes = try keepOwner(of: damaged, on: output.fd, path: path)
+                if fchmod(output.fd, damaged.st_mode & 0o7777) != 0 {
+                    throw GCDCatError.syscall("fchmod", path: path, errno: errno)
+                }
+                if damaged.st_nlink > 1 {
+                    let others = Int(damaged.st_nlink) - 1
+                    notes.append(
+                        "\(path.displayPath) had \(others) other hard link\(others == 1 ? "" : "s"), which still "
+                            + "hold\(others == 1 ? "s" : "") the damaged bytes: the repaired file is a new one at this "
+                            + "name (as par2 repair's is); link the other names to it again")
+                }
             }
             let whole = MD5Stream()
             try Par2FileBytes(sliceSize: sliceSize, path: path).forEachStretch(
@@ -150,5 +177,24 @@ public enum Par2FileRestorer {
             output.discard()
             throw error
         }
+        return notes
+    }
+
+    /// Gives the new file `fd` the owner and group of `damaged`; when that is not permitted (a
+    /// user repairing another's file), the note to give, naming both owners.
+    ///
+    /// ## Errors
+    /// `.io` naming the file and `fchown` for any other failure.
+    static func keepOwner(of damaged: stat, on fd: Int32, path: String) throws -> [String] {
+        let created = try Syscall.fstat(fd, path: path)
+        guard created.st_uid != damaged.st_uid || created.st_gid != damaged.st_gid else { return [] }
+        guard fchown(fd, damaged.st_uid, damaged.st_gid) != 0 else { return [] }
+        let code = errno
+        guard code == EPERM else { throw GCDCatError.syscall("fchown", path: path, errno: code) }
+        return [
+            "\(path.displayPath) was owned by uid \(damaged.st_uid) gid \(damaged.st_gid); the repaired file is "
+                + "owned by uid \(created.st_uid) gid \(created.st_gid), since fchown was not permitted "
+                + "(\(describeErrno(code))): repair as its owner or as root to keep it"
+        ]
     }
 }

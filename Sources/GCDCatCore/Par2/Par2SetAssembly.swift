@@ -37,12 +37,24 @@ extension Par2RecoverySet {
         var names = Set<String>()
         for index in 0..<fileCount {
             let id = Par2Hash(body[(body.startIndex + 12 + 16 * index)...].prefix(16))
-            var file = try describe(id, in: mine, sliceSize: Int(sliceSize), fail: fail)
+            var file = try describe(id, in: mine, sliceSize: Int(sliceSize), fail: fail)!
             guard names.insert(file.name).inserted else { throw fail("names \(file.name.displayPath) twice") }
             file.firstSlice = files.last.map { $0.firstSlice + $0.slices.count } ?? 0
             guard file.firstSlice + file.slices.count <= maximumSlices else {
                 throw fail("more than \(maximumSlices) input slices")
             }
+            files.append(file)
+        }
+        // The non-recovery set: its empty files (a split's empty parts) have no block to check
+        // or rebuild, but are files of the set, recreated when lost. Others, not protected by
+        // the recovery blocks, are left aside as before.
+        let sliceCount = files.last.map { $0.firstSlice + $0.slices.count } ?? 0
+        for index in fileCount..<((body.count - 12) / 16) {
+            let id = Par2Hash(body[(body.startIndex + 12 + 16 * index)...].prefix(16))
+            guard var file = try describe(id, in: mine, sliceSize: Int(sliceSize), fail: fail, required: false),
+                file.length == 0, names.insert(file.name).inserted
+            else { continue }
+            file.firstSlice = sliceCount
             files.append(file)
         }
         var recovery: [Int: Par2RecoverySliceLocation] = [:]
@@ -60,10 +72,12 @@ extension Par2RecoverySet {
             damagedPackets: damaged, directory: directory, origin: origin)
     }
 
-    /// The file `id` from its first intact description and slice-checksum packets.
+    /// The file `id` from its first intact description and slice-checksum packets; nil when
+    /// no description is intact and it is not `required`.
     private static func describe(
-        _ id: Par2Hash, in packets: [Par2ScannedPacket], sliceSize: Int, fail: (String) -> GCDCatError
-    ) throws -> File {
+        _ id: Par2Hash, in packets: [Par2ScannedPacket], sliceSize: Int, fail: (String) -> GCDCatError,
+        required: Bool = true
+    ) throws -> File? {
         var file: File?
         for packet in packets where packet.type == .fileDescription && packet.body.count >= 56 {
             let body = packet.body[...]
@@ -74,14 +88,19 @@ extension Par2RecoverySet {
             // disagrees with its own id is not this file's.
             guard Par2Hash.md5(Array(body[32..<48]) + littleEndian(length) + rawName) == id else { continue }
             guard length <= UInt64(Int64.max) else { throw fail("file length \(length) is out of bounds") }
-            let name = PathName.decode(rawName)
-            if let why = unsafeNameReason(rawName) { throw fail("file name \(name.displayPath) \(why)") }
+            // A `\` is a folder separator, as par2cmdline and turbo read it (``Par2Backslash``).
+            let localName = Par2Backslash.asSeparators(rawName)
+            let name = PathName.decode(localName)
+            if let why = unsafeNameReason(localName) { throw fail("file name \(name.displayPath) \(why)") }
             file = File(
                 id: id, name: name, length: Int64(length), md5: Par2Hash(body[16..<32]),
                 md5First16K: Par2Hash(body[32..<48]), slices: [], firstSlice: 0)
             break
         }
-        guard var file else { throw fail("every copy of file \(id)'s description is damaged or missing") }
+        guard var file else {
+            guard required else { return nil }
+            throw fail("every copy of file \(id)'s description is damaged or missing")
+        }
         let expected = Int((file.length + Int64(sliceSize) - 1) / Int64(sliceSize))
         guard expected <= maximumSlices else {
             throw fail("\(file.name.displayPath) has more than \(maximumSlices) slices")

@@ -123,7 +123,7 @@ public enum Par2Verifier {
         for index in group {
             let file = set.files[index]
             let path = set.path(of: file)
-            guard try Syscall.statIfExists(path, followLinks: false) != nil else {
+            guard try exists(path) else {
                 statuses[index - group.lowerBound] = Par2FileStatus(
                     state: .missing, badSlices: Array(file.slices.indices), sizeOnDisk: nil)
                 continue
@@ -151,6 +151,20 @@ public enum Par2Verifier {
             statuses[lane.index - group.lowerBound] = try status(of: lane, sliceSize: set.sliceSize)
         }
         return statuses.map { $0! }
+    }
+
+    /// Whether something is at `path`: a file where the set names a folder (`sub` of `sub/x`)
+    /// leaves the file missing, as par2 calls it (repair then names the file in the way).
+    ///
+    /// ## Errors
+    /// `.io` naming the path and `lstat` for any other failure.
+    static func exists(_ path: String) throws(GCDCatError) -> Bool {
+        do {
+            return try Syscall.statIfExists(path, followLinks: false) != nil
+        } catch {
+            if error.errno == ENOTDIR { return false }
+            throw error
+        }
     }
 
     /// Reads `lane`'s next stretch into `room` (zeros past the end of the file on disk), checks

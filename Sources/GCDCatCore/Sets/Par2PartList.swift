@@ -59,7 +59,8 @@ public struct Par2PartList: Sendable {
                     .malformedManifest, path: candidate,
                     message:
                         "\(why), and no SFV or list beside the set checks it instead; nothing was written. "
-                        + "Merge without checking with --no-verify, or list the parts (with --as-given)")
+                        + "Name the set's own checksums: its .par2 or a volume of it (gcdcat merge NAME.par2), or its "
+                        + "list (--manifest FILE); or list the parts to join them unchecked (--as-given)")
             }
             // A list beside the set checks it: the index only cannot repair.
             notes.append("\(candidate.displayPath) \(why); not used (gcdcat verify \(candidate.displayPath) checks it)")
@@ -80,8 +81,10 @@ public struct Par2PartList: Sendable {
             .invalidInput, path: index,
             message:
                 "not found, and the recovery volumes beside the set belong to more than one recovery set "
-                + "(\(set.origin.displayPath) to one, \(others) to another); nothing was written. Remove the "
-                + "volumes of the set that does not describe these parts, or merge with --no-verify")
+                + "(\(set.origin.displayPath) to one, \(others) to another); nothing was written. Name a volume "
+                + "of the set that describes these parts to merge by it (gcdcat merge \(set.origin.displayPath), "
+                + "or gcdcat merge \(set.foreignVolumes[0].displayPath) for the other set), or remove the other "
+                + "set's volumes")
     }
 
     /// `index` when it exists; else its first recovery volume (`NAME.vol00+01.par2`), which

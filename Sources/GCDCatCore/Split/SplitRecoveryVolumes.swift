@@ -74,6 +74,14 @@ final class SplitRecoveryVolumes: @unchecked Sendable {
         folderPrefix = String(
             indexPath[..<(indexPath.lastIndex(of: "/").map { indexPath.index(after: $0) } ?? indexPath.startIndex)])
         let names = try SplitOperation.manifestNames(partPaths, manifestPath: indexPath)
+        for (path, name) in zip(partPaths, names) {
+            if let refusal = Par2Backslash.refusal(
+                path: path, name: name,
+                fix: "nothing was written. Give a --prefix without one, or split without --par2")
+            {
+                throw GCDCatError(.invalidInput, message: refusal)
+            }
+        }
         let kept = lengths.indices.filter { lengths[$0] > 0 }
         let sliceSize = request.blockSize ?? Par2Creator.defaultBlockSize(fileSizes: kept.map { lengths[$0] })
         let sourceBlocks = kept.reduce(0) { $0 + Int((lengths[$1] + Int64(sliceSize) - 1) / Int64(sliceSize)) }

@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+
+/// `gcdcat repair` writes each repaired file anew and names it in place of the damaged one: the
+/// new file takes the damaged file's owner and mode, and a note says when the damaged file had
+/// other hard links (they keep the old inode, as they keep par2 repair's `f.1`).
+@Suite struct Par2RepairOwnershipCLITests {
+    func damage(_ scratch: Scratch) throws {
+        var bytes = scratch.read("f")!
+        bytes[100] ^= 0xFF
+        try scratch.write("f", bytes)
+    }
+
+    func status(_ path: String) throws -> (mode: Int, uid: Int, gid: Int, links: Int) {
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        return (
+            (attributes[.posixPermissions] as! NSNumber).intValue,
+            (attributes[.ownerAccountID] as! NSNumber).intValue,
+            (attributes[.groupOwnerAccountID] as! NSNumber).intValue,
+            (attributes[.referenceCount] as! NSNumber).intValue
+        )
+    }
+
+    @Test func aRepairedFileKeepsItsModeAndOwner() throws {
+        let scratch = try Scratch()
+        let whole = try protectedFile(scratch)
+        try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: scratch.file("f"))
+        let root = getuid() == 0
+        if root {
+            #expect(chown(scratch.file("f"), 1234, 2345) == 0)
+        }
+        try damage(scratch)
+        let repair = try gcdcat(["repair", "f.par2"], in: scratch.path)
+        #expect(repair.status == 0, "\(repair.stderr)")
+        #expect(repair.stderr.hasSuffix("gcdcat: f: repaired (1 block rebuilt)\n"), "\(repair.stderr)")
+        #expect(scratch.read("f") == whole)
+        let after = try status(scratch.file("f"))
+        #expect(after.mode == 0o640)
+        if root {
+            #expect(after.uid == 1234 && after.gid == 2345, "\(after)")
+        }
+    }
+
+    @Test func aRepairNotesTheDamagedFilesOtherHardLinks() throws {
+        let scratch = try Scratch()
+        let whole = try protectedFile(scratch)
+        try damage(scratch)
+        let damaged = scratch.read("f")!
+        try FileManager.default.linkItem(atPath: scratch.file("f"), toPath: scratch.file("g"))
+        let repair = try gcdcat(["repair", "f.par2"], in: scratch.path)
+        #expect(repair.status == 0, "\(repair.stderr)")
+        #expect(
+            repair.stderr.hasSuffix(
+                "gcdcat: f: repaired (1 block rebuilt)\n"
+                    + "gcdcat: note: f had 1 other hard link, which still holds the damaged bytes: the repaired file "
+                    + "is a new one at this name (as par2 repair's is); link the other names to it again\n"),
+            "\(repair.stderr)")
+        #expect(scratch.read("f") == whole)
+        #expect(scratch.read("g") == damaged)
+        #expect(try status(scratch.file("f")).links == 1)
+        // --json carries the note with the file.
+        try damage(scratch)
+        try FileManager.default.removeItem(atPath: scratch.file("g"))
+        try FileManager.default.linkItem(atPath: scratch.file("f"), toPath: scratch.file("g"))
+        let json = try gcdcat(["repair", "f.par2", "--json"], in: scratch.path)
+        #expect(json.status == 0, "\(json.stderr)")
+        #expect(try schema("repair").violations(of: JSONValue.parse(json.stdout)) == [])
+        let document = try JSONSerialization.jsonObject(with: json.stdout) as! [String: Any]
+        let repaired = document["repaired"] as! [[String: Any]]
+        #expect(
+            repaired.first?["notes"] as? [String] == [
+                "f had 1 other hard link, which still holds the damaged bytes: the repaired file is a new one at this "
+                    + "name (as par2 repair's is); link the other names to it again"
+            ])
+    }
+
+    /// A user who may write the folder but not chown: the new file is theirs, and a note names
+    /// both owners (setpriv runs gcdcat as uid 1234 on a file of uid 4321).
+    @Test(.enabled(if: getuid() == 0 && toolExists("setpriv"), "needs root and setpriv to repair as another user"))
+    func anOwnerThatCannotBeKeptIsNamedInANote() throws {
+        let scratch = try Scratch()
+        let whole = try protectedFile(scratch)
+        #expect(chown(scratch.file("f"), 4321, 4321) == 0)
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: scratch.path)
+        try damage(scratch)
+        let repair = try runTool(
+            "setpriv", ["--reuid", "1234", "--regid", "1234", "--clear-groups", gcdcatPath, "repair", "f.par2"],
+            in: scratch.path)
+        #expect(repair.status == 0, "\(repair.stderr)")
+        #expect(
+            repair.stderr.hasSuffix(
+                "gcdcat: f: repaired (1 block rebuilt)\n"
+                    + "gcdcat: note: f was owned by uid 4321 gid 4321; the repaired file is owned by uid 1234 gid "
+                    + "1234, since fchown was not permitted (Operation not permitted): repair as its owner or as root "
+                    + "to keep it\n"), "\(repair.stderr)")
+        #expect(scratch.read("f") == whole)
+        let after = try status(scratch.file("f"))
+        #expect(after.uid == 1234 && after.mode == 0o644, "\(after)")
+    }
+}
