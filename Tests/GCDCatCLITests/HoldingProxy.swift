@@ -23,8 +23,8 @@ final class HoldingProxy: Sendable {
     /// How long to wait before forwarding a request (seconds; 0 forwards it at once).
     private let delays: @Sendable (String, String) -> Double
     /// Whether to lose a request's answer: it is forwarded and the server's answer read, but
-    /// the client's connection is closed without it, as when a connection drops after the
-    /// server applied the request.
+    /// the client never gets it (its connection stays open until it gives up), as when the
+    /// network fails after the server applied the request.
     private let dropsAnswer: @Sendable (String, String) -> Bool
     private let passedRequests = Mutex<[String]>([])
     private let droppedRequests = Mutex<[String]>([])
@@ -139,6 +139,7 @@ final class HoldingProxy: Sendable {
                 // On a connection of its own, so that the relay above never sees the answer.
                 Self.sendAndDiscardAnswer(head + body, port: upstreamPort)
                 droppedRequests.withLock { $0.append("\(method) \(target)") }
+                while LoopbackSocket.readMore(client, &pending) { pending.removeAll() }
                 break
             }
             guard LoopbackSocket.writeAll(server, head + body) else { break }
