@@ -59,7 +59,8 @@ final class HoldingProxy: Sendable {
     /// `METHOD target` of each request held so far.
     var held: [String] { heldRequests.withLock { $0 } }
 
-    /// `METHOD target` of each request forwarded so far (answered or not), in order.
+    /// `METHOD target` of each request passed on so far (answered or not; delayed or not yet
+    /// forwarded), in order.
     var passed: [String] { passedRequests.withLock { $0 } }
 
     /// `METHOD target` of each request whose answer was lost on purpose.
@@ -132,9 +133,10 @@ final class HoldingProxy: Sendable {
             while pending.count < length, LoopbackSocket.readMore(client, &pending) {}
             let body = Array(pending.prefix(length))
             pending.removeFirst(min(length, pending.count))
+            // Listed before the delay: a test that acts on a request it saw acts while it waits.
+            passedRequests.withLock { $0.append("\(method) \(target)") }
             let delay = delays(method, target)
             if delay > 0 { usleep(UInt32(delay * 1_000_000)) }
-            passedRequests.withLock { $0.append("\(method) \(target)") }
             if let upstreamPort, dropsAnswer(method, target) {
                 // On a connection of its own, so that the relay above never sees the answer.
                 Self.sendAndDiscardAnswer(head + body, port: upstreamPort)
