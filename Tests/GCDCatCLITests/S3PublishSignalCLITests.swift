@@ -70,6 +70,45 @@ struct S3PublishSignalCLITests {
         #expect(merged.status == 0 && scratch.read("back") == input, "\(merged.stderr)")
     }
 
+    /// Before publishing, nothing is published: the upload is aborted and the object named as
+    /// not created, whatever the part under way meets (its upload aborted under it).
+    @Test func sigintBeforePublishingAbortsTheUploadAndSaysTheObjectWasNotCreated() throws {
+        let scratch = try Scratch()
+        let bucket = try LiveS3.freshBucket("prepub")
+        try scratch.write("a.001", randomData(5 << 20, seed: 94))
+        try scratch.write("a.002", randomData(1 << 20, seed: 95))
+        let proxy = try HoldingProxy(upstream: LiveS3.endpoint, holding: { _, _ in false }) { method, target in
+            method == "PUT" && target.contains("partNumber=") ? 1 : 0
+        }
+        defer { proxy.stop() }
+        let process = signalableGCDCat([
+            "merge", "a.001", "a.002", "-o", "s3://\(bucket)/out", "-q", "--jobs", "1", "--endpoint-url", proxy.url,
+        ])
+        process.currentDirectoryURL = URL(fileURLWithPath: scratch.path)
+        process.environment = LiveS3.environment()
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        let err = Pipe()
+        process.standardError = err
+        try process.run()
+        let stderr = ReadAll(err.fileHandleForReading)
+        let deadline = Date().addingTimeInterval(60)
+        while !proxy.passed.contains(where: { $0.contains("partNumber=") }), process.isRunning, Date() < deadline {
+            usleep(5_000)
+        }
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        let text = stderr.wait()
+        #expect(process.terminationStatus == 130, "\(text)")
+        #expect(
+            text
+                == "\ngcdcat: interrupted by SIGINT; undoing what was started on the server (1 step(s), for at most "
+                + "30s, --cleanup-timeout); a second signal stops at once and lists what is left\n"
+                + "\ngcdcat: interrupted by SIGINT; aborted 1 unfinished upload; s3://\(bucket)/out was not created\n")
+        #expect(try LiveS3.keys(bucket).isEmpty)
+        #expect(try LiveS3.uploads(bucket).isEmpty)
+    }
+
     @Test func sigintWhileAMergeCompletesItsOutputWaitsForItWhichStays() throws {
         let scratch = try Scratch()
         let bucket = try LiveS3.freshBucket("pubmrg")

@@ -296,10 +296,13 @@ public final class CleanupRegistry: Sendable {
     /// side by side; a sweep that begins meanwhile waits for it, then undoes what it registered.
     @discardableResult
     func commitRemote(
-        forgetting tokens: [Int], naming name: String? = nil, registering: Entry? = nil, _ commit: () throws -> Void
+        forgetting tokens: [Int], naming name: String? = nil, registering: Entry? = nil, ending output: Int? = nil,
+        _ commit: () throws -> Void
     ) throws -> Int? {
         try inFlight(naming: name, commit) { state, _ in
             for token in tokens { state.entries.removeValue(forKey: token) }
+            // Published: an interruption from now on must not call it "not created".
+            if let output { Self.end(output, in: &state) }
             guard let registering else { return nil }
             state.nextToken += 1
             state.entries[state.nextToken] = registering
