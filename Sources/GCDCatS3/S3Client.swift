@@ -188,29 +188,32 @@ public final class S3Client: ObjectStore {
         try performWrite(
             S3Request(
                 operation: "PutObject", method: "PUT", location: object, headers: headers, body: Self.borrowed(body)),
-            landedAs: Self.md5(body), size: UInt64(body.count), mayHaveLanded: { _, retried in retried })
+            landedAs: Self.md5(body), size: UInt64(body.count), mayHaveLanded: { _, unheard in unheard })
     }
 
     /// Sends a write that a lost answer makes ambiguous: an earlier sending may have acted,
     /// so a failure may hide a write that landed. When `mayHaveLanded` says so (given the
-    /// failure and whether the request went more than once), HEAD decides: the key holding
-    /// `etag` (and `size`, when given) means the write is ours, and it counts as done.
-    /// Returns the answer, or nil when the write was recognised so rather than answered.
+    /// failure and whether a sending may have acted unheard: the request went more than once,
+    /// or an attempt's answer was lost, even the only one's at the request's deadline), HEAD
+    /// decides: the key holding `etag` (and `size`, when given) means the write is ours, and it
+    /// counts as done. Returns the answer, or nil when the write was recognised so rather than
+    /// answered.
     @discardableResult
     private func performWrite(
         _ request: S3Request, landedAs etag: String?, size: UInt64? = nil,
-        mayHaveLanded: (GCDCatError, _ retried: Bool) -> Bool
+        mayHaveLanded: (GCDCatError, _ unheard: Bool) -> Bool
     ) throws(GCDCatError) -> HTTPResponse? {
         var request = request
-        var retried = false
-        request.onRetry = { retried = true }
+        var unheard = false
+        request.onRetry = { unheard = true }
+        request.onLostAnswer = { unheard = true }
         let failure: GCDCatError
         do {
             return try perform(request)
         } catch {
             failure = error
         }
-        guard mayHaveLanded(failure, retried), let etag, let info = try? head(request.location), info.etag == etag,
+        guard mayHaveLanded(failure, unheard), let etag, let info = try? head(request.location), info.etag == etag,
             size == nil || info.size == size
         else { throw failure }
         return nil
@@ -392,8 +395,8 @@ public final class S3Client: ObjectStore {
                 query: [("uploadId", upload.uploadID)], headers: headers, body: Data(xml.utf8),
                 errorMayComeWith200: true),
             landedAs: MultipartETag.of(parts),
-            mayHaveLanded: { failure, retried in
-                retried || failure.message.hasPrefix("NoSuchUpload") || failure.code == .outputExists
+            mayHaveLanded: { failure, unheard in
+                unheard || failure.message.hasPrefix("NoSuchUpload") || failure.code == .outputExists
             })
         if answer == nil { try? abortMultipartUpload(upload) }  // gone already, unless the key held these bytes before
         if checksummed { try requireStoredChecksum(whole, of: upload.location, answer: answer) }

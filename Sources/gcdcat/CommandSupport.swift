@@ -41,6 +41,9 @@ func reportFailure(_ error: GCDCatError, published: ErrorReport.Published? = nil
     }
     // Only a signal's sweep interrupts: it says what was left (and, under --json, the document), once.
     if error.code == .interrupted { InterruptHandler.awaitSweep() }
+    // A failure the sweep caused (an UploadPart under way when it aborted the upload) is the
+    // signal's too: the exit status is 128+N, and the sweep says what is left.
+    InterruptHandler.yieldToArrivedSignal()
     writeToStandardError("gcdcat: \(error)\n")
     if let published {
         let check = published.manifest.map { ", verified against \($0.displayPath)," } ?? ""

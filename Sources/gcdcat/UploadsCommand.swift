@@ -18,7 +18,8 @@ extension GCDCat {
                 server's clock, and the parts and bytes it holds (ListParts). --abort aborts \
                 them. Every upload gcdcat starts carries x-amz-meta-gcdcat-run, but S3 shows \
                 no metadata before completion, so uploads of other tools under the prefix are \
-                listed (and aborted) too; --older-than spares those still running.
+                listed (and aborted) too; --older-than spares those still running (the summary \
+                says how many it spared). The summary goes to standard error; -q leaves it out.
 
                 Exit status: 0 listed (or all aborted), 1 a request failed (each upload that \
                 could not be aborted is named, with the awscli command that aborts it).
@@ -44,8 +45,9 @@ extension GCDCat {
             transform: parseAge)
         var olderThan: Double?
 
-        @Flag(help: "Print one JSON document on standard output when done (on failure, a JSON error object).")
-        var json = false
+        @OptionGroup var output: OutputOptions
+
+        var json: Bool { output.json }
 
         @OptionGroup var parallelism: JobsOption
         @OptionGroup var objectStore: ObjectStoreOptions
@@ -83,7 +85,9 @@ extension GCDCat {
             var uploads = try reportingFailures {
                 try LeftoverUploads.find(in: bucket, prefix: keyPrefix, store: store, jobs: jobs)
             }
+            let found = uploads.count
             if let olderThan { uploads = uploads.filter { ($0.ageSeconds ?? -1) >= olderThan } }
+            let spared = found - uploads.count
             let failures = abort ? LeftoverUploads.abort(uploads, store: store, jobs: jobs) : []
             let failed = Set(failures.map(\.0.upload))
             if json {
@@ -101,8 +105,11 @@ extension GCDCat {
             for (upload, error) in failures {
                 writeToStandardError("gcdcat: \(LeftBehindAdvice.upload(upload.upload, error))\n")
             }
-            writeToStandardError(
-                "gcdcat: \(Self.summary(uploads, under: prefix, aborting: abort, failed: failed.count))\n")
+            if !output.quiet {
+                let summary = Self.summary(uploads, under: prefix, aborting: abort, failed: failed.count)
+                let sparedNote = olderThan.map { Self.sparedNote(spared, olderThan: $0, listed: uploads.count) } ?? ""
+                writeToStandardError("gcdcat: \(summary)\(sparedNote)\n")
+            }
             if !failures.isEmpty { throw ExitCode(1) }
         }
 
@@ -124,6 +131,27 @@ extension GCDCat {
             return failed == 0
                 ? "aborted \(count) under \(prefix.displayPath), \(bytes) bytes freed"
                 : "\(failed) of \(count) under \(prefix.displayPath) could not be aborted"
+        }
+
+        /// What `--older-than` left out: `; 2 uploads younger than 1h were spared (--older-than): …`
+        /// (an upload of unknown age is spared too); empty when it spared none. `listed` is how
+        /// many it kept.
+        static func sparedNote(_ spared: Int, olderThan: Double, listed: Int) -> String {
+            guard spared > 0 else { return listed == 0 ? " older than \(limitText(olderThan))" : "" }
+            let count = spared == 1 ? "1 upload" : "\(spared) uploads"
+            let were = spared == 1 ? "was" : "were"
+            return (listed == 0 ? " older than \(limitText(olderThan))" : "")
+                + "; \(count) younger than \(limitText(olderThan)) \(were) spared (--older-than): a smaller "
+                + "--older-than, or none, includes \(spared == 1 ? "it" : "them")"
+        }
+
+        /// An `--older-than` age as given in its largest whole unit: `90s`, `15m`, `2h`, `7d`.
+        static func limitText(_ seconds: Double) -> String {
+            let whole = Int(seconds)
+            for (unit, size) in [("d", 86_400), ("h", 3600), ("m", 60)] where whole >= size && whole % size == 0 {
+                return "\(whole / size)\(unit)"
+            }
+            return "\(whole)s"
         }
 
         /// Seconds as `45s`, `3m12s`, `2h05m` or `4d03h`.

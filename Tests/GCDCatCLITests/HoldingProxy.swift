@@ -20,9 +20,26 @@ final class HoldingProxy: Sendable {
     private let heldSeconds = Mutex<[Double]>([])
     private let releasing = Atomic<Bool>(false)
 
-    init(upstream: String?, holding holds: @escaping @Sendable (_ method: String, _ target: String) -> Bool) throws {
+    /// How long to wait before forwarding a request (seconds; 0 forwards it at once).
+    private let delays: @Sendable (String, String) -> Double
+    /// Whether to lose a request's answer: it is forwarded and the server's answer read, but
+    /// the client never gets it (its connection stays open until it gives up), as when the
+    /// network fails after the server applied the request.
+    private let dropsAnswer: @Sendable (String, String) -> Bool
+    private let passedRequests = Mutex<[String]>([])
+    private let droppedRequests = Mutex<[String]>([])
+
+    init(
+        upstream: String?, holding holds: @escaping @Sendable (_ method: String, _ target: String) -> Bool,
+        delaying delays: @escaping @Sendable (_ method: String, _ target: String) -> Double = { _, _ in 0 },
+        droppingAnswerTo dropsAnswer: @escaping @Sendable (_ method: String, _ target: String) -> Bool = { _, _ in
+            false
+        }
+    ) throws {
         upstreamPort = upstream.flatMap { URL(string: $0)?.port }.map { UInt16($0) }
         self.holds = holds
+        self.delays = delays
+        self.dropsAnswer = dropsAnswer
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = Self.loopback(port: 0)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -41,6 +58,13 @@ final class HoldingProxy: Sendable {
 
     /// `METHOD target` of each request held so far.
     var held: [String] { heldRequests.withLock { $0 } }
+
+    /// `METHOD target` of each request passed on so far (answered or not; delayed or not yet
+    /// forwarded), in order.
+    var passed: [String] { passedRequests.withLock { $0 } }
+
+    /// `METHOD target` of each request whose answer was lost on purpose.
+    var dropped: [String] { droppedRequests.withLock { $0 } }
 
     /// How long the client kept each held request's connection open before closing it (its
     /// timeout), from the request's head to the close, for those it closed so far.
@@ -109,6 +133,17 @@ final class HoldingProxy: Sendable {
             while pending.count < length, LoopbackSocket.readMore(client, &pending) {}
             let body = Array(pending.prefix(length))
             pending.removeFirst(min(length, pending.count))
+            // Listed before the delay: a test that acts on a request it saw acts while it waits.
+            passedRequests.withLock { $0.append("\(method) \(target)") }
+            let delay = delays(method, target)
+            if delay > 0 { usleep(UInt32(delay * 1_000_000)) }
+            if let upstreamPort, dropsAnswer(method, target) {
+                // On a connection of its own, so that the relay above never sees the answer.
+                Self.sendAndDiscardAnswer(head + body, port: upstreamPort)
+                droppedRequests.withLock { $0.append("\(method) \(target)") }
+                while LoopbackSocket.readMore(client, &pending) { pending.removeAll() }
+                break
+            }
             guard LoopbackSocket.writeAll(server, head + body) else { break }
         }
         shutdown(server, Int32(SHUT_RDWR))
@@ -135,6 +170,29 @@ final class HoldingProxy: Sendable {
             .first { $0.lowercased().hasPrefix("content-length:") }
             .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
         return (head, String(words[0]), String(words[1]), length)
+    }
+
+    /// Sends `request` to the server on a new connection and reads its answer until the
+    /// server has been silent for half a second after answering (or 30 s passed): the server
+    /// applied the request, and nobody heard of it.
+    private static func sendAndDiscardAnswer(_ request: [UInt8], port: UInt16) {
+        let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(server) }
+        var address = loopback(port: port)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(server, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+        guard connected, LoopbackSocket.writeAll(server, request) else { return }
+        var answer: [UInt8] = []
+        let start = Date()
+        while Date().timeIntervalSince(start) < 30 {
+            var poller = pollfd(fd: server, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&poller, 1, answer.isEmpty ? 1000 : 500)
+            if ready == 0 && !answer.isEmpty { return }
+            if ready > 0 && !LoopbackSocket.readMore(server, &answer) { return }
+        }
     }
 
     private static func copy(from source: Int32, to destination: Int32) {

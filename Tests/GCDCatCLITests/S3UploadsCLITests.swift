@@ -228,3 +228,38 @@ struct S3UploadsCLITests {
         #expect(try LiveS3.uploads(bucket).isEmpty)
     }
 }
+
+/// `gcdcat uploads` with `--older-than` says how many uploads it spared as too young and how to
+/// include them; `-q` (anywhere on the line) leaves the summary out.
+@Suite(.enabled(if: LiveS3.isAvailable, "GCDCAT_S3_ENDPOINT is not set (scripts/test.sh starts an RGW)"))
+struct S3UploadsSparedCLITests {
+    @Test func olderThanSaysHowManyYoungUploadsItSparedAndQuietLeavesTheSummaryOut() throws {
+        let scratch = try Scratch()
+        let bucket = try LiveS3.freshBucket("spared")
+        let client = try LiveS3.client()
+        for key in ["p/a", "p/b"] {
+            _ = try client.createMultipartUpload(ObjectLocation(bucket: bucket, key: key), metadata: [:])
+        }
+
+        let spared = try LiveS3.gcdcat(
+            ["uploads", "s3://\(bucket)/p/", "--abort", "--older-than", "1h"], in: scratch.path)
+        #expect(spared.status == 0, "\(spared.stderr)")
+        #expect(spared.stdout.isEmpty)
+        #expect(
+            spared.stderr
+                == "gcdcat: no unfinished uploads under s3://\(bucket)/p/ older than 1h; 2 uploads younger than 1h "
+                + "were spared (--older-than): a smaller --older-than, or none, includes them\n")
+        #expect(try LiveS3.uploads(bucket).count == 2)
+
+        for arguments in [["-q", "s3://\(bucket)/p/"], ["s3://\(bucket)/p/", "--quiet"]] {
+            let quiet = try LiveS3.gcdcat(["uploads"] + arguments, in: scratch.path)
+            #expect(quiet.status == 0, "\(quiet.stderr)")
+            #expect(quiet.stderr == "")
+            #expect(quiet.stdoutText.split(separator: "\n").count == 2, "\(quiet.stdoutText)")
+        }
+        let aborted = try LiveS3.gcdcat(["uploads", "s3://\(bucket)/p/", "--abort", "-q"], in: scratch.path)
+        #expect(aborted.status == 0 && aborted.stderr == "", "\(aborted.stderr)")
+        #expect(aborted.stdoutText.split(separator: "\n").allSatisfy { $0.hasPrefix("aborted s3://\(bucket)/p/") })
+        #expect(try LiveS3.uploads(bucket).isEmpty)
+    }
+}

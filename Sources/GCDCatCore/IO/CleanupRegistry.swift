@@ -42,6 +42,11 @@ public final class CleanupRegistry: Sendable {
         /// abort waits for them, so a set is published whole, never half (with `--force`, a
         /// half-published set would already have replaced some of the old outputs).
         var publishing = 0
+        /// What the sets being published when an interruption began came to (the sweep waited
+        /// for them): the names published, which stay, and the errors of those that failed
+        /// (and were rolled back), for the sweep's message.
+        var publishedWhileInterrupted: [String] = []
+        var failedWhilePublishing: [String] = []
         /// Remote steps under way outside the lock (``make(_:registering:)``,
         /// ``commitRemote(forgetting:registering:_:)``); a sweep waits for them.
         var inFlight = 0
@@ -156,8 +161,25 @@ public final class CleanupRegistry: Sendable {
         }
     }
 
-    func endPublishing() {
-        state.withLock { $0.publishing -= 1 }
+    /// Ends what ``beginPublishing()`` began: `published` names the outputs now published
+    /// (none when it failed, with `failure`). Returns whether an interruption began meanwhile:
+    /// the sweep waited for the set and says what it came to, so the caller must stop
+    /// (``InterruptHandler/awaitSweep()``) rather than report success or its own failure.
+    @discardableResult
+    func endPublishing(published: [String] = [], failure: (any Error)? = nil) -> Bool {
+        state.withLock { state in
+            state.publishing -= 1
+            guard state.aborted else { return false }
+            state.publishedWhileInterrupted += published
+            if let failure { state.failedWhilePublishing.append("\(failure)") }
+            return true
+        }
+    }
+
+    /// The outputs published, and the failures of sets that were not, while a sweep waited
+    /// for them (``endPublishing(published:failure:)``): what the sweep's message adds.
+    public var publishedWhileInterrupted: (published: [String], failures: [String]) {
+        state.withLock { ($0.publishedWhileInterrupted, $0.failedWhilePublishing) }
     }
 
     /// Throws `.interrupted` once an interruption began: nothing new should start.
@@ -165,6 +187,11 @@ public final class CleanupRegistry: Sendable {
         try state.withLock { state in
             if state.aborted { throw Self.interrupted(by: state.signal) }
         }
+    }
+
+    /// The error of work refused because an interruption began (``InterruptHandler/awaitSweep()``).
+    func interruptedError() -> GCDCatError {
+        Self.interrupted(by: state.withLock { $0.signal })
     }
 
     private static func interrupted(by signal: Int32) -> GCDCatError {
@@ -269,10 +296,13 @@ public final class CleanupRegistry: Sendable {
     /// side by side; a sweep that begins meanwhile waits for it, then undoes what it registered.
     @discardableResult
     func commitRemote(
-        forgetting tokens: [Int], naming name: String? = nil, registering: Entry? = nil, _ commit: () throws -> Void
+        forgetting tokens: [Int], naming name: String? = nil, registering: Entry? = nil, ending output: Int? = nil,
+        _ commit: () throws -> Void
     ) throws -> Int? {
         try inFlight(naming: name, commit) { state, _ in
             for token in tokens { state.entries.removeValue(forKey: token) }
+            // Published: an interruption from now on must not call it "not created".
+            if let output { Self.end(output, in: &state) }
             guard let registering else { return nil }
             state.nextToken += 1
             state.entries[state.nextToken] = registering
@@ -321,18 +351,31 @@ public final class CleanupRegistry: Sendable {
     /// in flight at half of it, and undos still waiting on their server at its end, are named
     /// as left behind (``takeLeftBehind()``) and abandoned; the caller is about to exit.
     @discardableResult
-    public func removeAll(signal: Int32 = SIGINT, beforeUndoing: (Int) -> Void = { _ in }) -> [String] {
+    ///
+    /// A set being published when the sweep begins is finished first (``beginPublishing()``):
+    /// then `whilePublishing` is told instead of `beforeUndoing`, since nothing of the set is
+    /// undone.
+    public func removeAll(
+        signal: Int32 = SIGINT, beforeUndoing: (Int) -> Void = { _ in }, whilePublishing: () -> Void = {}
+    ) -> [String] {
         let deadline = undoDeadline
         let milliseconds = undoDeadlineMilliseconds.load(ordering: .relaxed)
         let end = ContinuousClock.now + .milliseconds(milliseconds)
         // Steps in flight get half the time at most, so that the undos have the rest.
         let inFlightEnd = ContinuousClock.now + .milliseconds(milliseconds / 2)
-        let remote = state.withLock { state in
+        let (remote, publishing) = state.withLock { state in
             state.aborted = true
             state.signal = signal
-            return state.inFlight + state.entries.values.filter { if case .undo = $0 { true } else { false } }.count
+            return (
+                state.inFlight + state.entries.values.filter { if case .undo = $0 { true } else { false } }.count,
+                state.publishing > 0
+            )
         }
-        if remote > 0 { beforeUndoing(remote) }
+        if publishing {
+            whilePublishing()
+        } else if remote > 0 {
+            beforeUndoing(remote)
+        }
         // A set being published is finished first (then it is no longer registered); remote
         // steps under way finish and register what they made, which is then undone.
         while state.withLock({ $0.publishing > 0 || $0.inFlight > 0 }) {

@@ -149,7 +149,7 @@ public final class OutputSet: Sendable {
             }
         // A job's one output has nothing to roll back with it: it is simply named.
         if members.count == 1, let only = members.first, only.role == .whole {
-            try only.sink.publish(fsync: fsync)
+            try Self.inPublishingWindow([only.sink]) { try only.sink.publish(fsync: fsync) }
             return
         }
         let whole = members.filter { $0.role == .whole }.map(\.sink)
@@ -196,17 +196,40 @@ public final class OutputSet: Sendable {
     /// and CompleteMultipartUpload), and a set of many parts would otherwise wait for them one
     /// by one.
     ///
-    /// `prepare` runs first, inside the window in which a signal waits for the set (a split
-    /// with `--force` removes the old first part there, ``PublishOrder``).
+    /// `prepare` runs first, inside the window in which a signal waits for the set
+    /// (``inPublishingWindow(_:_:)``; a split with `--force` removes the old first part there,
+    /// ``PublishOrder``).
     static func publishAll(
         _ sinks: [OutputSink], fsync: Bool, jobs: Int = 1, prepare: () throws -> Void = {}
     ) throws {
-        // Replacing (--force), a signal waits for the whole set: stopping halfway would leave
-        // some old outputs replaced and the new ones rolled back, the old set broken. Without
-        // replacing, a rollback loses nothing, and a signal still leaves nothing behind.
-        let registry = sinks.lazy.compactMap(\.replacingRegistry).first
-        try registry?.beginPublishing()
-        defer { registry?.endPublishing() }
+        try inPublishingWindow(sinks) { try publishAllNow(sinks, fsync: fsync, jobs: jobs, prepare: prepare) }
+    }
+
+    /// Runs `publish` (which names `sinks`) in the window in which a signal waits for it, when
+    /// one of them is an object or replaces an existing output (`--force`): stopping halfway
+    /// would leave some old outputs replaced and the new ones rolled back, the old set broken;
+    /// and an object's publishing is a round trip per object (several seconds for a set of
+    /// many), whose outcome a signal must not make depend on its timing. Local files that
+    /// replace nothing are named in microseconds, and a rollback of them loses nothing.
+    ///
+    /// When a signal came meanwhile, the sweep learns what the window came to (the set
+    /// published, or the error that rolled it back) and says it; this throws `.interrupted`,
+    /// so that the command waits for the sweep instead of reporting its own outcome.
+    static func inPublishingWindow(_ sinks: [OutputSink], _ publish: () throws -> Void) throws {
+        guard let registry = sinks.lazy.compactMap(\.publishingRegistry).first else { return try publish() }
+        try registry.beginPublishing()
+        do {
+            try publish()
+        } catch {
+            if registry.endPublishing(failure: error) { throw registry.interruptedError() }
+            throw error
+        }
+        if registry.endPublishing(published: sinks.map(\.path)) { throw registry.interruptedError() }
+    }
+
+    private static func publishAllNow(
+        _ sinks: [OutputSink], fsync: Bool, jobs: Int, prepare: () throws -> Void
+    ) throws {
         var placed: [Placed] = []
         defer { for entry in placed { entry.registry.forget(entry.token) } }
         do {

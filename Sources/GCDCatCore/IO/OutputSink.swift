@@ -403,6 +403,16 @@ public final class OutputSink: Sendable {
         }
     }
 
+    /// The registry whose publishing window a signal waits for while this output is published
+    /// (``OutputSet/inPublishingWindow(_:_:)``): an object's, or a new file's that replaces an
+    /// existing one (`--force`); nil for one named at once, or written directly.
+    var publishingRegistry: CleanupRegistry? {
+        switch kind {
+        case .object(let object): return object.registry
+        case .newFile, .standardOutput, .device: return replacingRegistry
+        }
+    }
+
     /// Whether publishing this output replaces an existing file or object: only asked under
     /// `--force` (an `lstat`, or a HEAD), and taken as yes when that check fails, so a rollback
     /// keeps it rather than risk losing the old one.

@@ -57,11 +57,15 @@ public final class ObjectOutput: Sendable {
     }
 
     private let state = Mutex(State())
+    /// The registry's note that this object is under way (``CleanupRegistry/beginOutput(_:)``):
+    /// an interruption before it is published says it was not created.
+    private let outputToken: Int
 
     public init(target: ObjectTarget, overwrite: Bool, registry: CleanupRegistry = .shared) {
         self.target = target
         self.overwrite = overwrite
         self.registry = registry
+        outputToken = registry.beginOutput(target.location.description)
     }
 
     public var location: ObjectLocation { target.location }
@@ -194,7 +198,8 @@ public final class ObjectOutput: Sendable {
                         name: location.description, { try store.delete(location) },
                         ifItFails: { LeftBehindAdvice.object(location, $0) })) : nil
             let finalToken = try registry.commitRemote(
-                forgetting: token.map { [$0] } ?? [], naming: location.description, registering: undo
+                forgetting: token.map { [$0] } ?? [], naming: location.description, registering: undo,
+                ending: outputToken
             ) {
                 do {
                     if let upload {
@@ -264,5 +269,7 @@ public final class ObjectOutput: Sendable {
             }
         }
         if let token { registry.forget(token) }
+        // Given up: not listed as "not created" unless an interruption began (then it was not).
+        registry.endOutput(outputToken)
     }
 }

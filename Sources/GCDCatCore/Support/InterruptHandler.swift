@@ -138,12 +138,20 @@ public enum InterruptHandler {
         // signal ends the process at once, saying what may be left.
         WorkerThreads.detach { exitOnSecondSignal(readEnd) }
         let name = signals.first { $0.number == number }?.name ?? "signal \(number)"
-        let removed = CleanupRegistry.shared.removeAll(signal: number) { count in
-            StandardStreams.writeError(
-                "\ngcdcat: interrupted by \(name); undoing what was started on the server (\(count) step(s), for at "
-                    + "most \(RequestDeadline.text(CleanupRegistry.shared.undoDeadline)), --cleanup-timeout); a second "
-                    + "signal stops at once and lists what is left\n")
-        }
+        let removed = CleanupRegistry.shared.removeAll(
+            signal: number,
+            beforeUndoing: { count in
+                StandardStreams.writeError(
+                    "\ngcdcat: interrupted by \(name); undoing what was started on the server (\(count) step(s), for "
+                        + "at most \(RequestDeadline.text(CleanupRegistry.shared.undoDeadline)), --cleanup-timeout); a "
+                        + "second signal stops at once and lists what is left\n")
+            },
+            whilePublishing: {
+                StandardStreams.writeError(
+                    "\ngcdcat: interrupted by \(name) while its outputs were being published; publishing them "
+                        + "first, for at most \(RequestDeadline.text(CleanupRegistry.shared.undoDeadline / 2)) "
+                        + "(--cleanup-timeout); a second signal stops at once and lists what is left\n")
+            })
         // Read after the sweep, when nothing more can be published: read before it, an output
         // published in between (one set of several finishing) was said to be "not created".
         // Outputs given up after the interruption stay listed (CleanupRegistry.endOutput).
@@ -157,7 +165,12 @@ public enum InterruptHandler {
                 case 1: "; \(outputs[0]) was not created"
                 default: "; \(outputs[0]) and \(outputs.count - 1) other outputs were not created"
                 }
-            StandardStreams.writeError("\ngcdcat: interrupted by \(name)\(note)\(notCreated)\n")
+            let (published, failures) = CleanupRegistry.shared.publishedWhileInterrupted
+            StandardStreams.writeError(
+                "\ngcdcat: interrupted by \(name)\(note)\(notCreated)\(publishedNote(published))\n")
+            for failure in failures {
+                StandardStreams.writeError("gcdcat: publishing failed meanwhile, and was undone: \(failure)\n")
+            }
         }
         for line in CleanupRegistry.shared.takeLeftBehind() {
             StandardStreams.writeError("gcdcat: left behind: \(line)\n")
@@ -169,6 +182,17 @@ public enum InterruptHandler {
             try? StandardStreams.writeOutput(words(number, name))
         }
         _exit(128 + number)
+    }
+
+    /// What the sweep says of the outputs published while it waited for their set: a signal
+    /// that comes while a set is being published lets it finish (``CleanupRegistry/beginPublishing()``).
+    static func publishedNote(_ published: [String]) -> String {
+        guard let first = published.min() else { return "" }
+        let shown = first.displayPath
+        return published.count == 1
+            ? "; it waited for the output being published: \(shown) was published and stays"
+            : "; it waited for the set being published: \(shown) and \(published.count - 1) other outputs were "
+                + "published and stay"
     }
 
     private static func exitOnSecondSignal(_ readEnd: Int32) -> Never {

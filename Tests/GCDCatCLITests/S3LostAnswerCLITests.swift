@@ -1,0 +1,80 @@
+import Foundation
+import GCDCatCore
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A write the server applied whose answer never came (a CompleteMultipartUpload or a
+/// PutObject), against the live RGW behind a proxy that forwards the request, reads the
+/// answer and never passes it on: gcdcat recognises the object as its own by a HEAD and goes
+/// on, rather than failing and leaving it behind unnamed.
+@Suite(.enabled(if: LiveS3.isAvailable, "GCDCAT_S3_ENDPOINT is not set (scripts/test.sh starts an RGW)"))
+struct S3LostAnswerCLITests {
+    /// The request that makes `key`'s object: its completion, or its PutObject.
+    static func makes(_ key: String) -> @Sendable (String, String) -> Bool {
+        { method, target in
+            target.hasPrefix("/\(key)") || target.contains("/\(key)?")
+                ? (method == "POST" && target.contains("uploadId="))
+                    || (method == "PUT" && !target.contains("partNumber=") && !target.contains("uploadId="))
+                : false
+        }
+    }
+
+    @Test(arguments: ["x.002", "x.sfv"])
+    func aSplitWhoseWriteLandedUnansweredTreatsItAsDone(key: String) throws {
+        let scratch = try Scratch()
+        let bucket = try LiveS3.freshBucket("lost")
+        let input = randomData(3 * 1024, seed: 95)
+        try scratch.write("in", input)
+        let matches = Self.makes("\(bucket)/\(key)")
+        let proxy = try HoldingProxy(
+            upstream: LiveS3.endpoint, holding: { _, _ in false }, droppingAnswerTo: { matches($0, $1) })
+        defer { proxy.stop() }
+        let result = try run(
+            executable: "/usr/bin/env",
+            [
+                "AWS_ACCESS_KEY_ID=\(LiveS3.accessKey)", "AWS_SECRET_ACCESS_KEY=\(LiveS3.secretKey)", gcdcatPath,
+                "split", "in", "--size", "1K", "--prefix", "s3://\(bucket)/x.", "-q", "--endpoint-url", proxy.url,
+                "--request-timeout", "3s",
+            ], in: scratch.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr == "")
+        #expect(proxy.dropped.count == 1, "\(proxy.dropped)")
+        #expect(try LiveS3.keys(bucket) == ["x.001", "x.002", "x.003", "x.sfv"])
+        #expect(try LiveS3.uploads(bucket).isEmpty)
+        let merged = try LiveS3.gcdcat(["merge", "s3://\(bucket)/x.001", "-o", "back", "-q"], in: scratch.path)
+        #expect(merged.status == 0 && scratch.read("back") == input, "\(merged.stderr)")
+    }
+
+    /// The object that landed unanswered is the run's: when a later member of the set fails
+    /// (the first part, published last, whose completion never comes), it is deleted with the
+    /// rest, not left behind.
+    @Test func anObjectThatLandedUnansweredIsDeletedWhenTheSetIsUndone() throws {
+        let scratch = try Scratch()
+        let bucket = try LiveS3.freshBucket("lostundo")
+        try scratch.write("in", randomData(3 * 1024, seed: 96))
+        let second = Self.makes("\(bucket)/x.002")
+        let first = Self.makes("\(bucket)/x.001")
+        let proxy = try HoldingProxy(
+            upstream: LiveS3.endpoint, holding: { first($0, $1) }, droppingAnswerTo: { second($0, $1) })
+        defer { proxy.stop() }
+        let result = try run(
+            executable: "/usr/bin/env",
+            [
+                "AWS_ACCESS_KEY_ID=\(LiveS3.accessKey)", "AWS_SECRET_ACCESS_KEY=\(LiveS3.secretKey)", gcdcatPath,
+                "split", "in", "--size", "1K", "--prefix", "s3://\(bucket)/x.", "-q", "--endpoint-url", proxy.url,
+                "--request-timeout", "3s",
+            ], in: scratch.path)
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(
+            result.stderr.hasPrefix(
+                "gcdcat: s3://\(bucket)/x.001: CompleteMultipartUpload: gave up at the request deadline of 3s "
+                    + "(--request-timeout) after 1 attempt: timed out: "), "\(result.stderr)")
+        #expect(!result.stderr.contains("left behind"), "\(result.stderr)")
+        #expect(proxy.dropped.count == 1 && proxy.held.count == 1, "\(proxy.dropped) \(proxy.held)")
+        #expect(try LiveS3.keys(bucket) == [])
+        #expect(try LiveS3.uploads(bucket).isEmpty)
+    }
+}
