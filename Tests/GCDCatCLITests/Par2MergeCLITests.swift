@@ -293,3 +293,43 @@ struct Par2MergeFixture {
         #expect(copies.isEmpty, "\(copies)")
     }
 }
+
+extension Par2MergeCLITests {
+    /// A newer set (its parts and SFV) with an older version's PAR2 set beside it: the part the
+    /// PAR2 rebuilds (missing, or failing the SFV) has the old bytes, and must still match its
+    /// SFV line; it was merged with the old bytes, exit 0, "verified" (outside attack, issue 23).
+    @Test(arguments: [true, false])
+    func aPartRebuiltFromAnotherVersionsPar2MustStillMatchTheSFV(missing: Bool) throws {
+        let scratch = try Scratch()
+        let old = randomData(400_000, seed: 2337)
+        var new = old
+        new.replaceSubrange(150_000..<150_008, with: Data("NEW-EDIT".utf8))
+        try scratch.write("a.bin", old)
+        let first = try gcdcat(["split", "a.bin", "--size", "100K", "--par2", "30", "-q"], in: scratch.path)
+        #expect(first.status == 0, "\(first.stderr)")
+        for name in scratch.listing() where !name.hasSuffix(".par2") {
+            try FileManager.default.removeItem(atPath: scratch.file(name))
+        }
+        try scratch.write("a.bin", new)
+        let second = try gcdcat(["split", "a.bin", "--size", "100K", "-q"], in: scratch.path)
+        #expect(second.status == 0, "\(second.stderr)")
+        try FileManager.default.removeItem(atPath: scratch.file("a.bin"))
+        if missing {
+            try FileManager.default.removeItem(atPath: scratch.file("a.bin.002"))
+        } else {
+            var part = scratch.read("a.bin.002")!
+            part[10] ^= 1
+            try scratch.write("a.bin.002", part)
+        }
+        let merged = try gcdcat(["a.bin.001"], in: scratch.path)
+        #expect(merged.status == 2, "\(merged.stderr)")
+        #expect(
+            merged.stderr.contains(
+                "gcdcat: a.bin.002: a.bin.par2 rebuilds it with crc32 "), "\(merged.stderr)")
+        #expect(
+            merged.stderr.hasSuffix(
+                "the PAR2 set describes other contents than the SFV (another version's?), so nothing was written\n"),
+            "\(merged.stderr)")
+        #expect(scratch.read("a.bin") == nil)
+    }
+}

@@ -186,7 +186,9 @@ extension MergeOperation {
         announce(rebuilt, of: list, notice: notice)
         // Empty parts lost or grown have no block to rebuild: they are written as nothing.
         let repaired = verification.badSliceCount == 0 ? nil : try Par2Repairer.rebuild(verification, jobs: jobs)
-        return try writeSet(list, verification, rebuilt: repaired, intactWritten: copied, into: sink, counter: counter)
+        return try writeSet(
+            list, verification, rebuilt: repaired, intactWritten: copied, into: sink, counter: counter,
+            listed: ListedCRCs(list))
     }
 
     /// The merge checked by the set's SFV or list, as without a PAR2; a part that fails it is

@@ -15,9 +15,14 @@ extension MergeOperation {
     /// through a shared mapping between the check and the copy reached the output, exit 0). A
     /// part changed since it was verified, or a wrong rebuild, fails the merge before the output
     /// is published. Memory: one read buffer (16 MiB), plus the rebuilt slices.
+    ///
+    /// `listed` is the SFV beside the set, when there is one: a part written from the PAR2 (a
+    /// missing or damaged one) must also have the crc32 its line gives, or the PAR2 set
+    /// describes other contents (an older version's volumes beside a newer set) and nothing is
+    /// written.
     func writeSet(
         _ list: Par2PartList, _ verification: Par2Verification, rebuilt: Par2Repairer.Rebuilt?,
-        intactWritten: Bool, into sink: OutputSink, counter: TransferCounter
+        intactWritten: Bool, into sink: OutputSink, counter: TransferCounter, listed: ListedCRCs? = nil
     ) throws -> MergeResult {
         let fd = try sink.fd
         let positional = sink.allowsPositionalWrites
@@ -41,8 +46,10 @@ extension MergeOperation {
                 state == .missing ? nil : OwnedDescriptor(adopting: try Syscall.openRegularFile(path).fd)
             let source = part.raw  // lent to the reads below, all done while `part` lives
             let whole = MD5Stream()
+            var crc = Checksum(.crc32)
             try reader.forEachStretch(of: file, source: source, path: path, rebuilt: rebuilt) { offset, bytes in
                 whole.update(bytes)
+                crc.update(bytes)
                 if positional {
                     try Syscall.pwriteAll(
                         fd, from: bytes.baseAddress!, count: bytes.count, offset: outputOffset + offset,
@@ -62,9 +69,38 @@ extension MergeOperation {
                             "its bytes, as merged, do not have the MD5 \(list.index.displayPath) gives it (it changed "
                             + "after it was verified, or a rebuilt block is wrong); nothing was written")
             }
+            if let listed, let (expected, line) = listed.crcs[splitPath(path).name], expected != crc.value {
+                throw GCDCatError(
+                    .checksumMismatch, path: path,
+                    message:
+                        "\(list.index.displayPath) rebuilds it with crc32 \(crc.hex), but \(listed.path.displayPath) "
+                        + "line \(line) says \(hex8(expected)): the PAR2 set describes other contents than the SFV "
+                        + "(another version's?), so nothing was written")
+            }
         }
         return MergeResult(
             bytes: outputOffset, chunks: chunks,
             method: rebuilt == nil ? KernelCopier.Method.readWrite.rawValue : "par2 repair")
+    }
+}
+
+/// The crc32 an SFV beside a PAR2-checked set gives each part, by the part's file name, with
+/// its line.
+struct ListedCRCs {
+    var path: String
+    var crcs: [String: (UInt32, Int)]
+
+    /// The set's SFV (the first of its manifest candidates that is one), or nil when it has
+    /// none or it cannot be read.
+    init?(_ list: Par2PartList) {
+        for candidate in list.naming.manifestCandidates where candidate.hasSuffix(".sfv") {
+            guard let manifest = try? Manifest.load(candidate) else { continue }
+            path = candidate
+            crcs = Dictionary(
+                manifest.entries.map { (splitPath($0.name).name, ($0.crc32, $0.line)) }, uniquingKeysWith: { a, _ in a }
+            )
+            return
+        }
+        return nil
     }
 }
