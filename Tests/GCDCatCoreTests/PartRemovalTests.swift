@@ -128,4 +128,31 @@ import Testing
         #expect(directory.listing() == ["p.002"])
         #expect(readFile(parts[1].path) == seededBytes(1000, seed: 2) + Array("appended".utf8))
     }
+
+    /// The same, with a new file at the part's name meanwhile: the part's bytes are written back
+    /// beside it, as `p.002.rescued`, never over the new file nor deleted (they were unlinked,
+    /// exit 1: outside attack, issue 22).
+    @Test func bytesWrittenBackBesideANewFileAtThePartsName() throws {
+        let directory = TemporaryDirectory()
+        let parts = try parts(in: directory)
+        let handle = try #require(FileHandle(forWritingAtPath: parts[1].path))
+        defer { try? handle.close() }
+        let outcome = try PartRemoval.remove(
+            parts,
+            afterLastCheck: { part in
+                guard part == parts[1] else { return }
+                _ = try? handle.seekToEnd()
+                try? handle.write(contentsOf: Data("appended".utf8))
+                writeFile(part.path, Array("new file".utf8))
+            })
+        #expect(outcome.removed == [parts[0].path, parts[2].path])
+        #expect(
+            outcome.warnings == [
+                "\(parts[1].path) kept: it was written to while it was being removed (now 1008 bytes); its bytes were "
+                    + "written back as \(parts[1].path).rescued, since a new file took its name meanwhile"
+            ])
+        #expect(directory.listing() == ["p.002", "p.002.rescued"])
+        #expect(readFile(parts[1].path) == Array("new file".utf8))
+        #expect(readFile(parts[1].path + ".rescued") == seededBytes(1000, seed: 2) + Array("appended".utf8))
+    }
 }

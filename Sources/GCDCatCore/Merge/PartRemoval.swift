@@ -105,10 +105,12 @@ public enum PartRemoval {
             Int64(info.st_size) != part.size || nanoseconds(info.st_mtim) != part.modifiedNanoseconds
         else { return part.path }
         do {
-            try restore(held.raw, size: Int64(info.st_size), mode: info.st_mode & 0o7777, to: part.path)
+            let restored = try restore(held.raw, size: Int64(info.st_size), mode: info.st_mode & 0o7777, to: part.path)
             warnings.append(
                 "\(part.path.displayPath) kept: it was written to while it was being removed (now "
-                    + "\(info.st_size) bytes); its bytes were written back at its name")
+                    + "\(info.st_size) bytes); its bytes were written back "
+                    + (restored == part.path
+                        ? "at its name" : "as \(restored.displayPath), since a new file took its name meanwhile"))
         } catch {
             throw GCDCatError(
                 .io, path: part.path, syscall: error.syscall, errno: error.errno,
@@ -120,8 +122,11 @@ public enum PartRemoval {
     }
 
     /// Writes the `size` bytes of the unlinked part open at `fd` to a new file at `path` (beside
-    /// it first, then renamed; never over a file that took the name meanwhile).
-    private static func restore(_ fd: Int32, size: Int64, mode: mode_t, to path: String) throws(GCDCatError) {
+    /// it first, then renamed; never over a file that took the name meanwhile, when they stay at
+    /// `path.rescued`, or else at the name beside). Returns where they are.
+    private static func restore(_ fd: Int32, size: Int64, mode: mode_t, to path: String) throws(GCDCatError)
+        -> String
+    {
         let temporary = asideName(for: path) + ".restoring"
         let output = try OwnedDescriptor(opening: temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode: mode)
         do throws(GCDCatError) {
@@ -134,11 +139,14 @@ public enum PartRemoval {
                 if copied == 0 { break }
             }
             try Syscall.fsync(output.raw, path: temporary)
-            try Syscall.rename(temporary, to: path, replace: false)
         } catch {
             _ = Syscall.unlink(temporary)
             throw error
         }
+        for name in [path, path + ".rescued"] {
+            if (try? Syscall.rename(temporary, to: name, replace: false)) != nil { return name }
+        }
+        return temporary
     }
 
     /// A name beside `path` that no set and no other run uses: hidden, with this process's id.
