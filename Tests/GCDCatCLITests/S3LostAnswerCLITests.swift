@@ -12,6 +12,17 @@ import Testing
 /// on, rather than failing and leaving it behind unnamed.
 @Suite(.enabled(if: LiveS3.isAvailable, "GCDCAT_S3_ENDPOINT is not set (scripts/test.sh starts an RGW)"))
 struct S3LostAnswerCLITests {
+    /// `split in --size 1K` into `bucket` as `x.001` …, through `proxy`, each request given 3 s.
+    static func split(in scratch: Scratch, to bucket: String, through proxy: HoldingProxy) throws -> RunResult {
+        try run(
+            executable: "/usr/bin/env",
+            [
+                "AWS_ACCESS_KEY_ID=\(LiveS3.accessKey)", "AWS_SECRET_ACCESS_KEY=\(LiveS3.secretKey)", gcdcatPath,
+                "split", "in", "--size", "1K", "--prefix", "s3://\(bucket)/x.", "-q", "--endpoint-url", proxy.url,
+                "--request-timeout", "3s",
+            ], in: scratch.path)
+    }
+
     /// The request that makes `key`'s object: its completion, or its PutObject.
     static func makes(_ key: String) -> @Sendable (String, String) -> Bool {
         { method, target in
@@ -32,13 +43,7 @@ struct S3LostAnswerCLITests {
         let proxy = try HoldingProxy(
             upstream: LiveS3.endpoint, holding: { _, _ in false }, droppingAnswerTo: { matches($0, $1) })
         defer { proxy.stop() }
-        let result = try run(
-            executable: "/usr/bin/env",
-            [
-                "AWS_ACCESS_KEY_ID=\(LiveS3.accessKey)", "AWS_SECRET_ACCESS_KEY=\(LiveS3.secretKey)", gcdcatPath,
-                "split", "in", "--size", "1K", "--prefix", "s3://\(bucket)/x.", "-q", "--endpoint-url", proxy.url,
-                "--request-timeout", "3s",
-            ], in: scratch.path)
+        let result = try Self.split(in: scratch, to: bucket, through: proxy)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr == "")
         #expect(proxy.dropped.count == 1, "\(proxy.dropped)")
@@ -60,13 +65,7 @@ struct S3LostAnswerCLITests {
         let proxy = try HoldingProxy(
             upstream: LiveS3.endpoint, holding: { first($0, $1) }, droppingAnswerTo: { second($0, $1) })
         defer { proxy.stop() }
-        let result = try run(
-            executable: "/usr/bin/env",
-            [
-                "AWS_ACCESS_KEY_ID=\(LiveS3.accessKey)", "AWS_SECRET_ACCESS_KEY=\(LiveS3.secretKey)", gcdcatPath,
-                "split", "in", "--size", "1K", "--prefix", "s3://\(bucket)/x.", "-q", "--endpoint-url", proxy.url,
-                "--request-timeout", "3s",
-            ], in: scratch.path)
+        let result = try Self.split(in: scratch, to: bucket, through: proxy)
         #expect(result.status == 1, "\(result.stderr)")
         #expect(
             result.stderr.hasPrefix(

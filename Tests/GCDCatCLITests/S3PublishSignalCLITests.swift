@@ -17,10 +17,12 @@ struct S3PublishSignalCLITests {
         (method == "POST" && target.contains("uploadId=")) || (method == "PUT" && !target.contains("partNumber="))
     }
 
-    /// Runs gcdcat through `proxy`, sends `signal` once the proxy passed the first request that
-    /// publishes, and returns the exit status and standard error.
-    static func interruptedWhilePublishing(
-        _ arguments: [String], in directory: String, proxy: HoldingProxy, signal: Int32
+    /// Runs gcdcat through `proxy`, sends `signal` once `passed` is true of the requests the
+    /// proxy passed (by default, once it passed the first that publishes), and returns the exit
+    /// status and standard error.
+    static func interrupted(
+        _ arguments: [String], in directory: String, proxy: HoldingProxy, signal: Int32,
+        once passed: ([String]) -> Bool = { $0.contains { Self.publishes(String($0.prefix { $0 != " " }), $0) } }
     ) throws -> (status: Int32, stderr: String) {
         let process = signalableGCDCat(arguments + ["--endpoint-url", proxy.url])
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
@@ -32,11 +34,7 @@ struct S3PublishSignalCLITests {
         try process.run()
         let stderr = ReadAll(err.fileHandleForReading)
         let deadline = Date().addingTimeInterval(120)
-        while !proxy.passed.contains(where: { Self.publishes(String($0.prefix { $0 != " " }), $0) }),
-            process.isRunning, Date() < deadline
-        {
-            usleep(5_000)
-        }
+        while !passed(proxy.passed), process.isRunning, Date() < deadline { usleep(5_000) }
         kill(process.processIdentifier, signal)
         process.waitUntilExit()
         return (process.terminationStatus, stderr.wait())
@@ -53,7 +51,7 @@ struct S3PublishSignalCLITests {
             Self.publishes(method, target) ? 0.4 : 0
         }
         defer { proxy.stop() }
-        let (status, stderr) = try Self.interruptedWhilePublishing(
+        let (status, stderr) = try Self.interrupted(
             ["split", "in", "--size", "1K", "--prefix", "s3://\(bucket)/x.", "-q", "--jobs", "2"],
             in: scratch.path, proxy: proxy, signal: signal)
         #expect(status == 128 + signal, "\(stderr)")
@@ -81,25 +79,10 @@ struct S3PublishSignalCLITests {
             method == "PUT" && target.contains("partNumber=") ? 1 : 0
         }
         defer { proxy.stop() }
-        let process = signalableGCDCat([
-            "merge", "a.001", "a.002", "-o", "s3://\(bucket)/out", "-q", "--jobs", "1", "--endpoint-url", proxy.url,
-        ])
-        process.currentDirectoryURL = URL(fileURLWithPath: scratch.path)
-        process.environment = LiveS3.environment()
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        let err = Pipe()
-        process.standardError = err
-        try process.run()
-        let stderr = ReadAll(err.fileHandleForReading)
-        let deadline = Date().addingTimeInterval(60)
-        while !proxy.passed.contains(where: { $0.contains("partNumber=") }), process.isRunning, Date() < deadline {
-            usleep(5_000)
-        }
-        kill(process.processIdentifier, SIGINT)
-        process.waitUntilExit()
-        let text = stderr.wait()
-        #expect(process.terminationStatus == 130, "\(text)")
+        let (status, text) = try Self.interrupted(
+            ["merge", "a.001", "a.002", "-o", "s3://\(bucket)/out", "-q", "--jobs", "1"], in: scratch.path,
+            proxy: proxy, signal: SIGINT, once: { $0.contains { $0.contains("partNumber=") } })
+        #expect(status == 130, "\(text)")
         #expect(
             text
                 == "\ngcdcat: interrupted by SIGINT; undoing what was started on the server (1 step(s), for at most "
@@ -120,7 +103,7 @@ struct S3PublishSignalCLITests {
             Self.publishes(method, target) ? 2 : 0
         }
         defer { proxy.stop() }
-        let (status, stderr) = try Self.interruptedWhilePublishing(
+        let (status, stderr) = try Self.interrupted(
             ["merge", "a.001", "a.002", "-o", "s3://\(bucket)/out", "-q"], in: scratch.path, proxy: proxy,
             signal: SIGINT)
         #expect(status == 130, "\(stderr)")
