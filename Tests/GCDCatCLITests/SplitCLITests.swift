@@ -124,6 +124,30 @@ import Testing
         #expect(scratch.read("joined") == scratch.read("A.bin"))
     }
 
+    /// An input that is a PAR2 file of the set `--force` replaces (named, or as standard input)
+    /// is refused before anything is written or removed: it went with the old set's PAR2 files
+    /// (outside attack, issue 23).
+    @Test(arguments: [false, true])
+    func aForcedSplitRefusesAnInputAmongTheOldSetsPar2Files(standardInput: Bool) throws {
+        let scratch = try Scratch()
+        try scratch.write("o.bin", randomData(500_000, seed: 37))
+        let first = try gcdcat(
+            ["split", "o.bin", "--size", "100K", "--prefix", "s.", "--par2", "10", "-q"], in: scratch.path)
+        #expect(first.status == 0, "\(first.stderr)")
+        let before = scratch.listing()
+        let input = standardInput ? "s.par2" : "s.vol015+16.par2"
+        let again =
+            standardInput
+            ? try shell("'\(gcdcatPath)' split - s. --size 200K --force < s.par2", in: scratch.path)
+            : try gcdcat(["split", input, "s.", "--size", "200K", "--force"], in: scratch.path)
+        #expect(again.status == 1)
+        #expect(
+            again.stderr
+                == "gcdcat: \(input): is the input file \(standardInput ? "standard input" : input), a PAR2 file of the "
+                + "set it replaces that --force would remove; choose another --prefix\n")
+        #expect(scratch.listing() == before)
+    }
+
     /// Files at `.005` and `.006` with nothing at `.001` … `.004`: no set there for a split of
     /// four parts to replace, so even --force leaves them; as they would join the new set in a
     /// merge without its manifest, the split names them, with --force or without.

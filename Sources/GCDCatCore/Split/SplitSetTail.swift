@@ -30,8 +30,11 @@ extension SplitOperation {
     func refuseRemovingInput(
         count: Int, inputs: [PartFile], refusing: (String) throws -> Void = { _ in }
     ) throws {
-        for name in try staleParts(after: count) {
-            try refusing(name)
+        let stale = try staleParts(after: count)
+        // The old set's PAR2 files go too (``staleRecoveryFiles()``): an input among them likewise.
+        let recovery = overwrite && !writesObjects && !inputs.isEmpty ? try staleRecoveryFiles() : []
+        for name in stale + recovery {
+            if stale.contains(name) { try refusing(name) }
             guard case .path = try target(name), let info = try Syscall.statIfExists(name, followLinks: false),
                 info.st_mode & S_IFMT == S_IFREG,
                 let input = inputs.first(where: {
@@ -40,8 +43,10 @@ extension SplitOperation {
             else { continue }
             throw GCDCatError(
                 .invalidInput, path: name,
-                message: "is the input file \(input.path.displayPath), an old part past the new set's last that "
-                    + "--force would remove; choose another --prefix")
+                message: "is the input file \(input.path.displayPath), "
+                    + (stale.contains(name)
+                        ? "an old part past the new set's last" : "a PAR2 file of the set it replaces")
+                    + " that --force would remove; choose another --prefix")
         }
     }
 
