@@ -333,6 +333,22 @@ import Testing
         #expect(scratch.read("x.bin") == nil)
     }
 
+    // A line that repeats another whole (`sha256sum` run twice into one list) says nothing new,
+    // as `sha256sum -c` reads it: the list still checks the set, and a corrupt part is named
+    // (the list was unreadable, so the corrupt part was merged, exit 0: outside attack, issue 22).
+    @Test func aListRepeatingALineWholeStillChecksTheSet() throws {
+        let (scratch, _) = try set()
+        let listed = try runTool("sha256sum", Self.parts + ["x.bin.002"], in: scratch.path)
+        try scratch.write("SHA256SUMS", listed.stdout)
+        let verified = try gcdcat(["verify", "SHA256SUMS"], in: scratch.path)
+        #expect(verified.status == 0, "\(verified.stderr)")
+        try corrupt("x.bin.003", in: scratch)
+        let merged = try gcdcat(["x.bin.001"], in: scratch.path)
+        #expect(merged.status == 2, "\(merged.stderr)")
+        #expect(merged.stderr.hasPrefix("gcdcat: x.bin.003: sha256 is "), "\(merged.stderr)")
+        #expect(scratch.read("x.bin") == nil)
+    }
+
     @Test func aListWhoseFirstPartIsMissingSaysItNamesIt() throws {
         let (scratch, _) = try set()
         try scratch.write("x.bin.sfv", try gcdcat(["checksum"] + Self.parts, in: scratch.path).stdout)

@@ -97,7 +97,7 @@ import Testing
         ),
         (
             "\(String(repeating: "a", count: 32))  x\n\(String(repeating: "b", count: 32))  ./x\n",
-            "list: line 2: './x' is listed twice (first on line 1)"
+            "list: line 2: './x' is listed twice, with another value (first on line 1)"
         ),
         ("this line has no crc\n", "list: line 1: 'crc' is not a CRC32 of 8 hex digits"),
         ("noblank\n", "list: line 1: expected 'NAME CRC32', found no CRC"),

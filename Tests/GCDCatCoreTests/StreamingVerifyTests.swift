@@ -167,17 +167,21 @@ import Testing
     // it, whatever malformed lines (skipped) lie before or after it.
     @Test func aNameListedTwiceInALongListIsFoundWithItsFirstLine() {
         var lines = (0..<20_000).map { "\(sha256)  f\($0)" }
-        lines[15_000] = "\(sha256)  ./f3"
+        lines[15_000] = "\(String(repeating: "c", count: 64))  ./f3"
         lines[17_000] = "\(sha256)  f9"
-        #expect(scanError(lines.joined(separator: "\n")) == "line 15001: './f3' is listed twice (first on line 4)")
+        #expect(
+            scanError(lines.joined(separator: "\n"))
+                == "line 15001: './f3' is listed twice, with another value (first on line 4)")
         var malformedAfter = lines
         malformedAfter[16_000] = "not a checksum line"
         #expect(
-            scanError(malformedAfter.joined(separator: "\n")) == "line 15001: './f3' is listed twice (first on line 4)")
+            scanError(malformedAfter.joined(separator: "\n"))
+                == "line 15001: './f3' is listed twice, with another value (first on line 4)")
         var malformedBefore = lines
         malformedBefore[12_000] = "not a checksum line"
         #expect(
-            scanError(malformedBefore.joined(separator: "\n")) == "line 15001: './f3' is listed twice (first on line 4)"
+            scanError(malformedBefore.joined(separator: "\n"))
+                == "line 15001: './f3' is listed twice, with another value (first on line 4)"
         )
         // One algorithm's name is not another's: the same name under md5 and sha256 is two entries.
         #expect(scanError("\(sha256)  a\n\(md5)  a\n\(sha256)  b\n") == "none")

@@ -55,6 +55,10 @@ struct ChecksumLineParser {
     /// Each name's first line, by a 128-bit digest of its algorithm and normalized bytes
     /// (``NameKey``), instead of the name.
     private var seen: [NameKey: Int] = [:]
+    /// The value each name in ``seen`` was first listed with (its hash): a line that repeats
+    /// another whole (`sha256sum a b >> SUMS` run twice) says nothing new, as `sha256sum -c` reads
+    /// it, and is skipped; one that gives the name another value is refused.
+    private var seenValues: [NameKey: Int] = [:]
     private var sieve: NameSieve?
 
     init(path: String, forced: HashAlgorithm?, duplicates: DuplicateCheck = .exact) {
@@ -81,7 +85,7 @@ struct ChecksumLineParser {
     /// Those of ``ChecksumList/parse(bytes:path:forced:)`` for this line; with
     /// ``skipsMalformedLines``, only a name listed twice.
     mutating func entry(_ line: UnsafeBufferPointer<UInt8>, number: Int) throws -> ChecksumList.Entry? {
-        let found: (entry: ChecksumList.Entry, earlier: Int?)?
+        let found: (entry: ChecksumList.Entry, earlier: (line: Int, sameValue: Bool)?)?
         do {
             found = try parse(line, number: number)
         } catch let error as GCDCatError where skipsMalformedLines {
@@ -104,9 +108,12 @@ struct ChecksumLineParser {
         }
         if entry.guessed && !guessed.contains(entry.algorithm) { guessed.append(entry.algorithm) }
         if let earlier {
+            if earlier.sameValue { return nil }
             throw GCDCatError(
                 .malformedManifest, path: path,
-                message: "line \(number): '\(entry.name.displayPath)' is listed twice (first on line \(earlier))")
+                message:
+                    "line \(number): '\(entry.name.displayPath)' is listed twice, with another value (first on line "
+                    + "\(earlier.line))")
         }
         count += 1
         return entry
@@ -115,7 +122,7 @@ struct ChecksumLineParser {
     /// The entry on `line` and the line that listed its name before, if any; nil for a blank
     /// line, a comment or the armor.
     private mutating func parse(_ line: UnsafeBufferPointer<UInt8>, number: Int) throws -> (
-        entry: ChecksumList.Entry, earlier: Int?
+        entry: ChecksumList.Entry, earlier: (line: Int, sameValue: Bool)?
     )? {
         let path = path  // not self: slowEntry mutates self meanwhile
         func malformed(_ why: String) -> GCDCatError {
@@ -125,20 +132,20 @@ struct ChecksumLineParser {
             throw malformed("contains a NUL byte")
         }
         if !armor.isActive, let (fast, name) = try fastEntry(line, number: number, malformed: malformed) {
-            return (fast, firstLine(of: name, algorithm: fast.algorithm, number: number))
+            return (fast, firstLine(of: name, algorithm: fast.algorithm, value: fast.expected, number: number))
         }
         guard let slow = try slowEntry(line, number: number, malformed: malformed) else { return nil }
         if case .none = duplicates { return (slow, nil) }
         let earlier = PathName.bytes(of: slow.name).withUnsafeBufferPointer {
-            firstLine(of: $0, algorithm: slow.algorithm, number: number)
+            firstLine(of: $0, algorithm: slow.algorithm, value: slow.expected, number: number)
         }
         return (slow, earlier)
     }
 
     /// The line that listed `name` for `algorithm` before line `number`, as ``duplicates`` finds it.
-    private mutating func firstLine(of name: UnsafeBufferPointer<UInt8>, algorithm: HashAlgorithm, number: Int)
-        -> Int?
-    {
+    private mutating func firstLine(
+        of name: UnsafeBufferPointer<UInt8>, algorithm: HashAlgorithm, value: String, number: Int
+    ) -> (line: Int, sameValue: Bool)? {
         switch duplicates {
         case .none: return nil
         case .sieve:
@@ -147,9 +154,12 @@ struct ChecksumLineParser {
         case .among(let firsts) where !firsts.contains(NameKey.hash(algorithm, name, seed: 1)): return nil
         case .exact, .among:
             let key = NameKey(algorithm, name)
-            guard let earlier = seen.updateValue(number, forKey: key) else { return nil }
+            guard let earlier = seen.updateValue(number, forKey: key) else {
+                seenValues[key] = value.hashValue
+                return nil
+            }
             seen[key] = earlier
-            return earlier
+            return (earlier, seenValues[key] == value.hashValue)
         }
     }
 
