@@ -216,8 +216,9 @@ extension GCDCat {
             // Read once: each option is a property wrapper, whose getter cost more per file than
             // the rest of this closure.
             let (ignoreMissing, json, lists, listsOK) = (ignoreMissing, json, !status && !json, !quiet)
+            var confirmed = Set<HashAlgorithm>()
             do {
-                let confirmed = try verifier.confirmedGuesses(scan.guessed)
+                confirmed = try verifier.confirmedGuesses(scan.guessed)
                 try verifier.verify(confirmed: confirmed, counter: counter) { outcome in
                     let isMissing = outcome.status == .missing
                     if ignoreMissing && isMissing {
@@ -243,8 +244,8 @@ extension GCDCat {
             try listing.flush()
             let summary = report.finish(tally)
             sayAfterList(
-                shown, list: manifest, summary: summary, unconfirmed: tally.unconfirmed, missing: missing,
-                report: &report)
+                shown, list: manifest, summary: summary, unconfirmed: tally.unconfirmed, confirmed: confirmed,
+                missing: missing, report: &report)
         }
 
         /// How many missing files are looked at for a look-alike name beside them.
@@ -255,7 +256,8 @@ extension GCDCat {
         /// --ignore-missing hint; a list that --ignore-missing left empty fails.
         private func sayAfterList(
             _ shown: String, list: String, summary: VerifyReport.Summary, unconfirmed: [HashAlgorithm],
-            missing: [String], objectNote: String = "", report: inout VerifyReport
+            confirmed: Set<HashAlgorithm> = [], missing: [String], objectNote: String = "",
+            report: inout VerifyReport
         ) {
             if ignoreMissing && summary.files == 0 {
                 if !json { writeToStandardError("gcdcat: \(shown.displayPath): no file was verified\n") }
@@ -265,7 +267,9 @@ extension GCDCat {
                 writeToStandardError("gcdcat: \(shown.displayPath): \(summary.text)\(objectNote)\n")
             }
             guard !status && !json else { return }
-            for note in unconfirmed.map(ChecksumListVerifier.unconfirmedNote) {
+            for note in unconfirmed.map({
+                ChecksumListVerifier.unconfirmedNote($0, confirmed: confirmed.contains($0))
+            }) {
                 writeToStandardError("gcdcat: \(shown.displayPath): \(note)\n")
             }
             for found in LookAlikeNames.find(for: missing) {

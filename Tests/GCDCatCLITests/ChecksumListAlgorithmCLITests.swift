@@ -100,6 +100,36 @@ import Testing
         #expect(scratch.read("out") == whole)
     }
 
+    /// A list joined from two tools' (sha256sum's and `rhash --sha3-256`'s): one line confirms
+    /// the sha256 guess, and the others, which match as sha3-256, are UNCONFIRMED (exit 1), not
+    /// FAILED (exit 2: outside attack, issue 22); a merge takes them as checked under sha3-256.
+    @Test func aListMixingTwoAlgorithmsOfOneLengthIsNeverCalledCorrupt() throws {
+        let scratch = try files()
+        let sha256 = try runTool("sha256sum", [Self.names[0]], in: scratch.path)
+        let sha3 = try runTool("rhash", ["--sha3-256", Self.names[1], Self.names[2]], in: scratch.path)
+        try scratch.write("LIST", sha256.stdout + sha3.stdout)
+        let verified = try gcdcat(["verify", "LIST"], in: scratch.path)
+        #expect(verified.status == 1, "\(verified.stderr)")
+        #expect(verified.stdoutText.hasPrefix("a.iso: OK\nsp ace: UNCONFIRMED (not sha256? "), "\(verified.stdoutText)")
+        #expect(
+            verified.stderr.hasSuffix(
+                "gcdcat: LIST: some 64-digit values match as sha256 and others as another algorithm of that length: "
+                    + "the list mixes algorithms (joined from two tools' lists?), so those files are UNCONFIRMED, not "
+                    + "corrupt; check them with --algorithm blake2b-256 or --algorithm sha3-256\n"), "\(verified.stderr)")
+        let whole = randomData(3000, seed: 2238)
+        let parts = ["m.bin.001", "m.bin.002", "m.bin.003"]
+        for (index, part) in parts.enumerated() {
+            try scratch.write(part, whole.subdata(in: index * 1000..<(index + 1) * 1000))
+        }
+        let first = try runTool("sha256sum", [parts[0]], in: scratch.path)
+        let rest = try runTool("rhash", ["--sha3-256", parts[1], parts[2]], in: scratch.path)
+        try scratch.write("CHECKSUMS", first.stdout + rest.stdout)
+        let merged = try gcdcat(["m.bin.001"], in: scratch.path)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(merged.stderr == "gcdcat: 3 parts verified against CHECKSUMS\n")
+        #expect(scratch.read("m.bin") == whole)
+    }
+
     @Test func aGuessFromTheLengthIsSaidAndAConfirmedGuessReportsRealCorruption() throws {
         let scratch = try files()
         try makeList(scratch, "LIST", "sha384sum", [])

@@ -140,7 +140,19 @@ public enum ChecksumListVerifier {
             case .file(let descriptor):
                 let actual = try worker.hash(
                     descriptor, path: path, algorithm: entry.algorithm, jobs: jobs, counter: counter)
-                return actual == entry.expected ? .ok : .failed(actual: actual)
+                guard actual != entry.expected else { return .ok }
+                // A guess is only a guess, even once another line confirmed it: a list joined from
+                // two tools' (sha256sum's and rhash --sha3-256's) holds two algorithms of one length.
+                // A value that another algorithm of that length gives is no corruption.
+                if entry.guessed {
+                    for other in entry.algorithm.alternatives
+                    where try worker.hash(descriptor, path: path, algorithm: other, jobs: jobs, counter: nil)
+                        == entry.expected
+                    {
+                        return .unconfirmed(actual: actual)
+                    }
+                }
+                return .failed(actual: actual)
             }
         } catch let error as GCDCatError where error.code == .missingPart {
             return .missing
@@ -186,8 +198,14 @@ public enum ChecksumListVerifier {
     }
 
     /// The note for a guess of `algorithm` that no file confirmed, naming the fix.
-    public static func unconfirmedNote(_ algorithm: HashAlgorithm) -> String {
+    public static func unconfirmedNote(_ algorithm: HashAlgorithm, confirmed: Bool = false) -> String {
         let others = algorithm.alternatives.map { "--algorithm \($0.rawValue)" }
+        if confirmed {
+            // Other lines matched the guess: these match another algorithm of that length.
+            return "some \(algorithm.hexLength)-digit values match as \(algorithm.rawValue) and others as another "
+                + "algorithm of that length: the list mixes algorithms (joined from two tools' lists?), so those "
+                + "files are UNCONFIRMED, not corrupt; check them with \(others.joined(separator: " or "))"
+        }
         return "no file matched its \(algorithm.hexLength)-digit value as \(algorithm.rawValue), which was only "
             + "assumed from the length: the list is probably of another algorithm, not the files corrupt; "
             + (others.isEmpty

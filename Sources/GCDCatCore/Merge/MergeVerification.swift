@@ -241,14 +241,20 @@ public struct MergeVerification: Sendable, Equatable {
         // algorithm was only assumed from its length is corruption only once another part
         // matched that assumption; with no match, the assumption is what is wrong.
         var confirmed = Set<HashAlgorithm>()
-        var differing: [(part: PartFile, entry: ChecksumList.Entry, actual: String)] = []
+        var differing: [(part: PartFile, entry: ChecksumList.Entry, actual: String, other: Bool)] = []
         for (index, entry) in list.entries.enumerated() {
             let part = parts[index]
             let (actual, crc32) = try digestAndCRC(of: part, algorithm: entry.algorithm, jobs: jobs)
             if actual == entry.expected {
                 if entry.guessed { confirmed.insert(entry.algorithm) }
             } else if entry.guessed {
-                differing.append((part, entry, actual))
+                // A value another algorithm of that length gives vouches for the part under that
+                // algorithm once other lines confirmed the guess (a list joined from two tools'):
+                // no corruption, as verify says. With no line confirming it, the guess is wrong.
+                let other = try entry.algorithm.alternatives.contains {
+                    try digestAndCRC(of: part, algorithm: $0, jobs: jobs).0 == entry.expected
+                }
+                differing.append((part, entry, actual, other))
             } else {
                 throw corruptPart(part, entry: entry, actual: actual, list: path)
             }
@@ -257,7 +263,7 @@ public struct MergeVerification: Sendable, Equatable {
         if let guess = differing.first(where: { !confirmed.contains($0.entry.algorithm) }) {
             throw unconfirmedGuess(guess.entry.algorithm, list: path)
         }
-        if let first = differing.first {
+        if let first = differing.first(where: { !$0.other }) {
             throw corruptPart(first.part, entry: first.entry, actual: first.actual, list: path)
         }
         let wholeCRC = try whole.map {
