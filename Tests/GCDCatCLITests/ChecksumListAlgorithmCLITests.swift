@@ -115,7 +115,8 @@ import Testing
             verified.stderr.hasSuffix(
                 "gcdcat: LIST: some 64-digit values match as sha256 and others as another algorithm of that length: "
                     + "the list mixes algorithms (joined from two tools' lists?), so those files are UNCONFIRMED, not "
-                    + "corrupt; check them with --algorithm blake2b-256 or --algorithm sha3-256\n"), "\(verified.stderr)")
+                    + "corrupt; check them with --algorithm blake2b-256 or --algorithm sha3-256\n"),
+            "\(verified.stderr)")
         let whole = randomData(3000, seed: 2238)
         let parts = ["m.bin.001", "m.bin.002", "m.bin.003"]
         for (index, part) in parts.enumerated() {
