@@ -118,6 +118,48 @@ import Testing
 
 /// `protect` never overwrites one of its inputs, never publishes a set of bytes that changed
 /// while it read them, and never waits on a FIFO (outside attack on issue 23).
+extension Par2StaleSetCLITests {
+    /// An older version's volumes beside a newer set of the same names, renamed so that no name
+    /// clashes (`vol0+1` beside `vol000+01`): PAR2's set id covers only each file's first 16 KiB,
+    /// length and name, so both read as one set. The two MD5s of one file say otherwise: verify,
+    /// repair and a merge refuse the mixed set (repair by the old volume reverted the newer part
+    /// to the old bytes, exit 0: outside attack, issue 23).
+    @Test func volumesOfAnotherVersionOfTheSetAreRefusedNotMixed() throws {
+        let scratch = try Scratch()
+        let old = randomData(400_000, seed: 2339)
+        var new = old
+        new.replaceSubrange(150_000..<150_008, with: Data("NEW-EDIT".utf8))
+        try scratch.write("a.bin", old)
+        #expect(try gcdcat(["split", "a.bin", "--size", "100K", "--par2", "5", "-q"], in: scratch.path).status == 0)
+        let oldVolumes = scratch.listing().filter { $0.hasPrefix("a.bin.vol") }
+        let kept = try oldVolumes.map { name in (name, try #require(scratch.read(name))) }
+        try scratch.write("a.bin", new)
+        let again = try gcdcat(
+            ["split", "a.bin", "--size", "100K", "--par2", "5", "-q", "--force"], in: scratch.path)
+        #expect(again.status == 0, "\(again.stderr)")
+        for (name, bytes) in kept {
+            // a.bin.vol003+04.par2 → a.bin.vol3+4.par2
+            let numbers = name.dropFirst("a.bin.vol".count).dropLast(".par2".count).split(separator: "+")
+            try scratch.write("a.bin.vol\(Int(numbers[0])!)+\(Int(numbers[1])!).par2", bytes)
+        }
+        for name in ["a.bin", "a.bin.par2"] { try FileManager.default.removeItem(atPath: scratch.file(name)) }
+        let parts = (1...4).map { scratch.read("a.bin.00\($0)") }
+        let why =
+            "its volumes describe two versions of a.bin.002 (two MD5s for one file): recovery volumes of an older "
+            + "set of these names lie beside it; remove them, or move the set's own .par2 files to a folder of their "
+            + "own with the parts"
+        for (command, volume) in [("verify", "a.bin.vol000+01.par2"), ("repair", "a.bin.vol0+1.par2")] {
+            let result = try gcdcat([command, volume], in: scratch.path)
+            #expect(result.status == 1, "\(command): \(result.stderr)")
+            #expect(result.stderr == "gcdcat: \(volume): \(why)\n", "\(command)")
+        }
+        #expect((1...4).map { scratch.read("a.bin.00\($0)") } == parts)
+        let merged = try gcdcat(["a.bin.001", "-o", "out"], in: scratch.path)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(scratch.read("out") == new)
+    }
+}
+
 @Suite struct Par2ProtectInputsCLITests {
     @Test(arguments: ["s.par2", "s.vol000+01.par2"])
     func protectRefusesAnOutputThatIsOneOfItsInputs(input: String) throws {

@@ -82,6 +82,18 @@ extension Par2RecoverySet {
         for packet in packets where packet.type == .fileDescription && packet.body.count >= 56 {
             let body = packet.body[...]
             guard Par2Hash(body.prefix(16)) == id else { continue }
+            // Another copy that gives the file another MD5 under the same id (the id covers only
+            // its first 16 KiB, length and name): volumes of another version of the set lie beside
+            // this one, and mixing them would rebuild old bytes.
+            if let file {
+                guard Par2Hash(body[16..<32]) == file.md5 else {
+                    throw fail(
+                        "its volumes describe two versions of \(file.name.displayPath) (two MD5s for one file): "
+                            + "recovery volumes of an older set of these names lie beside it; remove them, or move "
+                            + "the set's own .par2 files to a folder of their own with the parts")
+                }
+                continue
+            }
             let rawName = Array(body[56...].reversed().drop { $0 == 0 }.reversed())
             let length = readLittleEndian(UInt64.self, body, at: 48)
             // The id is the MD5 of (MD5 of the first 16 KiB, length, name): a description that
@@ -95,7 +107,6 @@ extension Par2RecoverySet {
             file = File(
                 id: id, name: name, length: Int64(length), md5: Par2Hash(body[16..<32]),
                 md5First16K: Par2Hash(body[32..<48]), slices: [], firstSlice: 0)
-            break
         }
         guard var file else {
             guard required else { return nil }
