@@ -103,6 +103,23 @@ import Testing
         #expect(readFile(parts[1].path) == precious)
     }
 
+    /// Removes `parts` while a writer that opened `target` before appends "appended" to it after
+    /// its last check (then `also` runs, with the part moved aside).
+    func removeWhileAppending(
+        to target: PartFile, of parts: [PartFile], also: (PartFile) -> Void = { _ in }
+    ) throws -> PartRemoval.Outcome {
+        let handle = try #require(FileHandle(forWritingAtPath: target.path))
+        defer { try? handle.close() }
+        return try PartRemoval.remove(
+            parts,
+            afterLastCheck: { part in
+                guard part == target else { return }
+                _ = try? handle.seekToEnd()
+                try? handle.write(contentsOf: Data("appended".utf8))
+                also(part)
+            })
+    }
+
     /// A writer that opened a part before (a downloader still appending) and writes after the
     /// last check, before the unlink: the part was held open across the unlink, so the write is
     /// seen and the part's bytes, the new ones too, are written back at its name (they were
@@ -110,15 +127,7 @@ import Testing
     @Test func aWriteLandingBetweenTheLastCheckAndTheUnlinkIsWrittenBack() throws {
         let directory = TemporaryDirectory()
         let parts = try parts(in: directory)
-        let handle = try #require(FileHandle(forWritingAtPath: parts[1].path))
-        defer { try? handle.close() }
-        let outcome = try PartRemoval.remove(
-            parts,
-            afterLastCheck: { part in
-                guard part == parts[1] else { return }
-                _ = try? handle.seekToEnd()
-                try? handle.write(contentsOf: Data("appended".utf8))
-            })
+        let outcome = try removeWhileAppending(to: parts[1], of: parts)
         #expect(outcome.removed == [parts[0].path, parts[2].path])
         #expect(
             outcome.warnings == [
@@ -135,16 +144,7 @@ import Testing
     @Test func bytesWrittenBackBesideANewFileAtThePartsName() throws {
         let directory = TemporaryDirectory()
         let parts = try parts(in: directory)
-        let handle = try #require(FileHandle(forWritingAtPath: parts[1].path))
-        defer { try? handle.close() }
-        let outcome = try PartRemoval.remove(
-            parts,
-            afterLastCheck: { part in
-                guard part == parts[1] else { return }
-                _ = try? handle.seekToEnd()
-                try? handle.write(contentsOf: Data("appended".utf8))
-                writeFile(part.path, Array("new file".utf8))
-            })
+        let outcome = try removeWhileAppending(to: parts[1], of: parts) { writeFile($0.path, Array("new file".utf8)) }
         #expect(outcome.removed == [parts[0].path, parts[2].path])
         #expect(
             outcome.warnings == [
