@@ -94,6 +94,23 @@ import Testing
         #expect(scratch.read("joined") == whole)
     }
 
+    // A hex set from a later start with its manifest gone is refused naming its hex first part
+    // (`u_00`), not a digits one (`u_01`).
+    @Test func aHexSetStartingLateWithoutItsManifestNamesItsHexFirstPart() throws {
+        let scratch = try Scratch()
+        try scratch.write("in", randomData(1_000_000, seed: 2240))
+        let split = try gcdcat(["split", "in", "u_", "--hex-suffixes=09", "-b", "100000", "-q"], in: scratch.path)
+        #expect(split.status == 0, "\(split.stderr)")
+        try FileManager.default.removeItem(atPath: scratch.file("u.sfv"))
+        let merged = try gcdcat(["u_09", "-o", "out"], in: scratch.path)
+        #expect(merged.status == 1)
+        #expect(
+            merged.stderr
+                == "gcdcat: u_09: no u_00 before it, so the set's first part may be missing. If the set really starts "
+                + "here (split --start), merge it with its manifest, or list its parts with --as-given\n")
+        #expect(scratch.read("out") == nil)
+    }
+
     // Case 4: .partN and .part01 sets; the output drops the .part.
     @Test(arguments: [1, 2])
     func partNSetsAreFound(width: Int) throws {

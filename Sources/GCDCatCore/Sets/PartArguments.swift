@@ -28,9 +28,15 @@ public enum PartArguments {
         public var startsLate: Bool
         /// The name the set's usual first part would have (`x.001`, `xaa`), when it starts late.
         public var usualFirst: String? {
-            guard startsLate, let first = parts.first, let reading = NumberedName.readings(of: first).first
+            guard startsLate, let reading = firstReading
             else { return nil }
             return reading.with(number: reading.alphabet == .digits ? 1 : 0).name
+        }
+        /// The reading under which every part is a number of one set (hex when a part is spelt
+        /// with a hex letter), else the first part's first reading.
+        var firstReading: NumberedName? {
+            guard let first = parts.first else { return nil }
+            return PartArguments.commonSet(parts)?.0 ?? NumberedName.readings(of: first).first
         }
         /// Things done to the list that the user should hear about.
         public var notes: [String]
@@ -41,7 +47,7 @@ public enum PartArguments {
         /// or the bucket's listing.
         public func lateStartRefusal(names: any SetNames) -> GCDCatError? {
             guard let usual = usualFirst, let first = parts.first,
-                let reading = NumberedName.readings(of: first).first
+                let reading = firstReading
             else { return nil }
             let fix =
                 "If the set really starts here (split --start), merge it with its manifest, or "
