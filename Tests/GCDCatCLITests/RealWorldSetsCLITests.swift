@@ -539,6 +539,17 @@ extension SetStartCLITests {
         #expect(scratch.read("out") == whole.subdata(in: 1000..<4000))
     }
 
+    /// A word that only reads as a letters number (`six`: `s` + `ix`), given twice on purpose,
+    /// is no late part of a set: the late-start refusal is for evidently numbered lists.
+    @Test func aWordGivenTwiceIsNoLatePartOfASet() throws {
+        let scratch = try Scratch()
+        let six = randomData(6000, seed: 2241)
+        try scratch.write("six", six)
+        let merged = try gcdcat(["merge", "six", "six", "-o", "out", "--allow-duplicates", "-q"], in: scratch.path)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(scratch.read("out") == six + six)
+    }
+
     /// A set missing a middle part, merged from the part after the gap: the message names the
     /// missing part (g/l.002), not g/l.001, which is there.
     @Test func aLatePartAfterAGapNamesTheMissingPartNotTheFirst() throws {

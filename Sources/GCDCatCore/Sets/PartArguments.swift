@@ -120,8 +120,11 @@ public enum PartArguments {
             try order(&resolved, numbers: numbers, naming: naming, names: names)
             try refuseOmittedLastParts(resolved.parts, numbers: numbers, naming: naming, names: names)
             // A list from above the usual first number (`x.*` over what a killed split named):
-            // refused as a discovered set is, unless a manifest vouches for its start.
-            resolved.startsLate = (numbers.min() ?? 0) > (naming.alphabet == .digits ? 1 : 0)
+            // refused as a discovered set is, unless a manifest vouches for its start. Only a
+            // list that is evidently numbered (a padded number, or two numbers of one set):
+            // `merge six six --allow-duplicates` is a word twice, not part `ix` of a set.
+            let evident = Set(numbers).count > 1 || (naming.alphabet == .digits && naming.width >= 2)
+            resolved.startsLate = evident && (numbers.min() ?? 0) > (naming.alphabet == .digits ? 1 : 0)
         }
         return resolved
     }
