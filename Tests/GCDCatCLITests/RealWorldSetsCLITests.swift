@@ -580,5 +580,38 @@ extension SetStartCLITests {
                 == "gcdcat: x.003: no x.001 before it, so the set's first part may be missing. If the set really starts here (split --start), merge it with its manifest, or list its parts with --as-given\n"
         )
         #expect(scratch.listing() == ["x.003"])
+        // --as-given joins the lone part as it is, as the message says.
+        let given = try gcdcat(["merge", "x.003", "-o", "out", "--as-given", "-q"], in: scratch.path)
+        #expect(given.status == 0, "\(given.stderr)")
+        #expect(scratch.read("out") == Data("tail".utf8))
+    }
+
+    /// What a SIGKILLed split with letters names can leave: only its second part. A lone letters
+    /// name after a file's full name (`in.bin.ab`) or GNU split's `x` is that leftover, refused as
+    /// a lone `.002` is; a name whose stem has no extension (`configure.ac`) is a plain file.
+    @Test func aLoneLettersLatePartIsRefusedAndAPlainFileIsNot() throws {
+        let scratch = try Scratch()
+        for name in ["in.bin.ab", "xac", "a.tar.gz.ac"] {
+            try scratch.write(name, randomData(1000, seed: 2251))
+            let result = try gcdcat([name, "-o", "out"], in: scratch.path)
+            #expect(result.status == 1, "\(name)")
+            let usual = name == "xac" ? "xaa" : String(name.dropLast(2)) + "aa"
+            #expect(
+                result.stderr
+                    == "gcdcat: \(name): no \(usual) before it, so the set's first part may be missing. If the set "
+                    + "really starts here (split --start), merge it with its manifest, or list its parts with "
+                    + "--as-given\n")
+            #expect(scratch.read("out") == nil)
+            try FileManager.default.removeItem(atPath: scratch.file(name))
+        }
+        for name in ["configure.ac", "Makefile.am", ".bashrc.ab"] {
+            let bytes = randomData(700, seed: 2252)
+            try scratch.write(name, bytes)
+            let result = try gcdcat([name, "-o", "out", "-q"], in: scratch.path)
+            #expect(result.status == 0, "\(name): \(result.stderr)")
+            #expect(scratch.read("out") == bytes)
+            try FileManager.default.removeItem(atPath: scratch.file("out"))
+            try FileManager.default.removeItem(atPath: scratch.file(name))
+        }
     }
 }

@@ -24,7 +24,8 @@ public enum PartArguments {
         /// True when the parts were found from a first part, rather than all given.
         public var discovered: Bool
         /// True when the set starts above its alphabet's usual first number: discovered with
-        /// nothing before it (``PartDiscovery/DiscoveredSet/startsLate``), or listed from there.
+        /// nothing before it (``PartDiscovery/DiscoveredSet/startsLate``), or listed from there;
+        /// false under `asGiven`, which joins such a set as it is.
         public var startsLate: Bool
         /// The name the set's usual first part would have (`x.001`, `xaa`), when it starts late.
         public var usualFirst: String? {
@@ -89,7 +90,7 @@ public enum PartArguments {
                 return Resolved(
                     parts: set.parts, defaultOutput: set.naming.wholeName,
                     manifestCandidates: set.naming.manifestCandidates, discovered: true,
-                    startsLate: set.startsLate, notes: [])
+                    startsLate: set.startsLate && !asGiven, notes: [])
             }
             return Resolved(
                 parts: arguments, defaultOutput: digitsReading(arguments[0])?.wholeName, manifestCandidates: [],

@@ -49,6 +49,7 @@ public enum PartDiscovery {
             let naming = digits.map({ $0.provenHex(names) ?? $0 })
                 ?? readings.first(where: { hasNeighbour($0, names) })
                 ?? NumberedName.hexReadings(of: path).first(where: { hasNeighbour($0, names) })
+                ?? readings.first(where: isLateLettersPart)
         else { return nil }
         let given = naming.name
         if naming.number > 0, let below = existing(naming.with(number: naming.number - 1), names) {
@@ -83,6 +84,21 @@ public enum PartDiscovery {
         if startsLate && parts.count == 1 && !looksLikeAPart { return nil }
         try checkStrays(naming, through: number - 1, given: given, names: names)
         return DiscoveredSet(parts: parts, naming: naming, startsLate: startsLate)
+    }
+
+    /// A letters name with no neighbour that is still a part, the leftover of a split whose other
+    /// parts are gone (`in.bin.ab`, `xac`), not a plain file (`configure.ac`, `Makefile.am`): a
+    /// late number after a stem that is itself a file's name with its extension and a dot
+    /// (`in.bin.`), or after GNU split's default prefix `x`.
+    static func isLateLettersPart(_ reading: NumberedName) -> Bool {
+        guard reading.alphabet == .letters, reading.number > 0 else { return false }
+        let stem = splitPath(reading.stem + "x").name.dropLast()
+        if stem == "x" { return true }
+        guard stem.hasSuffix("."), let dot = stem.dropLast().lastIndex(of: ".") else { return false }
+        let name = stem[..<dot]
+        let extensionName = stem[stem.index(after: dot)...].dropLast()
+        return !name.isEmpty && (1...5).contains(extensionName.count)
+            && extensionName.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
     }
 
     /// The name `reading`'s number has on disk, if any.
