@@ -52,6 +52,39 @@ import Testing
         #expect(unchecked.stderr == "")
     }
 
+    /// A list beside the set that gives a part two values cannot say which is right: as the only
+    /// list about the set it stops the merge (a corrupt part would pass unchecked), and as the
+    /// set's own list it is said once, not also as a list beside the set.
+    @Test func aListGivingAPartTwoValuesStopsTheMerge() throws {
+        let (scratch, whole) = try set()
+        let listed = try gcdcat(["checksum"] + Self.parts, in: scratch.path).stdout
+        let conflicting = listed + Data("x.bin.002 00000000\n".utf8)
+        let lines = String(decoding: listed, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        let first = lines.firstIndex { $0.hasPrefix("x.bin.002 ") }! + 1
+        let last = lines.count
+        try scratch.write("download.sfv", conflicting)
+        try corrupt("x.bin.002", in: scratch)
+        let merged = try gcdcat(["x.bin.001"], in: scratch.path)
+        #expect(merged.status == 1)
+        #expect(
+            merged.stderr
+                == "gcdcat: download.sfv: line \(last): 'x.bin.002' is listed twice, with another value (first on line "
+                + "\(first)); it is the list beside the set that names its parts, so nothing was merged: correct the "
+                + "list, name another with --manifest, or merge unchecked with --no-verify\n")
+        #expect(scratch.read("x.bin") == nil)
+        try FileManager.default.moveItem(atPath: scratch.file("download.sfv"), toPath: scratch.file("x.bin.sfv"))
+        let own = try gcdcat(["x.bin.001"], in: scratch.path)
+        #expect(own.status == 1)
+        #expect(
+            own.stderr
+                == "gcdcat: x.bin.sfv: line \(last): 'x.bin.002' is listed twice, with another value (first on line "
+                + "\(first))\n")
+        #expect(scratch.read("x.bin") == nil)
+        let unchecked = try gcdcat(["x.bin.001", "--no-verify", "-o", "out"], in: scratch.path)
+        #expect(unchecked.status == 0)
+        #expect(scratch.read("out")?.count == whole.count)
+    }
+
     @Test func aListOfTheWholeFileChecksTheOutputBeforeItIsPublished() throws {
         let (scratch, whole) = try set()
         try scratch.write("x.bin", whole)

@@ -52,6 +52,15 @@ struct ChecksumLineParser {
     /// The last malformed line's error.
     private(set) var lastMalformed: GCDCatError?
     static let keptMalformed = 100
+
+    /// The refusal of a list that gives one name two values, between the name and the first line.
+    private static let listedTwice = " is listed twice, with another value (first on line "
+
+    /// Whether `error` is a list giving one name two values: a list gcdcat reads, yet cannot
+    /// trust, unlike one in an algorithm it does not compute.
+    static func isListedTwice(_ error: GCDCatError) -> Bool {
+        error.code == .malformedManifest && error.message.contains("'" + listedTwice)
+    }
     /// Each name's first line, by a 128-bit digest of its algorithm and normalized bytes
     /// (``NameKey``), instead of the name.
     private var seen: [NameKey: Int] = [:]
@@ -111,9 +120,7 @@ struct ChecksumLineParser {
             if earlier.sameValue { return nil }
             throw GCDCatError(
                 .malformedManifest, path: path,
-                message:
-                    "line \(number): '\(entry.name.displayPath)' is listed twice, with another value (first on line "
-                    + "\(earlier.line))")
+                message: "line \(number): '\(entry.name.displayPath)'\(Self.listedTwice)\(earlier.line))")
         }
         count += 1
         return entry

@@ -56,7 +56,8 @@ public struct MergeVerification: Sendable, Equatable {
             // Only a numbered set has lists beside it (`candidates` is empty for any other).
             let found = candidates.isEmpty ? ListsBesideSet.Found() : try ListsBesideSet.find(parts: besideParts)
             // A list about the set that gcdcat cannot read is said, never passed over in silence.
-            let unreadable = found.unreadable.map { list, why in
+            let unreadableLists = found.unreadable + found.contradictory.map { ($0.path ?? "", $0.message) }
+            let unreadable = unreadableLists.map { list, why in
                 "\(list.displayPath) beside the set names its parts, but gcdcat cannot read it (\(why)); "
                     + "the parts were not checked against it (gcdcat verify \(list.displayPath) says why)"
             }
@@ -68,16 +69,29 @@ public struct MergeVerification: Sendable, Equatable {
                 }
                 let own = try PartFile.validate(candidate)
                 // The set's own list wins, but the others that also list it are named.
-                let others = try found.lists.filter {
-                    guard let info = try Syscall.statIfExists($0) else { return false }
+                let isOther = { (list: String) throws -> Bool in
+                    guard let info = try Syscall.statIfExists(list) else { return false }
                     return UInt64(info.st_dev) != own.device || UInt64(info.st_ino) != own.inode
                 }
-                return (own, warnings + unreadable, others.isEmpty ? [] : [othersNote(others, used: own.path)])
+                let others = try found.lists.filter(isOther)
+                // Its own faults are said when it is read, not as a list beside it.
+                let otherUnreadable = try zip(unreadableLists, unreadable).filter { try isOther($0.0.0) }.map(\.1)
+                return (own, warnings + otherUnreadable, others.isEmpty ? [] : [othersNote(others, used: own.path)])
             }
             warnings += unreadable
             if let list = found.lists.first {
                 let others = Array(found.lists.dropFirst())
                 return (try PartFile.validate(list), warnings, others.isEmpty ? [] : [othersNote(others, used: list)])
+            }
+            // The only list about the set gives a part two values: one of them is wrong, and
+            // merging unchecked would pass a corrupt part it was meant to catch.
+            if let contradiction = found.contradictory.first {
+                throw GCDCatError(
+                    contradiction.code, path: contradiction.path,
+                    message:
+                        contradiction.message + "; it is the list beside the set that names its parts, so nothing "
+                        + "was merged: correct the list, name another with --manifest, or merge unchecked with "
+                        + "--no-verify")
             }
         }
         if policy == .required {

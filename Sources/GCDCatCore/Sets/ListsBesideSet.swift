@@ -22,6 +22,8 @@ enum ListsBesideSet {
     struct Found {
         var lists: [String] = []
         var unreadable: [(list: String, why: String)] = []
+        /// Lists that name its parts in an algorithm gcdcat reads, but give a name two values.
+        var contradictory: [GCDCatError] = []
     }
 
     /// The lists beside `parts` (in the first part's folder) that are about them, in the order
@@ -44,6 +46,7 @@ enum ListsBesideSet {
             switch try reading(list: list, parts: parts, whole: whole) {
             case .about: found.lists.append(list)
             case .unreadable(let why): found.unreadable.append((list, why))
+            case .contradictory(let error): found.contradictory.append(error)
             case .notAbout: break
             }
         }
@@ -55,6 +58,8 @@ enum ListsBesideSet {
         case notAbout
         /// It names one of the parts, but no line of it can be read (why: its first bad line).
         case unreadable(String)
+        /// It names one of the parts, but gives a name two values.
+        case contradictory(GCDCatError)
     }
 
     /// Whether the regular file `list` reads as a checksum list that names one of `parts` or
@@ -78,7 +83,8 @@ enum ListsBesideSet {
                 wholeCounts = true
             } catch let error as GCDCatError where error.code == .malformedManifest {
                 let names = parts.map { splitPath($0.path).name } + (whole.map { [$0] } ?? [])
-                return namesAny(of: names, list: list) ? .unreadable(error.message) : .notAbout
+                guard namesAny(of: names, list: list) else { return .notAbout }
+                return ChecksumLineParser.isListedTwice(error) ? .contradictory(error) : .unreadable(error.message)
             } catch {
                 return .notAbout
             }
@@ -92,8 +98,9 @@ enum ListsBesideSet {
         return roles.contains(.part) || (wholeCounts && roles.filter { $0 == .whole }.count == 1) ? .about : .notAbout
     }
 
-    /// Whether a line of `list` ends with one of `names` after a blank, a `*`, or stands in a
-    /// BSD line's parentheses: a list of an algorithm gcdcat cannot read that is about the set.
+    /// Whether a line of `list` ends with one of `names` after a blank or a `*`, starts with one
+    /// before its last blank (SFV), or has one in a BSD line's parentheses: a list gcdcat cannot
+    /// read (or cannot trust) that is about the set.
     static func namesAny(of names: [String], list: String) -> Bool {
         let wanted = Set(names.map { Array($0.utf8) })
         var found = false
@@ -104,9 +111,11 @@ enum ListsBesideSet {
             {
                 found = true
             } else if let blank = line.lastIndex(where: { $0 == 32 || $0 == 9 }) {
+                // `HEX  NAME` (coreutils, rhash) or `NAME HEX` (SFV).
                 var name = line[(blank + 1)...]
                 if name.first == 42 { name = name.dropFirst() }
-                found = wanted.contains(Array(name))
+                let sfvName = line[..<blank].reversed().drop { $0 == 32 || $0 == 9 }.reversed()
+                found = wanted.contains(Array(name)) || wanted.contains(Array(sfvName))
             }
         }
         return found
