@@ -125,6 +125,25 @@ import Testing
             stderr: "gcdcat: a.003: missing part: the set has a.004 but not this one\n")
     }
 
+    /// The last part deleted with its manifest line: every listed part matches, but the whole
+    /// record says the set is longer. A missing part (exit 1), not a corrupt one (exit 2).
+    @Test func aLastPartRemovedWithItsLineIsAMissingPart() throws {
+        let scratch = try Scratch()
+        try scratch.write("a.bin", randomData(5000, seed: 2261))
+        #expect(try gcdcat(["split", "a.bin", "--size", "1000", "-q"], in: scratch.path).status == 0)
+        try FileManager.default.removeItem(atPath: scratch.file("a.bin"))
+        try FileManager.default.removeItem(atPath: scratch.file("a.bin.005"))
+        let manifest = String(decoding: scratch.read("a.bin.sfv")!, as: UTF8.self)
+        let kept = manifest.split(separator: "\n").filter { !$0.hasPrefix("a.bin.005 ") }
+        try scratch.write("a.bin.sfv", Data((kept.joined(separator: "\n") + "\n").utf8))
+        try expectFailure(
+            ["a.bin.001"], in: scratch, status: 1,
+            stderr:
+                "gcdcat: a.bin.sfv: records 5000 bytes for a.bin, but its parts join to 4000: the set lacks 1000 bytes "
+                + "after a.bin.004, its last part listed (a part removed with its line?); find the set's last parts, "
+                + "or merge the parts as they are with --no-verify\n")
+    }
+
     @Test func aDirectoryAsAPart() throws {
         let scratch = try Scratch()
         try FileManager.default.createDirectory(atPath: scratch.file("d"), withIntermediateDirectories: false)

@@ -37,6 +37,28 @@ public struct Manifest: Sendable, Equatable {
             self.size = size
             self.crc32 = crc32
         }
+
+        /// Why the parts, each matching its line, do not make this file; nil when they do.
+        /// Fewer bytes than recorded is a short set (a last part removed with its line: exit 1,
+        /// after `lastPart`), anything else a mismatch (exit 2). `dropped` says the crc32 is of
+        /// the parts with their repeated headers dropped.
+        func mismatch(joined: Checksum, lastPart: String, manifestPath: String, dropped: Bool = false) -> GCDCatError? {
+            guard size != joined.length || crc32 != joined.value else { return nil }
+            if joined.length < size {
+                return GCDCatError(
+                    .missingPart, path: manifestPath,
+                    message:
+                        "records \(size) bytes for \(name.displayPath), but its parts join to \(joined.length): the "
+                        + "set lacks \(size - joined.length) bytes after \(lastPart.displayPath), its last part listed "
+                        + "(a part removed with its line?); find the set's last parts, or merge the parts as they are "
+                        + "with --no-verify")
+            }
+            return GCDCatError(
+                .checksumMismatch, path: manifestPath,
+                message:
+                    "the parts join to \(joined.length) bytes with crc32 \(joined.hex)\(dropped ? " (their repeated headers dropped)" : ""), but the manifest records \(size) bytes with \(hex8(crc32)) for \(name.displayPath)"
+            )
+        }
     }
 
     /// The header every part after the first repeats: the whole file's first `size` bytes.

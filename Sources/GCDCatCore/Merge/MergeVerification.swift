@@ -596,12 +596,10 @@ public struct PartCRCCheck: Sendable {
             }
         }
         let combined = Checksum.combine(.crc32, restored)
-        if let whole = manifest.whole, whole.size != combined.length || whole.crc32 != combined.value {
-            throw GCDCatError(
-                .checksumMismatch, path: path,
-                message:
-                    "the parts join to \(combined.length) bytes with crc32 \(combined.hex)\(manifest.header == nil ? "" : " (their repeated headers dropped)"), but the manifest records \(whole.size) bytes with \(hex8(whole.crc32)) for \(whole.name.displayPath)"
-            )
+        if let error = manifest.whole?.mismatch(
+            joined: combined, lastPart: parts.last?.path ?? path, manifestPath: path, dropped: manifest.header != nil)
+        {
+            throw error
         }
         return MergeVerification(
             manifestPath: path, expectedCRC: combined.value, warnings: warnings, manifestFile: file,

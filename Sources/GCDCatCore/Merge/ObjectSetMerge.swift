@@ -147,12 +147,11 @@ public struct ObjectSetMerge: Sendable {
         if let whole = parsed.whole {
             let combined = Checksum.combine(
                 .crc32, zip(crcs, parts).map { Checksum(.crc32, value: $0, length: Int64($1.size)) })
-            if whole.size != combined.length || whole.crc32 != combined.value {
-                throw GCDCatError(
-                    .checksumMismatch, path: manifest.description,
-                    message:
-                        "the parts join to \(combined.length) bytes with crc32 \(combined.hex), but the manifest records \(whole.size) bytes with \(hex8(whole.crc32)) for \(whole.name.displayPath)"
-                )
+            if let error = whole.mismatch(
+                joined: combined, lastPart: parts.last?.location.description ?? manifest.description,
+                manifestPath: manifest.description)
+            {
+                throw error
             }
         }
         return crcs
