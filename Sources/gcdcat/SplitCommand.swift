@@ -361,7 +361,11 @@ extension GCDCat {
                         "--filter sends the parts to a command, which writes them where it likes: no manifest or list describes them."
                     )
                 }
-                if input == "-" || chunks?.kind == .roundRobin || ObjectLocation.isObjectPath(input) {
+                if input == "-" && (size == nil && lines == nil || lineBoundary || headerLines > 0) {
+                    throw ValidationError(
+                        "--filter cuts standard input by --size or --lines only (the other modes need its length).")
+                }
+                if chunks?.kind == .roundRobin || ObjectLocation.isObjectPath(input) {
                     throw ValidationError("--filter needs a file, cut by --size, --lines, --line-bytes or -n N, l/N.")
                 }
             }
@@ -519,11 +523,17 @@ extension GCDCat {
                 }
                 if let filter {
                     operation.manifest = .none
-                    _ = try SplitFilter(command: filter).run(operation) { name in
+                    let starting = { (name: String) in
                         if verbose {
                             try? StandardStreams.writeOutput(Array("executing with FILE=\(name.displayPath)\n".utf8))
                         }
                     }
+                    let command = SplitFilter(command: filter)
+                    _ =
+                        try input == "-"
+                        ? command.runStreaming(
+                            operation, from: STDIN_FILENO, path: "standard input", starting: starting)
+                        : command.run(operation, starting: starting)
                     return
                 }
                 let inputIsObject = ObjectLocation.isObjectPath(input)

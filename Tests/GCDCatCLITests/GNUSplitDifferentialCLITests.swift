@@ -160,6 +160,57 @@ struct GNUSplitDifferentialCLITests {
         }
     }
 
+    /// --filter on standard input (`tar c . | split - out_ -b 1M --filter='gzip > $FILE.gz'`),
+    /// cut by size or lines as the bytes arrive: the commands' files are GNU's.
+    @Test(arguments: [
+        ["--filter=cat > $FILE.part", "-b", "1000"], ["--filter", "head -c 10 > $FILE.h", "-l", "100"],
+        ["--filter=wc -c > $FILE.n", "-l", "700", "-d"], ["--filter=cat > $FILE", "-b", "4096"],
+    ])
+    func filterCutsStandardInputAsGNUDoes(form: [String]) throws {
+        for input in Self.inputs {
+            let gnu = try Scratch()
+            let ours = try Scratch()
+            try gnu.write("in", input.data)
+            try ours.write("in", input.data)
+            let expected = try run(
+                executable: "/bin/sh", ["-c", "\"$0\" \"$@\" < in && rm in", "/usr/bin/split"] + form + ["-", "out_"],
+                in: gnu.path)
+            let result = try run(
+                executable: "/bin/sh",
+                ["-c", "\"$0\" \"$@\" < in && rm in", gcdcatPath, "split"] + Self.ours(form)
+                    + ["-", "out_", "-q"], in: ours.path)
+            let context = "\(form) on \(input.name): \(result.stderr)"
+            #expect(expected.status == 0, "GNU split failed: \(expected.stderr)")
+            #expect(result.status == 0, "\(context)")
+            #expect(ours.listing() == gnu.listing(), "\(context)")
+            for name in gnu.listing() {
+                #expect(ours.read(name) == gnu.read(name), "\(name) differs: \(context)")
+            }
+        }
+    }
+
+    @Test func aFilterOnStandardInputNeedsSizeOrLines() throws {
+        let scratch = try Scratch()
+        let failing = try run(
+            executable: "/bin/sh", ["-c", "\"$0\" split - p_ -b 1000 --filter='exit 3' < /dev/zero", gcdcatPath],
+            in: scratch.path)
+        #expect(failing.status == 1)
+        #expect(failing.stderr == "gcdcat: p_001: with FILE=p_001, exit 3 from command: exit 3\n")
+        for mode in [["-C", "1000"], ["-n", "2"], ["--size", "1000", "--line-boundary"]] {
+            let refused = try run(
+                executable: "/bin/sh",
+                ["-c", "\"$0\" \"$@\" < /dev/null", gcdcatPath, "split", "-", "p_", "--filter=cat"] + mode,
+                in: scratch.path)
+            #expect(refused.status == 64, "\(mode)")
+            #expect(
+                refused.stderr.hasPrefix(
+                    "Error: --filter cuts standard input by --size or --lines only (the other modes need its length).\n"
+                ),
+                "\(mode): \(refused.stderr)")
+        }
+        #expect(scratch.listing() == [])
+    }
+
     @Test func aFailingFilterNamesThePartAndStops() throws {
         let scratch = try Scratch()
         try scratch.write("in", Self.manyLines)

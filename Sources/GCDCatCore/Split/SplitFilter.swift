@@ -9,7 +9,8 @@ import GCDCatSystem
 /// the environment as `$FILE`. The command writes where it likes, so gcdcat names no file and
 /// writes no manifest.
 ///
-/// Parts run one after another, in order. A command that stops reading early (`head`) ends its
+/// Parts run one after another, in order: a file's parts by any mode but round-robin, standard
+/// input's by size or lines as it arrives. A command that stops reading early (`head`) ends its
 /// part without an error, as in GNU split; a command that fails (a non-zero exit, a signal
 /// other than SIGPIPE) stops the split with an error naming the part.
 public struct SplitFilter: Sendable {
@@ -44,6 +45,87 @@ public struct SplitFilter: Sendable {
         return names
     }
 
+    /// Standard input (or another stream at `fd`), cut by bytes (`--size`) or lines (`--lines`)
+    /// as it arrives, as `tar c . | split - out_ -b 1M --filter='gzip > $FILE.gz'` does: a part's
+    /// command starts with the part's first byte, so an empty input runs none. Returns the names.
+    ///
+    /// ## Errors
+    /// `.invalidInput` for another mode; `.io` when a read fails, or a command cannot be started
+    /// or fails.
+    public func runStreaming(
+        _ operation: SplitOperation, from fd: Int32, path: String, counter: TransferCounter = TransferCounter(),
+        starting: (String) -> Void = { _ in }
+    ) throws -> [String] {
+        let byLines: Bool
+        let limit: Int64
+        switch operation.mode {
+        case .size(let size): (byLines, limit) = (false, size)
+        case .lineCount(let lines, headerLines: 0): (byLines, limit) = (true, Int64(lines))
+        default:
+            throw GCDCatError(
+                .invalidInput, path: path,
+                message: "--filter cuts a stream by --size or --lines only; the other modes need its length")
+        }
+        let capacity = 1 << 20
+        let buffer = try Syscall.allocate(byteCount: capacity, alignment: 4096, path: path)
+        defer { free(buffer) }
+        let bytes = buffer.assumingMemoryBound(to: UInt8.self)
+        var (start, end) = (0, 0)
+        var names: [String] = []
+        try holdingSIGPIPE {
+            while true {
+                if start == end {
+                    (start, end) = (0, try Syscall.read(fd, into: buffer, count: capacity, path: path))
+                    if end == 0 { break }
+                }
+                let name = try operation.naming.name(at: names.count)
+                names.append(name)
+                starting(name)
+                let ends = try OwnedPipe(for: name)
+                let child = try spawn(readingFrom: ends.readEnd, file: name)
+                let input = ends.keepingWriteEnd()
+                var failure: (any Error)?
+                var (left, open) = (limit, true)
+                do {
+                    while left > 0 {
+                        if start == end {
+                            (start, end) = (0, try Syscall.read(fd, into: buffer, count: capacity, path: path))
+                            if end == 0 { break }
+                        }
+                        var take = min(end - start, Int(clamping: left))
+                        if byLines {
+                            // Up to and with the part's last newline in what was read.
+                            var seen: Int64 = 0
+                            take = end - start
+                            for index in start..<end where bytes[index] == operation.separator {
+                                seen += 1
+                                if seen == left {
+                                    take = index + 1 - start
+                                    break
+                                }
+                            }
+                            left -= seen
+                        } else {
+                            left -= Int64(take)
+                        }
+                        // A command that stopped reading (`head`) ends its part; its bytes are passed over.
+                        if open {
+                            open = try write(UnsafeRawPointer(bytes + start), count: take, to: input, name: name)
+                        }
+                        counter.add(bytes: Int64(take), chunks: 1)
+                        start += take
+                    }
+                } catch {
+                    failure = error
+                }
+                _ = consume input  // closed before the wait: the command sees its EOF
+                try wait(for: child, name: name, failure: failure)
+                if start == end, left > 0 { break }
+            }
+        }
+        return names
+    }
+
     /// One part: start the command, write the part's ranges into its standard input, wait.
     private func feed(
         _ sources: [SourceRange], as name: String, buffer: UnsafeMutableRawPointer, counter: TransferCounter
@@ -55,11 +137,16 @@ public struct SplitFilter: Sendable {
         let input = ends.keepingWriteEnd()
         var failure: (any Error)?
         do {
-            try copy(sources, into: input, name: name, buffer: buffer, counter: counter)
+            try holdingSIGPIPE { try copy(sources, into: input, name: name, buffer: buffer, counter: counter) }
         } catch {
             failure = error
         }
         _ = consume input  // closed before the wait: the command sees its EOF
+        try wait(for: child, name: name, failure: failure)
+    }
+
+    /// Waits for a part's command; `failure` (of feeding it) wins over how it ended.
+    private func wait(for child: pid_t, name: String, failure: (any Error)?) throws {
         var status: Int32 = 0
         while waitpid(child, &status, 0) < 0 {
             guard errno == EINTR else { throw GCDCatError.syscall("waitpid", path: name, errno: errno) }
@@ -78,13 +165,10 @@ public struct SplitFilter: Sendable {
         }
     }
 
-    /// Copies the ranges into the pipe. A command that closed its input ends the part early:
-    /// the SIGPIPE that write raises is held back (blocked, then taken) so it is not taken for
-    /// a reader of gcdcat's own output going away.
-    private func copy(
-        _ sources: [SourceRange], into pipe: borrowing OwnedDescriptor, name: String, buffer: UnsafeMutableRawPointer,
-        counter: TransferCounter
-    ) throws {
+    /// Runs `body` with SIGPIPE held back (blocked, then taken): a command that closed its input
+    /// ends its part early, and the SIGPIPE a write to it raises is not taken for a reader of
+    /// gcdcat's own output going away.
+    private func holdingSIGPIPE(_ body: () throws -> Void) throws {
         var blocked = sigset_t()
         sigemptyset(&blocked)
         sigaddset(&blocked, SIGPIPE)
@@ -99,6 +183,28 @@ public struct SplitFilter: Sendable {
             }
             pthread_sigmask(SIG_SETMASK, &previous, nil)
         }
+        try body()
+    }
+
+    /// Writes to a part's command; false when it closed its input (the rest of the part is
+    /// passed over, as GNU split does).
+    private func write(
+        _ bytes: UnsafeRawPointer, count: Int, to pipe: borrowing OwnedDescriptor, name: String
+    ) throws -> Bool {
+        do {
+            try Syscall.writeAll(pipe.raw, from: bytes, count: count, path: name)
+            return true
+        } catch {
+            if error.errno == EPIPE { return false }
+            throw error
+        }
+    }
+
+    /// Copies the ranges into the pipe; a command that closed its input ends the part early.
+    private func copy(
+        _ sources: [SourceRange], into pipe: borrowing OwnedDescriptor, name: String, buffer: UnsafeMutableRawPointer,
+        counter: TransferCounter
+    ) throws {
         for source in sources {
             let opened = try source.file.open()
             let fd = opened.raw
@@ -110,12 +216,7 @@ public struct SplitFilter: Sendable {
                 guard got > 0 else {
                     throw GCDCatError(.inputChanged, path: source.file.path, message: "shrank while it was read")
                 }
-                do {
-                    try Syscall.writeAll(pipe.raw, from: UnsafeRawPointer(buffer), count: got, path: name)
-                } catch {
-                    if error.errno == EPIPE { return }
-                    throw error
-                }
+                guard try write(UnsafeRawPointer(buffer), count: got, to: pipe, name: name) else { return }
                 counter.add(bytes: Int64(got), chunks: 1)
                 offset += Int64(got)
             }
