@@ -299,7 +299,10 @@ extension GCDCat {
         /// Several sets take a folder as their output, no one set's manifest, and no two of them
         /// the same output: usage errors, like any other contradiction, found before anything is read.
         private func validateSets() throws {
-            guard let groups = try? SetGrouping.group(parts, asGiven: asGiven), groups.count > 1 else { return }
+            guard
+                let groups = try? MergeJob.sets(parts, asGiven: asGiven, manifest: manifest, listAlgorithm: algorithm),
+                groups.count > 1
+            else { return }
             let sets = groups.map { group in
                 group.arguments.count == 1
                     ? group.arguments[0].displayPath

@@ -142,13 +142,23 @@ import Testing
         let note =
             "gcdcat: note: all.sfv also lists y.bin.001, y.bin.002, no part of the set; not checked here (gcdcat verify "
             + "all.sfv checks every file it lists)\n"
-        // The list alone names two sets; its hint is followed below.
+        // The list alone names two sets: each is merged to its own output, by its own lines.
+        let yNote =
+            "gcdcat: note: all.sfv also lists x.bin.001, x.bin.002, x.bin.003, no part of the set; not checked here "
+            + "(gcdcat verify all.sfv checks every file it lists)\n"
         let both = try gcdcat(["all.sfv"], in: scratch.path)
-        #expect(both.status == 1)
+        #expect(both.status == 0, "\(both.stderr)")
         #expect(
             both.stderr
-                == "gcdcat: all.sfv: lists the parts of 2 sets (x.bin, y.bin); merge each from its first part, checked "
-                + "against its own lines of this list: gcdcat merge x.bin.001 --manifest all.sfv\n")
+                == note + "gcdcat: 3 parts verified against all.sfv\n" + yNote
+                + "gcdcat: 2 parts verified against all.sfv\ngcdcat: 2 of 2 sets merged (x.bin, y.bin)\n")
+        #expect(scratch.read("x.bin") == whole)
+        #expect(scratch.read("y.bin") == other)
+        let oneFile = try gcdcat(["all.sfv", "-o", "one"], in: scratch.path)
+        #expect(oneFile.status == 64)
+        #expect(
+            oneFile.stderr.hasPrefix("Error: -o one names one file, but the parts are 2 sets (x.bin.001, y.bin.001)"))
+        for name in ["x.bin", "y.bin"] { try FileManager.default.removeItem(atPath: scratch.file(name)) }
         // Found beside the set, and named with --manifest.
         for arguments in [["x.bin.001"], ["x.bin.001", "--manifest", "all.sfv", "--force"]] {
             let merged = try gcdcat(arguments, in: scratch.path)

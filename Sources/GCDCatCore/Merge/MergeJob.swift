@@ -77,6 +77,19 @@ public struct MergeJob {
     /// object parts are always one.
     public func sets() throws -> [SetGrouping.Group] {
         guard case .files(let paths) = parts else { return [] }
+        return try Self.sets(paths, asGiven: asGiven, manifest: manifest, listAlgorithm: listAlgorithm)
+    }
+
+    /// The local sets `paths` give: each set's parts, or, for one list given alone that names
+    /// several sets (`gcdcat all.sfv`), each set's first part checked against it.
+    public static func sets(
+        _ paths: [String], asGiven: Bool, manifest: String?, listAlgorithm: HashAlgorithm? = nil
+    ) throws -> [SetGrouping.Group] {
+        if paths.count == 1, !asGiven, manifest == nil, try SetFromList.readsAsList(paths[0]),
+            let sets = try? SetFromList.sets(of: paths[0], algorithm: listAlgorithm)
+        {
+            return sets
+        }
         return try SetGrouping.group(paths, asGiven: asGiven)
     }
 

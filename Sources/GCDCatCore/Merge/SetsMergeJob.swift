@@ -38,7 +38,11 @@ extension MergeJob {
                 notice(said)
             }
             do {
-                guard var report = try mergeFiles(group.arguments, notice: noticed, measure: measure) else { continue }
+                var job = self
+                job.manifest = group.manifest ?? manifest
+                guard var report = try job.mergeFiles(group.arguments, notice: noticed, measure: measure) else {
+                    continue
+                }
                 report.warnings = warnings
                 each(.success(report))
                 documents.append(.report(report))

@@ -37,10 +37,7 @@ public enum SetFromList {
     public static func firstPart(
         of list: String, algorithm: HashAlgorithm? = nil, names: any SetNames = FileSystemNames()
     ) throws -> String {
-        var listed = try entryNames(list, algorithm: algorithm).map { ChecksumListVerifier.resolve($0, listPath: list) }
-        // A SHA256SUMS over a release names its README.txt too: no part of the set.
-        let others = otherFiles(among: listed)
-        listed = zip(listed, others).filter { !$0.1 }.map(\.0)
+        let listed = try partNames(of: list, algorithm: algorithm)
         guard let only = listed.first else {
             throw GCDCatError(.invalidInput, path: list, message: "lists no files, so it names no set to merge")
         }
@@ -75,6 +72,35 @@ public enum SetFromList {
             )
         }
         return listed[numbers.firstIndex(of: lowest)!]
+    }
+
+    /// The sets a list given alone names when it names several (`cat a.bin.sfv b.bin.sfv >
+    /// all.sfv`): each set's first part, checked against the list; nil when it names one set or
+    /// none, which ``firstPart(of:algorithm:names:)`` then finds or refuses.
+    ///
+    /// ## Errors
+    /// `.malformedManifest` for a list that reads as none; `.invalidInput` for a part of a set
+    /// listed among another set's parts.
+    public static func sets(
+        of list: String, algorithm: HashAlgorithm? = nil, names: any SetNames = FileSystemNames()
+    ) throws -> [SetGrouping.Group]? {
+        let listed = try partNames(of: list, algorithm: algorithm)
+        guard listed.count > 1 else { return nil }
+        let groups = try SetGrouping.group(listed, names: names)
+        guard groups.count > 1, groups.allSatisfy({ $0.naming != nil }) else { return nil }
+        return groups.map { group in
+            let lowest = group.arguments.min {
+                (group.naming?.number(of: $0) ?? 0) < (group.naming?.number(of: $1) ?? 0)
+            }
+            return SetGrouping.Group(arguments: [lowest ?? group.arguments[0]], naming: group.naming, manifest: list)
+        }
+    }
+
+    /// The names `list` gives, resolved beside it, without the files that are no set's parts
+    /// (a SHA256SUMS over a release names its README.txt too).
+    private static func partNames(of list: String, algorithm: HashAlgorithm?) throws -> [String] {
+        let listed = try entryNames(list, algorithm: algorithm).map { ChecksumListVerifier.resolve($0, listPath: list) }
+        return zip(listed, otherFiles(among: listed)).filter { !$0.1 }.map(\.0)
     }
 
     /// Which of `names` (a list's entries, in order) are no part of a numbered set: no digit

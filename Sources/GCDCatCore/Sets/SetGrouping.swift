@@ -25,6 +25,9 @@ public enum SetGrouping {
         /// The set's numbering; nil for a list that is not one numbered set, and for a checksum
         /// list given to name its set.
         public var naming: NumberedName?
+        /// The list the set is checked against, when one list given alone names several sets
+        /// (`gcdcat all.sfv`): its lines of the set; nil when the set finds its own.
+        public var manifest: String?
 
         /// The set as messages name it: its whole file's name, or its first argument.
         public var name: String { naming?.wholeName ?? arguments[0] }
