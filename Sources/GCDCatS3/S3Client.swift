@@ -26,6 +26,8 @@ public final class S3Client: ObjectStore {
     package let signer: SigV4Signer
     /// Each bucket's region and host as redirects taught them, for the rest of the run.
     package let routes = BucketRoutes()
+    /// The buckets whose virtual-hosted requests were seen to reach them (``requireVirtualHostServed(_:)``).
+    package let virtualHostsServed = Mutex<Set<String>>([])
     package let sent = Atomic<UInt64>(0)
     package let received = Atomic<UInt64>(0)
 
@@ -53,7 +55,10 @@ public final class S3Client: ObjectStore {
     public func head(_ object: ObjectLocation) throws -> ObjectInfo? {
         let response = try perform(
             S3Request(operation: "HeadObject", method: "HEAD", location: object), allowing: [404])
-        if response.status == 404 { return nil }
+        if response.status == 404 {
+            try requireVirtualHostServed(object)
+            return nil
+        }
         guard let size = response.headers["content-length"].flatMap({ UInt64($0) }) else {
             throw GCDCatError(
                 .io, path: object.description, syscall: "HeadObject", message: "the answer has no Content-Length")
@@ -573,6 +578,40 @@ public final class S3Client: ObjectStore {
 
     /// Whether a 200's body is the XML document `root` names: a proxy or portal that answers
     /// 200 with a page of its own must not read as an empty listing.
+    /// With virtual-hosted addressing on a custom endpoint, a server that does not serve it
+    /// (Ceph RGW without `rgw_dns_name`, a gateway with no wildcard name) takes each request as
+    /// naming no bucket: a listing gets its list of buckets, and a HEAD of an object that exists
+    /// a 404, which read as "No such object". So a 404 is believed only once a ListObjectsV2 of
+    /// the bucket (no key) was answered as one: checked once per bucket and run.
+    ///
+    /// ## Errors
+    /// The refusal (``virtualHostRefusal(_:_:)``) when the server answered with its buckets.
+    func requireVirtualHostServed(_ object: ObjectLocation) throws(GCDCatError) {
+        guard configuration.endpoint != nil, configuration.addressingStyle == .virtualHost,
+            !virtualHostsServed.withLock({ $0.contains(object.bucket) })
+        else { return }
+        // Its refusal (a ListAllMyBucketsResult) is thrown by perform (checkBody).
+        _ = try perform(
+            S3Request(
+                operation: "ListObjectsV2", method: "GET", location: ObjectLocation(bucket: object.bucket, key: ""),
+                bucketLevel: true, query: [("list-type", "2"), ("max-keys", "0")],
+                checkBody: { Self.isXML("ListBucketResult", $0) ? nil : "the answer is not a ListBucketResult" }))
+        virtualHostsServed.withLock { _ = $0.insert(object.bucket) }
+    }
+
+    /// The error for an answer that shows a virtual-hosted request was taken as naming no
+    /// bucket (a ListAllMyBucketsResult), and what to do; nil for any other answer, or another
+    /// addressing.
+    package func virtualHostRefusal(_ bucket: String, _ response: HTTPResponse) -> String? {
+        guard let endpoint = configuration.endpoint, configuration.addressingStyle == .virtualHost, !bucket.isEmpty,
+            Self.isXML("ListAllMyBucketsResult", response)
+        else { return nil }
+        return "the server answered with its list of buckets, as if the request named none: it does not serve "
+            + "virtual-hosted-style requests (\(bucket).\(endpoint.hostAndPort), the profile's s3 addressing_style = "
+            + "virtual); set addressing_style = path (or auto) there, or make the server serve them (Ceph RGW: "
+            + "rgw_dns_name = \(endpoint.host))"
+    }
+
     package static func isXML(_ root: String, _ response: HTTPResponse) -> Bool {
         response.body.firstRange(of: Data("<\(root)".utf8)) != nil
     }
