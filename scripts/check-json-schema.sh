@@ -76,6 +76,24 @@ check checksum 0 checksum --json --algorithm blake2b data.bin.001
 check bench 0 bench --size 1M --parts 2 --repeat 1 --high-water 64K --json
 check error 64 bench --json --parts 0
 check error 1 bench --size 1M --merge-only --json --dir missing/folder
+check error 64 uploads s3://bkt/p/ --older-than 5x --json
+# gcdcat uploads against a live S3 endpoint (the RGW scripts/test.sh starts), when one is named:
+# an upload left under the prefix, listed and spared by --older-than, then aborted.
+if [ -n "${GCDCAT_S3_ENDPOINT:-}" ]; then
+    export AWS_ACCESS_KEY_ID=${AWS_ACCESS_KEY_ID:-TESTACCESSKEY}
+    export AWS_SECRET_ACCESS_KEY=${AWS_SECRET_ACCESS_KEY:-TESTSECRETKEY0123456789}
+    bucket=schema-$$-$RANDOM
+    sign=(--silent --show-error --fail --aws-sigv4 "aws:amz:us-east-1:s3" --user "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY"
+        -H "x-amz-content-sha256: UNSIGNED-PAYLOAD")
+    curl "${sign[@]}" -X PUT "$GCDCAT_S3_ENDPOINT/$bucket" -o /dev/null
+    curl "${sign[@]}" -X POST "$GCDCAT_S3_ENDPOINT/$bucket/p/left?uploads=" -o /dev/null
+    s3=(--endpoint-url "$GCDCAT_S3_ENDPOINT")
+    check uploads 0 uploads "s3://$bucket/p/" --json "${s3[@]}"
+    check uploads 0 uploads "s3://$bucket/p/" --json --older-than 1h "${s3[@]}"
+    check uploads 0 uploads "s3://$bucket/p/" --json --abort "${s3[@]}"
+    check error 1 uploads "s3://$bucket-missing/p/" --json "${s3[@]}"
+    curl "${sign[@]}" -X DELETE "$GCDCAT_S3_ENDPOINT/$bucket" -o /dev/null
+fi
 
 # The validator must be able to say no: an unknown error code is rejected.
 sed 's/"code" : "[a-zA-Z]*"/"code" : "nope"/' out.json > bad.json

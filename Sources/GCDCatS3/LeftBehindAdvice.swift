@@ -22,6 +22,15 @@ public enum LeftBehindAdvice {
             + "aws s3 rm \(shellQuoted(location.description))" + endpointNote
     }
 
+    /// An object whose completion was sent and never answered before gcdcat stopped waiting
+    /// for it: the server either published it or keeps its multipart upload unfinished.
+    public static func unsettledCompletion(_ location: ObjectLocation) -> String {
+        "\(location): its completion was sent and had no answer before the cleanup stopped waiting: the server "
+            + "may have published it, or kept its upload unfinished; aws s3api head-object --bucket "
+            + "\(shellQuoted(location.bucket)) --key \(shellQuoted(location.key)) tells whether it was published"
+            + endpointNote
+    }
+
     /// The `gcdcat uploads … --abort` command that aborts the uploads left on `locations`' keys:
     /// one per bucket, over the keys' longest common prefix (which may hold other uploads:
     /// the command lists each one it aborts). None when nothing was left.

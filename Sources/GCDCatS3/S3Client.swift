@@ -26,6 +26,8 @@ public final class S3Client: ObjectStore {
     package let signer: SigV4Signer
     /// Each bucket's region and host as redirects taught them, for the rest of the run.
     package let routes = BucketRoutes()
+    /// The buckets whose virtual-hosted requests were seen to reach them (``requireVirtualHostServed(_:)``).
+    package let virtualHostsServed = Mutex<Set<String>>([])
     package let sent = Atomic<UInt64>(0)
     package let received = Atomic<UInt64>(0)
 
@@ -53,7 +55,10 @@ public final class S3Client: ObjectStore {
     public func head(_ object: ObjectLocation) throws -> ObjectInfo? {
         let response = try perform(
             S3Request(operation: "HeadObject", method: "HEAD", location: object), allowing: [404])
-        if response.status == 404 { return nil }
+        if response.status == 404 {
+            try requireVirtualHostServed(object)
+            return nil
+        }
         guard let size = response.headers["content-length"].flatMap({ UInt64($0) }) else {
             throw GCDCatError(
                 .io, path: object.description, syscall: "HeadObject", message: "the answer has no Content-Length")
@@ -188,35 +193,136 @@ public final class S3Client: ObjectStore {
         try performWrite(
             S3Request(
                 operation: "PutObject", method: "PUT", location: object, headers: headers, body: Self.borrowed(body)),
-            landedAs: Self.md5(body), size: UInt64(body.count), mayHaveLanded: { _, unheard in unheard })
+            landing: LandedWrite(etag: Self.md5(body), size: UInt64(body.count), metadata: metadata),
+            mayHaveLanded: { _, unheard in unheard })
     }
 
     /// Sends a write that a lost answer makes ambiguous: an earlier sending may have acted,
     /// so a failure may hide a write that landed. When `mayHaveLanded` says so (given the
     /// failure and whether a sending may have acted unheard: the request went more than once,
-    /// or an attempt's answer was lost, even the only one's at the request's deadline), HEAD
-    /// decides: the key holding `etag` (and `size`, when given) means the write is ours, and it
-    /// counts as done. Returns the answer, or nil when the write was recognised so rather than
-    /// answered.
+    /// or an attempt's answer was lost, even the only one's at the request's deadline), the key
+    /// decides (``landing(of:_:since:)``): a write recognised as this run's counts as done; one
+    /// that did not land keeps its failure; one that cannot be told says so, and how to check.
+    /// Returns the answer, or nil when the write was recognised so rather than answered.
     @discardableResult
     private func performWrite(
-        _ request: S3Request, landedAs etag: String?, size: UInt64? = nil,
+        _ request: S3Request, landing expected: LandedWrite,
         mayHaveLanded: (GCDCatError, _ unheard: Bool) -> Bool
     ) throws(GCDCatError) -> HTTPResponse? {
         var request = request
         var unheard = false
         request.onRetry = { unheard = true }
         request.onLostAnswer = { unheard = true }
-        let failure: GCDCatError
+        let started = ContinuousClock.now
+        var failure: GCDCatError
         do {
             return try perform(request)
         } catch {
             failure = error
         }
-        guard mayHaveLanded(failure, unheard), let etag, let info = try? head(request.location), info.etag == etag,
-            size == nil || info.size == size
-        else { throw failure }
-        return nil
+        guard mayHaveLanded(failure, unheard) else { throw failure }
+        switch landing(
+            of: request.location, expected, since: started, uploadGone: failure.message.hasPrefix("NoSuchUpload"))
+        {
+        case .ours: return nil
+        case .notLanded: throw failure
+        case .undecided(let why):
+            failure.message +=
+                "; its answer was lost and whether it landed cannot be told: \(why); check the key with aws s3api "
+                + "head-object --bucket \(LeftBehindAdvice.shellQuoted(request.location.bucket)) --key "
+                + "\(LeftBehindAdvice.shellQuoted(request.location.key)) (an object this run wrote carries "
+                + "x-amz-meta-\(UploadRunMark.metadataName): \(UploadRunMark.current))"
+            throw failure
+        }
+    }
+
+    /// What a write makes, to recognise it by when its answer was lost (``performWrite(_:landing:mayHaveLanded:)``).
+    struct LandedWrite {
+        /// The object's ETag when it can be predicted (an MD5, or the multipart ETag of the
+        /// parts' MD5s); nil when it cannot. Servers that encrypt with SSE-KMS or SSE-C, and
+        /// some gateways, give others: then the rest decides.
+        var etag: String?
+        /// The object's size, when known.
+        var size: UInt64?
+        /// Metadata the object carries only when this write made it: at least this run's mark
+        /// (``UploadRunMark``), which no other writer's object has.
+        var metadata: [String: String]
+        /// The upload a completion completes: while ListParts still finds it, the completion did
+        /// not land. A completed object's `Last-Modified` is its upload's start on AWS, so a
+        /// completion is not checked against the time it was sent; a PutObject is.
+        var upload: MultipartUpload?
+    }
+
+    enum Landing: Equatable {
+        case ours
+        case notLanded
+        /// Why it cannot be told.
+        case undecided(String)
+    }
+
+    /// Whether a write whose answer was lost landed, from the key (one HEAD) and, for a
+    /// completion, its upload (ListParts). The predicted ETag (and size) means ours. Otherwise
+    /// the upload still listed means not landed; gone, the object is ours only when it carries
+    /// this write's metadata (this run's mark, which no other writer's object has: the run
+    /// writes each key once), has its size, and (a PutObject) was written after the write began
+    /// (`Last-Modified` against the HEAD's `Date`, both the server's clock): another writer's
+    /// object is never called ours, and is named.
+    ///
+    /// `uploadGone`: the write's own failure said the upload is gone (`NoSuchUpload`), so no
+    /// ListParts is needed to know it.
+    func landing(
+        of location: ObjectLocation, _ expected: LandedWrite, since started: ContinuousClock.Instant,
+        uploadGone: Bool = false
+    ) -> Landing {
+        let response: HTTPResponse
+        do {
+            response = try perform(
+                S3Request(operation: "HeadObject", method: "HEAD", location: location), allowing: [404])
+        } catch {
+            return .undecided("the HEAD of the key failed (\(error.message))")
+        }
+        // No object: the write did not land (or what it made is gone already).
+        guard response.status != 404 else { return .notLanded }
+        let size = response.headers["content-length"].flatMap { UInt64($0) }
+        let etag = response.headers["etag"].map(Self.unquoted)
+        let sized = expected.size == nil || size == expected.size
+        if let predicted = expected.etag, etag == predicted, sized { return .ours }
+        let metadata = Self.userMetadata(response.headers)
+        let marked =
+            expected.metadata[UploadRunMark.metadataName] != nil
+            && expected.metadata.allSatisfy { metadata[$0.key.lowercased()] == $0.value }
+        let elapsed = ContinuousClock.now - started
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let written = response.headers["last-modified"].flatMap(S3Dates.httpDate)
+        let now = response.headers["date"].flatMap(S3Dates.httpDate)
+        // Both are whole seconds of the server's clock: 2 s of rounding.
+        let recent =
+            expected.upload != nil || (written.flatMap { written in now.map { written + 2 >= $0 - seconds } } ?? true)
+        // While the upload is still there, the completion did not land, whatever the key holds.
+        if let upload = expected.upload, !uploadGone {
+            do {
+                if try listParts(upload) != nil { return .notLanded }
+            } catch {
+                return .undecided(
+                    "the ListParts of upload \(upload.uploadID) failed (\((error as? GCDCatError)?.message ?? "\(error)"))"
+                )
+            }
+        }
+        if marked && sized && recent { return .ours }
+        let mark = metadata[UploadRunMark.metadataName]
+        let writer =
+            mark == nil
+            ? "not written by gcdcat"
+            : mark == UploadRunMark.current ? "written by this run" : "written by gcdcat run \(mark!)"
+        return .undecided(
+            "the key holds an object this write did not make (\(size.map { "\($0) bytes" } ?? "size unknown"), ETag "
+                + "\(etag ?? "none"), \(writer)\(recent ? "" : ", last modified before this write began"))"
+                + (expected.upload == nil ? "" : ", and the upload is gone"))
+    }
+
+    /// The size of the object `parts` make, when each part's is known.
+    private static func size(of parts: [UploadedPart]) -> UInt64? {
+        parts.reduce(UInt64(0) as UInt64?) { total, part in total.flatMap { sum in part.size.map { sum + $0 } } }
     }
 
     /// The ETag S3 gives an object stored by one PutObject (without SSE-KMS): the body's MD5.
@@ -394,7 +500,9 @@ public final class S3Client: ObjectStore {
                 operation: "CompleteMultipartUpload", method: "POST", location: upload.location,
                 query: [("uploadId", upload.uploadID)], headers: headers, body: Data(xml.utf8),
                 errorMayComeWith200: true),
-            landedAs: MultipartETag.of(parts),
+            landing: LandedWrite(
+                etag: MultipartETag.of(parts), size: Self.size(of: parts),
+                metadata: [UploadRunMark.metadataName: UploadRunMark.current], upload: upload),
             mayHaveLanded: { failure, unheard in
                 unheard || failure.message.hasPrefix("NoSuchUpload") || failure.code == .outputExists
             })
@@ -470,6 +578,40 @@ public final class S3Client: ObjectStore {
 
     /// Whether a 200's body is the XML document `root` names: a proxy or portal that answers
     /// 200 with a page of its own must not read as an empty listing.
+    /// With virtual-hosted addressing on a custom endpoint, a server that does not serve it
+    /// (Ceph RGW without `rgw_dns_name`, a gateway with no wildcard name) takes each request as
+    /// naming no bucket: a listing gets its list of buckets, and a HEAD of an object that exists
+    /// a 404, which read as "No such object". So a 404 is believed only once a ListObjectsV2 of
+    /// the bucket (no key) was answered as one: checked once per bucket and run.
+    ///
+    /// ## Errors
+    /// The refusal (``virtualHostRefusal(_:_:)``) when the server answered with its buckets.
+    func requireVirtualHostServed(_ object: ObjectLocation) throws(GCDCatError) {
+        guard configuration.endpoint != nil, configuration.addressingStyle == .virtualHost,
+            !virtualHostsServed.withLock({ $0.contains(object.bucket) })
+        else { return }
+        // Its refusal (a ListAllMyBucketsResult) is thrown by perform (checkBody).
+        _ = try perform(
+            S3Request(
+                operation: "ListObjectsV2", method: "GET", location: ObjectLocation(bucket: object.bucket, key: ""),
+                bucketLevel: true, query: [("list-type", "2"), ("max-keys", "0")],
+                checkBody: { Self.isXML("ListBucketResult", $0) ? nil : "the answer is not a ListBucketResult" }))
+        virtualHostsServed.withLock { _ = $0.insert(object.bucket) }
+    }
+
+    /// The error for an answer that shows a virtual-hosted request was taken as naming no
+    /// bucket (a ListAllMyBucketsResult), and what to do; nil for any other answer, or another
+    /// addressing.
+    package func virtualHostRefusal(_ bucket: String, _ response: HTTPResponse) -> String? {
+        guard let endpoint = configuration.endpoint, configuration.addressingStyle == .virtualHost, !bucket.isEmpty,
+            Self.isXML("ListAllMyBucketsResult", response)
+        else { return nil }
+        return "the server answered with its list of buckets, as if the request named none: it does not serve "
+            + "virtual-hosted-style requests (\(bucket).\(endpoint.hostAndPort), the profile's s3 addressing_style = "
+            + "virtual); set addressing_style = path (or auto) there, or make the server serve them (Ceph RGW: "
+            + "rgw_dns_name = \(endpoint.host))"
+    }
+
     package static func isXML(_ root: String, _ response: HTTPResponse) -> Bool {
         response.body.firstRange(of: Data("<\(root)".utf8)) != nil
     }

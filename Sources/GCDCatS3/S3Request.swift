@@ -148,6 +148,14 @@ extension S3Client {
                 )
             }
             if (200..<300).contains(response.status), let reason = request.checkBody?(response) {
+                // The same answer would come again: the server does not serve this addressing.
+                if let refusal = virtualHostRefusal(request.location.bucket, response) {
+                    return (
+                        GCDCatError(
+                            .io, path: request.location.description, syscall: request.operation, message: refusal),
+                        false
+                    )
+                }
                 return (
                     GCDCatError(.io, path: request.location.description, syscall: request.operation, message: reason),
                     true

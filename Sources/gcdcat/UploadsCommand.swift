@@ -94,7 +94,7 @@ extension GCDCat {
                 let document = UploadsJSON(
                     prefix: prefix, abort: abort,
                     uploads: uploads.map { UploadsJSON.Upload($0, aborted: abort && !failed.contains($0.upload)) },
-                    exitStatus: failures.isEmpty ? 0 : 1)
+                    olderThanSeconds: olderThan, spared: spared, exitStatus: failures.isEmpty ? 0 : 1)
                 try reportingFailures { try StandardStreams.writeOutput(JSONDocument.encode(document)) }
             } else {
                 for upload in uploads {
@@ -227,5 +227,26 @@ struct UploadsJSON: Encodable {
     var prefix: String
     var abort: Bool
     var uploads: [Upload]
+    /// `--older-than` in seconds (null without it), and how many uploads under the prefix it
+    /// left out as younger (0 without it): what the text summary's "were spared" says.
+    var olderThanSeconds: Double?
+    var spared: Int
     var exitStatus: Int32
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(schemaVersion, forKey: .schemaVersion)
+        try container.encode(command, forKey: .command)
+        try container.encode(prefix, forKey: .prefix)
+        try container.encode(abort, forKey: .abort)
+        try container.encode(uploads, forKey: .uploads)
+        // Null without --older-than, rather than left out.
+        try container.encode(olderThanSeconds, forKey: .olderThanSeconds)
+        try container.encode(spared, forKey: .spared)
+        try container.encode(exitStatus, forKey: .exitStatus)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case schemaVersion, command, prefix, abort, uploads, olderThanSeconds, spared, exitStatus
+    }
 }

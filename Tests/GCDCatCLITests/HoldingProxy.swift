@@ -26,6 +26,11 @@ final class HoldingProxy: Sendable {
     /// the client never gets it (its connection stays open until it gives up), as when the
     /// network fails after the server applied the request.
     private let dropsAnswer: @Sendable (String, String) -> Bool
+    /// Whether to give a HEAD's answer another `ETag` (``rewrittenETag``), as servers that encrypt
+    /// with SSE-KMS or SSE-C, and some gateways, give one that is not the body's MD5.
+    private let rewritesETag: @Sendable (String, String) -> Bool
+    /// The ETag a rewritten answer carries.
+    static let rewrittenETag = "0123456789abcdef0123456789abcdef-2"
     private let passedRequests = Mutex<[String]>([])
     private let droppedRequests = Mutex<[String]>([])
 
@@ -34,12 +39,16 @@ final class HoldingProxy: Sendable {
         delaying delays: @escaping @Sendable (_ method: String, _ target: String) -> Double = { _, _ in 0 },
         droppingAnswerTo dropsAnswer: @escaping @Sendable (_ method: String, _ target: String) -> Bool = { _, _ in
             false
+        },
+        rewritingETagOf rewritesETag: @escaping @Sendable (_ method: String, _ target: String) -> Bool = { _, _ in
+            false
         }
     ) throws {
         upstreamPort = upstream.flatMap { URL(string: $0)?.port }.map { UInt16($0) }
         self.holds = holds
         self.delays = delays
         self.dropsAnswer = dropsAnswer
+        self.rewritesETag = rewritesETag
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = Self.loopback(port: 0)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -137,6 +146,13 @@ final class HoldingProxy: Sendable {
             passedRequests.withLock { $0.append("\(method) \(target)") }
             let delay = delays(method, target)
             if delay > 0 { usleep(UInt32(delay * 1_000_000)) }
+            if let upstreamPort, method == "HEAD", rewritesETag(method, target) {
+                // On a connection of its own, so that the relay above never sees the answer.
+                guard let answer = Self.answerHead(head + body, port: upstreamPort),
+                    LoopbackSocket.writeAll(client, Self.rewritingETag(answer))
+                else { break }
+                continue
+            }
             if let upstreamPort, dropsAnswer(method, target) {
                 // On a connection of its own, so that the relay above never sees the answer.
                 Self.sendAndDiscardAnswer(head + body, port: upstreamPort)
@@ -193,6 +209,33 @@ final class HoldingProxy: Sendable {
             if ready == 0 && !answer.isEmpty { return }
             if ready > 0 && !LoopbackSocket.readMore(server, &answer) { return }
         }
+    }
+
+    /// Sends `request` (a HEAD) to the server on a new connection and returns its answer's head,
+    /// which is the whole answer of a HEAD.
+    private static func answerHead(_ request: [UInt8], port: UInt16) -> [UInt8]? {
+        let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(server) }
+        var address = loopback(port: port)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(server, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+        guard connected, LoopbackSocket.writeAll(server, request) else { return nil }
+        var answer: [UInt8] = []
+        let blankLine: [UInt8] = Array("\r\n\r\n".utf8)
+        while !answer.indices.dropLast(3).contains(where: { Array(answer[$0..<($0 + 4)]) == blankLine }) {
+            guard LoopbackSocket.readMore(server, &answer) else { return nil }
+        }
+        return answer
+    }
+
+    /// `answer` (a head) with its `ETag` replaced by ``rewrittenETag``; as it was without one.
+    private static func rewritingETag(_ answer: [UInt8]) -> [UInt8] {
+        let lines = String(decoding: answer, as: UTF8.self).components(separatedBy: "\r\n")
+        let rewritten = lines.map { $0.lowercased().hasPrefix("etag:") ? "ETag: \"\(rewrittenETag)\"" : $0 }
+        return Array(rewritten.joined(separator: "\r\n").utf8)
     }
 
     private static func copy(from source: Int32, to destination: Int32) {

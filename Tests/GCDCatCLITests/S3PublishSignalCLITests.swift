@@ -1,5 +1,6 @@
 import Foundation
 import GCDCatCore
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -68,6 +69,69 @@ struct S3PublishSignalCLITests {
         #expect(merged.status == 0 && scratch.read("back") == input, "\(merged.stderr)")
     }
 
+    /// Publishing that outlasts the signal's wait (half of `--cleanup-timeout`): the sweep stops
+    /// the set halfway, and names each output's fate, each line checked against the bucket:
+    /// those published stay, those not created have neither an object nor an upload, and those
+    /// whose completion had no answer are left behind with the command that settles them.
+    @Test func aSplitWhosePublishingOutlastsTheWaitNamesWhatWasPublishedAndWhatWasNot() throws {
+        let scratch = try Scratch()
+        let bucket = try LiveS3.freshBucket("pubcut")
+        try scratch.write("in", randomData(12 * 1024, seed: 97))
+        // The first three completions pass; every later one is held, never answered: when the
+        // wait of 1s ends, two (--jobs 2) are under way.
+        let count = PublishCount()
+        let proxy = try HoldingProxy(upstream: LiveS3.endpoint) { method, target in
+            Self.publishes(method, target) && count.next() > 3
+        }
+        defer { proxy.stop() }
+        let (status, stderr) = try Self.interrupted(
+            [
+                "split", "in", "--size", "1K", "--prefix", "s3://\(bucket)/x.", "-q", "--jobs", "2",
+                "--cleanup-timeout", "2s",
+            ],
+            in: scratch.path, proxy: proxy, signal: SIGINT,
+            once: { $0.filter { Self.publishes(String($0.prefix { $0 != " " }), $0) }.count >= 3 })
+        #expect(status == 130, "\(stderr)")
+        let lines = stderr.split(separator: "\n").map(String.init)
+        let published = lines.filter { $0.hasPrefix("gcdcat: published and stays: ") }.map {
+            String($0.dropFirst("gcdcat: published and stays: s3://\(bucket)/".count))
+        }
+        let notCreated = lines.filter { $0.hasPrefix("gcdcat: not created: ") }.map {
+            String($0.dropFirst("gcdcat: not created: s3://\(bucket)/".count))
+        }
+        let unsettled = lines.filter { $0.hasPrefix("gcdcat: left behind: s3://") }.map {
+            String($0.dropFirst("gcdcat: left behind: s3://\(bucket)/".count).prefix { $0 != ":" })
+        }
+        #expect(published.count == 3 && unsettled.count == 2 && notCreated.count == 8, "\(stderr)")
+        let all = (1...12).map { "x." + String(format: "%03d", $0) } + ["x.sfv"]
+        #expect((published + notCreated + unsettled).sorted() == all, "\(stderr)")
+        #expect(
+            lines.contains(
+                "gcdcat: interrupted by SIGINT; aborted 7 unfinished uploads; publishing the set took longer than the "
+                    + "1s it could wait (--cleanup-timeout) and was stopped halfway: 3 of its outputs were published "
+                    + "and stay, 8 were not created, 2 had no answer (left behind, below); each is named below (rerun "
+                    + "with --force to publish the whole set)"), "\(stderr)")
+        for key in unsettled {
+            #expect(
+                lines.contains(
+                    "gcdcat: left behind: s3://\(bucket)/\(key): its completion was sent and had no answer before the "
+                        + "cleanup stopped waiting: the server may have published it, or kept its upload unfinished; "
+                        + "aws s3api head-object --bucket \(bucket) --key \(key) tells whether it was published (and "
+                        + "--endpoint-url, as for gcdcat, for a store other than AWS)"), "\(stderr)")
+        }
+        // What the lines say is what the bucket holds: the published stay, the held are uploads.
+        #expect(try LiveS3.keys(bucket) == published.sorted())
+        #expect(try LiveS3.uploads(bucket).map(\.location.key).sorted() == unsettled.sorted())
+        // The last line's command aborts them.
+        let command = "gcdcat: left behind: to abort the uploads above: gcdcat uploads "
+        let words = lines.last.map { $0.dropFirst(command.count).split(separator: " ").map(String.init) } ?? []
+        #expect(words.first?.hasPrefix("s3://\(bucket)/x.") == true, "\(stderr)")
+        #expect(Array(words.dropFirst()) == ["--abort", "--endpoint-url", proxy.url], "\(stderr)")
+        let aborted = try LiveS3.gcdcat(["uploads", words.first ?? "", "--abort", "-q"], in: scratch.path)
+        #expect(aborted.status == 0, "\(aborted.stderr)")
+        #expect(try LiveS3.uploads(bucket).isEmpty)
+    }
+
     /// Before publishing, nothing is published: the upload is aborted and the object named as
     /// not created, whatever the part under way meets (its upload aborted under it).
     @Test func sigintBeforePublishingAbortsTheUploadAndSaysTheObjectWasNotCreated() throws {
@@ -115,5 +179,18 @@ struct S3PublishSignalCLITests {
                 + "published and stays\n")
         #expect(try LiveS3.bytes(bucket, "out") == first + second)
         #expect(try LiveS3.uploads(bucket).isEmpty)
+    }
+}
+
+/// Counts the requests a proxy's predicate saw (it runs on the proxy's threads).
+final class PublishCount: Sendable {
+    private let count = Mutex(0)
+
+    /// Counts one more; returns the count.
+    func next() -> Int {
+        count.withLock {
+            $0 += 1
+            return $0
+        }
     }
 }

@@ -251,6 +251,23 @@ struct S3UploadsSparedCLITests {
                 + "were spared (--older-than): a smaller --older-than, or none, includes them\n")
         #expect(try LiveS3.uploads(bucket).count == 2)
 
+        // --json says it too: how many were spared, under which --older-than (null and 0 without).
+        for (arguments, olderThan, count) in [(["--older-than", "1h"], 3600 as Any, 2), ([], NSNull() as Any, 0)] {
+            let json = try LiveS3.gcdcat(
+                ["uploads", "s3://\(bucket)/p/", "--json", "-q"] + arguments, in: scratch.path)
+            #expect(json.status == 0 && json.stderr == "", "\(json.stderr)")
+            let document = try JSONSerialization.jsonObject(with: json.stdout) as? NSDictionary
+            #expect(
+                document?.allKeys.compactMap { $0 as? String }.sorted()
+                    == [
+                        "abort", "command", "exitStatus", "olderThanSeconds", "prefix", "schemaVersion", "spared",
+                        "uploads",
+                    ], "\(json.stdoutText)")
+            #expect(document?["olderThanSeconds"] as? NSObject == olderThan as? NSObject, "\(json.stdoutText)")
+            #expect(document?["spared"] as? Int == count, "\(json.stdoutText)")
+            #expect((document?["uploads"] as? [Any])?.count == 2 - count, "\(json.stdoutText)")
+        }
+
         for arguments in [["-q", "s3://\(bucket)/p/"], ["s3://\(bucket)/p/", "--quiet"]] {
             let quiet = try LiveS3.gcdcat(["uploads"] + arguments, in: scratch.path)
             #expect(quiet.status == 0, "\(quiet.stderr)")

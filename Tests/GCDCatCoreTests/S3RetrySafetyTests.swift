@@ -184,7 +184,14 @@ struct S3RetrySafetyTests {
             try client(transport).completeMultipartUpload(
                 MultipartUpload(location: object, uploadID: "u"), parts: Self.parts, ifNoneMatch: false)
         }
-        #expect(error.description == "s3://bkt/out.bin: CompleteMultipartUpload: NoSuchUpload (HTTP 404)")
+        // The upload is gone and the key holds another object: whether the completion landed
+        // before it cannot be told, and the error says so and how to check.
+        #expect(
+            error.description
+                == "s3://bkt/out.bin: CompleteMultipartUpload: NoSuchUpload (HTTP 404); its answer was lost and whether "
+                + "it landed cannot be told: the key holds an object this write did not make (2 bytes, ETag abc-2, not "
+                + "written by gcdcat), and the upload is gone; check the key with aws s3api head-object --bucket bkt "
+                + "--key out.bin (an object this run wrote carries x-amz-meta-gcdcat-run: \(UploadRunMark.current))")
         #expect(transport.requests.map(\.method) == ["POST", "HEAD"])
     }
 

@@ -47,6 +47,19 @@ public final class CleanupRegistry: Sendable {
         /// (and were rolled back), for the sweep's message.
         var publishedWhileInterrupted: [String] = []
         var failedWhilePublishing: [String] = []
+        /// The sweep stopped waiting for the sets being published (half of `--cleanup-timeout`
+        /// passed): no more of their outputs is published, those already published stay, and
+        /// the rest are not created (``cutPublishing()``).
+        var publishingCut = false
+        /// The entries that would undo an output already published (delete it), by token, with
+        /// its name: when the sweep stops waiting for its set, the output stays instead.
+        var publishedUndos: [Int: String] = [:]
+        /// The completions under way (``commitRemote(forgetting:naming:registering:ending:_:)``),
+        /// by step: the name completed and the tokens of what it forgets when it lands.
+        var completing: [Int: (name: String, forgetting: [Int])] = [:]
+        /// The outputs whose completion was under way when the sweep stopped waiting for their
+        /// set: the server may have published each, or kept its upload unfinished.
+        var unsettledCompletions: [String] = []
         /// Remote steps under way outside the lock (``make(_:registering:)``,
         /// ``commitRemote(forgetting:registering:_:)``); a sweep waits for them.
         var inFlight = 0
@@ -170,6 +183,8 @@ public final class CleanupRegistry: Sendable {
         state.withLock { state in
             state.publishing -= 1
             guard state.aborted else { return false }
+            // Cut: the sweep already named what the set came to.
+            guard !state.publishingCut else { return true }
             state.publishedWhileInterrupted += published
             if let failure { state.failedWhilePublishing.append("\(failure)") }
             return true
@@ -180,6 +195,18 @@ public final class CleanupRegistry: Sendable {
     /// for them (``endPublishing(published:failure:)``): what the sweep's message adds.
     public var publishedWhileInterrupted: (published: [String], failures: [String]) {
         state.withLock { ($0.publishedWhileInterrupted, $0.failedWhilePublishing) }
+    }
+
+    /// Whether the sweep stopped waiting for the sets being published (``cutPublishing()``):
+    /// then what they published stays, and nothing of them is undone but by the sweep.
+    var publishingWasCut: Bool { state.withLock { $0.publishingCut } }
+
+    /// What became of the sets being published when the sweep stopped waiting for them
+    /// (`cut` false when it did not): the outputs published, which stay; those whose completion
+    /// was sent and not answered (published, or still an unfinished upload); the outputs begun
+    /// and not created are ``unpublishedOutputs``.
+    public var publishingOutcome: (cut: Bool, published: [String], unsettled: [String]) {
+        state.withLock { ($0.publishingCut, $0.publishedWhileInterrupted, $0.unsettledCompletions) }
     }
 
     /// Throws `.interrupted` once an interruption began: nothing new should start.
@@ -237,8 +264,15 @@ public final class CleanupRegistry: Sendable {
             defer {
                 state.leftBehind = []
                 state.leftUploads = []
+                state.unsettledCompletions = []
             }
-            return state.leftBehind + LeftBehindAdvice.abortCommands(for: state.leftUploads)
+            // Completions the sweep stopped waiting for (``cutPublishing()``) and still unanswered.
+            let unsettled = state.unsettledCompletions.map { name -> String in
+                guard let location = try? ObjectLocation(parsing: name) else { return name }
+                state.leftUploads.append(location)
+                return LeftBehindAdvice.unsettledCompletion(location)
+            }
+            return state.leftBehind + unsettled + LeftBehindAdvice.abortCommands(for: state.leftUploads)
         }
     }
 
@@ -250,7 +284,10 @@ public final class CleanupRegistry: Sendable {
     public var undoDeadline: Double { Double(undoDeadlineMilliseconds.load(ordering: .relaxed)) / 1000 }
 
     public func forget(_ token: Int) {
-        state.withLock { _ = $0.entries.removeValue(forKey: token) }
+        state.withLock { state in
+            state.entries.removeValue(forKey: token)
+            state.publishedUndos.removeValue(forKey: token)
+        }
     }
 
     /// Runs `commit` (a rename) unless an interruption has begun, then forgets `tokens`; with
@@ -261,16 +298,26 @@ public final class CleanupRegistry: Sendable {
         forgetting tokens: [Int], registering: Entry? = nil, ending output: Int? = nil, _ commit: () throws -> Void
     ) throws -> Int? {
         try state.withLock { state in
-            guard !state.aborted || state.publishing > 0 else { throw Self.interrupted(by: state.signal) }
+            guard !state.aborted || (state.publishing > 0 && !state.publishingCut) else {
+                throw Self.interrupted(by: state.signal)
+            }
             try commit()
             for token in tokens { state.entries.removeValue(forKey: token) }
-            // Published: an interruption from now on must not call it "not created".
-            if let output { Self.end(output, in: &state) }
-            guard let registering else { return nil }
-            state.nextToken += 1
-            state.entries[state.nextToken] = registering
-            return state.nextToken
+            return Self.published(output, registering: registering, name: nil, in: &state)
         }
+    }
+
+    /// Records a step that published `output` (when given): it is no longer "not created",
+    /// and `registering` (its undo until its set is published) is registered. Returns its token.
+    private static func published(_ output: Int?, registering: Entry?, name: String?, in state: inout State) -> Int? {
+        // Published: an interruption from now on must not call it "not created".
+        let shown = output.flatMap { state.pendingOutputs[$0] } ?? name
+        if let output { Self.end(output, in: &state) }
+        guard let registering else { return nil }
+        state.nextToken += 1
+        state.entries[state.nextToken] = registering
+        if output != nil, let shown { state.publishedUndos[state.nextToken] = shown }
+        return state.nextToken
     }
 
     /// Runs `body` (which makes something on a server) and registers what it returns, as
@@ -299,30 +346,39 @@ public final class CleanupRegistry: Sendable {
         forgetting tokens: [Int], naming name: String? = nil, registering: Entry? = nil, ending output: Int? = nil,
         _ commit: () throws -> Void
     ) throws -> Int? {
-        try inFlight(naming: name, commit) { state, _ in
+        try inFlight(naming: name, completing: tokens, commit) { state, _ in
             for token in tokens { state.entries.removeValue(forKey: token) }
-            // Published: an interruption from now on must not call it "not created".
-            if let output { Self.end(output, in: &state) }
-            guard let registering else { return nil }
-            state.nextToken += 1
-            state.entries[state.nextToken] = registering
-            return state.nextToken
+            if state.publishingCut, let name {
+                // Answered after the sweep stopped waiting: it is published and stays.
+                if let index = state.unsettledCompletions.firstIndex(of: name) {
+                    state.unsettledCompletions.remove(at: index)
+                }
+                state.publishedWhileInterrupted.append(name)
+            }
+            return Self.published(output, registering: registering, name: name, in: &state)
         }
     }
 
     /// Runs `body` unless an interruption has begun, counted in flight, then `record` under the
     /// lock with its value.
     private func inFlight<T: Sendable, R: Sendable>(
-        naming name: String?, _ body: () throws -> T, then record: (inout State, T) -> R
+        naming name: String?, completing forgetting: [Int]? = nil, _ body: () throws -> T,
+        then record: (inout State, T) -> R
     ) throws -> R {
         let label = name ?? "a request to the server"
-        try state.withLock { state in
-            guard !state.aborted || state.publishing > 0 else { throw Self.interrupted(by: state.signal) }
+        let step = try state.withLock { state in
+            guard !state.aborted || (state.publishing > 0 && !state.publishingCut) else {
+                throw Self.interrupted(by: state.signal)
+            }
             state.inFlight += 1
             state.inFlightNames.append(label)
+            state.nextToken += 1
+            if let forgetting { state.completing[state.nextToken] = (label, forgetting) }
+            return state.nextToken
         }
         func landed(_ state: inout State) {
             state.inFlight -= 1
+            state.completing[step] = nil
             if let index = state.inFlightNames.firstIndex(of: label) { state.inFlightNames.remove(at: index) }
         }
         let value: T
@@ -380,6 +436,7 @@ public final class CleanupRegistry: Sendable {
         // steps under way finish and register what they made, which is then undone.
         while state.withLock({ $0.publishing > 0 || $0.inFlight > 0 }) {
             guard ContinuousClock.now < inFlightEnd else {
+                cutPublishing()
                 noteUnanswered(deadline)
                 break
             }
@@ -453,11 +510,39 @@ public final class CleanupRegistry: Sendable {
         return actions.indices.filter { done.contains($0) }.map { actions[$0].name }
     }
 
+    /// Stops waiting for the sets being published, when half of the undo's deadline passed
+    /// and they are not: none of their outputs is published from now on (``commitRemote(forgetting:naming:registering:ending:_:)``
+    /// refuses); those already published stay (their undo is dropped) and are named; those
+    /// whose completion is under way are neither aborted under it (the server may be
+    /// completing it) nor called "not created", but named as unsettled; the rest are undone
+    /// (their uploads aborted) and named as not created.
+    private func cutPublishing() {
+        state.withLock { state in
+            guard state.publishing > 0 else { return }
+            state.publishingCut = true
+            for (token, name) in state.publishedUndos.sorted(by: { $0.key < $1.key }) {
+                state.entries[token] = nil
+                state.publishedWhileInterrupted.append(name)
+            }
+            state.publishedUndos = [:]
+            for (_, step) in state.completing.sorted(by: { $0.key < $1.key }) {
+                for token in step.forgetting { state.entries[token] = nil }
+                state.unsettledCompletions.append(step.name)
+            }
+        }
+    }
+
     /// Names the remote steps still in flight when the deadline passed: each may have made an
     /// upload (a create whose answer never came) that nobody will abort.
     private func noteUnanswered(_ deadline: Double) {
         state.withLock { state in
+            // A completion cut short is named by the sweep's message (``cutPublishing()``).
+            var unsettled = state.unsettledCompletions
             for name in state.inFlightNames {
+                if let index = unsettled.firstIndex(of: name) {
+                    unsettled.remove(at: index)
+                    continue
+                }
                 state.leftBehind.append(
                     "\(name): a request that creates or completes its upload had no answer within the cleanup "
                         + "deadline of \(RequestDeadline.text(deadline)) (--cleanup-timeout); an upload it made is "

@@ -242,6 +242,11 @@ public final class OutputSet: Sendable {
                 if let entry = try publish(sink, fsync: fsync) { placed.append(entry) }
             }
         } catch {
+            // The sweep stopped waiting for this set: what it published stays, and the sweep
+            // undid the rest and named both (CleanupRegistry.cutPublishing).
+            if let registry = sinks.lazy.compactMap(\.publishingRegistry).first, registry.publishingWasCut {
+                throw error
+            }
             for entry in placed where entry.replaced == nil { entry.remove() }
             for sink in sinks { sink.discard() }
             let kept = placed.compactMap(\.replaced)

@@ -211,7 +211,7 @@ public final class ObjectOutput: Sendable {
                         try bytes.withUnsafeBytes {
                             try store.put(
                                 location, body: $0, ifNoneMatch: !overwrite,
-                                metadata: RecordedChecksum.metadata(crc.value))
+                                metadata: UploadRunMark.marking(RecordedChecksum.metadata(crc.value)))
                         }
                     }
                 } catch let error as GCDCatError where error.code == .outputExists {

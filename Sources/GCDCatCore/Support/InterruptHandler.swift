@@ -155,9 +155,20 @@ public enum InterruptHandler {
         // Read after the sweep, when nothing more can be published: read before it, an output
         // published in between (one set of several finishing) was said to be "not created".
         // Outputs given up after the interruption stay listed (CleanupRegistry.endOutput).
-        let outputs = CleanupRegistry.shared.unpublishedOutputs.map(\.displayPath)
+        let outcome = CleanupRegistry.shared.publishingOutcome
+        let outputs = CleanupRegistry.shared.unpublishedOutputs.filter { !outcome.unsettled.contains($0) }.map(
+            \.displayPath)
         // A reader that went away ends gcdcat silently, as it ends `cat`: the shell's 141 says it.
-        if number != SIGPIPE {
+        if number != SIGPIPE, outcome.cut {
+            let note = CleanupRegistry.shared.removalNote(removed)
+            StandardStreams.writeError(
+                "\ngcdcat: interrupted by \(name)\(note)\(cutNote(outcome.published, notCreated: outputs, outcome.unsettled))\n"
+            )
+            for published in outcome.published.sorted() {
+                StandardStreams.writeError("gcdcat: published and stays: \(published.displayPath)\n")
+            }
+            for output in outputs { StandardStreams.writeError("gcdcat: not created: \(output)\n") }
+        } else if number != SIGPIPE {
             let note = CleanupRegistry.shared.removalNote(removed)
             let notCreated =
                 switch outputs.count {
@@ -193,6 +204,25 @@ public enum InterruptHandler {
             ? "; it waited for the output being published: \(shown) was published and stays"
             : "; it waited for the set being published: \(shown) and \(published.count - 1) other outputs were "
                 + "published and stay"
+    }
+
+    /// What the sweep says when it stopped waiting for a set being published (half of
+    /// `--cleanup-timeout` passed, ``CleanupRegistry/publishingOutcome``): the set stays as far
+    /// as it got, and each output is named on a line of its own after this.
+    static func cutNote(_ published: [String], notCreated: [String], _ unsettled: [String]) -> String {
+        let wait = RequestDeadline.text(CleanupRegistry.shared.undoDeadline / 2)
+        let counts = [
+            published.isEmpty
+                ? nil
+                : published.count == 1
+                    ? "1 of its outputs was published and stays"
+                    : "\(published.count) of its outputs were published and stay",
+            notCreated.isEmpty ? nil : "\(notCreated.count) \(notCreated.count == 1 ? "was" : "were") not created",
+            unsettled.isEmpty ? nil : "\(unsettled.count) had no answer (left behind, below)",
+        ].compactMap { $0 }
+        return "; publishing the set took longer than the \(wait) it could wait (--cleanup-timeout) and was "
+            + "stopped halfway: " + counts.joined(separator: ", ")
+            + "; each is named below (rerun with --force to publish the whole set)"
     }
 
     private static func exitOnSecondSignal(_ readEnd: Int32) -> Never {
