@@ -95,12 +95,13 @@ struct S3MergeRefusalTests {
         #expect(store.bytes(T.at("set.sfv")) == manifest)
     }
 
-    /// The `; gcdcat-whole:` line was ignored for objects (a local merge checks it).
+    /// The `; gcdcat-whole:` line was ignored for objects (a local merge checks it). A record
+    /// of more bytes than the parts join to is a short set (below).
     @Test(arguments: ["deadbeef", "size"])
     func aWholeRecordThatDisagreesIsAMismatch(lie: String) throws {
         let store = MemoryObjectStore()
         let (whole, parts) = T.storeSet(store, sizes: [100, 200])
-        let size = lie == "size" ? whole.count + 1 : whole.count
+        let size = lie == "size" ? whole.count - 1 : whole.count
         let crc = lie == "size" ? hex8(T.crc(whole)) : "deadbeef"
         let text = String(decoding: store.bytes(T.at("set.sfv"))!, as: UTF8.self)
         store.store(T.at("set.sfv"), Array("; gcdcat-whole: \(size) \(crc) set\n\(text)".utf8))
@@ -113,6 +114,29 @@ struct S3MergeRefusalTests {
         #expect(error?.code == .checksumMismatch)
         #expect(error?.path == "s3://bkt/set.sfv")
         #expect(store.callCount("CreateMultipartUpload") == 0)
+        #expect(store.bytes(T.at("joined")) == nil)
+    }
+
+    /// The whole record says more bytes than the listed parts join to: the set's last part went
+    /// with its line, a missing part (exit 1) named after the last part listed.
+    @Test func aWholeRecordLongerThanThePartsIsAMissingPart() throws {
+        let store = MemoryObjectStore()
+        let (whole, parts) = T.storeSet(store, sizes: [100, 200])
+        let text = String(decoding: store.bytes(T.at("set.sfv"))!, as: UTF8.self)
+        store.store(
+            T.at("set.sfv"), Array("; gcdcat-whole: \(whole.count + 50) \(hex8(T.crc(whole))) set\n\(text)".utf8))
+        let error = #expect(throws: GCDCatError.self) {
+            try ObjectSetMerge(
+                store: store, parts: try T.heads(store, parts), manifest: T.at("set.sfv"),
+                output: T.objectOutput(store, "joined")
+            ).run()
+        }
+        #expect(error?.code == .missingPart)
+        #expect(error?.path == "s3://bkt/set.sfv")
+        #expect(
+            error?.message.hasPrefix(
+                "records \(whole.count + 50) bytes for set, but its parts join to 300: the set lacks 50 bytes after s3://bkt/"
+            ) == true, "\(error?.message ?? "")")
         #expect(store.bytes(T.at("joined")) == nil)
     }
 

@@ -85,7 +85,11 @@ public struct MergeJob {
     public static func sets(
         _ paths: [String], asGiven: Bool, manifest: String?, listAlgorithm: HashAlgorithm? = nil
     ) throws -> [SetGrouping.Group] {
-        if paths.count == 1, !asGiven, manifest == nil, try SetFromList.readsAsList(paths[0]),
+        // A numbered part is not read here: its head is the merge's to read.
+        if paths.count == 1, !asGiven, manifest == nil,
+            SetFromList.isNamedAsList(paths[0])
+                || !NumberedName.readings(of: paths[0]).contains(where: { $0.alphabet == .digits }),
+            try SetFromList.readsAsList(paths[0]),
             let sets = try? SetFromList.sets(of: paths[0], algorithm: listAlgorithm)
         {
             return sets
