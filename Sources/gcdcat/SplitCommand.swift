@@ -502,48 +502,13 @@ extension GCDCat {
             try takeOver.apply()
             showRunNotes(quiet: reporting.quiet)
             try reportingFailures {
-                let naming = naming()
-                var operation = SplitOperation(
-                    input: input, mode: mode, naming: naming,
-                    manifest: noManifest || chunks?.kind == .roundRobin ? .none : manifest.map { .path($0) } ?? .beside,
-                    strategy: input == "-" ? .stream : strategy, limits: try transfer.limits(),
-                    jobs: transfer.jobs(objects: ObjectLocation.isObjectPath(naming.prefix)), overwrite: force,
-                    fsync: fsync)
-                operation.digest = checksum
-                operation.separator = separatorByte ?? 0x0A
-                operation.elideEmpty = elideEmptyFiles
-                operation.recovery = recovery.request
-                if let k = chunks?.k {
-                    try operation.extract(chunk: k, to: STDOUT_FILENO, outputPath: "standard output")
-                    return
+                let job = try splitJob()
+                let starting: (String) -> Void = { name in
+                    guard verbose else { return }
+                    try? StandardStreams.writeOutput(Array("executing with FILE=\(name.displayPath)\n".utf8))
                 }
-                if let filter {
-                    operation.manifest = .none
-                    _ = try SplitFilter(command: filter).run(operation) { name in
-                        if verbose {
-                            try? StandardStreams.writeOutput(Array("executing with FILE=\(name.displayPath)\n".utf8))
-                        }
-                    }
-                    return
-                }
-                let inputIsObject = ObjectLocation.isObjectPath(input)
-                let store =
-                    operation.writesObjects || inputIsObject ? try objectStore.makeStore(writing: objectWrites) : nil
-                operation.objectStore = store
-                var total: Int64 = 0
-                if inputIsObject {
-                    // For the progress bar only: the split HEADs the object again.
-                    if let store, let location = try? ObjectLocation(parsing: input),
-                        let info = try? store.head(location)
-                    {
-                        total = Int64(clamping: info.size)
-                    }
-                } else if input != "-" {
-                    total = (try? PartFile.validate(input).size) ?? 0
-                }
-                let (result, time, memory) = try measured(label: input, total: total, quiet: reporting.quiet) {
-                    try operation.run(counter: $0)
-                }
+                guard case .published(let result, let report) = try job.run(starting: starting, measure: measure)
+                else { return }
                 result.warnings.forEach(Warnings.warn)
                 if verbose {
                     // The manifest was written, not checked against: the parts were not "verified".
@@ -553,29 +518,40 @@ extension GCDCat {
                     }
                 }
                 if !reporting.quiet && !reporting.json {
-                    writeToStandardError(summary(result, digestListPath: operation.digestListPath))
+                    writeToStandardError(summary(result, digestListPath: job.operation.digestListPath))
                     if chunks?.kind == .roundRobin {
                         for note in result.notes { writeToStandardError("gcdcat: \(note)\n") }
                     }
                 }
-                let strategy =
-                    !inputIsObject
-                    ? operation.strategy.rawValue : operation.writesObjects ? "server-copy" : "ranged-get"
-                var report = RunReport(
-                    operation: "split", strategy: strategy, parts: result.partPaths.count,
-                    bytes: result.bytesWritten, limits: operation.limits, chunks: result.chunks, jobs: operation.jobs,
-                    time: time, memory: memory, copyMethod: result.copyMethod, crc32: result.inputCRC, inputs: [input],
-                    outputs: result.partPaths,
-                    manifest: result.manifestPath, clonedBytes: result.clonedBytes,
-                    copiedBytes: result.copiedBytes, notes: result.notes)
-                report.recovery = result.recovery
-                report.objectStore = store.map {
-                    ObjectStoreFacts(
-                        counts: $0.counts, copyParts: result.serverCopyParts, copiedBytes: result.serverCopiedBytes,
-                        checkBytesRead: result.checkBytesRead)
-                }
                 try emit(report, options: reporting)
             }
+        }
+
+        /// The options as the core's one split entry takes them.
+        private func splitJob() throws -> SplitJob {
+            let naming = naming()
+            var operation = SplitOperation(
+                input: input, mode: mode, naming: naming,
+                manifest: noManifest || chunks?.kind == .roundRobin ? .none : manifest.map { .path($0) } ?? .beside,
+                strategy: strategy, limits: try transfer.limits(),
+                jobs: transfer.jobs(objects: ObjectLocation.isObjectPath(naming.prefix)), overwrite: force,
+                fsync: fsync)
+            operation.digest = checksum
+            operation.separator = separatorByte ?? 0x0A
+            operation.elideEmpty = elideEmptyFiles
+            operation.recovery = recovery.request
+            var job = SplitJob(operation: operation) { try objectStore.makeStore(writing: objectWrites) }
+            job.extractedChunk = chunks?.k
+            job.filter = filter
+            return job
+        }
+
+        private func measure(
+            label: String, total: Int64, since clock: ProcessClock, body: (TransferCounter) throws -> Void
+        ) throws -> MergeJob.Measurement {
+            let (_, time, memory) = try measured(
+                label: label, total: total, quiet: reporting.quiet, since: clock, body)
+            return (time, memory)
         }
     }
 }
