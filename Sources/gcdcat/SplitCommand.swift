@@ -507,7 +507,9 @@ extension GCDCat {
                     guard verbose else { return }
                     try? StandardStreams.writeOutput(Array("executing with FILE=\(name.displayPath)\n".utf8))
                 }
-                guard case .published(let result, let report) = try job.run(starting: starting, measure: measure)
+                guard
+                    case .published(let result, let report) = try job.run(
+                        starting: starting, measure: measuring(quiet: reporting.quiet))
                 else { return }
                 result.warnings.forEach(Warnings.warn)
                 if verbose {
@@ -544,14 +546,6 @@ extension GCDCat {
             job.extractedChunk = chunks?.k
             job.filter = filter
             return job
-        }
-
-        private func measure(
-            label: String, total: Int64, since clock: ProcessClock, body: (TransferCounter) throws -> Void
-        ) throws -> MergeJob.Measurement {
-            let (_, time, memory) = try measured(
-                label: label, total: total, quiet: reporting.quiet, since: clock, body)
-            return (time, memory)
         }
     }
 }
