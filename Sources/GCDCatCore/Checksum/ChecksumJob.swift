@@ -100,8 +100,7 @@ public struct ChecksumJob {
         let (algorithm, trustServer) = (self.algorithm, self.trustServer)
         return found.reduce(Int64(0)) { total, result in
             guard let info = try? result.get() else { return total }
-            let trusted = algorithm == .crc32 && trustServer && info.crc32 != nil
-            return total + (trusted ? 0 : Int64(info.size))
+            return total + ObjectReader.bytesToRead(info, algorithm: algorithm, trustServer: trustServer)
         }
     }
 

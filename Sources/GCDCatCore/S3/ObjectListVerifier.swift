@@ -58,8 +58,7 @@ public enum ObjectListVerifier {
     public static func bytesToRead(_ located: [Located], trustServer: Bool) -> Int64 {
         located.reduce(0) { total, item in
             guard let info = item.info else { return total }
-            let trusted = trustServer && item.entry.algorithm == .crc32 && info.crc32 != nil
-            return total + (trusted ? 0 : Int64(info.size))
+            return total + ObjectReader.bytesToRead(info, algorithm: item.entry.algorithm, trustServer: trustServer)
         }
     }
 
