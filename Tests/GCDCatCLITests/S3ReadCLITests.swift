@@ -167,6 +167,38 @@ struct S3ReadCLITests {
         }
     }
 
+    /// --ignore-missing on a list object sets the missing object aside as on a local list: not
+    /// listed, counted apart, exit 0; without it, MISSING, the hint, exit 1.
+    @Test func ignoreMissingSetsAMissingObjectAside() throws {
+        let (scratch, bucket, names) = try objectSet("ignore")
+        let sums = try gcdcat(["checksum", "--algorithm", "sha256", "--format", "gnu"] + names, in: scratch.path)
+        try LiveS3.put(
+            bucket, "set/SHA256SUMS", sums.stdout + Data("\(String(repeating: "0", count: 64))  gone\n".utf8))
+        let list = "gcdcat: s3://\(bucket)/set/SHA256SUMS: "
+        let read = "\(ByteSize.humanReadable(Int64(20 * Self.mib + 4))) read"
+        let ignoring = try LiveS3.gcdcat(
+            ["verify", "--ignore-missing", "--algorithm", "sha256", "s3://\(bucket)/set/SHA256SUMS"], in: scratch.path)
+        #expect(ignoring.status == 0, "\(ignoring.stderr)")
+        #expect(ignoring.stdoutText == "big.bin: OK\nempty: OK\none: OK\n")
+        #expect(ignoring.stderr == list + "3 files: 3 OK, 0 FAILED, 0 MISSING (1 missing ignored); \(read)\n")
+        let quiet = try LiveS3.gcdcat(
+            ["verify", "-q", "--algorithm", "sha256", "s3://\(bucket)/set/SHA256SUMS"], in: scratch.path)
+        #expect(quiet.status == 1)
+        #expect(quiet.stdoutText == "gone: MISSING\n")
+        #expect(
+            quiet.stderr
+                == list + "4 files: 3 OK, 0 FAILED, 1 MISSING; \(read)\n" + list
+                + "1 listed file is not here; --ignore-missing checks only the files present\n")
+        let json = try LiveS3.gcdcat(
+            ["verify", "--json", "--ignore-missing", "--algorithm", "sha256", "s3://\(bucket)/set/SHA256SUMS"],
+            in: scratch.path)
+        #expect(json.status == 0)
+        let document = try JSONValue.parse(json.stdout)
+        #expect(try schema("verify").violations(of: document) == [], "\(json.stdoutText)")
+        #expect(document["summary"]?["ignoredMissing"] == .integer(1))
+        #expect(document["summary"]?["files"] == .integer(3))
+    }
+
     @Test func aCorruptObjectExitsTwoAndTheJSONSaysWhatWasRead() throws {
         let (scratch, bucket, names) = try objectSet("bad")
         let sfv = try gcdcat(["checksum"] + names, in: scratch.path)
