@@ -234,7 +234,7 @@ extension GCDCat {
             try recovery.validate(
                 input: input, writesObjects: ObjectLocation.isObjectPath(prefix ?? prefixArgument ?? ""),
                 roundRobin: chunks?.kind == .roundRobin, filter: filter != nil, strategy: strategy,
-                partLengths: plannedPartLengths)
+                partLengths: SplitJob.plannedPartLengths(ofFile: input, mode: mode))
             try validateObjectNames([input])
             try validateObjectNames([manifest], written: true)
             try validateObjectNames([prefix ?? prefixArgument], suffix: "001", written: true)
@@ -431,21 +431,6 @@ extension GCDCat {
                     "--size \(size) would cut \(input.displayPath) (\(info.size) bytes) into \(count) parts; "
                         + "at most \(SplitLimits.maximumParts) are allowed: raise --size.")
             }
-        }
-
-        /// The parts' lengths of a --size or --parts split of a local file, before anything is
-        /// read (nil for the other forms, whose lengths depend on the lines).
-        var plannedPartLengths: [Int64]? {
-            guard input != "-", !ObjectLocation.isObjectPath(input), let info = try? PartFile.validate(input) else {
-                return nil
-            }
-            let ranges =
-                if let size, !lineBoundary, size.bytes > 0 {
-                    SplitPlan.bySize(total: info.size, size: size.bytes)
-                } else if chunks?.kind == .bytes, let count = parts, count > 0 {
-                    SplitPlan.byCount(total: info.size, count: count)
-                } else { [Range<Int64>]() }
-            return ranges.isEmpty ? nil : ranges.map { Int64($0.count) }
         }
 
         /// FILE. beside the file; x. for standard input; NAME. in the current folder for an

@@ -87,3 +87,21 @@ public struct SplitJob {
         return input == "-" ? 0 : (try? PartFile.validate(input).size) ?? 0
     }
 }
+
+extension SplitJob {
+    /// The parts' lengths of a `.size` or `.parts` split of the local file `input`, before
+    /// anything is read; nil for standard input, an object, a file that cannot be found, and
+    /// the other modes, whose lengths depend on the lines.
+    public static func plannedPartLengths(ofFile input: String, mode: SplitMode) -> [Int64]? {
+        guard input != "-", !ObjectLocation.isObjectPath(input), let info = try? PartFile.validate(input) else {
+            return nil
+        }
+        let ranges =
+            switch mode {
+            case .size(let size) where size > 0: SplitPlan.bySize(total: info.size, size: size)
+            case .parts(let count) where count > 0: SplitPlan.byCount(total: info.size, count: count)
+            default: [Range<Int64>]()
+            }
+        return ranges.isEmpty ? nil : ranges.map { Int64($0.count) }
+    }
+}
