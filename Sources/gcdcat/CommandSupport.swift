@@ -81,6 +81,15 @@ func measured<T>(
     }
 }
 
+/// The core's ``MergeJob/Measure`` for a command's run: ``measured(label:total:quiet:since:_:)``'s
+/// progress (unless `quiet`), time and memory.
+func measuring(quiet: Bool) -> MergeJob.Measure {
+    { label, total, clock, body in
+        let (_, time, memory) = try measured(label: label, total: total, quiet: quiet, since: clock, body)
+        return (time, memory)
+    }
+}
+
 /// Shows the engines' notes (``RunNotes``: an upload resumed, one an earlier run left aborted)
 /// on standard error as they come, unless `-q`; ``emit(_:options:)`` puts them in the report.
 func showRunNotes(quiet: Bool) {

@@ -218,7 +218,9 @@ extension GCDCat {
                 let job = try mergeJob()
                 let groups = try job.sets()
                 if groups.count > 1 { return try mergeSets(groups, job: job) }
-                if let report = try job.run(notice: announce, measure: measure) { try emit(report, options: reporting) }
+                if let report = try job.run(notice: announce, measure: measuring(quiet: reporting.quiet)) {
+                    try emit(report, options: reporting)
+                }
             }
         }
 
@@ -250,7 +252,7 @@ extension GCDCat {
             let json = reporting.json
             var reportLost: GCDCatError?
             let outcome = try job.mergeSets(
-                groups, notice: announce, measure: measure,
+                groups, notice: announce, measure: measuring(quiet: reporting.quiet),
                 progress: { done, pending in
                     guard json else { return }
                     InterruptHandler.onInterrupt { number, name in
@@ -286,14 +288,6 @@ extension GCDCat {
                 }
             }
             if outcome.report.exitStatus != 0 { throw ExitCode(outcome.report.exitStatus) }
-        }
-
-        private func measure(
-            label: String, total: Int64, since clock: ProcessClock, body: (TransferCounter) throws -> Void
-        ) throws -> MergeJob.Measurement {
-            let (_, time, memory) = try measured(
-                label: label, total: total, quiet: reporting.quiet, since: clock, body)
-            return (time, memory)
         }
 
         /// Several sets take a folder as their output, no one set's manifest, and no two of them

@@ -234,7 +234,7 @@ extension GCDCat {
             try recovery.validate(
                 input: input, writesObjects: ObjectLocation.isObjectPath(prefix ?? prefixArgument ?? ""),
                 roundRobin: chunks?.kind == .roundRobin, filter: filter != nil, strategy: strategy,
-                partLengths: plannedPartLengths)
+                partLengths: SplitJob.plannedPartLengths(ofFile: input, mode: mode))
             try validateObjectNames([input])
             try validateObjectNames([manifest], written: true)
             try validateObjectNames([prefix ?? prefixArgument], suffix: "001", written: true)
@@ -437,21 +437,6 @@ extension GCDCat {
             }
         }
 
-        /// The parts' lengths of a --size or --parts split of a local file, before anything is
-        /// read (nil for the other forms, whose lengths depend on the lines).
-        var plannedPartLengths: [Int64]? {
-            guard input != "-", !ObjectLocation.isObjectPath(input), let info = try? PartFile.validate(input) else {
-                return nil
-            }
-            let ranges =
-                if let size, !lineBoundary, size.bytes > 0 {
-                    SplitPlan.bySize(total: info.size, size: size.bytes)
-                } else if chunks?.kind == .bytes, let count = parts, count > 0 {
-                    SplitPlan.byCount(total: info.size, count: count)
-                } else { [Range<Int64>]() }
-            return ranges.isEmpty ? nil : ranges.map { Int64($0.count) }
-        }
-
         /// FILE. beside the file; x. for standard input; NAME. in the current folder for an
         /// object s3://BUCKET/…/NAME (downloaded, as `aws s3 cp` does without a destination).
         var defaultPrefix: String {
@@ -506,54 +491,15 @@ extension GCDCat {
             try takeOver.apply()
             showRunNotes(quiet: reporting.quiet)
             try reportingFailures {
-                let naming = naming()
-                var operation = SplitOperation(
-                    input: input, mode: mode, naming: naming,
-                    manifest: noManifest || chunks?.kind == .roundRobin ? .none : manifest.map { .path($0) } ?? .beside,
-                    strategy: input == "-" ? .stream : strategy, limits: try transfer.limits(),
-                    jobs: transfer.jobs(objects: ObjectLocation.isObjectPath(naming.prefix)), overwrite: force,
-                    fsync: fsync)
-                operation.digest = checksum
-                operation.separator = separatorByte ?? 0x0A
-                operation.elideEmpty = elideEmptyFiles
-                operation.recovery = recovery.request
-                if let k = chunks?.k {
-                    try operation.extract(chunk: k, to: STDOUT_FILENO, outputPath: "standard output")
-                    return
+                let job = try splitJob()
+                let starting: (String) -> Void = { name in
+                    guard verbose else { return }
+                    try? StandardStreams.writeOutput(Array("executing with FILE=\(name.displayPath)\n".utf8))
                 }
-                if let filter {
-                    operation.manifest = .none
-                    let starting = { (name: String) in
-                        if verbose {
-                            try? StandardStreams.writeOutput(Array("executing with FILE=\(name.displayPath)\n".utf8))
-                        }
-                    }
-                    let command = SplitFilter(command: filter)
-                    _ =
-                        try input == "-"
-                        ? command.runStreaming(
-                            operation, from: STDIN_FILENO, path: "standard input", starting: starting)
-                        : command.run(operation, starting: starting)
-                    return
-                }
-                let inputIsObject = ObjectLocation.isObjectPath(input)
-                let store =
-                    operation.writesObjects || inputIsObject ? try objectStore.makeStore(writing: objectWrites) : nil
-                operation.objectStore = store
-                var total: Int64 = 0
-                if inputIsObject {
-                    // For the progress bar only: the split HEADs the object again.
-                    if let store, let location = try? ObjectLocation(parsing: input),
-                        let info = try? store.head(location)
-                    {
-                        total = Int64(clamping: info.size)
-                    }
-                } else if input != "-" {
-                    total = (try? PartFile.validate(input).size) ?? 0
-                }
-                let (result, time, memory) = try measured(label: input, total: total, quiet: reporting.quiet) {
-                    try operation.run(counter: $0)
-                }
+                guard
+                    case .published(let result, let report) = try job.run(
+                        starting: starting, measure: measuring(quiet: reporting.quiet))
+                else { return }
                 result.warnings.forEach(Warnings.warn)
                 if verbose {
                     // The manifest was written, not checked against: the parts were not "verified".
@@ -563,29 +509,32 @@ extension GCDCat {
                     }
                 }
                 if !reporting.quiet && !reporting.json {
-                    writeToStandardError(summary(result, digestListPath: operation.digestListPath))
+                    writeToStandardError(summary(result, digestListPath: job.operation.digestListPath))
                     if chunks?.kind == .roundRobin {
                         for note in result.notes { writeToStandardError("gcdcat: \(note)\n") }
                     }
                 }
-                let strategy =
-                    !inputIsObject
-                    ? operation.strategy.rawValue : operation.writesObjects ? "server-copy" : "ranged-get"
-                var report = RunReport(
-                    operation: "split", strategy: strategy, parts: result.partPaths.count,
-                    bytes: result.bytesWritten, limits: operation.limits, chunks: result.chunks, jobs: operation.jobs,
-                    time: time, memory: memory, copyMethod: result.copyMethod, crc32: result.inputCRC, inputs: [input],
-                    outputs: result.partPaths,
-                    manifest: result.manifestPath, clonedBytes: result.clonedBytes,
-                    copiedBytes: result.copiedBytes, notes: result.notes)
-                report.recovery = result.recovery
-                report.objectStore = store.map {
-                    ObjectStoreFacts(
-                        counts: $0.counts, copyParts: result.serverCopyParts, copiedBytes: result.serverCopiedBytes,
-                        checkBytesRead: result.checkBytesRead)
-                }
                 try emit(report, options: reporting)
             }
+        }
+
+        /// The options as the core's one split entry takes them.
+        private func splitJob() throws -> SplitJob {
+            let naming = naming()
+            var operation = SplitOperation(
+                input: input, mode: mode, naming: naming,
+                manifest: noManifest || chunks?.kind == .roundRobin ? .none : manifest.map { .path($0) } ?? .beside,
+                strategy: strategy, limits: try transfer.limits(),
+                jobs: transfer.jobs(objects: ObjectLocation.isObjectPath(naming.prefix)), overwrite: force,
+                fsync: fsync)
+            operation.digest = checksum
+            operation.separator = separatorByte ?? 0x0A
+            operation.elideEmpty = elideEmptyFiles
+            operation.recovery = recovery.request
+            var job = SplitJob(operation: operation) { try objectStore.makeStore(writing: objectWrites) }
+            job.extractedChunk = chunks?.k
+            job.filter = filter
+            return job
         }
     }
 }

@@ -97,6 +97,45 @@ struct S3ReadCLITests {
         #expect(local.status == 0 && local.stdoutText == verified.stdoutText, "\(local.stderr)")
     }
 
+    /// A list object joined from two tools' lists (sha256sum's and `rhash --sha3-256`'s, both 64
+    /// hex digits) gets a local list's verdicts: the line that matches confirms the sha256 guess,
+    /// and the lines that match as sha3-256 are UNCONFIRMED (exit 1), never FAILED (exit 2).
+    @Test(.enabled(if: toolExists("rhash"), "needs rhash"))
+    func aListObjectMixingTwoAlgorithmsOfOneLengthGetsTheLocalVerdicts() throws {
+        let (scratch, bucket, names) = try objectSet("mixed-lengths")
+        let sha256 = try runTool("sha256sum", [names[0]], in: scratch.path)
+        let sha3 = try runTool("rhash", ["--sha3-256", names[1], names[2]], in: scratch.path)
+        #expect(sha256.status == 0 && sha3.status == 0)
+        try scratch.write("LIST", sha256.stdout + sha3.stdout)
+        try LiveS3.put(bucket, "set/LIST", sha256.stdout + sha3.stdout)
+        let local = try gcdcat(["verify", "LIST"], in: scratch.path)
+        #expect(local.status == 1, "\(local.stderr)")
+        let verified = try LiveS3.gcdcat(["verify", "s3://\(bucket)/set/LIST"], in: scratch.path)
+        #expect(verified.status == 1, "\(verified.stderr)")
+        #expect(verified.stdoutText == local.stdoutText)
+        #expect(
+            verified.stdoutText.hasPrefix("big.bin: OK\nempty: UNCONFIRMED (not sha256? "), "\(verified.stdoutText)")
+        let list = "gcdcat: s3://\(bucket)/set/LIST: "
+        // The first pass reads every object; the two that differ are read again as blake2b-256, then sha3-256.
+        let read = ByteSize.humanReadable(Int64(20 * Self.mib + 4 + 2))
+        #expect(
+            verified.stderr
+                == list + "64 hex digits, sha256 assumed; use --algorithm blake2b-256 or --algorithm sha3-256 if it "
+                + "is another\n" + list + "3 files: 1 OK, 0 FAILED, 0 MISSING, 2 UNCONFIRMED; \(read) read\n" + list
+                + "some 64-digit values match as sha256 and others as another algorithm of that length: the list "
+                + "mixes algorithms (joined from two tools' lists?), so those files are UNCONFIRMED, not corrupt; "
+                + "check them with --algorithm blake2b-256 or --algorithm sha3-256\n", "\(verified.stderr)")
+        #expect(
+            verified.stderr.replacingOccurrences(of: "s3://\(bucket)/set/", with: "")
+                .replacingOccurrences(of: "; \(read) read", with: "") == local.stderr, "\(local.stderr)")
+        let json = try LiveS3.gcdcat(["verify", "--json", "s3://\(bucket)/set/LIST"], in: scratch.path)
+        #expect(json.status == 1)
+        let document = try JSONValue.parse(json.stdout)
+        #expect(try schema("verify").violations(of: document) == [], "\(json.stdoutText)")
+        #expect(document["summary"]?["unconfirmed"] == .integer(2))
+        #expect(document["summary"]?["failed"] == .integer(0))
+    }
+
     @Test func aMissingObjectIsNamedAndExitsOne() throws {
         let (scratch, bucket, names) = try objectSet("miss")
         let list = try gcdcat(["checksum", "--algorithm", "sha256"] + names, in: scratch.path)
@@ -126,6 +165,38 @@ struct S3ReadCLITests {
             #expect(noBucket.stderr.contains("gcdcat: s3://\(gone)/set/"), "\(noBucket.stderr)")
             #expect(noBucket.stderr.contains(": No such bucket\n"), "\(noBucket.stderr)")
         }
+    }
+
+    /// --ignore-missing on a list object sets the missing object aside as on a local list: not
+    /// listed, counted apart, exit 0; without it, MISSING, the hint, exit 1.
+    @Test func ignoreMissingSetsAMissingObjectAside() throws {
+        let (scratch, bucket, names) = try objectSet("ignore")
+        let sums = try gcdcat(["checksum", "--algorithm", "sha256", "--format", "gnu"] + names, in: scratch.path)
+        try LiveS3.put(
+            bucket, "set/SHA256SUMS", sums.stdout + Data("\(String(repeating: "0", count: 64))  gone\n".utf8))
+        let list = "gcdcat: s3://\(bucket)/set/SHA256SUMS: "
+        let read = "\(ByteSize.humanReadable(Int64(20 * Self.mib + 4))) read"
+        let ignoring = try LiveS3.gcdcat(
+            ["verify", "--ignore-missing", "--algorithm", "sha256", "s3://\(bucket)/set/SHA256SUMS"], in: scratch.path)
+        #expect(ignoring.status == 0, "\(ignoring.stderr)")
+        #expect(ignoring.stdoutText == "big.bin: OK\nempty: OK\none: OK\n")
+        #expect(ignoring.stderr == list + "3 files: 3 OK, 0 FAILED, 0 MISSING (1 missing ignored); \(read)\n")
+        let quiet = try LiveS3.gcdcat(
+            ["verify", "-q", "--algorithm", "sha256", "s3://\(bucket)/set/SHA256SUMS"], in: scratch.path)
+        #expect(quiet.status == 1)
+        #expect(quiet.stdoutText == "gone: MISSING\n")
+        #expect(
+            quiet.stderr
+                == list + "4 files: 3 OK, 0 FAILED, 1 MISSING; \(read)\n" + list
+                + "1 listed file is not here; --ignore-missing checks only the files present\n")
+        let json = try LiveS3.gcdcat(
+            ["verify", "--json", "--ignore-missing", "--algorithm", "sha256", "s3://\(bucket)/set/SHA256SUMS"],
+            in: scratch.path)
+        #expect(json.status == 0)
+        let document = try JSONValue.parse(json.stdout)
+        #expect(try schema("verify").violations(of: document) == [], "\(json.stdoutText)")
+        #expect(document["summary"]?["ignoredMissing"] == .integer(1))
+        #expect(document["summary"]?["files"] == .integer(3))
     }
 
     @Test func aCorruptObjectExitsTwoAndTheJSONSaysWhatWasRead() throws {

@@ -70,6 +70,34 @@ import Testing
         #expect(ChecksumListVerifier.exitStatus(mismatchOnly) == 2)
     }
 
+    /// A list joined from two tools' (sha256 and sha3-256 lines, both 64 hex digits): the line
+    /// that matches confirms the sha256 guess, a line that matches as sha3-256 is UNCONFIRMED
+    /// (read again under each other algorithm of that length), and one that matches under none
+    /// is FAILED: the verdicts a local list gets (``ListVerdict``).
+    @Test(arguments: [1, 3])
+    func aListMixingTwoAlgorithmsOfOneLengthGetsTheLocalVerdicts(jobs: Int) throws {
+        let bytes = (1...3).map { seededBytes(30 + $0 * 11, seed: UInt64(90 + $0)) }
+        var sha3 = try Digester(.sha3Bits256)
+        sha3.update(bytes[1])
+        var objects: [ObjectLocation: [UInt8]] = [:]
+        for (index, data) in bytes.enumerated() { objects[Self.location("m/f\(index)")] = data }
+        objects[Self.location("m/f2")]![0] ^= 0xFF
+        let text = "\(try Self.sha256(bytes[0]))  f0\n\(sha3.finalize())  f1\n\(try Self.sha256(bytes[2]))  f2\n"
+        objects[Self.location("m/LIST")] = Array(text.utf8)
+        let memory = MemoryObjectStore(objects: objects)
+        let list = try ObjectDiscovery.loadList(Self.location("m/LIST"), store: memory)
+        #expect(list.entries.allSatisfy { $0.guessed && $0.algorithm == .sha256 })
+        let located = ObjectListVerifier.locate(
+            list.entries, listObject: Self.location("m/LIST"), store: memory, jobs: jobs)
+        let verification = ObjectListVerifier.verify(
+            located, reader: ObjectReader(store: memory, jobs: jobs, rangeSize: 16))
+        #expect(verification.outcomes.map(\.status.word) == ["OK", "UNCONFIRMED", "FAILED"])
+        #expect(ChecksumListVerifier.exitStatus(verification.outcomes) == 1)
+        // Every object once; then f1 and f2 (no match) as blake2b-256 and as sha3-256.
+        let counts = bytes.map(\.count)
+        #expect(verification.bytesRead == UInt64(counts[0] + 3 * counts[1] + 3 * counts[2]))
+    }
+
     @Test func theServersCRCReplacesReading() throws {
         let (memory, list, parts) = try Self.fixture()
         let store = InstrumentedStore(memory, reportsCRC32: true)

@@ -42,6 +42,34 @@ public struct ChecksumJob {
         self.counter = counter
     }
 
+    /// HEADs and reads the objects among the inputs (``headObjects(makeStore:)``, then
+    /// ``readObjects()``) under one progress bar over every file's and object's bytes, drawn
+    /// when `showsProgress` and standard error is a terminal. Returns the bar, for the caller to
+    /// finish once it has taken the values (``forEach(_:)``).
+    ///
+    /// ## Errors
+    /// What `makeStore` throws.
+    public mutating func start(
+        showsProgress: Bool, makeStore: () throws -> CountingObjectStore
+    ) throws -> ProgressMeter? {
+        // The total opens every file: only for a bar that is drawn.
+        let drawsBar = showsProgress && isatty(STDERR_FILENO) == 1
+        let total = inputs.reduce(Int64(0)) {
+            $0
+                + (!drawsBar || $1 == "-" || ObjectLocation.isObjectPath($1)
+                    ? 0 : (try? PartFile.validate($1).size) ?? 0)
+        }
+        // Standard input's bytes are not counted: a bar over it alone would stay at 0 B.
+        counter.setCurrent(inputs[0])
+        guard inputs != ["-"] else { return nil }
+        let objectBytes = try headObjects(makeStore: makeStore)
+        let progress =
+            showsProgress && (objectBytes != nil || !nothingToRead)
+            ? ProgressMeter(label: inputs[0], total: total + (objectBytes ?? 0), counter: counter) : nil
+        readObjects()
+        return progress
+    }
+
     /// Whether every input is an object name that failed to parse: nothing is left to read.
     public var nothingToRead: Bool { objects.count == inputs.count }
 
@@ -72,8 +100,7 @@ public struct ChecksumJob {
         let (algorithm, trustServer) = (self.algorithm, self.trustServer)
         return found.reduce(Int64(0)) { total, result in
             guard let info = try? result.get() else { return total }
-            let trusted = algorithm == .crc32 && trustServer && info.crc32 != nil
-            return total + (trusted ? 0 : Int64(info.size))
+            return total + ObjectReader.bytesToRead(info, algorithm: algorithm, trustServer: trustServer)
         }
     }
 

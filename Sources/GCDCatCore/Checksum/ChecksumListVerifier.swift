@@ -140,19 +140,9 @@ public enum ChecksumListVerifier {
             case .file(let descriptor):
                 let actual = try worker.hash(
                     descriptor, path: path, algorithm: entry.algorithm, jobs: jobs, counter: counter)
-                guard actual != entry.expected else { return .ok }
-                // A guess is only a guess, even once another line confirmed it: a list joined from
-                // two tools' (sha256sum's and rhash --sha3-256's) holds two algorithms of one length.
-                // A value that another algorithm of that length gives is no corruption.
-                if entry.guessed {
-                    for other in entry.algorithm.alternatives
-                    where try worker.hash(descriptor, path: path, algorithm: other, jobs: jobs, counter: nil)
-                        == entry.expected
-                    {
-                        return .unconfirmed(actual: actual)
-                    }
+                return try ListVerdict.status(of: entry, actual: actual) {
+                    try worker.hash(descriptor, path: path, algorithm: $0, jobs: jobs, counter: nil)
                 }
-                return .failed(actual: actual)
             }
         } catch let error as GCDCatError where error.code == .missingPart {
             return .missing
@@ -171,18 +161,8 @@ public enum ChecksumListVerifier {
     /// (a `b2sum` list read as sha512) cannot be told from corruption, and is never reported as
     /// corruption. Missing, unreadable and rejected files confirm nothing either way.
     public static func confirmingGuesses(_ outcomes: [Outcome]) -> [Outcome] {
-        var confirmed = Set<HashAlgorithm>()
-        for outcome in outcomes where outcome.entry.guessed && outcome.status == .ok {
-            confirmed.insert(outcome.entry.algorithm)
-        }
-        return outcomes.map { outcome in
-            guard outcome.entry.guessed, !confirmed.contains(outcome.entry.algorithm),
-                case .failed(let actual) = outcome.status
-            else { return outcome }
-            var unconfirmed = outcome
-            unconfirmed.status = .unconfirmed(actual: actual)
-            return unconfirmed
-        }
+        let confirmed = ListVerdict.confirmed(outcomes)
+        return outcomes.map { ListVerdict.settled($0, confirmed: confirmed) }
     }
 
     /// For standard error, one line per unconfirmed guess among `outcomes` (after

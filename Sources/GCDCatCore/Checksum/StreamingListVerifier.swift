@@ -7,8 +7,8 @@
 /// skipped in every pass, as `sha256sum -c` skips it, for the run to report); ``confirmedGuesses(_:)``
 /// checks, where an algorithm was only assumed from a length, files of that guess until one
 /// matches; ``verify(confirmed:counter:emit:)`` then checks every entry and hands each outcome
-/// over in list order, with an unconfirmed guess's mismatch already `.unconfirmed` (what
-/// ``ChecksumListVerifier/confirmingGuesses(_:)`` makes of a whole list's outcomes).
+/// over in list order, with an unconfirmed guess's mismatch already `.unconfirmed`
+/// (``ListVerdict/settled(_:confirmed:)``, as for a list object).
 ///
 /// What the passes cost: the list is parsed three times at most (a list of 100,000 sha256
 /// lines in milliseconds each); "listed twice" is found in the 1 MiB of a ``NameSieve``
@@ -127,14 +127,7 @@ public struct StreamingListVerifier {
         emit: (ChecksumListVerifier.Outcome) throws -> Void
     ) throws {
         try forEachWindow(where: { _ in true }, counter: counter) { outcomes in
-            for var outcome in outcomes {
-                if outcome.entry.guessed, !confirmed.contains(outcome.entry.algorithm),
-                    case .failed(let actual) = outcome.status
-                {
-                    outcome.status = .unconfirmed(actual: actual)
-                }
-                try emit(outcome)
-            }
+            for outcome in outcomes { try emit(ListVerdict.settled(outcome, confirmed: confirmed)) }
             return true
         }
     }

@@ -58,42 +58,92 @@ public enum ObjectListVerifier {
     public static func bytesToRead(_ located: [Located], trustServer: Bool) -> Int64 {
         located.reduce(0) { total, item in
             guard let info = item.info else { return total }
-            let trusted = trustServer && item.entry.algorithm == .crc32 && info.crc32 != nil
-            return total + (trusted ? 0 : Int64(info.size))
+            return total + ObjectReader.bytesToRead(info, algorithm: item.entry.algorithm, trustServer: trustServer)
         }
     }
 
-    /// Checks every located object against its expected value.
+    /// Checks every located object against its expected value, with a local list's verdicts
+    /// (``ListVerdict``): a mismatch under an algorithm guessed from the length is read again
+    /// under the others of that length, and a guess no object confirmed is UNCONFIRMED.
     public static func verify(_ located: [Located], reader: ObjectReader, trustServer: Bool = true) -> Verification {
         var statuses = located.map(\.status)
+        var actuals = [String?](repeating: nil, count: located.count)
         var sources = [ObjectReader.Source?](repeating: nil, count: located.count)
         var bytesRead: UInt64 = 0
         let toCheck = located.indices.filter { located[$0].info != nil }
-        // The list's own algorithms, in order of first use: BLAKE2b-256 is in no fixed list.
-        var algorithms: [HashAlgorithm] = []
-        for index in toCheck where !algorithms.contains(located[index].entry.algorithm) {
-            algorithms.append(located[index].entry.algorithm)
-        }
-        for algorithm in algorithms {
+        for algorithm in algorithms(of: toCheck.map { located[$0].entry }) {
             let group = toCheck.filter { located[$0].entry.algorithm == algorithm }
-            guard !group.isEmpty else { continue }
             let (results, read) = reader.hashesEach(
                 group.map { located[$0].info! }, algorithm: algorithm, trustServer: trustServer)
             bytesRead += read
             for (index, result) in zip(group, results) {
                 switch result {
                 case .success(let hash):
-                    statuses[index] = hash.hex == located[index].entry.expected ? .ok : .failed(actual: hash.hex)
+                    actuals[index] = hash.hex
                     sources[index] = hash.source
                 case .failure(let error):
                     statuses[index] = error.code == .missingPart ? .missing : .unreadable(error)
                 }
             }
         }
+        // The progress bar counts the first reading only, as for a file.
+        let again = ObjectReader(store: reader.store, jobs: reader.jobs, rangeSize: reader.rangeSize)
+        let (others, reread) = rehashes(located, actuals: actuals, reader: again)
+        bytesRead += reread
+        for index in located.indices {
+            guard let actual = actuals[index] else { continue }
+            do {
+                statuses[index] = try ListVerdict.status(of: located[index].entry, actual: actual) { other in
+                    try others[index][other]!.get()
+                }
+            } catch let error as GCDCatError {
+                statuses[index] = error.code == .missingPart ? .missing : .unreadable(error)
+            } catch {
+                statuses[index] = .unreadable(asError(error, located[index].location))
+            }
+        }
         let outcomes = zip(located, statuses).map { item, status in
             ChecksumListVerifier.Outcome(entry: item.entry, path: item.location.description, status: status!)
         }
-        return Verification(outcomes: outcomes, sources: sources, bytesRead: bytesRead)
+        let confirmed = ListVerdict.confirmed(outcomes)
+        return Verification(
+            outcomes: outcomes.map { ListVerdict.settled($0, confirmed: confirmed) }, sources: sources,
+            bytesRead: bytesRead)
+    }
+
+    /// The entries' algorithms, in order of first use: BLAKE2b-256 is in no fixed list.
+    private static func algorithms(of entries: [ChecksumList.Entry]) -> [HashAlgorithm] {
+        var algorithms: [HashAlgorithm] = []
+        for entry in entries where !algorithms.contains(entry.algorithm) { algorithms.append(entry.algorithm) }
+        return algorithms
+    }
+
+    /// What ``ListVerdict/status(of:actual:hashingAs:)`` asks of an object whose value differs
+    /// under a guessed algorithm: its hash under each other algorithm of that length, in order,
+    /// until one matches the list or a reading fails. Read a batch at a time (one algorithm over
+    /// every such object), not an object at a time.
+    private static func rehashes(
+        _ located: [Located], actuals: [String?], reader: ObjectReader
+    ) -> (hashes: [[HashAlgorithm: Result<String, GCDCatError>]], bytesRead: UInt64) {
+        var hashes = [[HashAlgorithm: Result<String, GCDCatError>]](repeating: [:], count: located.count)
+        var open = located.indices.filter { actuals[$0] != nil && actuals[$0] != located[$0].entry.expected }
+        open = open.filter { located[$0].entry.guessed }
+        var bytesRead: UInt64 = 0
+        for other in algorithms(of: open.map { located[$0].entry }).flatMap(\.alternatives) {
+            let group = open.filter { located[$0].entry.algorithm.alternatives.contains(other) }
+            guard !group.isEmpty else { continue }
+            let (results, read) = reader.hashesEach(group.map { located[$0].info! }, algorithm: other)
+            bytesRead += read
+            for (index, result) in zip(group, results) {
+                hashes[index][other] = result.map(\.hex)
+            }
+            // Decided: a match, or a reading that failed.
+            open.removeAll { index in
+                guard let result = hashes[index][other] else { return false }
+                return (try? result.get()).map { $0 == located[index].entry.expected } ?? true
+            }
+        }
+        return (hashes, bytesRead)
     }
 
     static func asError(_ error: any Error, _ location: ObjectLocation) -> GCDCatError {

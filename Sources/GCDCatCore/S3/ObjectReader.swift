@@ -256,6 +256,12 @@ public struct ObjectReader: Sendable {
         return (results, mapped.bytesRead)
     }
 
+    /// The bytes ``hashesEach(_:algorithm:trustServer:)`` reads of `object`: none when the
+    /// server's crc32 stands for it (a crc32, with `trustServer`), else all of them.
+    public static func bytesToRead(_ object: ObjectInfo, algorithm: HashAlgorithm, trustServer: Bool) -> Int64 {
+        algorithm == .crc32 && trustServer && object.crc32 != nil ? 0 : Int64(object.size)
+    }
+
     /// One object's hash as lowercase hex, as `checksum` prints it.
     public struct ObjectHash: Sendable, Equatable {
         public var object: ObjectInfo
