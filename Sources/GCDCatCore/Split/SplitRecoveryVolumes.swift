@@ -37,6 +37,8 @@ final class SplitRecoveryVolumes: @unchecked Sendable {
     private let encoder: Par2Encoder
     /// The encoder's file for each piece; nil for an empty piece.
     private let files: [Int?]
+    /// The empty parts' names in the set, which gcdcat's record lists (PAR2 gives them no block).
+    private let emptyNames: [String]
     // The pass's position, touched only by the one reading thread.
     private var slice: [UInt8]
     private var padding: [UInt8]
@@ -83,6 +85,7 @@ final class SplitRecoveryVolumes: @unchecked Sendable {
             }
         }
         let kept = lengths.indices.filter { lengths[$0] > 0 }
+        emptyNames = lengths.indices.filter { lengths[$0] == 0 }.map { names[$0] }
         let sliceSize = request.blockSize ?? Par2Creator.defaultBlockSize(fileSizes: kept.map { lengths[$0] })
         let sourceBlocks = kept.reduce(0) { $0 + Int((lengths[$1] + Int64(sliceSize) - 1) / Int64(sliceSize)) }
         guard sourceBlocks <= Par2RecoverySet.maximumSlices else {
@@ -175,8 +178,13 @@ final class SplitRecoveryVolumes: @unchecked Sendable {
 
     /// Adds the volumes and the index to `set`, once every piece has passed (the volumes, then
     /// the index; ``OutputSet/publish(naming:jobs:prepare:)`` names them in that order too).
-    func addOutputs(to set: OutputSet, target: (String) throws -> OutputTarget) throws -> Par2Creator.Result {
-        let packets = encoder.finish(creator: Par2Creator.creator)
+    /// gcdcat's record in them lists the empty parts and `header`, the one every part after the
+    /// first repeats.
+    func addOutputs(to set: OutputSet, header: Par2SetRecord.Header?, target: (String) throws -> OutputTarget) throws
+        -> Par2Creator.Result
+    {
+        let packets = encoder.finish(
+            creator: Par2Creator.creator, record: Par2SetRecord(emptyFiles: emptyNames, header: header))
         try Par2Creator.addOutputs(
             packets, volumes: volumes.map { (folderPrefix + $0.name, $0.firstExponent, $0.count) },
             indexPath: indexPath, to: set, target: target)
