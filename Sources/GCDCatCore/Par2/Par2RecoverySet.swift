@@ -49,6 +49,8 @@ public struct Par2RecoverySet: Sendable {
     public var origin: String
     /// Volumes beside `origin`, named as its own, whose packets are all of another set: ignored.
     public var foreignVolumes: [String] = []
+    /// The .par2 files read (`origin` and the volumes beside it) that hold packets of this set.
+    public var ownFiles: [String] = []
     /// Files named as volumes of the set that hold no PAR2 packet at all (junk under a
     /// volume's name): ignored, and named by ``notPar2Notes``.
     public var notPar2Files: [String] = []
@@ -121,6 +123,7 @@ extension Par2RecoverySet {
         set.notPar2Files = notPar2
         // A volume left from an earlier set of the same name: par2 ignores it too, but silently.
         set.foreignVolumes = setIDs.filter { !$0.ids.isEmpty && !$0.ids.contains(set.setID) }.map(\.path)
+        set.ownFiles = setIDs.filter { $0.ids.contains(set.setID) }.map(\.path)
         set.skippedEntries = skipped
         return set
     }
