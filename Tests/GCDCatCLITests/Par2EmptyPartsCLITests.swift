@@ -9,12 +9,13 @@ import Testing
 /// Measured with par2cmdline 0.8.1 and turbo 1.4.0: both leave an empty file out of what they
 /// create. An empty file in the recovery set makes par2cmdline call an intact set damaged (exit
 /// 1) and its repair failed (exit 5); in the non-recovery set, turbo's repair of another file
-/// ends at exit 0 without writing it. So gcdcat leaves empty parts out of the sets it writes,
-/// and reads an empty file a set does name (in either list), recreating it when it is lost, as
-/// par2cmdline does.
+/// ends at exit 0 without writing it. So gcdcat leaves empty parts out of PAR2's lists in the
+/// sets it writes and names them in a packet of its own, which both tools skip; and it reads an
+/// empty file a set does name (in either list, or in that packet), recreating it when it is
+/// lost, as par2cmdline does.
 @Suite struct Par2EmptyPartsCLITests {
     /// `abc` split into five parts with 50% recovery: `in.001` … `in.003` of one byte each
-    /// (the set's three blocks), `in.004` and `in.005` empty and not in `in.par2`.
+    /// (the set's three blocks), `in.004` and `in.005` empty, named only in gcdcat's record.
     func tinySplit(_ scratch: Scratch, _ extra: [String] = []) throws {
         try scratch.write("in", Data("abc".utf8))
         let split = try gcdcat(["split", "in", "-n", "5", "--par2", "50%", "-q"] + extra, in: scratch.path)
@@ -22,6 +23,17 @@ import Testing
         try FileManager.default.removeItem(atPath: scratch.file("in"))
         let verify = try gcdcat(["verify", "in.par2"], in: scratch.path)
         #expect(verify.status == 0)
+        #expect(verify.stderr == "gcdcat: in.par2: 5 files OK (2 recovery blocks present)\n")
+    }
+
+    /// The split's set without gcdcat's record, as `protect` of the non-empty parts alone makes
+    /// it (or another tool): the empty parts are named nowhere in it.
+    func withoutTheRecord(_ scratch: Scratch) throws {
+        let protect = try gcdcat(
+            ["protect", "in.001", "in.002", "in.003", "-o", "in.par2", "--par2", "50%", "--force", "-q"],
+            in: scratch.path)
+        #expect(protect.status == 0, "\(protect.stderr)")
+        let verify = try gcdcat(["verify", "in.par2"], in: scratch.path)
         #expect(verify.stderr == "gcdcat: in.par2: 3 files OK (2 recovery blocks present)\n")
     }
 
@@ -30,10 +42,13 @@ import Testing
         + "file); they add nothing to the output\n"
 
     /// Without a manifest, the empty parts past the index's last made the merge of an intact
-    /// set refuse ("lies beside the set, but in.par2 lists its parts only up to in.003").
+    /// set refuse ("lies beside the set, but in.par2 lists its parts only up to in.003"). A set
+    /// with gcdcat's record lists them (``aLostOrFilledEmptyPartIsMendedByTheRecord()``); this is
+    /// one without it.
     @Test func emptyPartsPastTheIndexsLastDoNotStopAMergeCheckedByIt() throws {
         let scratch = try Scratch()
         try tinySplit(scratch, ["--no-manifest"])
+        try withoutTheRecord(scratch)
         let merged = try gcdcat(["in.001"], in: scratch.path)
         #expect(merged.status == 0, "\(merged.stderr)")
         #expect(merged.stderr == Self.emptyPartsNote + "gcdcat: 3 parts verified against in.par2\n")
@@ -61,8 +76,7 @@ import Testing
         #expect(merged.status == 0, "\(merged.stderr)")
         #expect(
             merged.stderr
-                == Self.emptyPartsNote
-                + "gcdcat: note: in.002: crc32 is b7b2364b, but in.sfv line 4 says 71beeff9: the part is corrupt; "
+                == "gcdcat: note: in.002: crc32 is b7b2364b, but in.sfv line 4 says 71beeff9: the part is corrupt; "
                 + "checking the set against in.par2 to repair it\n"
                 + "gcdcat: note: rebuilding in.002 (damaged, 1 block) from in.par2's recovery blocks; the part itself "
                 + "is left as it is\n")
@@ -75,25 +89,70 @@ import Testing
         #expect(scratch.read("in.004") == Data() && scratch.read("in.005") == Data())
     }
 
-    /// A lost empty part is no block of the PAR2 set: the merge refuses, naming it, and writes
-    /// nothing (the SFV lists it); one filled with junk is refused by the SFV the same way.
-    @Test func aLostOrFilledEmptyPartIsRefusedNamingIt() throws {
+    /// A lost empty part was no file of the PAR2 set: verify said every file OK, repair did
+    /// nothing, and a merge was refused. gcdcat's record names it: verify reports it missing
+    /// (repairable, with no block), repair recreates it empty, and a merge goes on, from the
+    /// `.par2` alone too. One that now holds bytes is damaged, and a merge leaves them out with a
+    /// note, never silently.
+    @Test func aLostOrFilledEmptyPartIsMendedByTheRecord() throws {
         let scratch = try Scratch()
         try tinySplit(scratch)
         try FileManager.default.removeItem(atPath: scratch.file("in.004"))
-        let lost = try gcdcat(["in.001"], in: scratch.path)
-        #expect(lost.status == 1)
-        #expect(lost.stderr == "gcdcat: in.004: missing part: the set has in.005 but not this one\n")
-        #expect(scratch.read("in") == nil)
-        try scratch.write("in.004", Data())
+        let verify = try gcdcat(["verify", "in.par2"], in: scratch.path)
+        #expect(verify.status == 2)
+        #expect(verify.stdoutText.contains("in.004: MISSING (0 blocks)\n"), "\(verify.stdoutText)")
+        #expect(verify.stderr == "gcdcat: in.par2: repairable: needs 0 of the 2 recovery blocks present\n")
+        let lostNote =
+            "gcdcat: note: in.004 is missing, but in.par2 records it as an empty part: it adds nothing to the output\n"
+        let merged = try gcdcat(["in.001", "-o", "out"], in: scratch.path)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(merged.stderr == lostNote)
+        #expect(scratch.read("out") == Data("abc".utf8))
+        try FileManager.default.removeItem(atPath: scratch.file("in.sfv"))
+        let byIndex = try gcdcat(["in.par2", "-o", "out2"], in: scratch.path)
+        #expect(byIndex.status == 0, "\(byIndex.stderr)")
+        #expect(byIndex.stderr == lostNote)
+        #expect(scratch.read("out2") == Data("abc".utf8))
+        #expect(scratch.read("in.004") == nil, "a merge leaves the parts as they are")
+        let repair = try gcdcat(["repair", "in.par2"], in: scratch.path)
+        #expect(repair.status == 0, "\(repair.stderr)")
+        #expect(repair.stderr.hasSuffix("gcdcat: in.004: repaired (0 blocks rebuilt)\n"), "\(repair.stderr)")
+        #expect(scratch.read("in.004") == Data())
+
         try scratch.write("in.005", Data("zz".utf8))
-        let filled = try gcdcat(["in.001"], in: scratch.path)
+        let filled = try gcdcat(["verify", "in.par2"], in: scratch.path)
         #expect(filled.status == 2)
         #expect(
-            filled.stderr
-                == "gcdcat: note: in.par2 does not list in.004, which lies beside the set; the set's list decides\n"
-                + "gcdcat: in.005: crc32 is 24d91ba1, but in.sfv line 7 says 00000000: the part is corrupt\n")
-        #expect(scratch.read("in") == nil)
+            filled.stdoutText.contains(
+                "in.005: DAMAGED (2 bytes longer than the set's 0; every block intact, so repair trims it)\n"),
+            "\(filled.stdoutText)")
+        let trimmed = try gcdcat(["in.par2", "-o", "out3"], in: scratch.path)
+        #expect(trimmed.status == 0, "\(trimmed.stderr)")
+        #expect(
+            trimmed.stderr
+                == "gcdcat: note: trimming in.005 to the 0 bytes in.par2 gives it (damaged: 2 bytes longer, every "
+                + "block intact): the output leaves the 2 bytes out; the part itself is left as it is\n")
+        #expect(scratch.read("out3") == Data("abc".utf8))
+        let mended = try gcdcat(["repair", "in.par2", "-q"], in: scratch.path)
+        #expect(mended.status == 0, "\(mended.stderr)")
+        #expect(scratch.read("in.005") == Data())
+    }
+
+    /// par2cmdline and turbo skip gcdcat's record: they verify the split's set, and repair a
+    /// damaged part from it.
+    @Test(arguments: Par2Tool.allCases)
+    func otherToolsSkipTheRecord(tool: Par2Tool) throws {
+        guard tool.isInstalled else { return }
+        let scratch = try Scratch()
+        try tinySplit(scratch)
+        let verified = try tool.execute(["verify", "in.par2"], in: scratch.path)
+        #expect(verified.status == 0, "\(verified.stdoutText)")
+        try scratch.write("in.002", Data("X".utf8))
+        let repaired = try tool.execute(["repair", "in.par2"], in: scratch.path)
+        #expect(repaired.status == 0, "\(repaired.stdoutText)")
+        #expect(scratch.read("in.002") == Data("b".utf8))
+        let verify = try gcdcat(["verify", "in.par2", "-q"], in: scratch.path)
+        #expect(verify.status == 0, "\(verify.stderr)")
     }
 
     /// `protect` over the five parts leaves the empty ones out too (a note says so), and the

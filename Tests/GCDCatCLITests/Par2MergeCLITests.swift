@@ -76,6 +76,13 @@ struct Par2MergeFixture {
                     + "the part itself is left as it is\n"))
         let document = try set.json(result)
         #expect(set.rebuilt(document) == ["movie.zip.002 missing 25"])
+        // The note is in the report as on standard error (it was left out of `notes`).
+        #expect(
+            document["notes"] as? [String] == [
+                "rebuilding movie.zip.002 (missing, 25 blocks) from movie.zip.par2's recovery blocks; the part itself "
+                    + "is left as it is"
+            ])
+        #expect(try schema("merge").violations(of: JSONValue.parse(result.stdout)) == [])
         #expect(document["manifest"] as? String == "movie.zip.par2")
         #expect(document["verified"] as? Bool == true)
         #expect(document["parts"] as? Int == 3)
@@ -175,6 +182,13 @@ struct Par2MergeFixture {
         let document = try set.json(result)
         #expect(set.rebuilt(document) == ["movie.zip.002 damaged 1"])
         #expect(document["manifest"] as? String == "movie.zip.par2")
+        // Both notes, the SFV's verdict and the rebuild, are in the report as they were said.
+        let notes = document["notes"] as? [String] ?? []
+        #expect(notes.count == 2, "\(notes)")
+        #expect(
+            notes.first?.hasSuffix("the part is corrupt; checking the set against movie.zip.par2 to repair it") == true)
+        #expect(notes.last?.hasPrefix("rebuilding movie.zip.002 (damaged, 1 block) from movie.zip.par2's") == true)
+        #expect(notes.allSatisfy { result.stderr.contains("gcdcat: note: \($0)\n") })
     }
 
     /// An SFV that rejects a part the PAR2 finds intact: the lists disagree, nothing is written.

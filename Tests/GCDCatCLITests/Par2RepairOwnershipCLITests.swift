@@ -97,4 +97,42 @@ import Testing
         let after = try status(scratch.file("f"))
         #expect(after.uid == 1234 && after.mode == 0o644, "\(after)")
     }
+
+    /// Both names of one file in the set (`ln f g; protect f g`): each is repaired, so no link
+    /// keeps the damaged bytes, and the note that one did was wrong. A link outside the set is
+    /// still named.
+    @Test func aHardLinkThatIsRepairedTooDrawsNoNote() throws {
+        let scratch = try Scratch()
+        let whole = randomData(250_000, seed: 62)
+        try scratch.write("f", whole)
+        try FileManager.default.linkItem(atPath: scratch.file("f"), toPath: scratch.file("g"))
+        let protect = try gcdcat(
+            ["protect", "f", "g", "-o", "s.par2", "--par2", "20", "--par2-block-size", "4K", "-q"], in: scratch.path)
+        #expect(protect.status == 0, "\(protect.stderr)")
+        try damage(scratch)
+        let repair = try gcdcat(["repair", "s.par2"], in: scratch.path)
+        #expect(repair.status == 0, "\(repair.stderr)")
+        // The set lists its files by id: g comes first.
+        #expect(
+            repair.stderr.hasSuffix("gcdcat: g: repaired (1 block rebuilt)\ngcdcat: f: repaired (1 block rebuilt)\n"),
+            "\(repair.stderr)")
+        #expect(!repair.stderr.contains("hard link"), "\(repair.stderr)")
+        #expect(scratch.read("f") == whole && scratch.read("g") == whole)
+        // A third name, outside the set, keeps the damaged bytes: that one is named, once, by the
+        // set's last name repaired.
+        try FileManager.default.removeItem(atPath: scratch.file("g"))
+        try FileManager.default.linkItem(atPath: scratch.file("f"), toPath: scratch.file("g"))
+        try FileManager.default.linkItem(atPath: scratch.file("f"), toPath: scratch.file("h"))
+        try damage(scratch)
+        let again = try gcdcat(["repair", "s.par2"], in: scratch.path)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(
+            again.stderr.hasSuffix(
+                "gcdcat: g: repaired (1 block rebuilt)\n"
+                    + "gcdcat: f: repaired (1 block rebuilt)\n"
+                    + "gcdcat: note: f had 1 other hard link, which still holds the damaged bytes: the repaired file "
+                    + "is a new one at this name (as par2 repair's is); link the other names to it again\n"),
+            "\(again.stderr)")
+        #expect(scratch.read("h") != whole)
+    }
 }

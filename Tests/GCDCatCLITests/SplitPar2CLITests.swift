@@ -248,4 +248,31 @@ import Testing
         #expect(result.stderr.contains(refusal.message), "\(result.stderr)")
         #expect(scratch.listing() == before)
     }
+
+    /// The split reads eight parts side by side (a stretch of whole blocks of each in turn), so
+    /// the parts' whole-file MD5s are hashed in lanes: more parts than a group, parts that end
+    /// mid-block and a header repeated atop each (its bytes from another range of the input)
+    /// give the set that par2cmdline and turbo verify, and a merge by it restores the file.
+    @Test func partsReadSideBySideMakeTheSetOtherToolsVerify() throws {
+        let scratch = try Scratch()
+        let whole = Data(("id,value\n" + (1...60000).map { "\($0),\($0 * 7)\n" }.joined()).utf8)
+        try scratch.write("c.csv", whole)
+        let split = try gcdcat(
+            ["split", "c.csv", "-l", "3000", "--header-lines", "1", "--par2", "10%", "--par2-block-size", "4K", "-q"],
+            in: scratch.path)
+        #expect(split.status == 0, "\(split.stderr)")
+        let parts = scratch.listing().filter { $0.hasPrefix("c.csv.0") }
+        #expect(parts.count == 20, "\(parts)")
+        let verify = try gcdcat(["verify", "c.csv.par2", "-q"], in: scratch.path)
+        #expect(verify.status == 0, "\(verify.stderr)")
+        for tool in Par2Tool.allCases.filter(\.isInstalled) {
+            let verified = try tool.execute(["verify", "c.csv.par2"], in: scratch.path)
+            #expect(verified.status == 0, "\(tool): \(verified.stdoutText)")
+        }
+        try FileManager.default.removeItem(atPath: scratch.file("c.csv.sfv"))
+        try FileManager.default.removeItem(atPath: scratch.file("c.csv"))
+        let merge = try gcdcat(["c.csv.001", "-q"], in: scratch.path)
+        #expect(merge.status == 0, "\(merge.stderr)")
+        #expect(scratch.read("c.csv") == whole)
+    }
 }

@@ -142,4 +142,40 @@ import Testing
                 == true)
         #expect(error { try Self.assemble(main: main) }?.contains("damaged or missing") == true)
     }
+
+    /// gcdcat's record (a split's empty parts, its repeated header) is untrusted input too: its
+    /// names are confined as a file description's are, and counts or lengths it does not hold
+    /// leave it unread.
+    @Test func theSetRecordIsReadWithItsNamesConfinedAndCountsBounded() throws {
+        let main = littleEndian(UInt64(512)) + littleEndian(UInt32(0))
+        let record = Par2SetRecord(
+            emptyFiles: ["p.003", "sub/p.004"], header: Par2SetRecord.Header(size: 6, crc32: 0x1234_5678))
+        let set = try Self.assemble(main: main, extra: [(.gcdcatRecord, record.body)])
+        #expect(set.files.map(\.name) == ["p.003", "sub/p.004"])
+        #expect(set.files.allSatisfy { $0.length == 0 && $0.slices.isEmpty && $0.md5 == Par2Hash.md5([]) })
+        #expect(set.header == Par2SetRecord.Header(size: 6, crc32: 0x1234_5678))
+        for (name, why) in [("../evil", "'..'"), ("/etc/passwd", "absolute"), ("a\0b", "NUL"), ("", "empty")] {
+            let hostile = Par2SetRecord(emptyFiles: [name]).body
+            do {
+                _ = try Self.assemble(main: main, extra: [(.gcdcatRecord, hostile)])
+                Issue.record("\(name) was accepted")
+            } catch let error as GCDCatError {
+                #expect(error.code == .malformedManifest && error.message.contains(why), "\(error.message)")
+            }
+        }
+        // Four billion names in 24 bytes, a name longer than the body, another version, unknown
+        // flags, a header of 0 bytes: the record is not read.
+        let header =
+            littleEndian(UInt32(1)) + littleEndian(UInt32(0)) + littleEndian(UInt64(0)) + littleEndian(UInt32(0))
+        for body in [
+            header + littleEndian(UInt32.max),
+            header + littleEndian(UInt32(1)) + littleEndian(UInt32(1 << 30)) + Array("abcd".utf8),
+            littleEndian(UInt32(2)) + Array(header.dropFirst(4)) + littleEndian(UInt32(0)),
+            littleEndian(UInt32(1)) + littleEndian(UInt32(2)) + Array(header.dropFirst(8)) + littleEndian(UInt32(0)),
+            littleEndian(UInt32(1)) + littleEndian(UInt32(1)) + Array(header.dropFirst(8)) + littleEndian(UInt32(0)),
+        ] {
+            let set = try Self.assemble(main: main, extra: [(.gcdcatRecord, body)])
+            #expect(set.files.isEmpty && set.header == nil)
+        }
+    }
 }

@@ -159,6 +159,9 @@ public struct MergeOperation: Sendable {
         public var rebuiltParts: [RebuiltPart] = []
         /// The set's parts, the rebuilt missing ones included.
         public var partCount: Int? = nil
+        /// The notes said on the way of a merge by a PAR2 set (which parts it rebuilds, the SFV's
+        /// verdict that sent it there), for the report's `notes` as on standard error.
+        public var notes: [String] = []
     }
 
     /// The whole merge from the user's arguments. `notice` hears notes and warnings before the
@@ -267,16 +270,28 @@ public struct MergeOperation: Sendable {
         var par2Notes: [String] = []
         let par2 = skipsPar2 ? nil : try par2Use(notes: &par2Notes)
         for note in par2Notes { notice(.note(note)) }
-        switch par2 {
-        case .check(let list): return try mergeRepairing(list, notice: notice, measure: measure)
-        case .repairOnly(let list): return try mergeListed(repairingFrom: list, notice: notice, measure: measure)
-        case nil: break
+        // Its notes go to the report too (`--json`'s `notes`), as they are said.
+        var said = par2Notes
+        let merged = try withoutActuallyEscaping(notice) { notice -> Outcome? in
+            let saying = { (told: Notice) in
+                if case .note(let text) = told { said.append(text) }
+                notice(told)
+            }
+            switch par2 {
+            case .check(let list): return try mergeRepairing(list, notice: saying, measure: measure)
+            case .repairOnly(let list): return try mergeListed(repairingFrom: list, notice: saying, measure: measure)
+            case nil: return nil
+            }
         }
-        // A PAR2 file, by its name (its magic would also match the first part of a split .par2).
-        if partPaths.count == 1, !asGiven, let refusal = ArchiveVolumes.par2Refusal(partPaths[0]) {
-            throw refusal
+        guard var outcome = merged else {
+            // A PAR2 file, by its name (its magic would also match the first part of a split .par2).
+            if partPaths.count == 1, !asGiven, let refusal = ArchiveVolumes.par2Refusal(partPaths[0]) {
+                throw refusal
+            }
+            return nil
         }
-        return nil
+        outcome.notes = said
+        return outcome
     }
 
     /// Checks every part against the manifest (when there is one) before the merge starts,

@@ -15,6 +15,8 @@ struct MergeSummary {
     var objectStore: ObjectStoreFacts?
     var removedParts: [String] = []
     var rebuiltParts: [RebuiltPart] = []
+    /// Notes said on the way (``MergeOperation/Outcome/notes``), before the engine's own.
+    var notes: [String] = []
 
     /// The report of the run `measurement` timed.
     func report(_ measurement: MergeJob.Measurement) -> RunReport {
@@ -22,7 +24,7 @@ struct MergeSummary {
             operation: "merge", strategy: strategy, parts: partCount, bytes: result.bytes, limits: limits,
             chunks: result.chunks, jobs: jobs, time: measurement.time, memory: measurement.memory,
             copyMethod: result.method, crc32: result.crc32, inputs: inputs, output: output, manifest: manifest,
-            clonedBytes: result.clonedBytes, copiedBytes: result.copiedBytes, notes: result.notes)
+            clonedBytes: result.clonedBytes, copiedBytes: result.copiedBytes, notes: notes + result.notes)
         report.objectStore = objectStore
         report.verified = manifest != nil
         report.removedParts = removedParts

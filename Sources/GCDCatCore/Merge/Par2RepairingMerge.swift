@@ -113,7 +113,7 @@ extension MergeOperation {
         let resolved = PartArguments.Resolved(
             parts: list.paths, defaultOutput: list.naming.wholeName, manifestCandidates: [], discovered: true,
             startsLate: false, notes: [])
-        try refuseRepeatedHeader(list)
+        try checkRecordedHeader(list)
         let target = try outputTarget(resolved)
         let pending = target.path.map { CleanupRegistry.shared.beginOutput($0) }
         defer { pending.map(CleanupRegistry.shared.endOutput) }
@@ -139,7 +139,7 @@ extension MergeOperation {
         case .standardOutput: break
         }
         for note in list.set.foreignVolumeNotes + list.set.notPar2Notes { notice(.note(note)) }
-        let total = list.set.files.reduce(Int64(0)) { $0 + $1.length }
+        let total = list.outputLength
         var operation = self
         operation.output = target
         var rebuilt: [RebuiltPart] = []
@@ -182,8 +182,9 @@ extension MergeOperation {
             throw listFailure
         }
         try requireSomeBlockMatches(list, verification)
+        try requireRecordedHeaders(list, verification)
         rebuilt = try rebuiltParts(list, verification)
-        announce(rebuilt, of: list, notice: notice)
+        announce(rebuilt, of: list, verification, notice: notice)
         // Empty parts lost or grown have no block to rebuild: they are written as nothing.
         let repaired = verification.badSliceCount == 0 ? nil : try Par2Repairer.rebuild(verification, jobs: jobs)
         return try writeSet(
@@ -229,28 +230,46 @@ extension MergeOperation {
             return (try Par2Verifier.verify(list.set, jobs: jobs, counter: counter), false)
         }
         var offsets = [Int64](repeating: 0, count: list.set.files.count)
+        var dropped = offsets
         var offset: Int64 = 0
-        for index in list.order {
+        for (position, index) in list.order.enumerated() {
             offsets[index] = offset
-            offset += list.set.files[index].length
+            dropped[index] = list.droppedHeader(at: position)
+            offset += list.set.files[index].length - dropped[index]
         }
-        let (fd, path, starts) = (try sink.fd, sink.path, offsets)
+        let (fd, path, starts, drops) = (try sink.fd, sink.path, offsets, dropped)
         let verification = try Par2Verifier.verify(list.set, jobs: jobs, counter: counter) { file, offset, bytes in
+            guard let (offset, bytes) = keptBytes(bytes, at: offset, dropping: drops[file]) else { return }
             try Syscall.pwriteAll(
                 fd, from: bytes.baseAddress!, count: bytes.count, offset: starts[file] + offset, path: path)
         }
         return (verification, true)
     }
 
-    /// Refuses a set whose SFV says every part after the first repeats a header
-    /// (`; gcdcat-header:`): the PAR2 set protects the parts as written, headers and all, and
-    /// this merge joins them whole, so it would keep every repeated header and miss the SFV's
-    /// whole-file record. `gcdcat repair` mends the parts themselves; the plain merge then drops
-    /// the headers and checks the whole file.
+    /// A set whose parts after the first repeat a header: gcdcat's record in the PAR2 set says
+    /// how long it is (``Par2PartList/droppedHeader(at:)`` leaves it out), and each of those
+    /// parts must be at least that long. Without the record (a set protected after the split),
+    /// a set whose SFV says so (`; gcdcat-header:`) is refused: the PAR2 set protects the parts
+    /// as written, headers and all, so this merge would keep every repeated header and miss the
+    /// SFV's whole-file record. `gcdcat repair` mends the parts themselves; the plain merge then
+    /// drops the headers and checks the whole file.
     ///
     /// ## Errors
-    /// `.invalidInput` naming the SFV and the fix.
-    private func refuseRepeatedHeader(_ list: Par2PartList) throws {
+    /// `.invalidInput` naming the SFV and the fix; `.malformedManifest` naming the index when a
+    /// part is shorter than the header it records.
+    private func checkRecordedHeader(_ list: Par2PartList) throws {
+        if let header = list.set.header {
+            for (position, index) in list.order.enumerated() where list.set.files[index].length < header.size {
+                throw GCDCatError(
+                    .malformedManifest, path: list.index,
+                    message:
+                        "records a header of \(header.size) bytes atop every part, but it gives "
+                        + "\(list.paths[position].displayPath) only \(list.set.files[index].length) bytes; nothing was "
+                        + "written. Merge by the set's SFV (--manifest FILE), or join the parts as they are (--as-given)"
+                )
+            }
+            return
+        }
         for candidate in list.naming.manifestCandidates where candidate.hasSuffix(".sfv") {
             guard try Syscall.statIfExists(candidate) != nil, (try? Manifest.load(candidate))?.header != nil
             else { continue }
@@ -264,10 +283,56 @@ extension MergeOperation {
         }
     }
 
+    /// Each part present and intact must start with the header the set records (its crc32): a
+    /// record that does not fit the parts would drop other bytes than the split repeated. Parts
+    /// written from the recovery blocks are the set's bytes, checked by their MD5s.
+    ///
+    /// ## Errors
+    /// `.checksumMismatch` naming the part.
+    private func requireRecordedHeaders(_ list: Par2PartList, _ verification: Par2Verification) throws {
+        guard let header = list.set.header else { return }
+        for (position, index) in list.order.enumerated() where verification.files[index].state == .ok {
+            let path = list.paths[position]
+            let opened = OwnedDescriptor(adopting: try Syscall.openRegularFile(path).fd)
+            let checksum = try ParallelChecksum.compute(
+                .crc32, fd: opened.raw, path: path, offset: 0, length: header.size, jobs: 1)
+            guard checksum.value != header.crc32 else { continue }
+            throw GCDCatError(
+                .checksumMismatch, path: path,
+                message:
+                    "does not start with the header \(list.index.displayPath) records (crc32 \(checksum.hex), not "
+                    + "\(hex8(header.crc32))), so the merge cannot tell what to leave out; nothing was written")
+        }
+    }
+
     /// Says which parts are rebuilt, or that every part verified.
-    private func announce(_ rebuilt: [RebuiltPart], of list: Par2PartList, notice: (Notice) -> Void) {
+    /// A part with no block to rebuild is said as what the merge does with it: an empty part
+    /// lost adds nothing; one with bytes past the set's length (every block intact) is trimmed.
+    private func announce(
+        _ rebuilt: [RebuiltPart], of list: Par2PartList, _ verification: Par2Verification, notice: (Notice) -> Void
+    ) {
         guard !rebuilt.isEmpty else { return notice(.verified(parts: list.paths.count, manifest: list.index)) }
+        let files = Dictionary(
+            list.order.enumerated().map { (list.paths[$0.offset], $0.element) }, uniquingKeysWith: { a, _ in a })
         for part in rebuilt {
+            if part.blocks == 0, let index = files[part.path] {
+                let length = list.set.files[index].length
+                if part.state == "missing" && length == 0 {
+                    notice(
+                        .note(
+                            "\(part.path.displayPath) is missing, but \(list.index.displayPath) records it as an empty "
+                                + "part: it adds nothing to the output"))
+                    continue
+                }
+                if let size = verification.files[index].sizeOnDisk, size > length {
+                    notice(
+                        .note(
+                            "trimming \(part.path.displayPath) to the \(length) bytes \(list.index.displayPath) gives "
+                                + "it (damaged: \(size - length) bytes longer, every block intact): the output leaves the "
+                                + "\(size - length) bytes out; the part itself is left as it is"))
+                    continue
+                }
+            }
             notice(
                 .note(
                     "rebuilding \(part.path.displayPath) (\(part.state), \(part.blocks) block\(part.blocks == 1 ? "" : "s")) from "

@@ -33,7 +33,8 @@ extension MergeOperation {
             let file = list.set.files[index]
             let path = list.paths[position]
             let state = verification.files[index].state
-            defer { outputOffset += file.length }
+            let dropped = list.droppedHeader(at: position)
+            defer { outputOffset += file.length - dropped }
             if intactWritten && state != .missing {
                 // The check's writes: one per stretch it read.
                 let stretch = Int64(Par2Verifier.stretchBytes)
@@ -50,6 +51,7 @@ extension MergeOperation {
             try reader.forEachStretch(of: file, source: source, path: path, rebuilt: rebuilt) { offset, bytes in
                 whole.update(bytes)
                 crc.update(bytes)
+                guard let (offset, bytes) = keptBytes(bytes, at: offset, dropping: dropped) else { return }
                 if positional {
                     try Syscall.pwriteAll(
                         fd, from: bytes.baseAddress!, count: bytes.count, offset: outputOffset + offset,
@@ -82,6 +84,28 @@ extension MergeOperation {
             bytes: outputOffset, chunks: chunks,
             method: rebuilt == nil ? KernelCopier.Method.readWrite.rawValue : "par2 repair")
     }
+}
+
+extension Par2PartList {
+    /// The bytes a merge leaves out at the start of the file at `position` in part order: the
+    /// header that every part after the first repeats (gcdcat's record), or 0.
+    func droppedHeader(at position: Int) -> Int64 { position > 0 ? set.header?.size ?? 0 : 0 }
+
+    /// The merged output's length: every file's, less the headers left out.
+    var outputLength: Int64 {
+        order.enumerated().reduce(0) { $0 + set.files[$1.element].length - droppedHeader(at: $1.offset) }
+    }
+}
+
+/// The part of `bytes`, at `offset` of a file whose first `dropped` bytes the output leaves out,
+/// that the output takes, with its offset in the output's share of the file; nil for none.
+func keptBytes(_ bytes: UnsafeRawBufferPointer, at offset: Int64, dropping dropped: Int64)
+    -> (Int64, UnsafeRawBufferPointer)?
+{
+    guard dropped > 0 else { return (offset, bytes) }
+    let skip = Int(max(0, min(Int64(bytes.count), dropped - offset)))
+    guard skip < bytes.count else { return nil }
+    return (offset + Int64(skip) - dropped, UnsafeRawBufferPointer(rebasing: bytes[skip...]))
 }
 
 /// The crc32 an SFV beside a PAR2-checked set gives each part, by the part's file name, with

@@ -14,11 +14,15 @@ public enum Par2Creator {
         public var overwrite: Bool
         public var fsync: Bool
         public var jobs: Int
+        /// Empty files of the set, by their names in it: PAR2 gives them no block, so gcdcat's
+        /// record (``Par2SetRecord``) lists them, and a lost one is reported and recreated.
+        public var emptyFiles: [String]
 
         public init(
             inputs: [(path: String, name: String)], indexPath: String, sliceSize: Int, recoverySlices: Int,
-            layout: Par2VolumeLayout, overwrite: Bool, fsync: Bool, jobs: Int
+            layout: Par2VolumeLayout, overwrite: Bool, fsync: Bool, jobs: Int, emptyFiles: [String] = []
         ) {
+            self.emptyFiles = emptyFiles
             self.inputs = inputs
             self.indexPath = indexPath
             self.sliceSize = sliceSize
@@ -98,6 +102,13 @@ public enum Par2Creator {
                 throw GCDCatError(.invalidInput, message: refusal)
             }
         }
+        for name in request.emptyFiles {
+            if let refusal = Par2Backslash.refusal(
+                path: name, name: name, fix: "nothing was written. Rename it, then protect it")
+            {
+                throw GCDCatError(.invalidInput, message: refusal)
+            }
+        }
         var descriptions: [Par2Encoder.Description] = []
         var states: [stat] = []
         for input in request.inputs {
@@ -114,7 +125,7 @@ public enum Par2Creator {
             let group = first..<min(first + Par2Encoder.hashLanes, request.inputs.count)
             bytesRead += try feed(group.map { (request.inputs[$0].path, states[$0], $0) }, encoder, &buffer)
         }
-        let packets = encoder.finish(creator: creator)
+        let packets = encoder.finish(creator: creator, record: Par2SetRecord(emptyFiles: request.emptyFiles))
         // An older set's index and volumes (`vol00+01` beside a new `vol000+01`, or at the names
         // the new set writes) would mend the files back into their old contents: removed, as
         // `split --force` removes them, inside the publishing window before any new one is named.

@@ -187,8 +187,9 @@ public final class Par2Encoder {
         return work
     }
 
-    /// The packets; every file must have had all its slices.
-    public func finish(creator: String) -> Packets {
+    /// The packets; every file must have had all its slices. A non-empty `record` (a split's
+    /// empty parts, its repeated header) joins the critical packets, so that every volume holds it.
+    public func finish(creator: String, record: Par2SetRecord = Par2SetRecord()) -> Packets {
         flush()
         accumulator.waitForBackgroundFlush()
         for (index, description) in descriptions.enumerated() where description.length == 0 {
@@ -210,6 +211,9 @@ public final class Par2Encoder {
             var body = ids[index].bytes
             for slice in checksums[index] { body += slice.md5.bytes + littleEndian(slice.crc32) }
             critical.append(Par2Packet.encode(setID: setID, type: .sliceChecksums, body: body))
+        }
+        if !record.isEmpty {
+            critical.append(Par2Packet.encode(setID: setID, type: .gcdcatRecord, body: record.body))
         }
         let creatorPacket = Par2Packet.encode(
             setID: setID, type: .creator, body: Par2Packet.padded(Array(creator.utf8)))

@@ -32,10 +32,13 @@ public enum Par2FileRestorer {
         // Only empty files lost or grown: nothing to rebuild, each is written empty.
         let rebuilt = verification.badSliceCount == 0 ? nil : try Par2Repairer.rebuild(verification, jobs: jobs)
         var restored: [Restored] = []
-        for (file, status) in zip(set.files, verification.files) where status.state != .ok {
+        let pending = set.files.indices.filter { verification.files[$0].state != .ok }
+        for (position, index) in pending.enumerated() {
+            let (file, status) = (set.files[index], verification.files[index])
             try create(missingFolders(set, file))
             let notes = try restore(
-                file, path: set.path(of: file), sliceSize: set.sliceSize, rebuilt: rebuilt, fsync: fsync)
+                file, path: set.path(of: file), sliceSize: set.sliceSize, rebuilt: rebuilt, fsync: fsync,
+                repairedLater: pending[(position + 1)...].map { set.path(of: set.files[$0]) })
             restored.append(
                 Restored(
                     path: set.path(of: file), blocksRebuilt: status.badSlices.count, bytes: file.length,
@@ -127,9 +130,12 @@ public enum Par2FileRestorer {
     }
 
     /// Writes `file` anew at `path` (through a symlink, at its target), with the damaged file's
-    /// owner and mode; returns the notes for the user (``Restored/notes``).
+    /// owner and mode; returns the notes for the user (``Restored/notes``). Other hard links of
+    /// the damaged file keep its bytes, and a note says so, except those among `repairedLater`
+    /// (`ln a c; protect a c`: c is repaired next).
     private static func restore(
-        _ file: Par2RecoverySet.File, path: String, sliceSize: Int, rebuilt: Par2Repairer.Rebuilt?, fsync: Bool
+        _ file: Par2RecoverySet.File, path: String, sliceSize: Int, rebuilt: Par2Repairer.Rebuilt?, fsync: Bool,
+        repairedLater: [String] = []
     ) throws -> [String] {
         let damaged: OwnedDescriptor? = try? OwnedDescriptor(adopting: Syscall.openRegularFile(path).fd)
         let source = damaged.raw  // lent to the reads below, all done while `damaged` lives
@@ -150,7 +156,12 @@ public enum Par2FileRestorer {
                 if fchmod(output.fd, damaged.st_mode & 0o7777) != 0 {
                     throw GCDCatError.syscall("fchmod", path: path, errno: errno)
                 }
-                if damaged.st_nlink > 1 {
+                let repairedLinks = repairedLater.filter { later in
+                    guard let info = try? Syscall.statIfExists(later) else { return false }
+                    return info.st_dev == damaged.st_dev && info.st_ino == damaged.st_ino
+                }.count
+                // Said once, by the last name of the set repaired (the earlier ones' links are gone).
+                if repairedLinks == 0 && damaged.st_nlink > 1 {
                     let others = Int(damaged.st_nlink) - 1
                     notes.append(
                         "\(path.displayPath) had \(others) other hard link\(others == 1 ? "" : "s"), which still "

@@ -7,11 +7,14 @@ public enum Par2PacketType: Sendable, Equatable, CaseIterable {
     case sliceChecksums
     case recoverySlice
     case creator
+    /// gcdcat's own packet (``Par2SetRecord``): other tools skip it as a type they do not know.
+    case gcdcatRecord
 
     /// The 16-byte type field.
     var signature: [UInt8] {
         let name: String
         switch self {
+        case .gcdcatRecord: return Array("gcdcat\0\0SetInfo\0".utf8)
         case .main: name = "Main"
         case .fileDescription: name = "FileDesc"
         case .sliceChecksums: name = "IFSC"

@@ -108,16 +108,20 @@ public struct Par2Protection: Sendable {
         }
         // Empty files are left out, as par2 create leaves them out: par2cmdline calls an empty
         // file of a set damaged, and cannot repair it.
-        let sized = try files.map { (path: $0, size: try Par2Creator.fileSize($0)) }.filter { $0.size > 0 }
+        // gcdcat's record in the set names them, so that a lost one is reported and recreated.
+        let all = try files.map { (path: $0, size: try Par2Creator.fileSize($0)) }
+        let sized = all.filter { $0.size > 0 }
         guard !sized.isEmpty else {
             throw GCDCatError(.invalidInput, path: files.first, message: "every file is empty: nothing to protect")
         }
-        let inputs = sized.map { (path: $0.path, name: String($0.path.split(separator: "/").last ?? "")) }
+        let name = { (path: String) in String(path.split(separator: "/").last ?? "") }
+        let inputs = sized.map { (path: $0.path, name: name($0.path)) }
         let (size, _, recovery) = blocks(fileSizes: sized.map(\.size))
         let layout: Par2VolumeLayout = uniform ? .uniform(files: volumes ?? 1) : .variable(files: volumes)
         return try Par2Creator.create(
             .init(
                 inputs: inputs, indexPath: index, sliceSize: size, recoverySlices: recovery, layout: layout,
-                overwrite: overwrite, fsync: fsync, jobs: jobs))
+                overwrite: overwrite, fsync: fsync, jobs: jobs,
+                emptyFiles: all.filter { $0.size == 0 }.map { name($0.path) }))
     }
 }

@@ -29,6 +29,9 @@ public struct Par2RecoverySet: Sendable {
     /// A slice is held in memory for every block a repair rebuilds, and once per recovery block
     /// by create: larger slices are refused before anything is allocated.
     public static let maximumSliceSize = 1 << 30
+    /// The most files a set may name: PAR2's main packet can list more, but no set gcdcat reads
+    /// or writes needs them (a split makes at most 50 000 parts).
+    public static let maximumFiles = 65536
 
     public var setID: Par2Hash
     public var sliceSize: Int
@@ -46,11 +49,16 @@ public struct Par2RecoverySet: Sendable {
     public var origin: String
     /// Volumes beside `origin`, named as its own, whose packets are all of another set: ignored.
     public var foreignVolumes: [String] = []
+    /// The .par2 files read (`origin` and the volumes beside it) that hold packets of this set.
+    public var ownFiles: [String] = []
     /// Files named as volumes of the set that hold no PAR2 packet at all (junk under a
     /// volume's name): ignored, and named by ``notPar2Notes``.
     public var notPar2Files: [String] = []
     /// Notes on entries at volume names that are no regular file (a folder, a FIFO): skipped.
     public var skippedEntries: [String] = []
+    /// The header every file after the first repeats (a `split --header-lines` set), from
+    /// gcdcat's record (``Par2SetRecord``); a merge drops it from each of them.
+    public var header: Par2SetRecord.Header?
 
     public var sliceCount: Int { files.last.map { $0.firstSlice + $0.slices.count } ?? 0 }
 
@@ -115,6 +123,7 @@ extension Par2RecoverySet {
         set.notPar2Files = notPar2
         // A volume left from an earlier set of the same name: par2 ignores it too, but silently.
         set.foreignVolumes = setIDs.filter { !$0.ids.isEmpty && !$0.ids.contains(set.setID) }.map(\.path)
+        set.ownFiles = setIDs.filter { $0.ids.contains(set.setID) }.map(\.path)
         set.skippedEntries = skipped
         return set
     }

@@ -57,6 +57,21 @@ extension Par2RecoverySet {
             file.firstSlice = sliceCount
             files.append(file)
         }
+        // gcdcat's record (``Par2SetRecord``): the set's empty files, which PAR2 cannot list,
+        // are files of it with no block, as an empty non-recovery file is; and its repeated header.
+        let record = mine.lazy.filter { $0.type == .gcdcatRecord }.compactMap { Par2SetRecord.decode($0.body) }.first
+        for rawName in record?.emptyFiles ?? [] {
+            let localName = Par2Backslash.asSeparators(rawName)
+            let name = PathName.decode(localName)
+            if let why = unsafeNameReason(localName) { throw fail("file name \(name.displayPath) \(why)") }
+            guard names.insert(name).inserted else { continue }
+            guard files.count < maximumFiles else { throw fail("more than \(maximumFiles) files") }
+            let empty = Par2Hash.md5([])
+            files.append(
+                File(
+                    id: Par2Hash.md5(empty.bytes + littleEndian(UInt64(0)) + rawName), name: name, length: 0,
+                    md5: empty, md5First16K: empty, slices: [], firstSlice: sliceCount))
+        }
         var recovery: [Int: Par2RecoverySliceLocation] = [:]
         for packet in mine {
             guard let slice = packet.recovery, slice.length == Int(sliceSize), slice.exponent < GaloisField16.order
@@ -69,7 +84,7 @@ extension Par2RecoverySet {
         return Par2RecoverySet(
             setID: main.setID, sliceSize: Int(sliceSize), files: files,
             recoverySlices: recovery.keys.sorted().map { recovery[$0]! }, creator: creator,
-            damagedPackets: damaged, directory: directory, origin: origin)
+            damagedPackets: damaged, directory: directory, origin: origin, header: record?.header)
     }
 
     /// The file `id` from its first intact description and slice-checksum packets; nil when

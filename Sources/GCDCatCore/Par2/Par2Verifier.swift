@@ -160,7 +160,10 @@ public enum Par2Verifier {
     /// `.io` naming the path and `lstat` for any other failure.
     static func exists(_ path: String) throws(GCDCatError) -> Bool {
         do {
-            return try Syscall.statIfExists(path, followLinks: false) != nil
+            guard let info = try Syscall.statIfExists(path, followLinks: false) else { return false }
+            // A dangling symlink at the file's name holds no file: missing, as par2 says.
+            guard info.st_mode & S_IFMT == S_IFLNK else { return true }
+            return try Syscall.statIfExists(path) != nil
         } catch {
             if error.errno == ENOTDIR { return false }
             throw error

@@ -77,11 +77,12 @@ public struct Par2PartList: Sendable {
     static func requireOneSet(_ set: Par2RecoverySet, index: String) throws {
         guard !set.foreignVolumes.isEmpty, try Syscall.statIfExists(index) == nil else { return }
         let others = set.foreignVolumes.map(\.displayPath).joined(separator: ", ")
+        let own = (set.ownFiles.isEmpty ? [set.origin] : set.ownFiles).map(\.displayPath).joined(separator: ", ")
         throw GCDCatError(
             .invalidInput, path: index,
             message:
                 "not found, and the recovery volumes beside the set belong to more than one recovery set "
-                + "(\(set.origin.displayPath) to one, \(others) to another); nothing was written. Name a volume "
+                + "(\(own) to one, \(others) to another); nothing was written. Name a volume "
                 + "of the set that describes these parts to merge by it (gcdcat merge \(set.origin.displayPath), "
                 + "or gcdcat merge \(set.foreignVolumes[0].displayPath) for the other set), or remove the other "
                 + "set's volumes")

@@ -45,6 +45,12 @@ final class PieceChecksums: Sendable {
 
     /// The crc32s of the pieces, their bytes passed to `recovery` as they are read (one thread
     /// reads; the encoder spreads each block over the cores).
+    ///
+    /// With blocks of at most 1 MiB, eight pieces are read side by side, a stretch of whole
+    /// blocks of each in turn, so that the encoder's batches hold blocks of eight parts and it
+    /// hashes the parts' whole-file MD5s together in lanes (``Par2Encoder/hashLanes``), as
+    /// `protect` feeds its files; read in order, each part's MD5 was one stream. The input is
+    /// still read once; only the order of the reads changes.
     private static func compute(pieces: [[SourceRange]], input: PartFile, feeding recovery: SplitRecoveryVolumes)
         throws -> [UInt32]
     {
@@ -54,6 +60,9 @@ final class PieceChecksums: Sendable {
         let size = recovery.sliceSize < 1 << 20 ? (1 << 20) / recovery.sliceSize * recovery.sliceSize : 1 << 20
         let buffer = try Syscall.allocate(byteCount: size, alignment: 4096, path: input.path)
         defer { free(buffer) }
+        if recovery.sliceSize <= 1 << 20 {
+            return try sideBySide(pieces: pieces, fd: fd, path: input.path, buffer: buffer, stretch: size, recovery)
+        }
         return try pieces.enumerated().map { piece, ranges in
             var crc = Checksum(.crc32)
             for range in ranges {
@@ -72,6 +81,63 @@ final class PieceChecksums: Sendable {
             }
             recovery.endPiece(piece)
             return crc.value
+        }
+    }
+
+    /// ``compute(pieces:input:feeding:)`` for blocks of at most `stretch` bytes (a whole number
+    /// of blocks): pieces in groups of ``Par2Encoder/hashLanes``, a stretch of each in turn.
+    private static func sideBySide(
+        pieces: [[SourceRange]], fd: Int32, path: String, buffer: UnsafeMutableRawPointer, stretch: Int,
+        _ recovery: SplitRecoveryVolumes
+    ) throws -> [UInt32] {
+        var crcs = [UInt32](repeating: 0, count: pieces.count)
+        for first in stride(from: 0, to: pieces.count, by: Par2Encoder.hashLanes) {
+            let members = Array(first..<min(first + Par2Encoder.hashLanes, pieces.count))
+            let lengths = members.map { pieces[$0].reduce(Int64(0)) { $0 + $1.length } }
+            var done = [Int64](repeating: 0, count: members.count)
+            var sums = members.map { _ in Checksum(.crc32) }
+            for (lane, piece) in members.enumerated() where lengths[lane] == 0 { recovery.endPiece(piece) }
+            while members.indices.contains(where: { done[$0] < lengths[$0] }) {
+                for (lane, piece) in members.enumerated() where done[lane] < lengths[lane] {
+                    let count = Int(min(Int64(stretch), lengths[lane] - done[lane]))
+                    try read(pieces[piece], from: done[lane], count: count, into: buffer, fd: fd, path: path)
+                    let bytes = UnsafeRawBufferPointer(start: buffer, count: count)
+                    sums[lane].update(bytes)
+                    // A whole number of blocks, or the piece's last bytes, which endPiece ends
+                    // before the next piece's come.
+                    recovery.add(piece: piece, bytes)
+                    done[lane] += Int64(count)
+                    if done[lane] == lengths[lane] { recovery.endPiece(piece) }
+                }
+            }
+            for (lane, piece) in members.enumerated() { crcs[piece] = sums[lane].value }
+        }
+        return crcs
+    }
+
+    /// Reads `count` bytes of the piece made of `ranges`, from its offset `start`, into `buffer`.
+    ///
+    /// ## Errors
+    /// Read errors naming the input; `.inputChanged` if it shrank.
+    private static func read(
+        _ ranges: [SourceRange], from start: Int64, count: Int, into buffer: UnsafeMutableRawPointer, fd: Int32,
+        path: String
+    ) throws {
+        var filled = 0
+        var rangeStart: Int64 = 0
+        for range in ranges where filled < count {
+            let rangeEnd = rangeStart + range.length
+            let next = start + Int64(filled)
+            if next >= rangeStart && next < rangeEnd {
+                let want = Int(min(Int64(count - filled), rangeEnd - next))
+                let got = try Syscall.pread(
+                    fd, into: buffer + filled, count: want, offset: range.offset + (next - rangeStart), path: path)
+                guard got == want else {
+                    throw GCDCatError(.inputChanged, path: path, message: "shrank while it was read")
+                }
+                filled += want
+            }
+            rangeStart = rangeEnd
         }
     }
 }

@@ -344,7 +344,13 @@ public struct SplitOperation: Sendable {
             }
             let crcs = try pieceCRCs?.wait() ?? finished.map { $0.crc32 ?? 0 }
             try reader?.requireUnchangedSinceValidation()
-            let volumes = try recovery?.addOutputs(to: set, target: target)
+            // The PAR2 set records the repeated header too, so that a merge by it drops it.
+            var recordedHeader: Par2SetRecord.Header?
+            if recovery != nil, let header {
+                let checksum = try Self.checksum(of: header, in: file)
+                recordedHeader = Par2SetRecord.Header(size: checksum.length, crc32: checksum.value)
+            }
+            let volumes = try recovery?.addOutputs(to: set, header: recordedHeader, target: target)
             let record =
                 try manifestPath == nil ? nil : wholeRecord(crcs: crcs, pieces: pieces, header: header, file: file)
             var warnings = try conclude(

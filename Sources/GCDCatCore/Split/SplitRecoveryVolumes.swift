@@ -37,11 +37,14 @@ final class SplitRecoveryVolumes: @unchecked Sendable {
     private let encoder: Par2Encoder
     /// The encoder's file for each piece; nil for an empty piece.
     private let files: [Int?]
-    // The pass's position, touched only by the one reading thread.
+    /// The empty parts' names in the set, which gcdcat's record lists (PAR2 gives them no block).
+    private let emptyNames: [String]
+    // The pass's position, touched only by the one reading thread: the partial block being
+    // filled (of one piece at a time) and each piece's next block.
     private var slice: [UInt8]
     private var padding: [UInt8]
     private var filled = 0
-    private var sliceIndex = 0
+    private var sliceIndex: [Int]
 
     /// The index's and volumes' paths, for checking before anything is written.
     var outputPaths: [String] { [indexPath] + volumes.map { folderPrefix + $0.name } }
@@ -83,6 +86,7 @@ final class SplitRecoveryVolumes: @unchecked Sendable {
             }
         }
         let kept = lengths.indices.filter { lengths[$0] > 0 }
+        emptyNames = lengths.indices.filter { lengths[$0] == 0 }.map { names[$0] }
         let sliceSize = request.blockSize ?? Par2Creator.defaultBlockSize(fileSizes: kept.map { lengths[$0] })
         let sourceBlocks = kept.reduce(0) { $0 + Int((lengths[$1] + Int64(sliceSize) - 1) / Int64(sliceSize)) }
         guard sourceBlocks <= Par2RecoverySet.maximumSlices else {
@@ -111,6 +115,7 @@ final class SplitRecoveryVolumes: @unchecked Sendable {
         }
         slice = [UInt8](repeating: 0, count: sliceSize)
         padding = [UInt8](repeating: 0, count: sliceSize)
+        sliceIndex = [Int](repeating: 0, count: pieces.count)
     }
 
     /// The MD5 of the first 16 KiB of the part made of `ranges`.
@@ -130,7 +135,9 @@ final class SplitRecoveryVolumes: @unchecked Sendable {
         return Par2Hash.md5(head)
     }
 
-    /// Adds the next `bytes` of `piece` (pieces in order, each's bytes in order).
+    /// Adds the next `bytes` of `piece` (each piece's bytes in order). Pieces may come side by
+    /// side, but a block is filled from one piece at a time: bytes that leave a partial block
+    /// come only at a piece's end, and ``endPiece(_:)`` follows before another piece's bytes.
     func add(piece: Int, _ bytes: UnsafeRawBufferPointer) {
         guard let file = files[piece] else { return }
         let size = encoder.sliceSize
@@ -139,10 +146,10 @@ final class SplitRecoveryVolumes: @unchecked Sendable {
             if filled == 0 && rest.count >= size {
                 // A whole block in the caller's buffer: no copy.
                 encoder.add(
-                    file: file, slice: sliceIndex,
+                    file: file, slice: sliceIndex[piece],
                     bytes: UnsafeRawBufferPointer(rebasing: rest[..<(rest.startIndex + size)]),
                     padding: &padding)
-                sliceIndex += 1
+                sliceIndex[piece] += 1
                 rest = UnsafeRawBufferPointer(rebasing: rest[(rest.startIndex + size)...])
                 continue
             }
@@ -152,31 +159,35 @@ final class SplitRecoveryVolumes: @unchecked Sendable {
             }
             filled += take
             rest = UnsafeRawBufferPointer(rebasing: rest[(rest.startIndex + take)...])
-            if filled == size { flush(file) }
+            if filled == size { flush(file, piece: piece) }
         }
     }
 
     /// Ends `piece`: its last, shorter block goes to the encoder.
     func endPiece(_ piece: Int) {
         guard let file = files[piece] else { return }
-        if filled > 0 { flush(file) }
-        sliceIndex = 0
+        if filled > 0 { flush(file, piece: piece) }
     }
 
-    private func flush(_ file: Int) {
+    private func flush(_ file: Int, piece: Int) {
         slice.withUnsafeBytes { buffer in
             encoder.add(
-                file: file, slice: sliceIndex, bytes: UnsafeRawBufferPointer(rebasing: buffer[..<filled]),
+                file: file, slice: sliceIndex[piece], bytes: UnsafeRawBufferPointer(rebasing: buffer[..<filled]),
                 padding: &padding)
         }
-        sliceIndex += 1
+        sliceIndex[piece] += 1
         filled = 0
     }
 
     /// Adds the volumes and the index to `set`, once every piece has passed (the volumes, then
     /// the index; ``OutputSet/publish(naming:jobs:prepare:)`` names them in that order too).
-    func addOutputs(to set: OutputSet, target: (String) throws -> OutputTarget) throws -> Par2Creator.Result {
-        let packets = encoder.finish(creator: Par2Creator.creator)
+    /// gcdcat's record in them lists the empty parts and `header`, the one every part after the
+    /// first repeats.
+    func addOutputs(to set: OutputSet, header: Par2SetRecord.Header?, target: (String) throws -> OutputTarget) throws
+        -> Par2Creator.Result
+    {
+        let packets = encoder.finish(
+            creator: Par2Creator.creator, record: Par2SetRecord(emptyFiles: emptyNames, header: header))
         try Par2Creator.addOutputs(
             packets, volumes: volumes.map { (folderPrefix + $0.name, $0.firstExponent, $0.count) },
             indexPath: indexPath, to: set, target: target)
