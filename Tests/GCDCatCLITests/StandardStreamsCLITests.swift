@@ -197,6 +197,33 @@ struct InterruptMessageCLITests {
         #expect(stderr == "\ngcdcat: interrupted by \(name); joined was not created\n", "\(result.stderr)")
         #expect(scratch.listing() == ["f.001", "f.002", "f.003", "f.sfv", "original"])
     }
+
+    /// A signal that comes while the output is being named (strace delivers it at the linkat's
+    /// entry, which then runs): the rename cannot be stopped, so the output is complete, and
+    /// the message says it stays rather than nothing of it.
+    @Test func aSignalDuringTheRenameSaysTheOutputWasPublishedAndStays() throws {
+        let scratch = try Scratch()
+        let whole = randomData(250_000, seed: 44)
+        try scratch.write("f", whole)
+        #expect(try gcdcat(["split", "-b", "100K", "f", "-q", "--no-manifest"], in: scratch.path).status == 0)
+        try FileManager.default.removeItem(atPath: scratch.file("f"))
+        let result = try run(
+            executable: "/usr/bin/env",
+            [
+                "--default-signal", "strace", "-f", "-o", "/dev/null", "-e", "trace=linkat", "-e",
+                "inject=linkat:signal=TERM:delay_exit=1000000:when=1", gcdcatPath, "merge", "f.001", "-o", "joined",
+                "-q",
+            ], in: scratch.path)
+        #expect(result.status == 143)
+        let stderr = result.stderr.split(separator: "\n", omittingEmptySubsequences: false).filter {
+            !$0.hasPrefix("strace: ")
+        }.joined(separator: "\n")
+        #expect(
+            stderr
+                == "\ngcdcat: interrupted by SIGTERM; it waited for the output being published: joined was published "
+                + "and stays\n", "\(result.stderr)")
+        #expect(scratch.read("joined") == whole)
+    }
 }
 
 /// Cases an outside tester found with only the README and the binary.

@@ -303,6 +303,11 @@ public final class CleanupRegistry: Sendable {
             }
             try commit()
             for token in tokens { state.entries.removeValue(forKey: token) }
+            // A signal that came while the rename was under way (its sweep waits for this lock)
+            // cannot stop it: the output is published, and the sweep must say it stays.
+            if gcdcat_signal_arrived() != 0, let output, let shown = state.pendingOutputs[output] {
+                state.publishedWhileInterrupted.append(shown)
+            }
             return Self.published(output, registering: registering, name: nil, in: &state)
         }
     }
