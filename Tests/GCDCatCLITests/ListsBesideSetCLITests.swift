@@ -85,6 +85,26 @@ import Testing
         #expect(scratch.read("out")?.count == whole.count)
     }
 
+    /// A list of the parts alone (no line for the whole file) vouches for each part, not for the
+    /// set's end: with the last part and its line gone, the short set is still warned of.
+    @Test func aListOfThePartsAloneDoesNotHideAShortSet() throws {
+        let scratch = try Scratch()
+        try scratch.write("m.bin", randomData(5000, seed: 2271))
+        #expect(try gcdcat(["split", "m.bin", "--size", "1000", "--no-manifest", "-q"], in: scratch.path).status == 0)
+        try FileManager.default.removeItem(atPath: scratch.file("m.bin"))
+        let kept = ["m.bin.001", "m.bin.002", "m.bin.003", "m.bin.004"]
+        try scratch.write("SHA256SUMS", try runTool("sha256sum", kept, in: scratch.path).stdout)
+        try FileManager.default.removeItem(atPath: scratch.file("m.bin.005"))
+        let merged = try gcdcat(["m.bin.001", "--json"], in: scratch.path)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        let warning =
+            "the last part, m.bin.004, is exactly as large as the others: if the set had more parts, they are missing "
+            + "and the output is short. A manifest (NAME.sfv, see 'gcdcat split') would tell."
+        #expect(merged.stderr == "gcdcat: 4 parts verified against SHA256SUMS\ngcdcat: warning: \(warning)\n")
+        let report = try JSONSerialization.jsonObject(with: merged.stdout) as? [String: Any]
+        #expect(report?["warnings"] as? [String] == [warning])
+    }
+
     @Test func aListOfTheWholeFileChecksTheOutputBeforeItIsPublished() throws {
         let (scratch, whole) = try set()
         try scratch.write("x.bin", whole)

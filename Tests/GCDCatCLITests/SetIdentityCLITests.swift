@@ -8,12 +8,13 @@ import Testing
     /// Two downloads in one folder, as 7-Zip or HJSplit leave them: `a.bin.001…005` with
     /// `a.bin.sfv`, `b.bin.001…005` with `b.bin.sfv` (written by cksfv). Returns the wholes.
     func twoDownloads(_ scratch: Scratch) throws -> (a: Data, b: Data) {
-        let a = randomData(5000, seed: 2201)
-        let b = randomData(5000, seed: 2202)
+        // The last parts are shorter: a set of equal parts is warned of as maybe cut short.
+        let a = randomData(4500, seed: 2201)
+        let b = randomData(4700, seed: 2202)
         for (name, whole) in [("a.bin", a), ("b.bin", b)] {
             let parts = (1...5).map { "\(name).00\($0)" }
             for (index, part) in parts.enumerated() {
-                try scratch.write(part, whole.subdata(in: index * 1000..<(index + 1) * 1000))
+                try scratch.write(part, whole.subdata(in: index * 1000..<min(whole.count, (index + 1) * 1000)))
             }
             let sfv = try runTool("cksfv", ["-b"] + parts, in: scratch.path)
             #expect(sfv.status == 0, "\(sfv.stderr)")
@@ -238,7 +239,7 @@ import Testing
         #expect(scratch.read("out") == nil)
         let joined = try gcdcat(mixed + ["--as-given", "--no-verify", "-q"], in: scratch.path)
         #expect(joined.status == 0, "\(joined.stderr)")
-        #expect(scratch.read("out") == a.prefix(2000) + b.subdata(in: 2000..<3000) + a.suffix(2000))
+        #expect(scratch.read("out") == a.prefix(2000) + b.subdata(in: 2000..<3000) + a.suffix(from: 3000))
     }
 
     // An explicit list with mixed widths is refused, as discovery refuses it.

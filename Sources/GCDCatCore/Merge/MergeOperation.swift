@@ -225,12 +225,19 @@ public struct MergeOperation: Sendable {
         var verification: MergeVerification
         if let overlapped {
             verification = MergeVerification(
-                manifestPath: manifestFile?.path, expectedCRC: nil, warnings: [], manifestFile: manifestFile)
+                manifestPath: manifestFile?.path, expectedCRC: nil, warnings: [], manifestFile: manifestFile,
+                provesEnd: overlapped.check.manifest.whole != nil)
             for warning in overlapped.check.warnings { notice(.note(warning)) }
         } else {
             verification = try checkBeforeCopying(parts, manifest: manifestFile, notice: notice)
         }
-        if verification.manifestPath == nil { try refuseUnprovenStart(resolved, parts: parts, notice: notice) }
+        if verification.manifestPath == nil {
+            try refuseUnprovenStart(resolved, parts: parts, notice: notice)
+        } else if !verification.provesEnd, resolved.discovered {
+            // A list of the parts alone vouches for each, not for the set's end: its last part
+            // may have gone with its line.
+            for warning in MergeVerification.truncationWarning(parts) { notice(.warning(warning)) }
+        }
         // A split that repeated a header atop every part: the output drops it again.
         let request = MergeRequest(
             sources: MergeVerification.sources(

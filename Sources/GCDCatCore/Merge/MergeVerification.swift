@@ -28,6 +28,9 @@ public struct MergeVerification: Sendable, Equatable {
     /// Bytes at the head of every part after the first that the output drops: the header a
     /// split repeated (the manifest's `; gcdcat-header:`), or 0.
     public var repeatedHeader: Int64 = 0
+    /// True when the list recorded the whole file (a `; gcdcat-whole:` record, or a line for the
+    /// whole file), so a set that lost its last parts with their lines cannot pass it.
+    public var provesEnd = false
 
     /// The ranges of `parts` that make the output: whole parts, except that every part after
     /// the first loses its first `repeatedHeader` bytes.
@@ -285,7 +288,7 @@ public struct MergeVerification: Sendable, Equatable {
         }
         return MergeVerification(
             manifestPath: path, expectedCRC: (wholeCRC ?? Checksum.combine(.crc32, crcs)).value, warnings: ignored,
-            manifestFile: file)
+            manifestFile: file, provesEnd: whole != nil)
     }
 
     /// `entries` in the order of the parts they name: an md5/sha list has no order of its own
@@ -603,7 +606,7 @@ public struct PartCRCCheck: Sendable {
         }
         return MergeVerification(
             manifestPath: path, expectedCRC: combined.value, warnings: warnings, manifestFile: file,
-            repeatedHeader: manifest.header?.size ?? 0)
+            repeatedHeader: manifest.header?.size ?? 0, provesEnd: manifest.whole != nil)
     }
 
     /// The bytes a merge drops from `part` must be the header the record describes: a record
