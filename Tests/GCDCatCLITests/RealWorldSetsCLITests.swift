@@ -586,16 +586,17 @@ extension SetStartCLITests {
         #expect(scratch.read("out") == Data("tail".utf8))
     }
 
-    /// What a SIGKILLed split with letters names can leave: only its second part. A lone letters
-    /// name after a file's full name (`in.bin.ab`) or GNU split's `x` is that leftover, refused as
-    /// a lone `.002` is; a name whose stem has no extension (`configure.ac`) is a plain file.
+    /// What a SIGKILLed split with letters or hex names can leave: only its second part. A lone
+    /// such name after a file's full name (`in.bin.ab`), a prefix ending in `_` or `-` (`p_ab`,
+    /// `x_0a`) or GNU split's `x` is that leftover, refused as a lone `.002` is; a name whose stem
+    /// has no extension (`configure.ac`) or no separator (`tab`) is a plain file.
     @Test func aLoneLettersLatePartIsRefusedAndAPlainFileIsNot() throws {
         let scratch = try Scratch()
-        for name in ["in.bin.ab", "xac", "a.tar.gz.ac"] {
+        for name in ["in.bin.ab", "xac", "a.tar.gz.ac", "p_ab", "out-ac", "x_0a"] {
             try scratch.write(name, randomData(1000, seed: 2251))
             let result = try gcdcat([name, "-o", "out"], in: scratch.path)
             #expect(result.status == 1, "\(name)")
-            let usual = name == "xac" ? "xaa" : String(name.dropLast(2)) + "aa"
+            let usual = name == "xac" ? "xaa" : String(name.dropLast(2)) + (name == "x_0a" ? "00" : "aa")
             #expect(
                 result.stderr
                     == "gcdcat: \(name): no \(usual) before it, so the set's first part may be missing. If the set "
@@ -604,7 +605,7 @@ extension SetStartCLITests {
             #expect(scratch.read("out") == nil)
             try FileManager.default.removeItem(atPath: scratch.file(name))
         }
-        for name in ["configure.ac", "Makefile.am", ".bashrc.ab"] {
+        for name in ["configure.ac", "Makefile.am", ".bashrc.ab", "tab", "p.ab"] {
             let bytes = randomData(700, seed: 2252)
             try scratch.write(name, bytes)
             let result = try gcdcat([name, "-o", "out", "-q"], in: scratch.path)

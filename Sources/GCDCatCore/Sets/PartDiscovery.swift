@@ -49,7 +49,8 @@ public enum PartDiscovery {
             let naming = digits.map({ $0.provenHex(names) ?? $0 })
                 ?? readings.first(where: { hasNeighbour($0, names) })
                 ?? NumberedName.hexReadings(of: path).first(where: { hasNeighbour($0, names) })
-                ?? readings.first(where: isLateLettersPart)
+                ?? readings.first(where: isLateLonePart)
+                ?? NumberedName.hexReadings(of: path).first(where: isLateLonePart)
         else { return nil }
         let given = naming.name
         if naming.number > 0, let below = existing(naming.with(number: naming.number - 1), names) {
@@ -86,14 +87,15 @@ public enum PartDiscovery {
         return DiscoveredSet(parts: parts, naming: naming, startsLate: startsLate)
     }
 
-    /// A letters name with no neighbour that is still a part, the leftover of a split whose other
-    /// parts are gone (`in.bin.ab`, `xac`), not a plain file (`configure.ac`, `Makefile.am`): a
-    /// late number after a stem that is itself a file's name with its extension and a dot
-    /// (`in.bin.`), or after GNU split's default prefix `x`.
-    static func isLateLettersPart(_ reading: NumberedName) -> Bool {
-        guard reading.alphabet == .letters, reading.number > 0 else { return false }
+    /// A letters or hex name with no neighbour that is still a part, the leftover of a split whose
+    /// other parts are gone (`in.bin.ab`, `xac`, `p_ab`, `out-0a`), not a plain file
+    /// (`configure.ac`, `Makefile.am`, `tab`): a late number after a prefix that ends with `_` or
+    /// `-`, after GNU split's default prefix `x`, or after a file's name with its extension and a
+    /// dot (`in.bin.`).
+    static func isLateLonePart(_ reading: NumberedName) -> Bool {
+        guard reading.alphabet != .digits, reading.number > 0 else { return false }
         let stem = splitPath(reading.stem + "x").name.dropLast()
-        if stem == "x" { return true }
+        if stem == "x" || (stem.count > 1 && (stem.hasSuffix("_") || stem.hasSuffix("-"))) { return true }
         guard stem.hasSuffix("."), let dot = stem.dropLast().lastIndex(of: ".") else { return false }
         let name = stem[..<dot]
         let extensionName = stem[stem.index(after: dot)...].dropLast()
