@@ -232,6 +232,12 @@ void gcdcat_default_signal_actions(void) {
     if (read(gcdcat_signal_read_end, &byte, 1) == 1) raise(byte);
 }
 
+/// Address space gcdcat needs beyond what its libraries map at startup, found by lowering
+/// `ulimit -v` until a small merge trapped in the Swift runtime.
+#define GCDCAT_ADDRESS_SPACE_FLOOR (8 << 20)
+
+int gcdcat_probe_address_space(size_t length);
+
 int gcdcat_address_space_limited(void) {
     struct rlimit limit;
     return getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY;
@@ -243,6 +249,21 @@ void gcdcat_adapt_to_address_space_limit(void) {
     // thread's stack is RLIMIT_STACK, 8 MiB: under `ulimit -v` those reservations, not data,
     // exhausted the address space, and C code that met the failed malloc crashed (SIGSEGV).
     mallopt(M_ARENA_MAX, 1);
+    // The Swift runtime traps when an allocation fails ("failed to allocate", exit 134): a limit
+    // that leaves too little room to run at all is refused here, before any Swift code, with an
+    // error and exit 1 (a merge or split checks its own needs once it knows its parts).
+    if (gcdcat_probe_address_space(GCDCAT_ADDRESS_SPACE_FLOOR) != 0) {
+        struct rlimit limit;
+        getrlimit(RLIMIT_AS, &limit);
+        char message[256];
+        int length = snprintf(
+            message, sizeof message,
+            "gcdcat: mmap: Cannot allocate memory: the address-space limit (ulimit -v %lu) leaves less than the "
+            "%d MiB gcdcat needs to run; nothing was read or written (raise the limit)\n",
+            (unsigned long)(limit.rlim_cur / 1024), GCDCAT_ADDRESS_SPACE_FLOOR >> 20);
+        if (length > 0) (void)!write(2, message, (size_t)length < sizeof message ? (size_t)length : sizeof message - 1);
+        _exit(1);
+    }
     pthread_attr_t attributes;
     if (pthread_attr_init(&attributes) != 0) return;
     if (pthread_attr_setstacksize(&attributes, 2 << 20) == 0) pthread_setattr_default_np(&attributes);

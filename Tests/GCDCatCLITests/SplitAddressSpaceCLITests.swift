@@ -64,6 +64,36 @@ extension SplitAddressSpaceCLITests {
         }
     }
 
+    /// A merge of many parts under a tight `ulimit -v` trapped in the Swift runtime ("failed to
+    /// allocate 262176 bytes", exit 134), and so did any run at the lowest limits: each limit
+    /// now gives a complete merge or a clean error naming the limit, nothing written.
+    @Test func aManyPartMergeUnderAnAddressSpaceLimitFinishesOrFailsCleanly() throws {
+        let scratch = try Scratch()
+        let data = randomData(3_000_000, seed: 11)
+        try scratch.write("in", data)
+        #expect(try gcdcat(["split", "in", "--size", "1000", "-q"], in: scratch.path).status == 0)
+        try FileManager.default.removeItem(atPath: scratch.file("in"))
+        for limit in stride(from: 40_000, through: 120_000, by: 4_000) {
+            let result = try shell(
+                "ulimit -v \(limit); exec timeout -s KILL 60 \(gcdcatPath) in.001 -o out -q", in: scratch.path)
+            switch result.status {
+            case 0: #expect(scratch.read("out") == data, "ulimit -v \(limit): wrong bytes")
+            case 1:
+                #expect(
+                    result.stderr.contains("the address-space limit (ulimit -v"), "ulimit -v \(limit): \(result.stderr)"
+                )
+                #expect(scratch.read("out") == nil)
+            case 127:
+                // The dynamic loader itself could not map the runtime: gcdcat never ran.
+                #expect(result.stderr.contains("error while loading shared libraries"))
+            default:
+                Issue.record("ulimit -v \(limit): exit \(result.status) (trap or hang): \(result.stderr.prefix(300))")
+            }
+            #expect(!scratch.listing().contains { $0.contains(".gcdcat-") })
+            try? FileManager.default.removeItem(atPath: scratch.file("out"))
+        }
+    }
+
     /// A stream merge under `ulimit -v 150000` hung every time in libdispatch's thread creation.
     @Test func aStreamMergeUnderALowAddressSpaceLimitEnds() throws {
         let scratch = try Scratch()

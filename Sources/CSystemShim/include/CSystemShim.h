@@ -114,7 +114,8 @@ void gcdcat_default_signal_actions(void);
 int gcdcat_address_space_limited(void);
 
 /// Under an address-space limit only (run before any thread starts): one malloc arena, and
-/// 2 MiB stacks for new threads instead of RLIMIT_STACK's 8 MiB.
+/// 2 MiB stacks for new threads instead of RLIMIT_STACK's 8 MiB; a limit that leaves no room
+/// to run ends the process with a message and exit 1.
 void gcdcat_adapt_to_address_space_limit(void);
 
 /// mallopt(M_ARENA_MAX, count): at most `count` malloc arenas. Returns 1 on success.
