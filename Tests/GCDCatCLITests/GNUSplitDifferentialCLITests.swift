@@ -70,23 +70,35 @@ struct GNUSplitDifferentialCLITests {
         return form + (styled ? [] : ["--suffix", "alpha"])
     }
 
+    /// Runs GNU split and gcdcat split with `form` (gcdcat's `extra` after it) on `input`, a file
+    /// or, when `streamed`, standard input, and expects the same names and bytes from each.
+    func expectGNUsParts(
+        _ form: [String], extra: [String] = ["--no-manifest", "-q"], input: (name: String, data: Data),
+        streamed: Bool = false, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let gnu = try Scratch()
+        let ours = try Scratch()
+        try gnu.write("in", input.data)
+        try ours.write("in", input.data)
+        let command = "\"$0\" \"$@\" < in" + (streamed ? " && rm in" : "")
+        let source = streamed ? "-" : "in"
+        let expected = try run(
+            executable: "/bin/sh", ["-c", command, "/usr/bin/split"] + form + [source, "out_"], in: gnu.path)
+        let result = try run(
+            executable: "/bin/sh",
+            ["-c", command, gcdcatPath, "split"] + Self.ours(form) + [source, "out_"] + extra, in: ours.path)
+        let context = "\(form)\(streamed ? " on standard input" : "") on \(input.name): \(result.stderr)"
+        #expect(expected.status == 0, "GNU split failed: \(expected.stderr)", sourceLocation: sourceLocation)
+        #expect(result.status == 0, "\(context)", sourceLocation: sourceLocation)
+        #expect(ours.listing() == gnu.listing(), "\(context)", sourceLocation: sourceLocation)
+        for name in gnu.listing() {
+            #expect(ours.read(name) == gnu.read(name), "\(name) differs: \(context)", sourceLocation: sourceLocation)
+        }
+    }
+
     @Test(arguments: fileForms)
     func partsHaveGNUNamesAndBytes(form: [String]) throws {
-        for input in Self.inputs {
-            let gnu = try Scratch()
-            let ours = try Scratch()
-            try gnu.write("in", input.data)
-            try ours.write("in", input.data)
-            let expected = try run(executable: "/usr/bin/split", form + ["in", "out_"], in: gnu.path)
-            let result = try gcdcat(["split"] + Self.ours(form) + ["in", "out_", "--no-manifest", "-q"], in: ours.path)
-            let context = "\(form) on \(input.name): \(result.stderr)"
-            #expect(expected.status == 0, "GNU split failed: \(expected.stderr)")
-            #expect(result.status == 0, "\(context)")
-            #expect(ours.listing() == gnu.listing(), "\(context)")
-            for name in gnu.listing() {
-                #expect(ours.read(name) == gnu.read(name), "\(name) differs: \(context)")
-            }
-        }
+        for input in Self.inputs { try expectGNUsParts(form, input: input) }
     }
 
     @Test(arguments: shortRecordForms)
@@ -143,21 +155,7 @@ struct GNUSplitDifferentialCLITests {
         ["--filter=wc -c > $FILE.n", "-n", "l/5", "-d"], ["--filter=cat > \"$FILE\"", "-n", "4", "-e"],
     ])
     func filterRunsTheCommandPerPartAsGNUDoes(form: [String]) throws {
-        for input in Self.inputs {
-            let gnu = try Scratch()
-            let ours = try Scratch()
-            try gnu.write("in", input.data)
-            try ours.write("in", input.data)
-            let expected = try run(executable: "/usr/bin/split", form + ["in", "out_"], in: gnu.path)
-            let result = try gcdcat(["split"] + Self.ours(form) + ["in", "out_", "-q"], in: ours.path)
-            let context = "\(form) on \(input.name): \(result.stderr)"
-            #expect(expected.status == 0, "GNU split failed: \(expected.stderr)")
-            #expect(result.status == 0, "\(context)")
-            #expect(ours.listing() == gnu.listing(), "\(context)")
-            for name in gnu.listing() {
-                #expect(ours.read(name) == gnu.read(name), "\(name) differs: \(context)")
-            }
-        }
+        for input in Self.inputs { try expectGNUsParts(form, extra: ["-q"], input: input) }
     }
 
     /// --filter on standard input (`tar c . | split - out_ -b 1M --filter='gzip > $FILE.gz'`),
@@ -167,26 +165,7 @@ struct GNUSplitDifferentialCLITests {
         ["--filter=wc -c > $FILE.n", "-l", "700", "-d"], ["--filter=cat > $FILE", "-b", "4096"],
     ])
     func filterCutsStandardInputAsGNUDoes(form: [String]) throws {
-        for input in Self.inputs {
-            let gnu = try Scratch()
-            let ours = try Scratch()
-            try gnu.write("in", input.data)
-            try ours.write("in", input.data)
-            let expected = try run(
-                executable: "/bin/sh", ["-c", "\"$0\" \"$@\" < in && rm in", "/usr/bin/split"] + form + ["-", "out_"],
-                in: gnu.path)
-            let result = try run(
-                executable: "/bin/sh",
-                ["-c", "\"$0\" \"$@\" < in && rm in", gcdcatPath, "split"] + Self.ours(form)
-                    + ["-", "out_", "-q"], in: ours.path)
-            let context = "\(form) on \(input.name): \(result.stderr)"
-            #expect(expected.status == 0, "GNU split failed: \(expected.stderr)")
-            #expect(result.status == 0, "\(context)")
-            #expect(ours.listing() == gnu.listing(), "\(context)")
-            for name in gnu.listing() {
-                #expect(ours.read(name) == gnu.read(name), "\(name) differs: \(context)")
-            }
-        }
+        for input in Self.inputs { try expectGNUsParts(form, extra: ["-q"], input: input, streamed: true) }
     }
 
     @Test func aFilterOnStandardInputNeedsSizeOrLines() throws {

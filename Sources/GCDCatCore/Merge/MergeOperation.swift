@@ -272,16 +272,8 @@ public struct MergeOperation: Sendable {
     /// 1 KiB a part and 8 MiB are asked for.
     static func requireAddressSpace(parts: Int, path: String) throws {
         guard gcdcat_address_space_limited() != 0 else { return }
-        let needed = (8 << 20) + parts * 1024
-        do {
-            try Syscall.requireAddressSpace(needed, path: path)
-        } catch {
-            throw GCDCatError(
-                .io, path: path, syscall: "mmap", errno: error.errno ?? ENOMEM,
-                message:
-                    "\(describeErrno(error.errno ?? ENOMEM)): the address-space limit (ulimit -v) leaves less than the "
-                    + "\(needed >> 20) MiB a merge of \(parts) parts needs; nothing was written (raise the limit)")
-        }
+        try AddressSpace.require(
+            (8 << 20) + parts * 1024, by: "a merge of \(parts) parts", fix: "raise the limit", path: path)
     }
 
     /// The merge a checksum list or a `.par2` routes to, or nil when the arguments name parts.

@@ -13,15 +13,8 @@
 /// padded to 4. The packet is untrusted input like every other: its MD5 is checked by the reader,
 /// every count and length against the bytes that hold it, and each name as a file's name is.
 public struct Par2SetRecord: Sendable, Equatable {
-    public struct Header: Sendable, Equatable {
-        public var size: Int64
-        public var crc32: UInt32
-
-        public init(size: Int64, crc32: UInt32) {
-            self.size = size
-            self.crc32 = crc32
-        }
-    }
+    /// The header a split repeated atop every part after the first, as its SFV records it.
+    public typealias Header = Manifest.Header
 
     /// The empty files' names, relative to the set's folder, as the file descriptions spell them.
     public var emptyFiles: [String]

@@ -49,24 +49,11 @@ public enum SplitLimits {
     }
 
     /// Refuses, before anything is created, a split that an address-space limit (`ulimit -v`)
-    /// leaves no room for. Without this check, the run met the limit halfway: in a thread's
-    /// stack, in malloc under libdispatch or in the Swift runtime, which end in SIGSEGV or an
-    /// abort, not in an error.
-    ///
-    /// ## Errors
-    /// `.io` naming `path`, `mmap` and ENOMEM, with the room needed.
+    /// leaves no room for (``AddressSpace/require(_:by:fix:path:)``).
     static func requireAddressSpace(parts: Int, jobs: Int, path: String) throws {
-        let needed = addressSpaceNeeded(parts: parts, jobs: jobs)
-        do {
-            try Syscall.requireAddressSpace(needed, path: path)
-        } catch {
-            throw GCDCatError(
-                .io, path: path, syscall: "mmap", errno: error.errno ?? ENOMEM,
-                message:
-                    "\(describeErrno(error.errno ?? ENOMEM)): the address-space limit (ulimit -v) leaves less than the "
-                    + "\(needed >> 20) MiB a split into \(parts) parts needs; nothing was written (raise the limit, "
-                    + "or make fewer, larger parts)")
-        }
+        try AddressSpace.require(
+            addressSpaceNeeded(parts: parts, jobs: jobs), by: "a split into \(parts) parts",
+            fix: "raise the limit, or make fewer, larger parts", path: path)
     }
 
     /// How many parts may be written as unnamed files, each holding its descriptor until the
