@@ -21,8 +21,9 @@ enum AddressSpace {
             throw GCDCatError(
                 .io, path: path, syscall: "mmap", errno: error.errno ?? ENOMEM,
                 message:
-                    "\(describeErrno(error.errno ?? ENOMEM)): the address-space limit (ulimit -v) leaves less than the "
-                    + "\(needed >> 20) MiB \(job) needs; nothing was written (\(fix))")
+                    "\(describeErrno(error.errno ?? ENOMEM)): beyond what gcdcat and its libraries already map, the "
+                    + "address-space limit (ulimit -v) leaves less than the \(needed >> 20) MiB \(job) needs; nothing was "
+                    + "written (\(fix))")
         }
     }
 }
