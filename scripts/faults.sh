@@ -259,6 +259,8 @@ echo "== more bad input"
 printf 'p.001 00000000\np.001 00000001\n' > "$work/l/dup.sfv"
 out=$("$G" verify "$work/l/dup.sfv" 2>&1); status=$?
 [ $status = 1 ] && [[ "$out" == *"listed twice"* ]] && ok "a manifest listing a part twice: '$out'" || bad "manifest listing a part twice: exit $status, '$out'"
+# Beside p.001, that list would stop the merges below (it gives p.001 two values).
+rm -f "$work/l/dup.sfv"
 # --as-given: p.002 lies beside, and a list stopping at p.001 is refused for that before the
 # duplicate would be seen; here the duplicate check alone is under test.
 out=$("$G" merge "$work/l/p.001" "$work/l/p.001" -o "$work/l/twice" --as-given 2>&1); status=$?
