@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/vfs.h>
+#include <sys/xattr.h>
 #include <pthread.h>
 #include <unistd.h>
 
@@ -297,4 +298,12 @@ int gcdcat_probe_address_space(size_t length) {
     if (p == MAP_FAILED) return -1;
     munmap(p, length);
     return 0;
+}
+
+int gcdcat_setxattr(const char *path, const char *name, const void *value, size_t size) {
+    return setxattr(path, name, value, size, 0);
+}
+
+ssize_t gcdcat_getxattr(const char *path, const char *name, void *value, size_t size) {
+    return getxattr(path, name, value, size);
 }

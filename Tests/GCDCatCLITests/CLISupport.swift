@@ -115,6 +115,19 @@ final class Scratch {
     func listing() -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted()
     }
+
+    /// Makes the files `names` new files with the same bytes, without the mark a split left on
+    /// them (PartMark): parts that came by download or a plain `cp` carry none.
+    func unmark(_ names: [String]) throws {
+        for name in names {
+            let data = try #require(read(name), "\(name) exists")
+            try FileManager.default.removeItem(atPath: file(name))
+            try write(name, data)
+        }
+    }
+
+    /// Every file here whose name starts with `prefix`.
+    func files(startingWith prefix: String) -> [String] { listing().filter { $0.hasPrefix(prefix) } }
 }
 
 /// Deterministic pseudo-random bytes.

@@ -94,14 +94,21 @@ import Testing
         #expect(scratch.read("joined") == whole)
     }
 
-    // A hex set from a later start with its manifest gone is refused naming its hex first part
-    // (`u_00`), not a digits one (`u_01`).
+    // A hex set from a later start with its manifest and its parts' marks gone (a download) is
+    // refused naming its hex first part (`u_00`), not a digits one (`u_01`); with the marks its
+    // split left, the set is known to start there and to be whole, and merges without a warning.
     @Test func aHexSetStartingLateWithoutItsManifestNamesItsHexFirstPart() throws {
         let scratch = try Scratch()
-        try scratch.write("in", randomData(1_000_000, seed: 2240))
+        let whole = randomData(1_000_000, seed: 2240)
+        try scratch.write("in", whole)
         let split = try gcdcat(["split", "in", "u_", "--hex-suffixes=09", "-b", "100000", "-q"], in: scratch.path)
         #expect(split.status == 0, "\(split.stderr)")
         try FileManager.default.removeItem(atPath: scratch.file("u.sfv"))
+        let marked = try gcdcat(["u_09", "-o", "marked"], in: scratch.path)
+        #expect(marked.status == 0, "\(marked.stderr)")
+        #expect(marked.stderr == "")
+        #expect(scratch.read("marked") == whole)
+        try scratch.unmark(scratch.files(startingWith: "u_"))
         let merged = try gcdcat(["u_09", "-o", "out"], in: scratch.path)
         #expect(merged.status == 1)
         #expect(
@@ -478,6 +485,7 @@ extension MergeOutputPrecheckCLITests {
         #expect(try gcdcat(["split", "w", "--size", "1000", "--suffix", "alpha", "-q"], in: scratch.path).status == 0)
         try FileManager.default.removeItem(atPath: scratch.file("w.aa"))
         try FileManager.default.removeItem(atPath: scratch.file("w.sfv"))
+        try scratch.unmark(["w.ab", "w.ac"])
         let lost = try gcdcat(["w.ab", "-o", "out"], in: scratch.path)
         #expect(lost.status == 1)
         #expect(

@@ -72,6 +72,11 @@ int gcdcat_open_tmpfile(const char *directory, mode_t mode);
 /// when `target` exists: it never replaces.
 int gcdcat_link_descriptor(int fd, const char *target);
 
+/// `setxattr(2)` and `getxattr(2)` (sys/xattr.h, which Glibc's module map leaves out): the
+/// mark a split leaves on its parts.
+int gcdcat_setxattr(const char *path, const char *name, const void *value, size_t size);
+ssize_t gcdcat_getxattr(const char *path, const char *name, void *value, size_t size);
+
 /// Installs one handler for each of the `count` signals in `signals` (SA_RESTART, all of them
 /// blocked while it runs) that writes the signal's number as one byte to a pipe, and returns
 /// the pipe's read end (-1 on failure). A thread reading it then does the real work outside

@@ -127,8 +127,8 @@ public final class OutputSet: Sendable {
         for member in members { member.sink.discard() }
     }
 
-    /// Names every output of the set, all or nothing: the parts but those ``PublishOrder``
-    /// holds back, then the recovery volumes, their index, the checksum list, the manifest,
+    /// Names every output of the set, all or nothing: a split's parts marked as one set
+    /// (``PartMark``), then the parts but those ``PublishOrder`` holds back, then the recovery volumes, their index, the checksum list, the manifest,
     /// and the held-back parts (the first)
     /// last; a job's whole output alone. `naming` is the parts' naming (nil: no part is held
     /// back). `prepare` runs first, inside the publishing window.
@@ -154,6 +154,8 @@ public final class OutputSet: Sendable {
         }
         let whole = members.filter { $0.role == .whole }.map(\.sink)
         let parts = Self.parts(of: members)
+        // The evidence that tells a part left alone by a kill from a plain file (PartMark).
+        if naming != nil { PartMark.stamp(parts.compactMap { $0.file?.temporaryPath }) }
         let ordered =
             naming.map { PublishOrder.arrange(parts: parts, lists: lists, naming: $0) } ?? parts + lists
         try Self.publishAll(whole + ordered, fsync: fsync, jobs: jobs, prepare: prepare)

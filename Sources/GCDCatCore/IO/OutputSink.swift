@@ -109,6 +109,12 @@ public final class OutputSink: Sendable {
         return false
     }
 
+    /// gcdcat's own new file, for a local output.
+    var file: AtomicOutputFile? {
+        if case .newFile(let file) = kind { return file }
+        return nil
+    }
+
     /// The object being uploaded, for an `s3://` output.
     public var object: ObjectOutput? {
         if case .object(let object) = kind { return object }

@@ -235,9 +235,9 @@ public struct MergeOperation: Sendable {
         }
         if verification.manifestPath == nil {
             try refuseUnprovenStart(resolved, parts: parts, notice: notice)
-        } else if !verification.provesEnd, resolved.discovered {
+        } else if !verification.provesEnd, resolved.discovered, !resolved.markedWhole {
             // A list of the parts alone vouches for each, not for the set's end: its last part
-            // may have gone with its line.
+            // may have gone with its line (the marks its split left may vouch for it).
             for warning in MergeVerification.truncationWarning(parts) { notice(.warning(warning)) }
         }
         // A split that repeated a header atop every part: the output drops it again.
@@ -343,8 +343,9 @@ public struct MergeOperation: Sendable {
         _ resolved: PartArguments.Resolved, parts: [PartFile], notice: (Notice) -> Void
     ) throws {
         if let refusal = resolved.lateStartRefusal(names: FileSystemNames()) { throw refusal }
-        // A discovered set, or a list of one set's parts: both may lack parts no one made.
-        if resolved.discovered || (!asGiven && !resolved.manifestCandidates.isEmpty) {
+        // A discovered set, or a list of one set's parts: both may lack parts no one made,
+        // unless the marks its split left say it is whole.
+        if !resolved.markedWhole && (resolved.discovered || (!asGiven && !resolved.manifestCandidates.isEmpty)) {
             for warning in MergeVerification.truncationWarning(parts) { notice(.warning(warning)) }
         }
     }

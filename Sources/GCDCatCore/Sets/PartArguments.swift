@@ -3,8 +3,9 @@ import GCDCatSystem
 /// Turns merge's part arguments into the list of parts, the default output name and where the
 /// set's manifest may be.
 ///
-/// - One argument is a first part: its whole set is discovered (``PartDiscovery``). A lone
-///   file with no numbered neighbour is merged alone.
+/// - One argument is a first part: its whole set is discovered (``PartDiscovery``), and checked
+///   against the marks its split left (``PartMarkEvidence``). A lone file with no numbered
+///   neighbour is merged alone, unless its mark makes it one part of a larger set.
 /// - Several arguments that all belong to one set must be in numeric order, with no number
 ///   missing. A list that is the shell's glob order of a complete set (`x.1000` sorts before
 ///   `x.101`) is put in numeric order, with a note. Any other disorder or gap is refused,
@@ -27,6 +28,9 @@ public enum PartArguments {
         /// nothing before it (``PartDiscovery/DiscoveredSet/startsLate``), or listed from there;
         /// false under `asGiven`, which joins such a set as it is.
         public var startsLate: Bool
+        /// True when the marks its split left on the parts (``PartMarkEvidence``) say the set
+        /// found is the whole set: no part missing after the last one.
+        public var markedWhole = false
         /// The name the set's usual first part would have (`x.001`, `xaa`), when it starts late.
         public var usualFirst: String? {
             guard startsLate, let reading = firstReading
@@ -87,11 +91,14 @@ public enum PartArguments {
     ) throws -> Resolved {
         if arguments.count == 1 {
             if let set = try PartDiscovery.discover(from: arguments[0], names: names) {
+                // A start the split's own marks vouch for needs no manifest to vouch for it.
+                let vouched = asGiven ? PartMarkEvidence.Vouched() : try PartMarkEvidence.check(set, names: names)
                 return Resolved(
                     parts: set.parts, defaultOutput: set.naming.wholeName,
                     manifestCandidates: set.naming.manifestCandidates, discovered: true,
-                    startsLate: set.startsLate && !asGiven, notes: [])
+                    startsLate: set.startsLate && !asGiven && !vouched.start, markedWhole: vouched.whole, notes: [])
             }
+            if !asGiven, let refusal = PartMarkEvidence.loneRefusal(arguments[0], names: names) { throw refusal }
             return Resolved(
                 parts: arguments, defaultOutput: digitsReading(arguments[0])?.wholeName, manifestCandidates: [],
                 discovered: false, startsLate: false, notes: [])

@@ -10,6 +10,13 @@ public protocol SetNames: Sendable {
     /// The names in `folder` (a path's part before its last `/`, as `splitPath` gives it),
     /// without the folder, in no particular order.
     func entries(inFolder folder: String) throws -> [String]
+    /// The mark a split left on the part at `path` (``PartMark``), while it still describes it.
+    func mark(of path: String) -> PartMark?
+}
+
+extension SetNames {
+    /// Objects carry no mark.
+    public func mark(of path: String) -> PartMark? { nil }
 }
 
 /// Names on disk: `lstat` for one name, `readdir` for a folder.
@@ -23,6 +30,8 @@ public struct FileSystemNames: SetNames {
     public func entries(inFolder folder: String) throws -> [String] {
         try directoryEntries(folder)
     }
+
+    public func mark(of path: String) -> PartMark? { PartMark.read(path) }
 }
 
 /// A fixed list of full paths, such as every key a listing returned, each spelled

@@ -1,0 +1,158 @@
+import Foundation
+import Testing
+
+/// The mark a split leaves on each part (`user.gcdcat.part`: which split, which part, how many)
+/// tells what names cannot: a part left alone by a killed split (`p.ab` reads like
+/// `configure.ac`), a set that ends before its count, the parts of two splits side by side.
+@Suite struct PartMarkCLITests {
+    struct Case: CustomTestStringConvertible, Sendable {
+        var prefix: String
+        var suffix: String
+        /// What a kill at the second naming step leaves: the second part.
+        var left: String
+        var first: String
+        var testDescription: String { left }
+    }
+
+    static let cases: [Case] = [
+        Case(prefix: "p.", suffix: "--suffix alpha", left: "p.ab", first: "p.aa"),
+        Case(prefix: "p", suffix: "--suffix alpha", left: "pab", first: "paa"),
+        Case(prefix: "ab.", suffix: "--suffix alpha", left: "ab.ab", first: "ab.aa"),
+        Case(prefix: "my file.", suffix: "--suffix alpha", left: "my file.ab", first: "my file.aa"),
+        Case(prefix: "p", suffix: "--hex-suffixes=09", left: "p0a", first: "p09"),
+        Case(prefix: "p.", suffix: "--hex-suffixes=09", left: "p.0a", first: "p.09"),
+    ]
+
+    /// A split killed at its second naming step leaves its second part alone (the first part is
+    /// named last). Its name reads as a plain file's, yet a merge of it is refused, naming the
+    /// set's real first part (`p09` for hex from 09, not `p00`); --as-given joins it as it is.
+    @Test(arguments: cases)
+    func aKilledSplitsLonePartIsRefusedWhateverItsName(_ test: Case) throws {
+        let scratch = try Scratch()
+        let input = randomData(700_000, seed: 2301)
+        try scratch.write("in.bin", input)
+        _ = try shell(
+            "strace -f -o /dev/null -e trace=linkat -e inject=linkat:signal=KILL:when=2 "
+                + "\(gcdcatPath) split in.bin '\(test.prefix)' --size 100K -q \(test.suffix)",
+            in: scratch.path)
+        #expect(scratch.listing() == ["in.bin", test.left].sorted())
+        let merged = try gcdcat([test.left, "-o", "out"], in: scratch.path)
+        #expect(merged.status == 1)
+        #expect(
+            merged.stderr
+                == "gcdcat: \(test.left): no \(test.first) before it: the split that made it marked it part 2 of 7, so "
+                + "the set's first part is missing (a split stopped while naming its parts leaves later ones alone). "
+                + "Put the missing parts back, or give --as-given to join what is here\n")
+        #expect(scratch.read("out") == nil)
+        let given = try gcdcat(["merge", test.left, "-o", "out", "--as-given", "-q"], in: scratch.path)
+        #expect(given.status == 0, "\(given.stderr)")
+        #expect(scratch.read("out") == input.subdata(in: 102_400..<204_800))
+    }
+
+    /// A first part whose set's other parts are gone is refused, lone (`p.aa` has no neighbour
+    /// to read its name by) or found as a set of one (`q.001`).
+    @Test func aFirstPartWithoutTheRestIsRefused() throws {
+        let scratch = try Scratch()
+        try scratch.write("in.bin", randomData(3000, seed: 2302))
+        for (prefix, suffix) in [("p.", "--suffix=alpha"), ("q.", "--suffix=numeric")] {
+            let split = try gcdcat(
+                ["split", "in.bin", prefix, "--size", "1000", "--no-manifest", suffix, "-q"], in: scratch.path)
+            #expect(split.status == 0, "\(split.stderr)")
+        }
+        for name in ["p.ab", "p.ac", "q.002", "q.003"] {
+            try FileManager.default.removeItem(atPath: scratch.file(name))
+        }
+        let lone = try gcdcat(["p.aa", "-o", "out"], in: scratch.path)
+        #expect(lone.status == 1)
+        #expect(
+            lone.stderr
+                == "gcdcat: p.aa: no p.ab beside it: the split that made it marked it part 1 of 3, so the set's other "
+                + "parts are missing. Put the missing parts back, or give --as-given to join what is here\n")
+        let found = try gcdcat(["q.001", "-o", "out"], in: scratch.path)
+        #expect(found.status == 1)
+        #expect(
+            found.stderr
+                == "gcdcat: q.002: missing part: the split that made q.001 marked it part 1 of 3, so the set goes on "
+                + "past q.001. Put the missing parts back, or give --as-given to join what is here\n")
+        #expect(scratch.read("out") == nil)
+    }
+
+    /// A set without its manifest whose last parts are gone: the marks say how many there were
+    /// (the first part's count, or, when the first part was rewritten since, the last's place).
+    /// A whole set needs no warning that its last part may be missing.
+    @Test func aSetEndingBeforeItsMarkedCountIsRefused() throws {
+        let scratch = try Scratch()
+        let input = randomData(5000, seed: 2303)
+        try scratch.write("in.bin", input)
+        #expect(try gcdcat(["split", "in.bin", "--size", "1000", "--no-manifest", "-q"], in: scratch.path).status == 0)
+        let whole = try gcdcat(["in.bin.001", "-o", "whole"], in: scratch.path)
+        #expect(whole.status == 0)
+        #expect(whole.stderr == "")
+        #expect(scratch.read("whole") == input)
+        try FileManager.default.removeItem(atPath: scratch.file("in.bin.005"))
+        let short = try gcdcat(["in.bin.001", "-o", "out"], in: scratch.path)
+        #expect(short.status == 1)
+        #expect(
+            short.stderr
+                == "gcdcat: in.bin.005: missing part: the split that made in.bin.001 marked it part 1 of 5, so the set "
+                + "goes on past in.bin.004. Put the missing parts back, or give --as-given to join what is here\n")
+        try scratch.unmark(["in.bin.001"])
+        let byLast = try gcdcat(["in.bin.001", "-o", "out"], in: scratch.path)
+        #expect(byLast.status == 1)
+        #expect(
+            byLast.stderr
+                == "gcdcat: in.bin.005: missing part: the split that made in.bin.004 marked it part 4 of 5, so the set "
+                + "goes on past in.bin.004. Put the missing parts back, or give --as-given to join what is here\n")
+        #expect(scratch.read("out") == nil)
+        let given = try gcdcat(["in.bin.001", "-o", "out", "--as-given", "-q"], in: scratch.path)
+        #expect(given.status == 0, "\(given.stderr)")
+        #expect(scratch.read("out") == input.prefix(4000))
+    }
+
+    /// Parts of two splits side by side: a part of another split after the set's last (copied
+    /// with its mark), or files past the count the first part's mark gives, are refused.
+    @Test func aSetJoiningTwoSplitsIsRefused() throws {
+        let scratch = try Scratch()
+        try scratch.write("a", randomData(3000, seed: 2304))
+        try scratch.write("b", randomData(4000, seed: 2305))
+        for (input, prefix) in [("a", "q."), ("b", "r.")] {
+            let split = try gcdcat(
+                ["split", input, prefix, "--size", "1000", "--no-manifest", "-q"], in: scratch.path)
+            #expect(split.status == 0, "\(split.stderr)")
+        }
+        #expect(try shell("cp -a r.004 q.004", in: scratch.path).status == 0)
+        let mixed = try gcdcat(["q.001", "-o", "out"], in: scratch.path)
+        #expect(mixed.status == 1)
+        #expect(
+            mixed.stderr
+                == "gcdcat: q.004: was made by another split than q.001 (the marks each split left on its parts "
+                + "differ), so the set found from q.001 would join two splits' parts; remove the stale parts, or give "
+                + "--as-given to join them as they are\n")
+        try scratch.unmark(["q.004"])
+        let extra = try gcdcat(["q.001", "-o", "out"], in: scratch.path)
+        #expect(extra.status == 1)
+        #expect(
+            extra.stderr
+                == "gcdcat: q.004: is not one of the 3 parts the split that made q.001 marked, so the set found from "
+                + "q.001 would join other files to them; remove it and those after it, or give --as-given to join them "
+                + "as they are\n")
+        #expect(scratch.read("out") == nil)
+    }
+
+    /// A mark counts only while the file holds what the split wrote: a part rewritten since (here
+    /// appended to) carries a stale mark, which is ignored.
+    @Test func aRewrittenPartsMarkIsIgnored() throws {
+        let scratch = try Scratch()
+        let input = randomData(2000, seed: 2306)
+        try scratch.write("in.bin", input)
+        #expect(
+            try gcdcat(
+                ["split", "in.bin", "p.", "--size", "1000", "--suffix=alpha", "--no-manifest", "-q"], in: scratch.path
+            ).status == 0)
+        try FileManager.default.removeItem(atPath: scratch.file("p.aa"))
+        #expect(try shell("printf x >> p.ab", in: scratch.path).status == 0)
+        let merged = try gcdcat(["p.ab", "-o", "out", "-q"], in: scratch.path)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(scratch.read("out") == input.suffix(1000) + Data("x".utf8))
+    }
+}
