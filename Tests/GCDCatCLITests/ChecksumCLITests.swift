@@ -192,8 +192,8 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         #expect(
             result.stderr
-                == "gcdcat: note: crlf.sfv, hostile.sfv, malformed.sfv beside the set also list it; checked against "
-                + "data.txt.sfv only (gcdcat verify checks the others)\n"
+                == "gcdcat: note: crlf.sfv, hostile.sfv, malformed.sfv beside the set also list it, and agree with "
+                + "data.txt.sfv about its parts\n"
                 + "gcdcat: 4 parts verified against data.txt.sfv\n")
         #expect(scratch.read("data.txt") == scratch.read("expected.txt"))
     }

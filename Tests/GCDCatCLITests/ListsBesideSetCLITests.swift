@@ -149,8 +149,8 @@ import Testing
         #expect(merged.status == 0, "\(merged.stderr)")
         #expect(
             merged.stderr
-                == "gcdcat: note: MD5SUMS, SHA256SUMS beside the set also list it; checked against x.bin.b2 only "
-                + "(gcdcat verify checks the others)\ngcdcat: 3 parts verified against x.bin.b2\n")
+                == "gcdcat: note: MD5SUMS, SHA256SUMS beside the set also list it, and agree with x.bin.b2 about "
+                + "its parts\ngcdcat: 3 parts verified against x.bin.b2\n")
     }
 
     @Test func oneSFVOverTwoSetsChecksEachSetByItsOwnLines() throws {
@@ -254,17 +254,35 @@ import Testing
         #expect(scratch.read("x.bin") == whole)
     }
 
-    @Test func theSetsOwnListNamesTheOtherListsBesideIt() throws {
+    /// Two lists beside a set that disagree about a part (the set's own SFV made after the part
+    /// changed, an older SHA256SUMS): the merge checks the other list's lines for the parts too,
+    /// and stops naming the part, both lists and the line (it said "verified", exit 0, checking
+    /// the SFV only: outside attack). Lists that agree are said to.
+    @Test func twoListsThatDisagreeAboutAPartStopTheMerge() throws {
         let (scratch, _) = try set()
         try scratch.write("SHA256SUMS", try runTool("sha256sum", Self.parts, in: scratch.path).stdout)
-        try corrupt("x.bin.002", in: scratch)
         try scratch.write("x.bin.sfv", try gcdcat(["checksum"] + Self.parts, in: scratch.path).stdout)
-        let merged = try gcdcat(["x.bin.001"], in: scratch.path)
-        #expect(merged.status == 0, "\(merged.stderr)")
+        let agreeing = try gcdcat(["x.bin.001", "-o", "agreeing"], in: scratch.path)
+        #expect(agreeing.status == 0, "\(agreeing.stderr)")
+        #expect(
+            agreeing.stderr
+                == "gcdcat: note: SHA256SUMS beside the set also lists it, and agrees with x.bin.sfv about its parts\n"
+                + "gcdcat: 3 parts verified against x.bin.sfv\n")
+        let listed = try runTool("sha256sum", ["x.bin.002"], in: scratch.path).stdoutText.prefix(64)
+        try corrupt("x.bin.002", in: scratch)
+        let changed = try runTool("sha256sum", ["x.bin.002"], in: scratch.path).stdoutText.prefix(64)
+        try scratch.write("x.bin.sfv", try gcdcat(["checksum"] + Self.parts, in: scratch.path).stdout)
+        let merged = try gcdcat(["x.bin.001", "--json"], in: scratch.path)
+        #expect(merged.status == 2)
         #expect(
             merged.stderr
-                == "gcdcat: note: SHA256SUMS beside the set also lists it; checked against x.bin.sfv only "
-                + "(gcdcat verify checks the others)\ngcdcat: 3 parts verified against x.bin.sfv\n")
+                == "gcdcat: x.bin.002: sha256 is \(changed), but SHA256SUMS line 2 says \(listed), and x.bin.sfv, the "
+                + "list the merge checks against, lists it too: the lists disagree, or the part changed since one of "
+                + "them was made, so nothing was merged. gcdcat verify on each list says which holds; name the one to "
+                + "trust with --manifest\n")
+        let report = try JSONSerialization.jsonObject(with: merged.stdout) as? [String: Any]
+        #expect((report?["error"] as? [String: Any])?["code"] as? String == "checksumMismatch")
+        #expect(!scratch.listing().contains("x.bin"))
     }
 
     @Test func aListAmongThePartsIsRefusedBeforeAnythingIsWritten() throws {

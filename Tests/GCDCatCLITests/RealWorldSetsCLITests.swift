@@ -357,8 +357,8 @@ import Testing
         #expect(merged.status == 0, "\(merged.stderr)")
         #expect(
             merged.stderr
-                == "gcdcat: note: p.sfv beside the set also lists it; checked against p\\xe9.sfv only (gcdcat verify "
-                + "checks the others)\ngcdcat: 2 parts verified against p\\xe9.sfv\n")
+                == "gcdcat: note: p.sfv beside the set also lists it, and agrees with p\\xe9.sfv about its parts\n"
+                + "gcdcat: 2 parts verified against p\\xe9.sfv\n")
         #expect(scratch.read("out") == Data("abcde".utf8))
     }
 

@@ -196,10 +196,9 @@ public struct MergeOperation: Sendable {
         }
         let parts = try validatedParts(resolved.parts)
         try refuseSpannedZip(parts.first)
-        let (manifestFile, warnings, notes) = try MergeVerification.locate(
+        let (manifestFile, warnings, otherLists) = try MergeVerification.locate(
             explicit: manifest, candidates: resolved.manifestCandidates, policy: manifestPolicy, besideParts: parts)
         for warning in warnings { notice(.warning(warning)) }
-        for note in notes { notice(.note(note)) }
         // Parts named one by one are sniffed for a list taken in by a glob; not the parts of one
         // numbered set (`xaa xab`, candidates known), whose names say what they are even when a
         // part's text is checksum lines (a split SHA256SUMS).
@@ -214,6 +213,10 @@ public struct MergeOperation: Sendable {
             try OutputSink.check(path, inputs: inputs, overwrite: overwrite)
         } else if case .object = target {
             try OutputSink.check(target: target, inputs: inputs, overwrite: overwrite)
+        }
+        if let manifestFile, !otherLists.isEmpty {
+            try OtherListsCheck.check(otherLists, parts: parts, used: manifestFile.path, jobs: jobs)
+            notice(.note(MergeVerification.othersNote(otherLists, used: manifestFile.path)))
         }
         // auto with an SFV manifest checks the parts while it copies them (OverlappedVerification);
         // an upload checks the bytes as it sends them instead.

@@ -43,7 +43,7 @@ public struct MergeVerification: Sendable, Equatable {
 
     /// The manifest to use: `explicit`, or (when `policy` allows) the first of `candidates` that
     /// exists, else the first list beside `besideParts` that names them or their whole file
-    /// (``ListsBesideSet``; with several, a note says which was used). A candidate that is not a
+    /// (``ListsBesideSet``; with several, the others are returned, for ``OtherListsCheck``). A candidate that is not a
     /// regular file (a folder named `NAME.sfv`) is skipped with a warning; an explicit manifest
     /// that is not one is an error.
     ///
@@ -52,7 +52,7 @@ public struct MergeVerification: Sendable, Equatable {
     /// `policy` is `.required` and there is none.
     public static func locate(
         explicit: String?, candidates: [String], policy: ManifestPolicy, besideParts: [PartFile] = []
-    ) throws -> (manifest: PartFile?, warnings: [String], notes: [String]) {
+    ) throws -> (manifest: PartFile?, warnings: [String], others: [String]) {
         if let explicit { return (try PartFile.validate(explicit), [], []) }
         var warnings: [String] = []
         if policy != .disabled {
@@ -79,12 +79,12 @@ public struct MergeVerification: Sendable, Equatable {
                 let others = try found.lists.filter(isOther)
                 // Its own faults are said when it is read, not as a list beside it.
                 let otherUnreadable = try zip(unreadableLists, unreadable).filter { try isOther($0.0.0) }.map(\.1)
-                return (own, warnings + otherUnreadable, others.isEmpty ? [] : [othersNote(others, used: own.path)])
+                return (own, warnings + otherUnreadable, others)
             }
             warnings += unreadable
             if let list = found.lists.first {
                 let others = Array(found.lists.dropFirst())
-                return (try PartFile.validate(list), warnings, others.isEmpty ? [] : [othersNote(others, used: list)])
+                return (try PartFile.validate(list), warnings, others)
             }
             // The only list about the set gives a part two values: one of them is wrong, and
             // merging unchecked would pass a corrupt part it was meant to catch.
@@ -109,10 +109,10 @@ public struct MergeVerification: Sendable, Equatable {
         return (nil, warnings, [])
     }
 
-    /// "MD5SUMS, SHA256SUMS beside the set also list it; checked against x.bin.b2 only (…)".
+    /// "MD5SUMS, SHA256SUMS beside the set also list it, and agree with x.bin.b2 about its parts".
     static func othersNote(_ others: [String], used: String) -> String {
         "\(others.map(\.displayPath).joined(separator: ", ")) beside the set also \(others.count == 1 ? "lists" : "list") "
-            + "it; checked against \(used.displayPath) only (gcdcat verify checks the others)"
+            + "it, and \(others.count == 1 ? "agrees" : "agree") with \(used.displayPath) about its parts"
     }
 
     /// Checks `parts` against the manifest at `manifestPath` (or, when nil and `policy` allows,
