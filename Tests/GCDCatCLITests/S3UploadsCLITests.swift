@@ -146,12 +146,17 @@ struct S3UploadsCLITests {
         let report = try JSONSerialization.jsonObject(with: rerun.stdout) as? [String: Any]
         let notes = report?["notes"] as? [String] ?? []
         #expect(notes.contains { $0.hasPrefix("s3://\(bucket)/s.001: resuming the upload ") }, "\(notes)")
-        var joined = Data()
-        for key in ["s.001", "s.002", "s.003", "s.004", "s.005"] { joined += try LiveS3.bytes(bucket, key) ?? Data() }
-        #expect(joined == input)
+        #expect(try Self.joined(bucket) == input)
         #expect(try LiveS3.uploads(bucket).isEmpty)
         let verified = try LiveS3.gcdcat(["verify", "s3://\(bucket)/s.sfv", "-q"], in: scratch.path)
         #expect(verified.status == 0, "\(verified.stderr)")
+    }
+
+    /// The five objects of a split of 100 MiB by 24M, joined.
+    static func joined(_ bucket: String) throws -> Data {
+        try ["s.001", "s.002", "s.003", "s.004", "s.005"].reduce(into: Data()) {
+            $0 += try LiveS3.bytes(bucket, $1) ?? Data()
+        }
     }
 
     /// The uploads a killed split left, by key, with the bytes their parts hold.
@@ -190,9 +195,7 @@ struct S3UploadsCLITests {
         let manifest = UInt64(try LiveS3.bytes(bucket, "s.sfv")?.count ?? 0)
         let sent = (try LiveS3.json(rerun)["s3"] as? [String: Any])?["uploadedBytes"] as? Int
         #expect(sent == Int(UInt64(input.count) - kept + manifest), "\(rerun.stdoutText)")
-        var joined = Data()
-        for key in ["s.001", "s.002", "s.003", "s.004", "s.005"] { joined += try LiveS3.bytes(bucket, key) ?? Data() }
-        #expect(joined == input)
+        #expect(try Self.joined(bucket) == input)
         #expect(try LiveS3.uploads(bucket).isEmpty)
     }
 
@@ -335,9 +338,7 @@ struct S3UploadsCLITests {
             in: scratch.path)
         #expect(rerun.status == 0, "\(rerun.stderr)")
         #expect(rerun.stderr.isEmpty, "\(rerun.stderr)")
-        var joined = Data()
-        for key in ["s.001", "s.002", "s.003", "s.004", "s.005"] { joined += try LiveS3.bytes(bucket, key) ?? Data() }
-        #expect(joined == input)
+        #expect(try Self.joined(bucket) == input)
         #expect(try LiveS3.uploads(bucket).isEmpty)
     }
 }
