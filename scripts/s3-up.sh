@@ -65,6 +65,11 @@ osd max object size = 1073741824
 [client.rgw.a]
 rgw frontends = beast endpoint=127.0.0.1:$PORT
 rgw data = $D/rgw
+# Virtual-hosted-style requests (BUCKET.localhost:PORT, addressing_style = virtual): curl
+# resolves every *.localhost name to the loopback itself, so no /etc/hosts entry is needed.
+# localhost itself and 127.0.0.1 stay path-style; any other host name would be taken as a
+# bucket's (RGW's CNAME rule).
+rgw dns name = localhost
 # SSE-C over plain http (loopback tests), and SSE-KMS with RGW's built-in test key store.
 rgw crypt require ssl = false
 rgw crypt s3 kms backend = testing

@@ -87,10 +87,7 @@ extension GCDCat {
         @OptionGroup var output: OutputOptions
         @OptionGroup var parallelism: JobsOption
 
-        @Flag(help: "Read s3:// objects even where the server keeps their crc32 (x-amz-checksum-crc32).")
-        var noStoredChecksums = false
-
-        @OptionGroup var objectStore: ObjectStoreOptions
+        @OptionGroup var objectStore: ObjectReadOptionGroup
 
         var json: Bool { output.json }
         var quiet: Bool { output.quiet }
@@ -117,7 +114,7 @@ extension GCDCat {
         private var checkOptions: ListCheck.Options {
             ListCheck.Options(
                 forced: algorithm, jobs: jobs, ignoreMissing: ignoreMissing, followLinksOutside: followLinksOutside,
-                trustServer: !noStoredChecksums, keepsFiles: json,
+                trustServer: objectStore.trustsStoredChecksums, keepsFiles: json,
                 showsProgress: !quiet && !status && isatty(STDERR_FILENO) == 1)
         }
 

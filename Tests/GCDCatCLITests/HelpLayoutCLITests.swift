@@ -67,6 +67,32 @@ import Testing
         }
     }
 
+    /// Issue 21: checksum and verify each declared `--no-stored-checksums` and the object-store
+    /// options; one group declares them now. Their --help is as it was: the same block in both,
+    /// in this order, right after --jobs.
+    @Test func checksumAndVerifyShowTheObjectStoreOptionsAsOneBlockAfterJobs() throws {
+        let order = [
+            "--no-stored-checksums", "--endpoint-url", "--ca-bundle", "--no-verify-ssl", "--request-timeout",
+            "--cleanup-timeout", "--sse-c-key", "--request-payer", "--expected-bucket-owner",
+        ]
+        var blocks: Set<String> = []
+        for command in ["checksum", "verify"] {
+            let text = try help(command, columns: 100)
+            let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            // Each option's line: its first word that starts with "--".
+            let options = lines.enumerated().compactMap { index, line in
+                line.hasPrefix("  -")
+                    ? line.split(separator: " ").first { $0.hasPrefix("--") }.map { (index, String($0)) } : nil
+            }
+            let start = try #require(options.firstIndex { $0.1 == "--no-stored-checksums" }, "\(command)")
+            #expect(options[start - 1].1 == "--jobs", "\(command)")
+            #expect(options[start..<(start + order.count)].map(\.1) == order, "\(command): \(options.map(\.1))")
+            let end = start + order.count < options.count ? options[start + order.count].0 : lines.count
+            blocks.insert(lines[options[start].0..<end].joined(separator: "\n"))
+        }
+        #expect(blocks.count == 1, "\(blocks)")
+    }
+
     @Test func splitHelpNamesAGlobThatKeepsItsOrder() throws {
         let text = try help("split", columns: 100)
         // FILE.0* stops at .099; FILE.[0-9]* takes .100 to .999 too.

@@ -31,6 +31,9 @@ final class HoldingProxy: Sendable {
     private let rewritesETag: @Sendable (String, String) -> Bool
     /// The ETag a rewritten answer carries.
     static let rewrittenETag = "0123456789abcdef0123456789abcdef-2"
+    /// An answer of the proxy's own for a request, given its head (request line and headers),
+    /// sent instead of forwarding it; nil forwards it.
+    private let answers: @Sendable (_ head: String) -> [UInt8]?
     private let passedRequests = Mutex<[String]>([])
     private let droppedRequests = Mutex<[String]>([])
 
@@ -42,10 +45,12 @@ final class HoldingProxy: Sendable {
         },
         rewritingETagOf rewritesETag: @escaping @Sendable (_ method: String, _ target: String) -> Bool = { _, _ in
             false
-        }
+        },
+        answering answers: @escaping @Sendable (_ head: String) -> [UInt8]? = { _ in nil }
     ) throws {
         upstreamPort = upstream.flatMap { URL(string: $0)?.port }.map { UInt16($0) }
         self.holds = holds
+        self.answers = answers
         self.delays = delays
         self.dropsAnswer = dropsAnswer
         self.rewritesETag = rewritesETag
@@ -144,6 +149,10 @@ final class HoldingProxy: Sendable {
             pending.removeFirst(min(length, pending.count))
             // Listed before the delay: a test that acts on a request it saw acts while it waits.
             passedRequests.withLock { $0.append("\(method) \(target)") }
+            if let answer = answers(String(decoding: head, as: UTF8.self)) {
+                guard LoopbackSocket.writeAll(client, answer) else { break }
+                continue
+            }
             let delay = delays(method, target)
             if delay > 0 { usleep(UInt32(delay * 1_000_000)) }
             if let upstreamPort, method == "HEAD", rewritesETag(method, target) {

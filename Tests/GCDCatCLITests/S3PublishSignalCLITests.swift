@@ -41,32 +41,62 @@ struct S3PublishSignalCLITests {
         return (process.terminationStatus, stderr.wait())
     }
 
-    @Test(arguments: [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")])
-    func aSignalWhileASplitPublishesWaitsForTheWholeSetWhichStays(signal: Int32, name: String) throws {
+    /// A split (12 parts and a manifest, each completion held 0.4 s) or a merge (one object,
+    /// its completion held 2 s) signalled while its outputs are being published.
+    struct Publishing: Sendable, CustomTestStringConvertible {
+        var command: String
+        var signal: Int32
+        var name: String
+        var testDescription: String { "\(command), \(name)" }
+    }
+
+    @Test(arguments: [
+        Publishing(command: "split", signal: SIGINT, name: "SIGINT"),
+        Publishing(command: "split", signal: SIGTERM, name: "SIGTERM"),
+        Publishing(command: "merge", signal: SIGINT, name: "SIGINT"),
+    ])
+    func aSignalWhileOutputsArePublishedWaitsForThemWhichStay(_ run: Publishing) throws {
         let scratch = try Scratch()
         let bucket = try LiveS3.freshBucket("pubsig")
-        let input = randomData(12 * 1024, seed: 91)
-        try scratch.write("in", input)
-        // 12 parts and a manifest, each completion held 0.4 s: the window lasts seconds.
+        let split = run.command == "split"
+        let input: Data
+        let arguments: [String]
+        let outcome: String
+        if split {
+            input = randomData(12 * 1024, seed: 91)
+            try scratch.write("in", input)
+            arguments = ["split", "in", "--size", "1K", "--prefix", "s3://\(bucket)/x.", "-q", "--jobs", "2"]
+            outcome = "the set being published: s3://\(bucket)/x.001 and 12 other outputs were published and stay"
+        } else {
+            let first = randomData(5 << 20, seed: 92)
+            let second = randomData(1 << 20, seed: 93)
+            try scratch.write("a.001", first)
+            try scratch.write("a.002", second)
+            input = first + second
+            arguments = ["merge", "a.001", "a.002", "-o", "s3://\(bucket)/out", "-q"]
+            outcome = "the output being published: s3://\(bucket)/out was published and stays"
+        }
+        // The window lasts seconds.
         let proxy = try HoldingProxy(upstream: LiveS3.endpoint, holding: { _, _ in false }) { method, target in
-            Self.publishes(method, target) ? 0.4 : 0
+            Self.publishes(method, target) ? (split ? 0.4 : 2) : 0
         }
         defer { proxy.stop() }
-        let (status, stderr) = try Self.interrupted(
-            ["split", "in", "--size", "1K", "--prefix", "s3://\(bucket)/x.", "-q", "--jobs", "2"],
-            in: scratch.path, proxy: proxy, signal: signal)
-        #expect(status == 128 + signal, "\(stderr)")
+        let (status, stderr) = try Self.interrupted(arguments, in: scratch.path, proxy: proxy, signal: run.signal)
+        #expect(status == 128 + run.signal, "\(stderr)")
         #expect(
             stderr
-                == "\ngcdcat: interrupted by \(name) while its outputs were being published; publishing them first, "
+                == "\ngcdcat: interrupted by \(run.name) while its outputs were being published; publishing them first, "
                 + "for at most 15s (--cleanup-timeout); a second signal stops at once and lists what is left\n"
-                + "\ngcdcat: interrupted by \(name); it waited for the set being published: s3://\(bucket)/x.001 and "
-                + "12 other outputs were published and stay\n")
-        let parts = (1...12).map { "x." + String(format: "%03d", $0) }
-        #expect(try LiveS3.keys(bucket) == parts + ["x.sfv"])
+                + "\ngcdcat: interrupted by \(run.name); it waited for \(outcome)\n")
         #expect(try LiveS3.uploads(bucket).isEmpty)
-        let merged = try LiveS3.gcdcat(["merge", "s3://\(bucket)/x.001", "-o", "back", "-q"], in: scratch.path)
-        #expect(merged.status == 0 && scratch.read("back") == input, "\(merged.stderr)")
+        if split {
+            let parts = (1...12).map { "x." + String(format: "%03d", $0) }
+            #expect(try LiveS3.keys(bucket) == parts + ["x.sfv"])
+            let merged = try LiveS3.gcdcat(["merge", "s3://\(bucket)/x.001", "-o", "back", "-q"], in: scratch.path)
+            #expect(merged.status == 0 && scratch.read("back") == input, "\(merged.stderr)")
+        } else {
+            #expect(try LiveS3.bytes(bucket, "out") == input)
+        }
     }
 
     /// Publishing that outlasts the signal's wait (half of `--cleanup-timeout`): the sweep stops
@@ -153,31 +183,6 @@ struct S3PublishSignalCLITests {
                 + "30s, --cleanup-timeout); a second signal stops at once and lists what is left\n"
                 + "\ngcdcat: interrupted by SIGINT; aborted 1 unfinished upload; s3://\(bucket)/out was not created\n")
         #expect(try LiveS3.keys(bucket).isEmpty)
-        #expect(try LiveS3.uploads(bucket).isEmpty)
-    }
-
-    @Test func sigintWhileAMergeCompletesItsOutputWaitsForItWhichStays() throws {
-        let scratch = try Scratch()
-        let bucket = try LiveS3.freshBucket("pubmrg")
-        let first = randomData(5 << 20, seed: 92)
-        let second = randomData(1 << 20, seed: 93)
-        try scratch.write("a.001", first)
-        try scratch.write("a.002", second)
-        let proxy = try HoldingProxy(upstream: LiveS3.endpoint, holding: { _, _ in false }) { method, target in
-            Self.publishes(method, target) ? 2 : 0
-        }
-        defer { proxy.stop() }
-        let (status, stderr) = try Self.interrupted(
-            ["merge", "a.001", "a.002", "-o", "s3://\(bucket)/out", "-q"], in: scratch.path, proxy: proxy,
-            signal: SIGINT)
-        #expect(status == 130, "\(stderr)")
-        #expect(
-            stderr
-                == "\ngcdcat: interrupted by SIGINT while its outputs were being published; publishing them first, "
-                + "for at most 15s (--cleanup-timeout); a second signal stops at once and lists what is left\n"
-                + "\ngcdcat: interrupted by SIGINT; it waited for the output being published: s3://\(bucket)/out was "
-                + "published and stays\n")
-        #expect(try LiveS3.bytes(bucket, "out") == first + second)
         #expect(try LiveS3.uploads(bucket).isEmpty)
     }
 }

@@ -146,12 +146,128 @@ struct S3UploadsCLITests {
         let report = try JSONSerialization.jsonObject(with: rerun.stdout) as? [String: Any]
         let notes = report?["notes"] as? [String] ?? []
         #expect(notes.contains { $0.hasPrefix("s3://\(bucket)/s.001: resuming the upload ") }, "\(notes)")
-        var joined = Data()
-        for key in ["s.001", "s.002", "s.003", "s.004", "s.005"] { joined += try LiveS3.bytes(bucket, key) ?? Data() }
-        #expect(joined == input)
+        #expect(try Self.joined(bucket) == input)
         #expect(try LiveS3.uploads(bucket).isEmpty)
         let verified = try LiveS3.gcdcat(["verify", "s3://\(bucket)/s.sfv", "-q"], in: scratch.path)
         #expect(verified.status == 0, "\(verified.stderr)")
+    }
+
+    /// The five objects of a split of 100 MiB by 24M, joined.
+    static func joined(_ bucket: String) throws -> Data {
+        try ["s.001", "s.002", "s.003", "s.004", "s.005"].reduce(into: Data()) {
+            $0 += try LiveS3.bytes(bucket, $1) ?? Data()
+        }
+    }
+
+    /// The uploads a killed split left, by key, with the bytes their parts hold.
+    static func leftUploads(_ bucket: String) throws -> [(upload: MultipartUpload, bytes: UInt64)] {
+        let client = try LiveS3.client()
+        return try LiveS3.uploads(bucket).sorted { $0.location.key < $1.location.key }.map { upload in
+            (upload, try client.listParts(upload)?.reduce(0) { $0 + $1.size } ?? 0)
+        }
+    }
+
+    /// The line of an upload a rerun took over and did not complete: kept, not aborted.
+    static func keptLine(_ upload: MultipartUpload) -> String {
+        "gcdcat: left behind: \(upload.location): the unfinished upload \(upload.uploadID) an earlier run left, which "
+            + "this run was resuming, is kept with its parts: the same command resumes it (--take-over-after 0 at "
+            + "once), or gcdcat uploads \(upload.location) --abort aborts it\n"
+    }
+
+    /// The last rerun: it resumes every upload left, sends only the bytes they lack (and the
+    /// manifest), and the set is byte-identical.
+    static func finishResumes(
+        _ scratch: Scratch, bucket: String, input: Data, left: [(upload: MultipartUpload, bytes: UInt64)],
+        lacking: UInt64 = 0
+    ) throws {
+        let rerun = try LiveS3.gcdcat(
+            [
+                "split", "input", "--size", "24M", "--prefix", "s3://\(bucket)/s.", "--take-over-after", "0",
+                "--json",
+            ],
+            in: scratch.path)
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        let notes = try LiveS3.json(rerun)["notes"] as? [String] ?? []
+        for (upload, _) in left {
+            #expect(notes.contains { $0.hasPrefix("\(upload.location): resuming the upload \(upload.uploadID) ") })
+        }
+        let kept = left.reduce(0) { $0 + $1.bytes } - lacking
+        let manifest = UInt64(try LiveS3.bytes(bucket, "s.sfv")?.count ?? 0)
+        let sent = (try LiveS3.json(rerun)["s3"] as? [String: Any])?["uploadedBytes"] as? Int
+        #expect(sent == Int(UInt64(input.count) - kept + manifest), "\(rerun.stdoutText)")
+        #expect(try Self.joined(bucket) == input)
+        #expect(try LiveS3.uploads(bucket).isEmpty)
+    }
+
+    /// A rerun that takes over what a killed split left and then stops (here it refuses a key
+    /// whose upload is in use) keeps the uploads it took over, with their parts: it aborted them,
+    /// so the next rerun sent them all again.
+    @Test func aRerunThatIsRefusedKeepsTheUploadsItTookOver() throws {
+        let scratch = try Scratch()
+        let bucket = try LiveS3.freshBucket("keeprefused")
+        let input = try LiveS3.randomFile(scratch, "input", 100 * Self.mib)
+        try Self.killSplit(scratch, bucket: bucket, afterParts: 3)
+        // Idle for --take-over-after (6s) below; the busy key's part, written after, is not
+        // idle by the time the rerun (one object at a time) gets to it.
+        usleep(8_000_000)
+        var left = try Self.leftUploads(bucket)
+        #expect(left.count >= 2, "\(left)")
+        // The last key's upload written to a moment ago: in use, as if another run wrote it.
+        let busy = try #require(left.last).upload
+        _ = try [UInt8](repeating: 7, count: 1).withUnsafeBytes {
+            try LiveS3.client().uploadPart(busy, partNumber: 2, body: $0)
+        }
+        left = try Self.leftUploads(bucket)
+
+        let refused = try LiveS3.gcdcat(
+            [
+                "split", "input", "--size", "24M", "--prefix", "s3://\(bucket)/s.", "--take-over-after", "6s",
+                "--jobs", "1", "-q",
+            ],
+            in: scratch.path)
+        #expect(refused.status == 1, "\(refused.stderr)")
+        #expect(
+            refused.stderr.hasPrefix(
+                "gcdcat: \(busy.location): an unfinished upload of this key, \(busy.uploadID), is in use "),
+            "\(refused.stderr)")
+        for (upload, _) in left.dropLast() {
+            #expect(refused.stderr.contains(Self.keptLine(upload)), "\(refused.stderr)")
+        }
+        #expect(try LiveS3.uploads(bucket).map(\.uploadID).sorted() == left.map(\.upload.uploadID).sorted())
+        #expect(try LiveS3.keys(bucket).isEmpty)
+
+        // What the refused run added to the uploads it took over is kept too.
+        try Self.finishResumes(scratch, bucket: bucket, input: input, left: try Self.leftUploads(bucket), lacking: 1)
+    }
+
+    /// SIGINT during a rerun that resumes: the uploads it took over are kept (its own are aborted),
+    /// named with how to resume them, and the next rerun resumes them.
+    @Test func sigintDuringAResumingRerunKeepsTheUploadsItTookOver() throws {
+        let scratch = try Scratch()
+        let bucket = try LiveS3.freshBucket("keepsigint")
+        let input = try LiveS3.randomFile(scratch, "input", 100 * Self.mib)
+        try Self.killSplit(scratch, bucket: bucket, afterParts: 1)
+        let left = try Self.leftUploads(bucket)
+        #expect(!left.isEmpty)
+        // Each part's upload takes a second: the signal comes while the rerun sends parts.
+        let proxy = try HoldingProxy(upstream: LiveS3.endpoint, holding: { _, _ in false }) { method, target in
+            method == "PUT" && target.contains("partNumber=") ? 1 : 0
+        }
+        defer { proxy.stop() }
+        let (status, stderr) = try S3PublishSignalCLITests.interrupted(
+            ["split", "input", "--size", "24M", "--prefix", "s3://\(bucket)/s.", "--take-over-after", "0"],
+            in: scratch.path, proxy: proxy, signal: SIGINT, once: { $0.contains { $0.contains("partNumber=") } })
+        #expect(status == 130, "\(stderr)")
+        let resumed = left.filter {
+            stderr.contains("gcdcat: note: \($0.upload.location): resuming the upload \($0.upload.uploadID) ")
+        }
+        #expect(!resumed.isEmpty, "\(stderr)")
+        for (upload, _) in resumed {
+            #expect(stderr.contains(Self.keptLine(upload)), "\(stderr)")
+        }
+        // Only the uploads taken over stay; those this run created were aborted.
+        #expect(try LiveS3.uploads(bucket).map(\.uploadID).sorted() == left.map(\.upload.uploadID).sorted())
+        try Self.finishResumes(scratch, bucket: bucket, input: input, left: try Self.leftUploads(bucket))
     }
 
     /// A killed run's upload keeps that run's settings, which S3 does not show: a rerun with
@@ -222,9 +338,7 @@ struct S3UploadsCLITests {
             in: scratch.path)
         #expect(rerun.status == 0, "\(rerun.stderr)")
         #expect(rerun.stderr.isEmpty, "\(rerun.stderr)")
-        var joined = Data()
-        for key in ["s.001", "s.002", "s.003", "s.004", "s.005"] { joined += try LiveS3.bytes(bucket, key) ?? Data() }
-        #expect(joined == input)
+        #expect(try Self.joined(bucket) == input)
         #expect(try LiveS3.uploads(bucket).isEmpty)
     }
 }

@@ -104,11 +104,18 @@ public final class ObjectOutput: Sendable {
                 }
                 return (try store.createMultipartUpload(location, metadata: metadata), nil)
             }
-        ) { upload, _ in
-            .undo(
-                UndoAction(
-                    name: location.description, aborting: location, { try store.abortMultipartUpload(upload) },
-                    ifItFails: { LeftBehindAdvice.upload(upload, $0) }))
+        ) { upload, inherited in
+            // An upload taken over from an earlier run is not this run's to abort: an interrupted
+            // or failed rerun keeps it (and the parts it added) for the next one to resume.
+            inherited != nil
+                ? .undo(
+                    UndoAction(
+                        name: location.description, aborting: location, { throw UploadResumption.Kept() },
+                        ifItFails: { _ in UploadResumption.kept(upload) }))
+                : .undo(
+                    UndoAction(
+                        name: location.description, aborting: location, { try store.abortMultipartUpload(upload) },
+                        ifItFails: { LeftBehindAdvice.upload(upload, $0) }))
         }
         if let inherited { UploadResumption.announce(inherited) }
         state.withLock {
@@ -248,14 +255,17 @@ public final class ObjectOutput: Sendable {
     }
 
     private func abort() {
-        let (upload, token) = state.withLock { state in
+        let (upload, token, inherited) = state.withLock { state in
             defer {
                 state.upload = nil
                 state.token = nil
             }
-            return (state.upload, state.token)
+            return (state.upload, state.token, state.inherited != nil)
         }
-        if let upload {
+        if let upload, inherited {
+            // An earlier run's upload, taken over: kept for the next rerun, and said.
+            registry.noteLeftBehind(UploadResumption.kept(upload), upload: upload.location)
+        } else if let upload {
             // One retry: a failed abort leaves the upload (and its storage) behind, and then
             // the user is told how to remove it.
             do {

@@ -22,6 +22,9 @@ import Synchronization
 /// ``idleBeforeTakeOver`` old by the server's clock (`--take-over-after`, 5 minutes unless set);
 /// otherwise it refuses, naming the upload and its age. S3 shows no owner of an unfinished
 /// upload, so age is the only sign of life; a killed run's upload stops ageing at the kill.
+///
+/// An upload taken over is not this run's to abort: when the rerun fails, is refused on another
+/// key or is interrupted, it is kept with its parts (``kept(_:)`` names it) for the next rerun.
 public enum UploadResumption {
     /// What the predecessor left: the upload and its parts by number.
     struct Inherited: Sendable {
@@ -113,6 +116,18 @@ public enum UploadResumption {
             upload: newest.pending.upload,
             parts: Dictionary(newest.parts.map { ($0.partNumber, $0) }) { _, last in last },
             initiated: newest.pending.initiated)
+    }
+
+    /// What the undo of an upload taken over throws: it is kept, not aborted.
+    struct Kept: Error {}
+
+    /// The line that names an upload an earlier run left, which this run took over and then
+    /// did not complete (it failed or was interrupted): kept, with what it holds, for a rerun.
+    static func kept(_ upload: MultipartUpload) -> String {
+        let location = upload.location
+        return "\(location): the unfinished upload \(upload.uploadID) an earlier run left, which this run was "
+            + "resuming, is kept with its parts: the same command resumes it (--take-over-after 0 at once), or "
+            + "gcdcat uploads \(LeftBehindAdvice.shellQuoted(location.description)) --abort aborts it"
     }
 
     /// The refusal of an upload written to recently: another run may be writing it.
