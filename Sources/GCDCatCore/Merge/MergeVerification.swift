@@ -258,30 +258,31 @@ public struct MergeVerification: Sendable, Equatable {
         // algorithm was only assumed from its length is corruption only once another part
         // matched that assumption; with no match, the assumption is what is wrong.
         var confirmed = Set<HashAlgorithm>()
-        var differing: [(part: PartFile, entry: ChecksumList.Entry, actual: String, other: Bool)] = []
+        var differing: [(part: PartFile, entry: ChecksumList.Entry, status: ChecksumListVerifier.Status)] = []
         for (index, entry) in list.entries.enumerated() {
             let part = parts[index]
             let (actual, crc32) = try digestAndCRC(of: part, algorithm: entry.algorithm, jobs: jobs)
-            if actual == entry.expected {
-                if entry.guessed { confirmed.insert(entry.algorithm) }
-            } else if entry.guessed {
-                // A value another algorithm of that length gives vouches for the part under that
-                // algorithm once other lines confirmed the guess (a list joined from two tools'):
-                // no corruption, as verify says. With no line confirming it, the guess is wrong.
-                let other = try entry.algorithm.alternatives.contains {
-                    try digestAndCRC(of: part, algorithm: $0, jobs: jobs).0 == entry.expected
-                }
-                differing.append((part, entry, actual, other))
-            } else {
+            // verify's verdict (ListVerdict): a value another algorithm of that length gives
+            // (a list joined from two tools') is UNCONFIRMED, no corruption.
+            let status = try ListVerdict.status(of: entry, actual: actual) {
+                try digestAndCRC(of: part, algorithm: $0, jobs: jobs).0
+            }
+            switch status {
+            case .ok where entry.guessed: confirmed.insert(entry.algorithm)
+            case .ok: break
+            case .failed(let actual) where !entry.guessed:
                 throw corruptPart(part, entry: entry, actual: actual, list: path)
+            default: differing.append((part, entry, status))
             }
             crcs.append(crc32)
         }
+        // With no line confirming a guess, the guess is what is wrong; once one did, a value
+        // no algorithm of its length gives is corruption.
         if let guess = differing.first(where: { !confirmed.contains($0.entry.algorithm) }) {
             throw unconfirmedGuess(guess.entry.algorithm, list: path)
         }
-        if let first = differing.first(where: { !$0.other }) {
-            throw corruptPart(first.part, entry: first.entry, actual: first.actual, list: path)
+        for (part, entry, status) in differing {
+            if case .failed(let actual) = status { throw corruptPart(part, entry: entry, actual: actual, list: path) }
         }
         let wholeCRC = try whole.map {
             try checkWhole(parts, entry: $0, confirmed: confirmed.contains($0.algorithm), list: path)
