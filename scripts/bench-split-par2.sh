@@ -56,8 +56,10 @@ done
 
 flags=$(grep -m1 '^flags' /proc/cpuinfo || true)
 has() { [[ " $flags " == *" $1 "* ]]; }
-kernel=scalar  # what gcdcat's CPUID pick runs (Sources/CGF16/gf16_dispatch.c): gfni512, else avx2
-if has gfni && has avx512f && has avx512bw && has avx512vl; then kernel=gfni512; elif has avx2; then kernel=avx2; fi
+kernel=scalar  # what gcdcat's CPUID pick runs (Sources/CGF16/gf16_dispatch.c): gfni512, gfni, avx2
+if has gfni && has avx512f && has avx512bw && has avx512vl; then kernel=gfni512
+elif has gfni && has avx2; then kernel=gfni
+elif has avx2; then kernel=avx2; fi
 echo "split + PAR2 create, ${size} MiB in ${part} MiB parts, 1 MiB blocks, 10%, $rounds interleaved rounds"
 echo "cores: $(nproc); load average before: $(cut -d' ' -f1-3 /proc/loadavg); GF(2^16) kernel: ${GCDCAT_GF16_KERNEL:-$kernel}"
 printf '%-32s %-20s %-20s %s\n' contender "wall s (min med max)" "CPU s (min med max)" "peak RSS MB"

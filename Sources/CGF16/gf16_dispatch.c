@@ -72,13 +72,13 @@ const char *gf16_kernel_name_of(gf16_kernel k) {
     return (unsigned)k < GF16_KERNEL_COUNT ? gf16_kernel_names[k] : NULL;
 }
 
-/// The fastest supported kernel for the PAR2 engine's call, gf16_muladd_matrix. Measured on an
-/// AMD EPYC with AVX2, AVX-512 and GFNI (scripts/bench-gf16.sh, the matrix rows, GB per
-/// CPU-second; README "GF(2^16) kernels"): gfni512, whose matrix entry keeps the outputs in
-/// registers over a batch of inputs, first; then avx2, whose matrix entry beat the gfni and
-/// avx512 kernels' generic tiling there. Those two run only when named.
+/// The fastest supported kernel for the PAR2 engine's call, gf16_muladd_matrix, as measured on
+/// an AMD EPYC with AVX2, AVX-512 and GFNI (scripts/bench-gf16.sh, matrix rows, GB per
+/// CPU-second; docs/bench/gf16.txt): gfni512 (40), whose matrix entry keeps the outputs in
+/// registers over a batch of inputs; then gfni (30), then avx2 (27), whose matrix entry beat
+/// the avx512 kernel's generic tiling (24): avx512 runs only when named.
 static gf16_kernel gf16_kernel_best(void) {
-    static const gf16_kernel order[] = {GF16_KERNEL_GFNI512, GF16_KERNEL_AVX2};
+    static const gf16_kernel order[] = {GF16_KERNEL_GFNI512, GF16_KERNEL_GFNI, GF16_KERNEL_AVX2};
     for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
         if (gf16_cpu_supports(order[i])) return order[i];
     return GF16_KERNEL_SCALAR;

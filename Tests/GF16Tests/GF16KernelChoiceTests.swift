@@ -21,7 +21,7 @@ import Testing
 
     var best: String {
         kernelName(
-            [GF16_KERNEL_GFNI512, GF16_KERNEL_AVX2].first(where: cpuRuns) ?? GF16_KERNEL_SCALAR)
+            [GF16_KERNEL_GFNI512, GF16_KERNEL_GFNI, GF16_KERNEL_AVX2].first(where: cpuRuns) ?? GF16_KERNEL_SCALAR)
     }
 
     @Test func unsetEmptyAndAutoPickTheFastestKernelQuietly() {
