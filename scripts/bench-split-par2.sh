@@ -55,8 +55,11 @@ done
 (cd "$work/g" && "$turbo" verify -q -q data.par2) || { echo "turbo does not verify gcdcat's set" >&2; exit 1; }
 
 flags=$(grep -m1 '^flags' /proc/cpuinfo || true)
-kernel=scalar
-for k in avx2 avx512bw gfni; do [[ " $flags " == *" $k "* ]] && kernel=${k%bw}; done
+has() { [[ " $flags " == *" $1 "* ]]; }
+kernel=scalar  # what gcdcat's CPUID pick runs (Sources/CGF16/gf16_dispatch.c): gfni512, gfni, avx2
+if has gfni && has avx512f && has avx512bw && has avx512vl; then kernel=gfni512
+elif has gfni && has avx2; then kernel=gfni
+elif has avx2; then kernel=avx2; fi
 echo "split + PAR2 create, ${size} MiB in ${part} MiB parts, 1 MiB blocks, 10%, $rounds interleaved rounds"
 echo "cores: $(nproc); load average before: $(cut -d' ' -f1-3 /proc/loadavg); GF(2^16) kernel: ${GCDCAT_GF16_KERNEL:-$kernel}"
 printf '%-32s %-20s %-20s %s\n' contender "wall s (min med max)" "CPU s (min med max)" "peak RSS MB"

@@ -12,9 +12,10 @@
 #define GF16_X86 1
 #endif
 
-static const char *const gf16_kernel_names[GF16_KERNEL_COUNT] = {"scalar", "avx2", "avx512", "gfni"};
+static const char *const gf16_kernel_names[GF16_KERNEL_COUNT] = {"scalar", "avx2", "avx512", "gfni",
+                                                                 "gfni512"};
 static const char *const gf16_kernel_needs[GF16_KERNEL_COUNT] = {"nothing", "AVX2", "AVX-512BW",
-                                                                 "GFNI"};
+                                                                 "GFNI", "GFNI and AVX-512BW/VL"};
 
 #ifdef GF16_X86
 static uint64_t gf16_xgetbv0(void) {
@@ -42,6 +43,9 @@ static int gf16_cpu_probe(gf16_kernel k) {
     case GF16_KERNEL_AVX512:  // opmask, ZMM0-15 upper halves and ZMM16-31 state too
         return (xcr0 & 0xE6) == 0xE6 && ((ebx >> 16) & 1) && ((ebx >> 30) & 1);
     case GF16_KERNEL_GFNI: return avx2 && ((ecx >> 8) & 1);
+    case GF16_KERNEL_GFNI512:  // AVX-512F, BW and VL, GFNI, and the OS saving the AVX-512 state
+        return avx2 && (xcr0 & 0xE6) == 0xE6 && ((ebx >> 16) & 1) && ((ebx >> 30) & 1) && ((ebx >> 31) & 1) &&
+               ((ecx >> 8) & 1);
     default: return 0;
     }
 #else
@@ -68,10 +72,13 @@ const char *gf16_kernel_name_of(gf16_kernel k) {
     return (unsigned)k < GF16_KERNEL_COUNT ? gf16_kernel_names[k] : NULL;
 }
 
-/// The fastest supported kernel. GFNI first: four affine transforms a step against the split
-/// tables' eight lookups (an estimate, not measured: the machine this was written on has neither).
+/// The fastest supported kernel for the PAR2 engine's call, gf16_muladd_matrix, as measured on
+/// an AMD EPYC with AVX2, AVX-512 and GFNI (scripts/bench-gf16.sh, matrix rows, GB per
+/// CPU-second; docs/bench/gf16.txt): gfni512 (40), whose matrix entry keeps the outputs in
+/// registers over a batch of inputs; then gfni (30), then avx2 (27), whose matrix entry beat
+/// the avx512 kernel's generic tiling (24): avx512 runs only when named.
 static gf16_kernel gf16_kernel_best(void) {
-    static const gf16_kernel order[] = {GF16_KERNEL_GFNI, GF16_KERNEL_AVX512, GF16_KERNEL_AVX2};
+    static const gf16_kernel order[] = {GF16_KERNEL_GFNI512, GF16_KERNEL_GFNI, GF16_KERNEL_AVX2};
     for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
         if (gf16_cpu_supports(order[i])) return order[i];
     return GF16_KERNEL_SCALAR;
@@ -91,7 +98,7 @@ gf16_kernel gf16_kernel_choose(const char *request, char *message, size_t messag
     }
     if (message && message_size > 0)
         snprintf(message, message_size,
-                 "GCDCAT_GF16_KERNEL=%s: unknown kernel (scalar, avx2, avx512, gfni or auto); using %s", request,
+                 "GCDCAT_GF16_KERNEL=%s: unknown kernel (scalar, avx2, avx512, gfni, gfni512 or auto); using %s", request,
                  gf16_kernel_names[best]);
     return best;
 }
@@ -101,6 +108,7 @@ static const gf16_kernel_ops *gf16_ops_of(gf16_kernel k) {
     case GF16_KERNEL_AVX2: return &gf16_avx2_ops;
     case GF16_KERNEL_AVX512: return &gf16_avx512_ops;
     case GF16_KERNEL_GFNI: return &gf16_gfni_ops;
+    case GF16_KERNEL_GFNI512: return &gf16_gfni512_ops;
     default: return &gf16_scalar_ops;
     }
 }

@@ -38,6 +38,11 @@ extern const gf16_kernel_ops gf16_scalar_ops;
 extern const gf16_kernel_ops gf16_avx2_ops;
 extern const gf16_kernel_ops gf16_avx512_ops;
 extern const gf16_kernel_ops gf16_gfni_ops;
+extern const gf16_kernel_ops gf16_gfni512_ops;
+
+/// The gfni kernel's single-output and multi entries, which gfni512 shares.
+void gf16_gfni_muladd(uint8_t *dst, const uint8_t *src, size_t len, uint16_t c);
+void gf16_gfni_muladd_multi(uint8_t *const *dst, const uint16_t *c, size_t ndst, const uint8_t *src, size_t len);
 
 /// b[k] = c·x^k for k < 16: the columns of the bit matrix of "multiply by c", from which
 /// every table of a constant is built by linearity (c·(u ^ v) = c·u ^ c·v).

@@ -4,7 +4,8 @@ import Testing
 /// Every region kernel against GF-Complete's multiply_region (multiply-xor) on random data:
 /// constants 0, 1, 0xFFFF and random ones; lengths around the vector steps (64 and 128 bytes),
 /// the multi kernels' tile (4096) and odd ones; unaligned starts; guard bytes around each
-/// region must come back unchanged. The avx512 and gfni tests run only on CPUs that have them.
+/// region must come back unchanged. The avx512, gfni and gfni512 tests run only on CPUs that have
+/// them.
 @Suite struct GF16KernelTests {
     static let lengths = [
         0, 1, 2, 3, 30, 62, 63, 64, 66, 126, 127, 128, 130, 192, 254, 256, 1000, 4094, 4096, 4098, 4160, 8254, 12_414,
@@ -20,6 +21,8 @@ import Testing
     func avx512MuladdMatchesGFComplete() throws { try checkMuladd(GF16_KERNEL_AVX512) }
     @Test(.enabled(if: cpuRuns(GF16_KERNEL_GFNI), "this CPU lacks GFNI"))
     func gfniMuladdMatchesGFComplete() throws { try checkMuladd(GF16_KERNEL_GFNI) }
+    @Test(.enabled(if: cpuRuns(GF16_KERNEL_GFNI512), "this CPU lacks GFNI or AVX-512BW/VL"))
+    func gfni512MuladdMatchesGFComplete() throws { try checkMuladd(GF16_KERNEL_GFNI512) }
 
     @Test func scalarMultiMatchesRepeatedMuladd() throws { try checkMulti(GF16_KERNEL_SCALAR) }
     @Test(.enabled(if: cpuRuns(GF16_KERNEL_AVX2), "this CPU lacks AVX2"))
@@ -28,6 +31,8 @@ import Testing
     func avx512MultiMatchesRepeatedMuladd() throws { try checkMulti(GF16_KERNEL_AVX512) }
     @Test(.enabled(if: cpuRuns(GF16_KERNEL_GFNI), "this CPU lacks GFNI"))
     func gfniMultiMatchesRepeatedMuladd() throws { try checkMulti(GF16_KERNEL_GFNI) }
+    @Test(.enabled(if: cpuRuns(GF16_KERNEL_GFNI512), "this CPU lacks GFNI or AVX-512BW/VL"))
+    func gfni512MultiMatchesRepeatedMuladd() throws { try checkMulti(GF16_KERNEL_GFNI512) }
 
     /// The entry points everyone calls run the kernel gf16_kernel_name names, correctly.
     @Test func selectedKernelMatchesGFComplete() throws {

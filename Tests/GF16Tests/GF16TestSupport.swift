@@ -55,7 +55,9 @@ final class Region {
 }
 
 /// The kernels by name, for arguments and messages.
-let allKernels: [gf16_kernel] = [GF16_KERNEL_SCALAR, GF16_KERNEL_AVX2, GF16_KERNEL_AVX512, GF16_KERNEL_GFNI]
+let allKernels: [gf16_kernel] = [
+    GF16_KERNEL_SCALAR, GF16_KERNEL_AVX2, GF16_KERNEL_AVX512, GF16_KERNEL_GFNI, GF16_KERNEL_GFNI512,
+]
 
 func kernelName(_ kernel: gf16_kernel) -> String { String(cString: gf16_kernel_name_of(kernel)) }
 

@@ -51,20 +51,21 @@ void gf16_muladd_matrix(uint8_t *const *dst, size_t ndst, const uint8_t *const *
 
 /// The kernels. The one gf16_muladd runs is picked once, at first use: the fastest this CPU
 /// supports, or the one named by the environment variable GCDCAT_GF16_KERNEL
-/// (scalar|avx2|avx512|gfni|auto). A name the CPU cannot run, or an unknown name, prints one
+/// (scalar|avx2|avx512|gfni|gfni512|auto). A name the CPU cannot run, or an unknown name, prints one
 /// line to stderr and falls back to the fastest supported kernel.
 typedef enum {
     GF16_KERNEL_SCALAR = 0,  ///< 256-entry split tables; the reference
     GF16_KERNEL_AVX2 = 1,    ///< vpshufb on 4-bit split tables (32 bytes a step)
     GF16_KERNEL_AVX512 = 2,  ///< the same on AVX-512BW (64 bytes a step)
     GF16_KERNEL_GFNI = 3,    ///< gf2p8affineqb: four 8x8 bit matrices per constant (GFNI + AVX2)
-    GF16_KERNEL_COUNT = 4
+    GF16_KERNEL_GFNI512 = 4, ///< the same on AVX-512, with a matrix entry that keeps outputs in registers
+    GF16_KERNEL_COUNT = 5
 } gf16_kernel;
 
 /// The name of the kernel that gf16_muladd and gf16_muladd_multi run ("avx2", …).
 const char *gf16_kernel_name(void);
 
-/// The name of kernel k ("scalar", "avx2", "avx512", "gfni"); NULL if k is out of range.
+/// The name of kernel k ("scalar", "avx2", "avx512", "gfni", "gfni512"); NULL if k is out of range.
 const char *gf16_kernel_name_of(gf16_kernel k);
 
 /// 1 if this CPU and OS can run kernel k, else 0.
