@@ -233,6 +233,9 @@ public struct MergeOperation: Sendable {
         } else {
             verification = try checkBeforeCopying(parts, manifest: manifestFile, notice: notice)
         }
+        if let manifestPath = verification.manifestPath, let path = target.path {
+            CleanupRegistry.shared.willPublish(path, verifiedAgainst: manifestPath)
+        }
         if verification.manifestPath == nil {
             try refuseUnprovenStart(resolved, parts: parts, notice: notice)
         } else if !verification.provesEnd, resolved.discovered {
