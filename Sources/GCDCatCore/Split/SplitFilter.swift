@@ -1,3 +1,4 @@
+import CSystemShim
 import GCDCatSystem
 
 #if canImport(Glibc)
@@ -123,6 +124,54 @@ public struct SplitFilter: Sendable {
                 if start == end, left > 0 { break }
             }
         }
+        return names
+    }
+
+    /// Whether ``runStreaming(_:from:path:counter:starting:)`` cuts `mode` as the bytes arrive
+    /// (`--size`, `--lines`); the others need the input's length first.
+    public static func cutsAsItArrives(_ mode: SplitMode) -> Bool {
+        switch mode {
+        case .size, .lineCount(_, headerLines: 0): true
+        default: false
+        }
+    }
+
+    /// Standard input (or another stream at `fd`) cut by a mode that needs its length (`-n N`,
+    /// `-n l/N`, `-C`, `--size --line-boundary`), as GNU split does: the bytes are first copied
+    /// to an unnamed temporary file (`O_TMPFILE` in `$TMPDIR`, else `/tmp`; it vanishes with the
+    /// process), then cut as a file (``run(_:counter:starting:)``). Memory stays one buffer; the
+    /// disk holds the input once. Returns the names.
+    ///
+    /// ## Errors
+    /// `.io` when the temporary file cannot be made or written (the folder full), or a read
+    /// fails; those of ``run(_:counter:starting:)``.
+    public func runSpooled(
+        _ operation: SplitOperation, from fd: Int32, path: String, counter: TransferCounter = TransferCounter(),
+        starting: (String) -> Void = { _ in }
+    ) throws -> [String] {
+        let given = getenv("TMPDIR").map { String(cString: $0) } ?? ""
+        let directory = given.isEmpty ? "/tmp" : given
+        let raw = PathName.withPathCString(directory) { gcdcat_open_tmpfile($0, 0o600) }
+        guard raw >= 0 else {
+            let code = gcdcat_errno()
+            throw GCDCatError(
+                .io, path: directory, syscall: "open", errno: code,
+                message: "\(describeErrno(code)): -n and -C hold standard input in an unnamed temporary file "
+                    + "there before cutting it (GNU split does the same); set TMPDIR to a writable folder with room")
+        }
+        let spool = OwnedDescriptor(adopting: raw)
+        let capacity = 1 << 20
+        let buffer = try Syscall.allocate(byteCount: capacity, alignment: 4096, path: path)
+        defer { free(buffer) }
+        while true {
+            let count = try Syscall.read(fd, into: buffer, count: capacity, path: path)
+            if count == 0 { break }
+            try Syscall.writeAll(raw, from: buffer, count: count, path: "\(directory) (temporary file)")
+        }
+        var file = operation
+        file.input = "/proc/self/fd/\(raw)"
+        let names = try run(file, counter: counter, starting: starting)
+        _ = consume spool  // closed once its last part was read
         return names
     }
 
