@@ -133,7 +133,7 @@ extension GCDCat {
                 "Write each part to the standard input of 'sh -c COMMAND' (as GNU split: $SHELL, with the part's name "
                     + "in $FILE) instead of a file; no manifest then. Standard input is cut as it arrives by -b or -l; "
                     + "for -C, -n N and -n l/N it is first held in an unnamed temporary file in $TMPDIR (else /tmp), "
-                    + "as GNU does.", valueName: "command"))
+                    + "as GNU does; with -n r/N the N commands run side by side.", valueName: "command"))
         var filter: String?
 
         @Option(help: "numeric (.001), alpha (aa) or gnu-numeric (00).")
@@ -368,8 +368,8 @@ extension GCDCat {
                         "--filter cuts standard input without --header-lines (give the file itself to repeat its header)."
                     )
                 }
-                if chunks?.kind == .roundRobin || ObjectLocation.isObjectPath(input) {
-                    throw ValidationError("--filter needs a file, cut by --size, --lines, --line-bytes or -n N, l/N.")
+                if ObjectLocation.isObjectPath(input) {
+                    throw ValidationError("--filter needs a file or standard input, not an object.")
                 }
             }
             if let needed = minimumSuffixLength, let suffixLength, suffixLength < needed {

@@ -153,6 +153,7 @@ struct GNUSplitDifferentialCLITests {
     @Test(arguments: [
         ["--filter=cat > $FILE.part", "-b", "1000"], ["--filter", "head -c 10 > $FILE.h", "-l", "100"],
         ["--filter=wc -c > $FILE.n", "-n", "l/5", "-d"], ["--filter=cat > \"$FILE\"", "-n", "4", "-e"],
+        ["--filter=cat > $FILE.z", "-n", "r/4"], ["--filter=wc -l > $FILE.n", "-n", "r/3", "-e", "-d"],
     ])
     func filterRunsTheCommandPerPartAsGNUDoes(form: [String]) throws {
         for input in Self.inputs { try expectGNUsParts(form, extra: ["-q"], input: input) }
@@ -167,7 +168,8 @@ struct GNUSplitDifferentialCLITests {
         ["--filter=wc -c > $FILE.n", "-l", "700", "-d"], ["--filter=cat > $FILE", "-b", "4096"],
         ["--filter=cat > $FILE.z", "-C", "5000"], ["--filter=cat > $FILE.z", "-C", "100", "-d"],
         ["--filter=cat > $FILE.z", "-n", "4"], ["--filter=cat > $FILE.z", "-n", "l/4", "-d"],
-        ["--filter=wc -c > $FILE.n", "-n", "l/3"],
+        ["--filter=wc -c > $FILE.n", "-n", "l/3"], ["--filter=cat > $FILE.z", "-n", "r/4", "-d"],
+        ["--filter=cat > $FILE.z", "-n", "r/3", "-e"], ["--filter", "head -c 10 > $FILE.h", "-n", "r/3"],
     ])
     func filterCutsStandardInputAsGNUDoes(form: [String]) throws {
         for input in Self.inputs { try expectGNUsParts(form, extra: ["-q"], input: input, streamed: true) }

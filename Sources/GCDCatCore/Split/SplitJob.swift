@@ -51,6 +51,9 @@ public struct SplitJob {
             let command = SplitFilter(command: filter)
             if operation.input != "-" {
                 _ = try command.run(operation, starting: starting)
+            } else if case .roundRobin(let count) = operation.mode {
+                _ = try command.runRoundRobin(
+                    operation, count: count, from: STDIN_FILENO, path: "standard input", starting: starting)
             } else if SplitFilter.cutsAsItArrives(operation.mode) {
                 _ = try command.runStreaming(operation, from: STDIN_FILENO, path: "standard input", starting: starting)
             } else {
