@@ -100,6 +100,9 @@ func showRunNotes(quiet: Bool) {
 /// Prints `report` as the options ask: text on standard error, JSON on standard output. The
 /// output is already published: see ``afterPublishing(_:manifest:_:)``.
 func emit(_ report: RunReport, options: ReportOptions) throws {
+    // A signal that came as the output was published, or since: the run was interrupted, and
+    // its sweep says so, naming what was published (which stays), as it does during the publish.
+    InterruptHandler.yieldToArrivedSignal()
     var report = report
     report.warnings = Warnings.all
     report.notes += RunNotes.take()

@@ -256,7 +256,9 @@ extension GCDCat {
                 progress: { done, pending in
                     guard json else { return }
                     InterruptHandler.onInterrupt { number, name in
-                        let document = SetsReport.interrupted(done: done, pending: pending, signal: number, name: name)
+                        let document = SetsReport.interrupted(
+                            done: done, pending: pending, published: CleanupRegistry.shared.publishedOutputs,
+                            signal: number, name: name)
                         return (try? JSONDocument.encode(document)) ?? []
                     }
                 }
@@ -276,6 +278,8 @@ extension GCDCat {
                     }
                 }
             }
+            // A signal that came as the last set was published ends the run: its sweep reports.
+            InterruptHandler.yieldToArrivedSignal()
             if outcome.anyFailed || !reporting.quiet { writeToStandardError("gcdcat: \(outcome.summary)\n") }
             let merged = outcome.report.sets.compactMap { entry in
                 if case .report(let report) = entry { report.output } else { nil }

@@ -131,7 +131,9 @@ extension GCDCat {
         @Option(
             help: ArgumentHelp(
                 "Write each part to the standard input of 'sh -c COMMAND' (as GNU split: $SHELL, with the part's name "
-                    + "in $FILE) instead of a file; no manifest then.", valueName: "command"))
+                    + "in $FILE) instead of a file; no manifest then. Standard input is cut as it arrives by -b or -l; "
+                    + "for -C, -n N and -n l/N it is first held in an unnamed temporary file in $TMPDIR (else /tmp), "
+                    + "as GNU does; with -n r/N the N commands run side by side.", valueName: "command"))
         var filter: String?
 
         @Option(help: "numeric (.001), alpha (aa) or gnu-numeric (00).")
@@ -284,7 +286,7 @@ extension GCDCat {
             if noManifest && manifest != nil {
                 throw ValidationError("--manifest and --no-manifest contradict each other.")
             }
-            if input == "-" && parts != nil && chunks?.kind != .roundRobin {
+            if input == "-" && parts != nil && chunks?.kind != .roundRobin && filter == nil {
                 throw ValidationError("--parts needs a file of known size, not standard input.")
             }
             if ObjectLocation.isObjectPath(input) && (lines != nil || lineBytes != nil || lineBoundary) {
@@ -361,12 +363,13 @@ extension GCDCat {
                         "--filter sends the parts to a command, which writes them where it likes: no manifest or list describes them."
                     )
                 }
-                if input == "-" && (size == nil && lines == nil || lineBoundary || headerLines > 0) {
+                if input == "-" && headerLines > 0 {
                     throw ValidationError(
-                        "--filter cuts standard input by --size or --lines only (the other modes need its length).")
+                        "--filter cuts standard input without --header-lines (give the file itself to repeat its header)."
+                    )
                 }
-                if chunks?.kind == .roundRobin || ObjectLocation.isObjectPath(input) {
-                    throw ValidationError("--filter needs a file, cut by --size, --lines, --line-bytes or -n N, l/N.")
+                if ObjectLocation.isObjectPath(input) {
+                    throw ValidationError("--filter needs a file or standard input, not an object.")
                 }
             }
             if let needed = minimumSuffixLength, let suffixLength, suffixLength < needed {

@@ -153,40 +153,49 @@ struct GNUSplitDifferentialCLITests {
     @Test(arguments: [
         ["--filter=cat > $FILE.part", "-b", "1000"], ["--filter", "head -c 10 > $FILE.h", "-l", "100"],
         ["--filter=wc -c > $FILE.n", "-n", "l/5", "-d"], ["--filter=cat > \"$FILE\"", "-n", "4", "-e"],
+        ["--filter=cat > $FILE.z", "-n", "r/4"], ["--filter=wc -l > $FILE.n", "-n", "r/3", "-e", "-d"],
     ])
     func filterRunsTheCommandPerPartAsGNUDoes(form: [String]) throws {
         for input in Self.inputs { try expectGNUsParts(form, extra: ["-q"], input: input) }
     }
 
     /// --filter on standard input (`tar c . | split - out_ -b 1M --filter='gzip > $FILE.gz'`),
-    /// cut by size or lines as the bytes arrive: the commands' files are GNU's.
+    /// cut by size or lines as the bytes arrive, or by `-C`, `-n N` and `-n l/N` once held in a
+    /// temporary file (as GNU does; `-n N` of an empty input runs N commands): the commands'
+    /// files are GNU's.
     @Test(arguments: [
         ["--filter=cat > $FILE.part", "-b", "1000"], ["--filter", "head -c 10 > $FILE.h", "-l", "100"],
         ["--filter=wc -c > $FILE.n", "-l", "700", "-d"], ["--filter=cat > $FILE", "-b", "4096"],
+        ["--filter=cat > $FILE.z", "-C", "5000"], ["--filter=cat > $FILE.z", "-C", "100", "-d"],
+        ["--filter=cat > $FILE.z", "-n", "4"], ["--filter=cat > $FILE.z", "-n", "l/4", "-d"],
+        ["--filter=wc -c > $FILE.n", "-n", "l/3"], ["--filter=cat > $FILE.z", "-n", "r/4", "-d"],
+        ["--filter=cat > $FILE.z", "-n", "r/3", "-e"], ["--filter", "head -c 10 > $FILE.h", "-n", "r/3"],
     ])
     func filterCutsStandardInputAsGNUDoes(form: [String]) throws {
         for input in Self.inputs { try expectGNUsParts(form, extra: ["-q"], input: input, streamed: true) }
     }
 
-    @Test func aFilterOnStandardInputNeedsSizeOrLines() throws {
+    @Test func aFilterOnStandardInputFailsAsAFileDoes() throws {
         let scratch = try Scratch()
         let failing = try run(
             executable: "/bin/sh", ["-c", "\"$0\" split - p_ -b 1000 --filter='exit 3' < /dev/zero", gcdcatPath],
             in: scratch.path)
         #expect(failing.status == 1)
         #expect(failing.stderr == "gcdcat: p_001: with FILE=p_001, exit 3 from command: exit 3\n")
-        for mode in [["-C", "1000"], ["-n", "2"], ["--size", "1000", "--line-boundary"]] {
-            let refused = try run(
-                executable: "/bin/sh",
-                ["-c", "\"$0\" \"$@\" < /dev/null", gcdcatPath, "split", "-", "p_", "--filter=cat"] + mode,
-                in: scratch.path)
-            #expect(refused.status == 64, "\(mode)")
-            #expect(
-                refused.stderr.hasPrefix(
-                    "Error: --filter cuts standard input by --size or --lines only (the other modes need its length).\n"
-                ),
-                "\(mode): \(refused.stderr)")
-        }
+        let spooled = try run(
+            executable: "/bin/sh", ["-c", "\"$0\" split - p_ -n 2 --filter='exit 3' < /dev/null", gcdcatPath],
+            in: scratch.path)
+        #expect(spooled.status == 1)
+        #expect(spooled.stderr == "gcdcat: p_001: with FILE=p_001, exit 3 from command: exit 3\n")
+        let refused = try run(
+            executable: "/bin/sh",
+            ["-c", "\"$0\" split - p_ -l 10 --header-lines 1 --filter=cat < /dev/null", gcdcatPath],
+            in: scratch.path)
+        #expect(refused.status == 64)
+        #expect(
+            refused.stderr.hasPrefix(
+                "Error: --filter cuts standard input without --header-lines (give the file itself to repeat its "
+                    + "header).\n"), "\(refused.stderr)")
         #expect(scratch.listing() == [])
     }
 

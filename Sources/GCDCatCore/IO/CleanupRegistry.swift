@@ -83,6 +83,15 @@ public final class CleanupRegistry: Sendable {
         var pendingTokens: [String: Int] = [:]
         /// The names the last sweep undid by aborting an upload, for ``removalNote(_:)``.
         var abortedUploads: Set<String> = []
+        /// Every output published in this run, in order (``publishedOutputs``), how many of
+        /// them a report already accounts for (``reportedPublished()``), and the manifest each
+        /// was checked against before it was published (``willPublish(_:verifiedAgainst:)``).
+        var published: [String] = []
+        var reported = 0
+        var verifiedAgainst: [String: String] = [:]
+        /// The outputs published whose set the sweep then undid (named before the signal, the
+        /// rest of their set not): they were removed, so they are neither published nor kept.
+        var undone: Set<String> = []
     }
 
     private let state = Mutex(State())
@@ -194,8 +203,14 @@ public final class CleanupRegistry: Sendable {
     /// The outputs published, and the failures of sets that were not, while a sweep waited
     /// for them (``endPublishing(published:failure:)``): what the sweep's message adds.
     public var publishedWhileInterrupted: (published: [String], failures: [String]) {
-        state.withLock { ($0.publishedWhileInterrupted, $0.failedWhilePublishing) }
+        state.withLock { state in
+            (state.publishedWhileInterrupted.filter { !state.undone.contains($0) }, state.failedWhilePublishing)
+        }
     }
+
+    /// The outputs named before the sweep, and removed by it with the rest of their set: not
+    /// created after all.
+    public var undonePublished: [String] { state.withLock { $0.undone.sorted() } }
 
     /// Whether the sweep stopped waiting for the sets being published (``cutPublishing()``):
     /// then what they published stays, and nothing of them is undone but by the sweep.
@@ -207,6 +222,36 @@ public final class CleanupRegistry: Sendable {
     /// and not created are ``unpublishedOutputs``.
     public var publishingOutcome: (cut: Bool, published: [String], unsettled: [String]) {
         state.withLock { ($0.publishingCut, $0.publishedWhileInterrupted, $0.unsettledCompletions) }
+    }
+
+    /// Notes that the output `path`, if it is published, was checked against `manifest` first:
+    /// what ``publishedOutputs`` says of it.
+    public func willPublish(_ path: String, verifiedAgainst manifest: String) {
+        state.withLock { $0.verifiedAgainst[path] = manifest }
+    }
+
+    /// Every output published in this run, in order, whatever came after: once published, an
+    /// output is the job's result, and a signal that ends the run then must name it (its
+    /// `--json` object's `published`), never call it not created.
+    public var publishedOutputs: [ErrorReport.Published] {
+        state.withLock { state in
+            state.published.filter { !state.undone.contains($0) }.map { name in
+                let manifest = state.verifiedAgainst[name]
+                return ErrorReport.Published(output: name, verified: manifest != nil, manifest: manifest)
+            }
+        }
+    }
+
+    /// Notes that every output published so far is accounted for by a report already given (a
+    /// set of several that ended): a sweep's message names only those published since.
+    public func reportedPublished() {
+        state.withLock { $0.reported = $0.published.count }
+    }
+
+    /// The outputs published since ``reportedPublished()`` (all of them when it was never
+    /// called): those a sweep's message must say stay, since no report will.
+    public var unreportedPublished: [String] {
+        state.withLock { state in state.published[state.reported...].filter { !state.undone.contains($0) } }
     }
 
     /// Throws `.interrupted` once an interruption began: nothing new should start.
@@ -283,6 +328,14 @@ public final class CleanupRegistry: Sendable {
 
     public var undoDeadline: Double { Double(undoDeadlineMilliseconds.load(ordering: .relaxed)) / 1000 }
 
+    /// Notes that the output published under `token` (its undo's) was removed again, its set
+    /// rolled back: it is not published after all (``publishedOutputs``).
+    func undid(_ token: Int) {
+        state.withLock { state in
+            if let name = state.publishedUndos[token] { state.undone.insert(name) }
+        }
+    }
+
     public func forget(_ token: Int) {
         state.withLock { state in
             state.entries.removeValue(forKey: token)
@@ -318,6 +371,7 @@ public final class CleanupRegistry: Sendable {
         // Published: an interruption from now on must not call it "not created".
         let shown = output.flatMap { state.pendingOutputs[$0] } ?? name
         if let output { Self.end(output, in: &state) }
+        if let shown { state.published.append(shown) }
         guard let registering else { return nil }
         state.nextToken += 1
         state.entries[state.nextToken] = registering
@@ -449,6 +503,7 @@ public final class CleanupRegistry: Sendable {
         }
         let ordered = state.withLock { state in
             defer { state.entries.removeAll() }
+            for token in state.entries.keys { if let name = state.publishedUndos[token] { state.undone.insert(name) } }
             return state.entries.sorted { $0.key > $1.key }.map(\.value)
         }
         for case .process(let pid) in ordered {

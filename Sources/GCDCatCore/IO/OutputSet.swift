@@ -218,7 +218,12 @@ public final class OutputSet: Sendable {
     /// published, or the error that rolled it back) and says it; this throws `.interrupted`,
     /// so that the command waits for the sweep instead of reporting its own outcome.
     static func inPublishingWindow(_ sinks: [OutputSink], _ publish: () throws -> Void) throws {
-        guard let registry = sinks.lazy.compactMap(\.publishingRegistry).first else { return try publish() }
+        guard let registry = sinks.lazy.compactMap(\.publishingRegistry).first else {
+            try publish()
+            // A signal that came during the publish: the run ends here, published (the sweep
+            // names what stays), rather than go on to report success.
+            return InterruptHandler.yieldToArrivedSignal()
+        }
         try registry.beginPublishing()
         do {
             try publish()
@@ -227,6 +232,7 @@ public final class OutputSet: Sendable {
             throw error
         }
         if registry.endPublishing(published: sinks.map(\.path)) { throw registry.interruptedError() }
+        InterruptHandler.yieldToArrivedSignal()
     }
 
     private static func publishAllNow(
@@ -249,7 +255,10 @@ public final class OutputSet: Sendable {
             if let registry = sinks.lazy.compactMap(\.publishingRegistry).first, registry.publishingWasCut {
                 throw error
             }
-            for entry in placed where entry.replaced == nil { entry.remove() }
+            for entry in placed where entry.replaced == nil {
+                entry.remove()
+                entry.registry.undid(entry.token)
+            }
             for sink in sinks { sink.discard() }
             let kept = placed.compactMap(\.replaced)
             guard !kept.isEmpty, var failure = error as? GCDCatError else { throw error }

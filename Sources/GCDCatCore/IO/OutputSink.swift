@@ -18,6 +18,11 @@ public enum OutputTarget: Sendable, Equatable {
         if case .path(let path) = self { path } else { nil }
     }
 
+    /// True for `-o -`.
+    public var isStandardOutput: Bool {
+        if case .standardOutput = self { true } else { false }
+    }
+
     /// The name used in messages.
     public var displayName: String {
         switch self {

@@ -234,7 +234,11 @@ public struct MergeOperation: Sendable {
                 provesEnd: overlapped.check.manifest.whole != nil)
             for warning in overlapped.check.warnings { notice(.note(warning)) }
         } else {
-            verification = try checkBeforeCopying(parts, manifest: manifestFile, notice: notice)
+            verification = try checkBeforeCopying(
+                parts, manifest: manifestFile, sayVerified: !target.isStandardOutput, notice: notice)
+        }
+        if let manifestPath = verification.manifestPath, let path = target.path {
+            CleanupRegistry.shared.willPublish(path, verifiedAgainst: manifestPath)
         }
         if verification.manifestPath == nil {
             try refuseUnprovenStart(resolved, parts: parts, notice: notice)
@@ -265,6 +269,10 @@ public struct MergeOperation: Sendable {
         if let checked {
             verification = checked
             notice(.verified(parts: parts.count, manifest: checked.manifestPath ?? ""))
+        } else if target.isStandardOutput, let path = verification.manifestPath {
+            // Said once the whole output went out: a reader that stopped early (`| head -c 10`)
+            // ends gcdcat (141) before it, and no line claims the parts' bytes all reached it.
+            notice(.verified(parts: parts.count, manifest: path))
         }
         return Outcome(output: target, request: request, result: result, verification: verification)
     }
@@ -319,7 +327,7 @@ public struct MergeOperation: Sendable {
     /// Checks every part against the manifest (when there is one) before the merge starts,
     /// showing progress: the check reads every part in full, a long wait.
     private func checkBeforeCopying(
-        _ parts: [PartFile], manifest manifestFile: PartFile?, notice: (Notice) -> Void
+        _ parts: [PartFile], manifest manifestFile: PartFile?, sayVerified: Bool, notice: (Notice) -> Void
     ) throws -> MergeVerification {
         let counter = TransferCounter()
         let meter = manifestFile.flatMap { manifest in
@@ -336,7 +344,7 @@ public struct MergeOperation: Sendable {
                 parts, manifest: manifestFile, jobs: jobs, counter: counter, algorithm: listAlgorithm)
         }
         for warning in verification.warnings { notice(.note(warning)) }
-        if let path = verification.manifestPath { notice(.verified(parts: parts.count, manifest: path)) }
+        if sayVerified, let path = verification.manifestPath { notice(.verified(parts: parts.count, manifest: path)) }
         return verification
     }
 

@@ -46,6 +46,7 @@ extension MergeJob {
                 report.warnings = warnings
                 each(.success(report))
                 documents.append(.report(report))
+                CleanupRegistry.shared.reportedPublished()
                 merged.append(report.output ?? group.name)
             } catch let error as GCDCatError where error.code != .interrupted {
                 each(.failure(error))

@@ -30,8 +30,27 @@ public struct SetsReport: Encodable, Sendable {
     /// before it, as they ended (a published set's report among them), then each set `pending`
     /// names as an `interrupted` error object: the one under way (standard error names its
     /// output, not created), and those not begun; the exit status is the signal's, 128 + `signal`.
-    public static func interrupted(done: [Entry], pending: [String], signal: Int32, name: String) -> SetsReport {
+    /// `published` are the outputs the run published (``CleanupRegistry/publishedOutputs``): one
+    /// that no ended set's report names is the set under way's, published as the signal came,
+    /// and its object names it (`published`) and says it stays.
+    public static func interrupted(
+        done: [Entry], pending: [String], published: [ErrorReport.Published] = [], signal: Int32, name: String
+    ) -> SetsReport {
+        let reported = Set(
+            done.compactMap { entry -> String? in
+                if case .report(let report) = entry { report.output } else { nil }
+            })
+        let underWay = published.last { !reported.contains($0.output) }
         let stopped = pending.enumerated().map { index, set in
+            if index == 0, let underWay {
+                let error = GCDCatError(
+                    .interrupted, path: set, errno: signal,
+                    message: "interrupted by \(name) after it was merged; \(underWay.output.displayPath) was "
+                        + "published and stays")
+                var document = ErrorReport(command: "merge", error: error)
+                document.published = underWay
+                return Entry.error(document)
+            }
             let error = GCDCatError(
                 .interrupted, path: set, errno: signal,
                 message: index == 0

@@ -1,3 +1,4 @@
+import CSystemShim
 import GCDCatSystem
 
 #if canImport(Glibc)
@@ -9,8 +10,9 @@ import GCDCatSystem
 /// the environment as `$FILE`. The command writes where it likes, so gcdcat names no file and
 /// writes no manifest.
 ///
-/// Parts run one after another, in order: a file's parts by any mode but round-robin, standard
-/// input's by size or lines as it arrives. A command that stops reading early (`head`) ends its
+/// Parts run one after another, in order: a file's parts by any mode, standard input's by size
+/// or lines as it arrives (by the other modes once held in a temporary file); round-robin's run
+/// side by side, as the lines are dealt. A command that stops reading early (`head`) ends its
 /// part without an error, as in GNU split; a command that fails (a non-zero exit, a signal
 /// other than SIGPIPE) stops the split with an error naming the part.
 public struct SplitFilter: Sendable {
@@ -28,10 +30,11 @@ public struct SplitFilter: Sendable {
     public func run(
         _ operation: SplitOperation, counter: TransferCounter = TransferCounter(), starting: (String) -> Void = { _ in }
     ) throws -> [String] {
-        if case .roundRobin = operation.mode {
-            throw GCDCatError(
-                .invalidInput, path: operation.input, message: "--filter runs one part at a time; -n r/N needs them all"
-            )
+        if case .roundRobin(let count) = operation.mode {
+            let opened = try PartFile.openValidated(operation.input)
+            return try runRoundRobin(
+                operation, count: count, from: opened.descriptor.raw, path: operation.input, counter: counter,
+                starting: starting)
         }
         let (_, pieces, _) = try operation.plan()
         try operation.naming.requireCapacity(pieces.count)
@@ -123,6 +126,126 @@ public struct SplitFilter: Sendable {
                 if start == end, left > 0 { break }
             }
         }
+        return names
+    }
+
+    /// GNU's `-n r/N` with a filter: the lines of the stream at `fd` (a file's or standard
+    /// input's) dealt in turn to `count` commands running side by side, line 1 to the first,
+    /// line N+1 to the first again. Each command starts with its first line; those that got none
+    /// start at the end with an empty input, unless ``SplitOperation/elideEmpty``. A command that
+    /// closes its input early gets no more of its lines. Returns the names of the parts started.
+    ///
+    /// ## Errors
+    /// `.io` when a read fails, or a command cannot be started or fails (the first failure,
+    /// once every command started has ended).
+    public func runRoundRobin(
+        _ operation: SplitOperation, count: Int, from fd: Int32, path: String,
+        counter: TransferCounter = TransferCounter(), starting: (String) -> Void = { _ in }
+    ) throws -> [String] {
+        guard count > 0 else { throw GCDCatError(.invalidInput, path: path, message: "no parts to deal to") }
+        try SplitLimits.requirePartCount(Int64(count), path: path)
+        try operation.naming.requireCapacity(count)
+        let names = try (0..<count).map { try operation.naming.name(at: $0) }
+        let capacity = 1 << 20
+        let buffer = try Syscall.allocate(byteCount: capacity, alignment: 4096, path: path)
+        defer { free(buffer) }
+        let bytes = buffer.assumingMemoryBound(to: UInt8.self)
+        var parts = [DealtPart?](repeating: nil, count: count)
+        var started: [(child: pid_t, name: String)] = []
+        func part(_ index: Int) throws -> DealtPart {
+            if let part = parts[index] { return part }
+            starting(names[index])
+            let ends = try OwnedPipe(for: names[index])
+            let child = try spawn(readingFrom: ends.readEnd, file: names[index])
+            started.append((child, names[index]))
+            let part = DealtPart(input: ends.keepingWriteEnd())
+            parts[index] = part
+            return part
+        }
+        var failure: (any Error)?
+        do {
+            try holdingSIGPIPE {
+                var index = 0
+                while true {
+                    let end = try Syscall.read(fd, into: buffer, count: capacity, path: path)
+                    if end == 0 { break }
+                    var start = 0
+                    while start < end {
+                        let found = memchr(bytes + start, Int32(operation.separator), end - start)
+                        let take =
+                            found.map { $0.assumingMemoryBound(to: UInt8.self) - (bytes + start) + 1 } ?? end - start
+                        let dealt = try part(index)
+                        if dealt.open {
+                            dealt.open = try write(
+                                UnsafeRawPointer(bytes + start), count: take, to: dealt.input, name: names[index])
+                        }
+                        counter.add(bytes: Int64(take), chunks: 1)
+                        start += take
+                        if found != nil { index = (index + 1) % count }
+                    }
+                }
+                if !operation.elideEmpty { for index in 0..<count { _ = try part(index) } }
+            }
+        } catch {
+            failure = error
+        }
+        parts = []  // every command sees its EOF before any is waited for
+        for (child, name) in started {
+            do {
+                try wait(for: child, name: name, failure: nil)
+            } catch {
+                failure = failure ?? error
+            }
+        }
+        if let failure { throw failure }
+        return started.map(\.name)
+    }
+
+    /// Whether ``runStreaming(_:from:path:counter:starting:)`` cuts `mode` as the bytes arrive
+    /// (`--size`, `--lines`); the others need the input's length first.
+    public static func cutsAsItArrives(_ mode: SplitMode) -> Bool {
+        switch mode {
+        case .size, .lineCount(_, headerLines: 0): true
+        default: false
+        }
+    }
+
+    /// Standard input (or another stream at `fd`) cut by a mode that needs its length (`-n N`,
+    /// `-n l/N`, `-C`, `--size --line-boundary`), as GNU split does: the bytes are first copied
+    /// to an unnamed temporary file (`O_TMPFILE` in `$TMPDIR`, else `/tmp`; it vanishes with the
+    /// process), then cut as a file (``run(_:counter:starting:)``). Memory stays one buffer; the
+    /// disk holds the input once. Returns the names.
+    ///
+    /// ## Errors
+    /// `.io` when the temporary file cannot be made or written (the folder full), or a read
+    /// fails; those of ``run(_:counter:starting:)``.
+    public func runSpooled(
+        _ operation: SplitOperation, from fd: Int32, path: String, counter: TransferCounter = TransferCounter(),
+        starting: (String) -> Void = { _ in }
+    ) throws -> [String] {
+        let given = getenv("TMPDIR").map { String(cString: $0) } ?? ""
+        let directory = given.isEmpty ? "/tmp" : given
+        let raw = PathName.withPathCString(directory) { gcdcat_open_tmpfile($0, 0o600) }
+        guard raw >= 0 else {
+            let code = gcdcat_errno()
+            throw GCDCatError(
+                .io, path: directory, syscall: "open", errno: code,
+                message: "\(describeErrno(code)): -n and -C hold standard input in an unnamed temporary file "
+                    + "there before cutting it (GNU split does the same); set TMPDIR to a writable folder with room")
+        }
+        let spool = OwnedDescriptor(adopting: raw)
+        let capacity = 1 << 20
+        let buffer = try Syscall.allocate(byteCount: capacity, alignment: 4096, path: path)
+        defer { free(buffer) }
+        while true {
+            let count = try Syscall.read(fd, into: buffer, count: capacity, path: path)
+            if count == 0 { break }
+            try Syscall.writeAll(raw, from: buffer, count: count, path: "\(directory) (temporary file)")
+        }
+        var file = operation
+        file.input = "/proc/self/fd/\(raw)"
+        let names = try run(file, counter: counter, starting: starting)
+        _ = consume spool  // closed once its last part was read
         return names
     }
 
@@ -269,5 +392,17 @@ public struct SplitFilter: Sendable {
         entry[bytes.count] = 0
         result.append(entry)
         return result
+    }
+}
+
+/// A round-robin part's command while the lines are dealt (``SplitFilter/runRoundRobin(_:count:from:path:counter:starting:)``):
+/// the write end of its input, closed when the part is released.
+private final class DealtPart {
+    let input: OwnedDescriptor
+    /// False once the command closed its input: the rest of its lines are passed over.
+    var open = true
+
+    init(input: consuming OwnedDescriptor) {
+        self.input = input
     }
 }

@@ -49,10 +49,16 @@ public struct SplitJob {
         if let filter {
             operation.manifest = .none
             let command = SplitFilter(command: filter)
-            _ =
-                try operation.input == "-"
-                ? command.runStreaming(operation, from: STDIN_FILENO, path: "standard input", starting: starting)
-                : command.run(operation, starting: starting)
+            if operation.input != "-" {
+                _ = try command.run(operation, starting: starting)
+            } else if case .roundRobin(let count) = operation.mode {
+                _ = try command.runRoundRobin(
+                    operation, count: count, from: STDIN_FILENO, path: "standard input", starting: starting)
+            } else if SplitFilter.cutsAsItArrives(operation.mode) {
+                _ = try command.runStreaming(operation, from: STDIN_FILENO, path: "standard input", starting: starting)
+            } else {
+                _ = try command.runSpooled(operation, from: STDIN_FILENO, path: "standard input", starting: starting)
+            }
             return .streamed
         }
         let inputIsObject = ObjectLocation.isObjectPath(operation.input)

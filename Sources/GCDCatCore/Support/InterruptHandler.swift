@@ -156,8 +156,9 @@ public enum InterruptHandler {
         // published in between (one set of several finishing) was said to be "not created".
         // Outputs given up after the interruption stay listed (CleanupRegistry.endOutput).
         let outcome = CleanupRegistry.shared.publishingOutcome
-        let outputs = CleanupRegistry.shared.unpublishedOutputs.filter { !outcome.unsettled.contains($0) }.map(
-            \.displayPath)
+        let outputs = (CleanupRegistry.shared.unpublishedOutputs + CleanupRegistry.shared.undonePublished).filter {
+            !outcome.unsettled.contains($0)
+        }.map(\.displayPath)
         // A reader that went away ends gcdcat silently, as it ends `cat`: the shell's 141 says it.
         if number != SIGPIPE, outcome.cut {
             let note = CleanupRegistry.shared.removalNote(removed)
@@ -177,8 +178,11 @@ public enum InterruptHandler {
                 default: "; \(outputs[0]) and \(outputs.count - 1) other outputs were not created"
                 }
             let (published, failures) = CleanupRegistry.shared.publishedWhileInterrupted
-            StandardStreams.writeError(
-                "\ngcdcat: interrupted by \(name)\(note)\(notCreated)\(publishedNote(published))\n")
+            // Published before the signal, with no report said of them yet (the run had only
+            // that left to do): they are the run's result, and stay.
+            let before = CleanupRegistry.shared.unreportedPublished.filter { !published.contains($0) }
+            let stays = published.isEmpty ? publishedBeforeNote(before) : publishedNote(published + before)
+            StandardStreams.writeError("\ngcdcat: interrupted by \(name)\(note)\(notCreated)\(stays)\n")
             for failure in failures {
                 StandardStreams.writeError("gcdcat: publishing failed meanwhile, and was undone: \(failure)\n")
             }
@@ -204,6 +208,15 @@ public enum InterruptHandler {
             ? "; it waited for the output being published: \(shown) was published and stays"
             : "; it waited for the set being published: \(shown) and \(published.count - 1) other outputs were "
                 + "published and stay"
+    }
+
+    /// What the sweep says of the outputs published before the signal came, of which no report
+    /// was said yet: they stay, and the run was interrupted as it was about to report them.
+    static func publishedBeforeNote(_ published: [String]) -> String {
+        guard let first = published.min() else { return "" }
+        return published.count == 1
+            ? "; \(first.displayPath) was published and stays"
+            : "; \(first.displayPath) and \(published.count - 1) other outputs were published and stay"
     }
 
     /// What the sweep says when it stopped waiting for a set being published (half of
