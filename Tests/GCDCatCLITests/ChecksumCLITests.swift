@@ -192,8 +192,10 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         #expect(
             result.stderr
-                == "gcdcat: note: crlf.sfv, hostile.sfv, malformed.sfv beside the set also list it, and agree with "
-                + "data.txt.sfv about its parts\n"
+                == "gcdcat: note: crlf.sfv, hostile.sfv beside the set also list it, and agree with data.txt.sfv "
+                + "about its parts\n"
+                + "gcdcat: note: malformed.sfv beside the set also lists it, but gcdcat cannot read all of it (line 2: "
+                + "'crc' is not a CRC32 of 8 hex digits); its other lines were checked\n"
                 + "gcdcat: 4 parts verified against data.txt.sfv\n")
         #expect(scratch.read("data.txt") == scratch.read("expected.txt"))
     }

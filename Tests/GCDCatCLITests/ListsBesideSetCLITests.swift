@@ -277,12 +277,55 @@ import Testing
         #expect(
             merged.stderr
                 == "gcdcat: x.bin.002: sha256 is \(changed), but SHA256SUMS line 2 says \(listed), and x.bin.sfv, the "
-                + "list the merge checks against, lists it too: the lists disagree, or the part changed since one of "
+                + "list the merge checks against, lists it too: the lists disagree, or a part changed since one of "
                 + "them was made, so nothing was merged. gcdcat verify on each list says which holds; name the one to "
                 + "trust with --manifest\n")
         let report = try JSONSerialization.jsonObject(with: merged.stdout) as? [String: Any]
         #expect((report?["error"] as? [String: Any])?["code"] as? String == "checksumMismatch")
         #expect(!scratch.listing().contains("x.bin"))
+    }
+
+    /// Another list's line for the whole file is checked on the parts joined; another list with
+    /// a malformed line, or whose guessed algorithm matched nothing, is not said to agree
+    /// (outside attack).
+    @Test func anotherListsWholeLineAndMalformedLinesAndGuessesAreHeeded() throws {
+        let (scratch, whole) = try set()
+        try scratch.write("x.bin.sfv", try gcdcat(["checksum"] + Self.parts, in: scratch.path).stdout)
+        try scratch.write("x.bin", whole)
+        let right = try runTool("sha256sum", ["x.bin"], in: scratch.path).stdoutText
+        try FileManager.default.removeItem(atPath: scratch.file("x.bin"))
+        let digest = String(right.prefix(64))
+        let wrong = (digest.first == "0" ? "1" : "0") + digest.dropFirst()
+        try scratch.write("SHA256SUMS", Data("\(wrong)  x.bin\n".utf8))
+        let joined = try gcdcat(["x.bin.001"], in: scratch.path)
+        #expect(joined.status == 2)
+        #expect(
+            joined.stderr
+                == "gcdcat: SHA256SUMS: the parts joined give sha256 \(digest), but SHA256SUMS line 1 says \(wrong), and "
+                + "x.bin.sfv, the list the merge checks against, lists it too: the lists disagree, or a part changed "
+                + "since one of them was made, so nothing was merged. gcdcat verify on each list says which holds; name "
+                + "the one to trust with --manifest\n")
+        let sums = try runTool("sha256sum", Self.parts, in: scratch.path).stdout
+        try scratch.write("SHA256SUMS", sums + Data("garbage line\n".utf8))
+        let malformed = try gcdcat(["x.bin.001", "-o", "malformed"], in: scratch.path)
+        #expect(malformed.status == 0, "\(malformed.stderr)")
+        #expect(
+            malformed.stderr
+                == "gcdcat: note: SHA256SUMS beside the set also lists it, but gcdcat cannot read all of it (line 4: "
+                + "'garbage line' is not a sha256 line ('HEX  NAME' or 'SHA256 (NAME) = HEX')); its other lines were "
+                + "checked\ngcdcat: 3 parts verified against x.bin.sfv\n")
+        try FileManager.default.removeItem(atPath: scratch.file("SHA256SUMS"))
+        var lines = String(decoding: sums, as: UTF8.self).split(separator: "\n").map(String.init)
+        lines[1] = (lines[1].first == "0" ? "1" : "0") + lines[1].dropFirst()
+        try scratch.write("checksums.txt", Data((lines.joined(separator: "\n") + "\n").utf8))
+        let guessed = try gcdcat(["x.bin.001"], in: scratch.path)
+        #expect(guessed.status == 0, "\(guessed.stderr)")
+        #expect(
+            guessed.stderr
+                == "gcdcat: note: checksums.txt beside the set also lists it, but some of its values match nothing "
+                + "under the algorithm their length suggests; gcdcat verify checksums.txt says more\n"
+                + "gcdcat: 3 parts verified against x.bin.sfv\n")
+        #expect(scratch.read("x.bin") == whole)
     }
 
     @Test func aListAmongThePartsIsRefusedBeforeAnythingIsWritten() throws {

@@ -101,7 +101,7 @@ import Testing
         #expect(byLast.status == 1)
         #expect(
             byLast.stderr
-                == "gcdcat: in.bin.005: missing part: the split that made in.bin.004 marked it part 4 of 5, so the set "
+                == "gcdcat: in.bin.005: missing part: the split that made in.bin.002 marked it part 2 of 5, so the set "
                 + "goes on past in.bin.004. Put the missing parts back, or give --as-given to join what is here\n")
         #expect(scratch.read("out") == nil)
         let given = try gcdcat(["in.bin.001", "-o", "out", "--as-given", "-q"], in: scratch.path)
@@ -154,5 +154,57 @@ import Testing
         let merged = try gcdcat(["p.ab", "-o", "out", "-q"], in: scratch.path)
         #expect(merged.status == 0, "\(merged.stderr)")
         #expect(scratch.read("out") == input.suffix(1000) + Data("x".utf8))
+    }
+    /// A list or a glob (`gcdcat p.00*`) is held to the marks as a set found from its first
+    /// part is: parts of two splits, a set short of its count, files past it (they merged with
+    /// exit 0: outside attack).
+    @Test func aListOrGlobIsHeldToTheMarks() throws {
+        let scratch = try Scratch()
+        try scratch.write("A", randomData(1000, seed: 2307))
+        try FileManager.default.createDirectory(atPath: scratch.file("q"), withIntermediateDirectories: false)
+        try scratch.write("q/B", randomData(950, seed: 2308))
+        #expect(
+            try shell(
+                "\(gcdcatPath) split A -b 200 --no-manifest -q p. && cd q && \(gcdcatPath) split B -b 200 --no-manifest -q p. && cp -a p.005 ../p.005",
+                in: scratch.path
+            ).status == 0)
+        let list = ["merge", "p.001", "p.002", "p.003", "p.004", "p.005", "-o", "out"]
+        let mixed = try gcdcat(list, in: scratch.path)
+        #expect(mixed.status == 1)
+        #expect(
+            mixed.stderr
+                == "gcdcat: p.005: was made by another split than p.001 (the marks each split left on its parts "
+                + "differ), so the parts given would join two splits' parts; remove the stale parts, or give "
+                + "--as-given to join them as they are\n")
+        try FileManager.default.removeItem(atPath: scratch.file("p.005"))
+        let short = try gcdcat(Array(list.prefix(5)) + ["-o", "out"], in: scratch.path)
+        #expect(short.status == 1)
+        #expect(
+            short.stderr
+                == "gcdcat: p.005: missing part: the split that made p.001 marked it part 1 of 5, so the set goes on "
+                + "past p.004. Put the missing parts back, or give --as-given to join what is here\n")
+        #expect(scratch.read("out") == nil)
+    }
+
+    /// GNU split run again over a marked set's names rewrites the first parts in place (their
+    /// marks stay, no longer current) and leaves the old last parts: a merge refuses to join
+    /// them (it gave the old tail after the new bytes, exit 0, silent: outside attack).
+    @Test func anotherSplitOverTheSameNamesIsRefused() throws {
+        let scratch = try Scratch()
+        try scratch.write("old.bin", randomData(9000, seed: 2309))
+        try scratch.write("new.bin", randomData(6000, seed: 2310))
+        #expect(
+            try gcdcat(["split", "old.bin", "-d", "-b", "2000", "--no-manifest", "-q", "x"], in: scratch.path).status
+                == 0)
+        #expect(try runTool("split", ["-d", "-b", "2000", "new.bin", "x"], in: scratch.path).status == 0)
+        let merged = try gcdcat(["x00", "-o", "out"], in: scratch.path)
+        #expect(merged.status == 1)
+        #expect(
+            merged.stderr
+                == "gcdcat: x00: was changed since the split that made x03 marked it (its size or time no longer match "
+                + "the mark), while x03 is as that split wrote it, so the set found from x00 would join two writes' "
+                + "parts (another split over the same names, or a damaged part?); split again with --force, or give "
+                + "--as-given to join them as they are\n")
+        #expect(scratch.read("out") == nil)
     }
 }

@@ -215,8 +215,9 @@ public struct MergeOperation: Sendable {
             try OutputSink.check(target: target, inputs: inputs, overwrite: overwrite)
         }
         if let manifestFile, !otherLists.isEmpty {
-            try OtherListsCheck.check(otherLists, parts: parts, used: manifestFile.path, jobs: jobs)
-            notice(.note(MergeVerification.othersNote(otherLists, used: manifestFile.path)))
+            for note in try OtherListsCheck.check(otherLists, parts: parts, used: manifestFile.path, jobs: jobs) {
+                notice(.note(note))
+            }
         }
         // auto with an SFV manifest checks the parts while it copies them (OverlappedVerification);
         // an upload checks the bytes as it sends them instead.
@@ -354,6 +355,8 @@ public struct MergeOperation: Sendable {
         _ resolved: PartArguments.Resolved, parts: [PartFile], notice: (Notice) -> Void
     ) throws {
         if let refusal = resolved.lateStartRefusal(names: FileSystemNames()) { throw refusal }
+        // --no-verify joins the parts as they are, changed or not.
+        if manifestPolicy != .disabled, let changed = resolved.changedPart { throw changed }
         // A discovered set, or a list of one set's parts: both may lack parts no one made,
         // unless the marks its split left say it is whole.
         if !resolved.markedWhole && (resolved.discovered || (!asGiven && !resolved.manifestCandidates.isEmpty)) {

@@ -1,39 +1,84 @@
 import GCDCatSystem
 
 /// The other lists beside a set (``ListsBesideSet``) than the one a merge checks it against:
-/// their lines that name the set's parts are checked too, so that two lists that disagree about
-/// a part (a good `m.bin.sfv`, a `SHA256SUMS` that says otherwise) stop the merge instead of one
-/// of them being passed over. Lines for other files, and whole-file lines, are left to `verify`.
+/// their lines for the set's parts and for the whole file are checked too, so that two lists
+/// that disagree (a good `m.bin.sfv`, a `SHA256SUMS` that says otherwise) stop the merge instead
+/// of one of them being passed over. Lines for other files are left to `verify`.
 enum OtherListsCheck {
-    /// Checks each part a line of `lists` names against that line; `used` is the list the merge
-    /// checks against. A mismatch under an algorithm guessed from the value's length alone (no
-    /// tag, no list name to tell it) proves nothing and is left out, as `verify` calls it
-    /// unconfirmed.
+    /// Checks each line of `lists` that names one of `parts` or the file they join to; `used` is
+    /// the list the merge checks against. Returns one note a list: that it agrees, or that its
+    /// values under an algorithm guessed from their length matched nothing (a mismatch there
+    /// proves nothing: `verify` calls it unconfirmed).
+    ///
+    /// A whole-file line is checked on the parts joined, unless `used` records a header the
+    /// split repeated atop every part (the output then is not the parts joined).
     ///
     /// ## Errors
-    /// `.checksumMismatch` naming the part, the list and line that disagree, and `used`; those
-    /// of reading a part.
-    static func check(_ lists: [String], parts: [PartFile], used: String, jobs: Int) throws {
+    /// `.checksumMismatch` naming the part (or list), the list and line that disagree, and
+    /// `used`; those of reading a part.
+    static func check(_ lists: [String], parts: [PartFile], used: String, jobs: Int) throws -> [String] {
+        let joinsWhole = (try? Manifest.load(used).header) == nil
         // Two lists of one algorithm read a part once.
         var known: [String: String] = [:]
+        var notes: [String] = []
+        var agreeing: [String] = []
         for list in lists {
-            guard let entries = try? ChecksumList.loadSkippingMalformed(list).list.entries else { continue }
-            for entry in entries where entry.rejection == nil {
-                let path = ChecksumListVerifier.resolve(entry.name, listPath: list)
-                guard let part = try partNamed(path, among: parts) else { continue }
-                let key = "\(entry.algorithm.rawValue) \(part.path)"
-                let actual = try known[key] ?? FileHash.of(part.path, algorithm: entry.algorithm, jobs: jobs)
+            guard let loaded = try? ChecksumList.loadSkippingMalformed(list) else { continue }
+            // A line gcdcat cannot read is said, never passed over as agreement.
+            if let malformed = loaded.malformed.first {
+                notes.append(
+                    "\(list.displayPath) beside the set also lists it, but gcdcat cannot read all of it "
+                        + "(\(malformed.message)); its other lines were checked")
+            }
+            let entries = loaded.list.entries
+            let roles = try SetListEntries(
+                names: entries.map(\.name), rejections: entries.map(\.rejection), listPath: list, parts: parts
+            ).roles
+            var unconfirmed = false
+            for (entry, role) in zip(entries, roles) where entry.rejection == nil && role != .other {
+                let key = "\(entry.algorithm.rawValue) \(role == .whole ? "" : entry.name)"
+                let actual: String
+                let shown: String
+                if role == .whole {
+                    guard joinsWhole, let digest = entry.algorithm.digest else { continue }
+                    actual = try known[key] ?? FileHash.ofJoined(parts, algorithm: digest).digest
+                    shown = list
+                } else {
+                    let path = ChecksumListVerifier.resolve(entry.name, listPath: list)
+                    guard let part = try partNamed(path, among: parts) else { continue }
+                    actual = try known[key] ?? FileHash.of(part.path, algorithm: entry.algorithm, jobs: jobs)
+                    shown = part.path
+                }
                 known[key] = actual
-                guard actual != entry.expected, !entry.guessed else { continue }
+                guard actual != entry.expected else { continue }
+                if entry.guessed {
+                    unconfirmed = true
+                    continue
+                }
+                let what =
+                    role == .whole
+                    ? "the parts joined give \(entry.algorithm.rawValue) \(actual)"
+                    : "\(entry.algorithm.rawValue) is \(actual)"
                 throw GCDCatError(
-                    .checksumMismatch, path: part.path,
+                    .checksumMismatch, path: shown,
                     message:
-                        "\(entry.algorithm.rawValue) is \(actual), but \(list.displayPath) line \(entry.line) says "
+                        "\(what), but \(list.displayPath) line \(entry.line) says "
                         + "\(entry.expected), and \(used.displayPath), the list the merge checks against, lists it "
-                        + "too: the lists disagree, or the part changed since one of them was made, so nothing was "
+                        + "too: the lists disagree, or a part changed since one of them was made, so nothing was "
                         + "merged. gcdcat verify on each list says which holds; name the one to trust with --manifest")
             }
+            if !loaded.malformed.isEmpty {
+                continue
+            } else if unconfirmed {
+                notes.append(
+                    "\(list.displayPath) beside the set also lists it, but some of its values match nothing under "
+                        + "the algorithm their length suggests; gcdcat verify \(list.displayPath) says more")
+            } else {
+                agreeing.append(list)
+            }
         }
+        if !agreeing.isEmpty { notes.insert(MergeVerification.othersNote(agreeing, used: used), at: 0) }
+        return notes
     }
 
     /// The part that `path` is (same device and inode), if any.

@@ -31,6 +31,9 @@ public enum PartArguments {
         /// True when the marks its split left on the parts (``PartMarkEvidence``) say the set
         /// found is the whole set: no part missing after the last one.
         public var markedWhole = false
+        /// The refusal of a part changed since its split marked it (``PartMarkEvidence``), for
+        /// a merge that has no list to check the parts by their bytes.
+        public var changedPart: GCDCatError?
         /// The name the set's usual first part would have (`x.001`, `xaa`), when it starts late.
         public var usualFirst: String? {
             guard startsLate, let reading = firstReading
@@ -92,11 +95,17 @@ public enum PartArguments {
         if arguments.count == 1 {
             if let set = try PartDiscovery.discover(from: arguments[0], names: names) {
                 // A start the split's own marks vouch for needs no manifest to vouch for it.
-                let vouched = asGiven ? PartMarkEvidence.Vouched() : try PartMarkEvidence.check(set, names: names)
+                let vouched =
+                    asGiven
+                    ? PartMarkEvidence.Vouched()
+                    : try PartMarkEvidence.check(
+                        parts: set.parts, naming: set.naming, found: true,
+                        manifestBeside: set.naming.manifestCandidates.contains(where: names.exists), names: names)
                 return Resolved(
                     parts: set.parts, defaultOutput: set.naming.wholeName,
                     manifestCandidates: set.naming.manifestCandidates, discovered: true,
-                    startsLate: set.startsLate && !asGiven && !vouched.start, markedWhole: vouched.whole, notes: [])
+                    startsLate: set.startsLate && !asGiven && !vouched.start, markedWhole: vouched.whole,
+                    changedPart: vouched.rewritten, notes: [])
             }
             if !asGiven, let refusal = PartMarkEvidence.loneRefusal(arguments[0], names: names) { throw refusal }
             return Resolved(
@@ -132,7 +141,18 @@ public enum PartArguments {
             // list that is evidently numbered (a padded number, or two numbers of one set):
             // `merge six six --allow-duplicates` is a word twice, not part `ix` of a set.
             let evident = Set(numbers).count > 1 || (naming.alphabet == .digits && naming.width >= 2)
-            resolved.startsLate = evident && (numbers.min() ?? 0) > (naming.alphabet == .digits ? 1 : 0)
+            // A list is held to the marks its split left as a found set is (`gcdcat p.00*`); one
+            // that names a part twice (--allow-duplicates) is not one split's order.
+            let vouched =
+                Set(numbers).count < numbers.count
+                ? PartMarkEvidence.Vouched()
+                : try PartMarkEvidence.check(
+                    parts: resolved.parts, naming: naming.with(number: numbers.min() ?? naming.number), found: false,
+                    manifestBeside: naming.manifestCandidates.contains(where: names.exists), names: names)
+            resolved.markedWhole = vouched.whole
+            resolved.changedPart = vouched.rewritten
+            resolved.startsLate =
+                evident && !vouched.start && (numbers.min() ?? 0) > (naming.alphabet == .digits ? 1 : 0)
         }
         return resolved
     }

@@ -60,15 +60,25 @@ public struct PartMark: Sendable, Equatable {
     /// The mark on the file at `path`, when it has one that still describes it (same size and
     /// modification time as when it was marked); nil for any other file.
     public static func read(_ path: String) -> PartMark? {
+        guard let found = readAny(path), found.current else { return nil }
+        return found.mark
+    }
+
+    /// The mark on the file at `path`, and whether it still describes the file (`current`): a
+    /// mark that does not was left by a split on a file rewritten since (GNU split over the same
+    /// names keeps the attribute), which says the file is no longer what that split wrote.
+    public static func readAny(_ path: String) -> (mark: PartMark, current: Bool)? {
         var buffer = [UInt8](repeating: 0, count: 96)
         let length = PathName.withPathCString(path) { name in
             buffer.withUnsafeMutableBytes { gcdcat_getxattr(name, attribute, $0.baseAddress, $0.count) }
         }
         guard length > 0, let mark = PartMark(decoding: String(decoding: buffer.prefix(length), as: UTF8.self)),
-            let info = try? Syscall.statIfExists(path), Int64(info.st_size) == mark.size,
-            info.st_mtim.tv_sec == mark.modified.tv_sec, info.st_mtim.tv_nsec == mark.modified.tv_nsec
+            let info = try? Syscall.statIfExists(path)
         else { return nil }
-        return mark
+        let current =
+            Int64(info.st_size) == mark.size && info.st_mtim.tv_sec == mark.modified.tv_sec
+            && info.st_mtim.tv_nsec == mark.modified.tv_nsec
+        return (mark, current)
     }
 
     var encoded: String {

@@ -12,7 +12,8 @@ enum PartMarkEvidence {
     /// The refusal of `path`, which discovery took for a lone file, when its mark makes it one
     /// part of a larger set.
     static func loneRefusal(_ path: String, names: any SetNames) -> GCDCatError? {
-        guard let mark = names.mark(of: path), mark.count > 1 else { return nil }
+        guard let found = names.mark(of: path), found.current, found.mark.count > 1 else { return nil }
+        let mark = found.mark
         let reading = (NumberedName.readings(of: path) + NumberedName.hexReadings(of: path))
             .first { $0.number >= mark.index }
         if mark.index > 0 {
@@ -34,51 +35,98 @@ enum PartMarkEvidence {
         /// The set ends at its last part found: one split marked every part found, from the
         /// first of its count to the last.
         var whole = false
+        /// A part whose mark of this split is no longer current (rewritten, or damaged): the
+        /// merge refuses the set with this error when no list beside it checks the parts.
+        var rewritten: GCDCatError?
     }
 
-    /// Checks `set` against the marks on its first and last parts.
+    /// Checks the parts of a set (found from its first part, or listed) against the marks they
+    /// carry. The first part with a current mark places the others: every other current mark
+    /// must be of the same split and at its place, and a part whose mark of that split is no
+    /// longer current was rewritten since; the mark's place and count give the set's start and
+    /// end. With a manifest beside the set (`manifestBeside`), which checks every part, only the
+    /// start and the end are taken from the marks: a part re-made by a second run of the same
+    /// split is the manifest's to judge.
     ///
     /// ## Errors
-    /// `.invalidInput` when the first and last parts come from two splits, or parts follow the
-    /// count the first part's mark gives; `.missingPart` when a mark places parts before the
-    /// first or after the last one found.
-    static func check(_ set: PartDiscovery.DiscoveredSet, names: any SetNames) throws -> Vouched {
-        guard let firstPath = set.parts.first, let lastPath = set.parts.last else { return Vouched() }
-        let first = names.mark(of: firstPath)
-        let last = set.parts.count > 1 ? names.mark(of: lastPath) : first
-        if let first, let last, first.setID != last.setID {
-            throw GCDCatError(
-                .invalidInput, path: lastPath,
-                message:
-                    "was made by another split than \(firstPath.displayPath) (the marks each split left on its parts "
-                    + "differ), so the set found from \(firstPath.displayPath) would join two splits' parts; remove "
-                    + "the stale parts, or give --as-given to join them as they are")
-        }
-        if let first, first.index > 0 {
-            let number = set.naming.number - first.index
-            throw missingStart(firstPath, mark: first, first: number >= 0 ? set.naming.with(number: number).name : nil)
-        }
-        // How many parts the split made: the first part's count, else the last's place.
-        guard let (holder, mark) = first.map({ (firstPath, $0) }) ?? last.map({ (lastPath, $0) }) else {
+    /// `.invalidInput` for parts of two splits, a part rewritten since, one out of its place,
+    /// or parts past the marked count; `.missingPart` when the marks place parts before the
+    /// first or after the last one given.
+    static func check(
+        parts: [String], naming: NumberedName, found: Bool, manifestBeside: Bool, names: any SetNames
+    ) throws -> Vouched {
+        let marks = parts.map { names.mark(of: $0) }
+        guard let anchor = marks.firstIndex(where: { $0?.current == true }), let mark = marks[anchor]?.mark else {
             return Vouched()
         }
-        let expected = first != nil ? mark.count : set.parts.count - 1 - mark.index + mark.count
-        if expected > set.parts.count {
-            throw GCDCatError(
-                .missingPart, path: set.naming.with(number: set.naming.number + set.parts.count).name,
-                message:
-                    "missing part: the split that made \(holder.displayPath) marked it part \(mark.index + 1) of "
-                    + "\(mark.count), so the set goes on past \(lastPath.displayPath). " + remedy)
+        let the = found ? "the set found from \(parts[0].displayPath)" : "the parts given"
+        let anchorPath = parts[anchor].displayPath
+        // The place of parts[0] in the split that made parts[anchor].
+        let offset = mark.index - anchor
+        var rewritten: GCDCatError?
+        for (position, reading) in marks.enumerated() where !manifestBeside && position != anchor {
+            guard let reading else { continue }
+            if reading.mark.setID != mark.setID {
+                guard reading.current else { continue }
+                throw GCDCatError(
+                    .invalidInput, path: parts[position],
+                    message:
+                        "was made by another split than \(anchorPath) (the marks each split left on its parts "
+                        + "differ), so \(the) would join two splits' parts; remove the stale parts, or give --as-given "
+                        + "to join them as they are")
+            }
+            if !reading.current {
+                // A list beside the set judges a changed part by its bytes; without one, this is
+                // the only evidence (``Vouched/rewritten``).
+                rewritten =
+                    rewritten
+                    ?? GCDCatError(
+                        .invalidInput, path: parts[position],
+                        message:
+                            "was changed since the split that made \(anchorPath) marked it (its size or time no longer "
+                            + "match the mark), while \(anchorPath) is as that split wrote it, so \(the) would join "
+                            + "two writes' parts (another split over the same names, or a damaged part?); split again "
+                            + "with --force, or give --as-given to join them as they are")
+                continue
+            }
+            if reading.mark.index - position != offset {
+                throw GCDCatError(
+                    .invalidInput, path: parts[position],
+                    message:
+                        "is part \(reading.mark.index + 1) of the split that made \(anchorPath), but stands at place "
+                        + "\(position + 1) of \(the); give the parts in their order, or --as-given to join them as "
+                        + "they are")
+            }
         }
-        if first != nil, expected < set.parts.count {
-            throw GCDCatError(
-                .invalidInput, path: set.parts[expected],
-                message:
-                    "is not one of the \(mark.count) parts the split that made \(firstPath.displayPath) marked, so the "
-                    + "set found from \(firstPath.displayPath) would join other files to them; remove it and those "
-                    + "after it, or give --as-given to join them as they are")
+        // A list that starts late is refused by ``PartArguments/Resolved/lateStartRefusal(names:)``.
+        if offset > 0 && !found { return Vouched(rewritten: rewritten) }
+        if offset > 0 {
+            let number = naming.number - offset
+            throw missingStart(parts[0], mark: mark, first: number >= 0 ? naming.with(number: number).name : nil)
         }
-        return Vouched(start: first != nil, whole: first != nil && expected == set.parts.count)
+        if offset < 0 {
+            throw GCDCatError(
+                .invalidInput, path: parts[0],
+                message:
+                    "is not one of the \(mark.count) parts the split that made \(anchorPath) marked, which starts "
+                    + "\(-offset) place(s) later; remove it, or give --as-given to join the parts as they are")
+        }
+        if mark.count > parts.count {
+            throw GCDCatError(
+                .missingPart, path: naming.with(number: naming.number + parts.count).name,
+                message:
+                    "missing part: the split that made \(anchorPath) marked it part \(mark.index + 1) of "
+                    + "\(mark.count), so the set goes on past \(parts[parts.count - 1].displayPath). " + remedy)
+        }
+        if mark.count < parts.count {
+            throw GCDCatError(
+                .invalidInput, path: parts[mark.count],
+                message:
+                    "is not one of the \(mark.count) parts the split that made \(anchorPath) marked, so \(the) "
+                    + "would join other files to them; remove it and those after it, or give --as-given to join them "
+                    + "as they are")
+        }
+        return Vouched(start: true, whole: true, rewritten: rewritten)
     }
 
     private static func missingStart(_ path: String, mark: PartMark, first: String?) -> GCDCatError {

@@ -10,13 +10,14 @@ public protocol SetNames: Sendable {
     /// The names in `folder` (a path's part before its last `/`, as `splitPath` gives it),
     /// without the folder, in no particular order.
     func entries(inFolder folder: String) throws -> [String]
-    /// The mark a split left on the part at `path` (``PartMark``), while it still describes it.
-    func mark(of path: String) -> PartMark?
+    /// The mark a split left on the part at `path` (``PartMark/readAny(_:)``), and whether it
+    /// still describes it.
+    func mark(of path: String) -> (mark: PartMark, current: Bool)?
 }
 
 extension SetNames {
     /// Objects carry no mark.
-    public func mark(of path: String) -> PartMark? { nil }
+    public func mark(of path: String) -> (mark: PartMark, current: Bool)? { nil }
 }
 
 /// Names on disk: `lstat` for one name, `readdir` for a folder.
@@ -31,7 +32,7 @@ public struct FileSystemNames: SetNames {
         try directoryEntries(folder)
     }
 
-    public func mark(of path: String) -> PartMark? { PartMark.read(path) }
+    public func mark(of path: String) -> (mark: PartMark, current: Bool)? { PartMark.readAny(path) }
 }
 
 /// A fixed list of full paths, such as every key a listing returned, each spelled
