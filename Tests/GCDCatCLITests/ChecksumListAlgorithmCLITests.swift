@@ -131,6 +131,19 @@ import Testing
         #expect(scratch.read("m.bin") == whole)
     }
 
+    /// A `HEX  NAME` line of a length no algorithm gcdcat reads has (`rhash --tiger`'s 48
+    /// digits) is said as such, not as a bad CRC32 (it was "'a.iso' is not a CRC32": outside attack).
+    @Test func aValueOfNoKnownLengthIsSaidAsSuch() throws {
+        let scratch = try files()
+        try makeList(scratch, "LIST", "rhash", ["--tiger"])
+        let result = try gcdcat(["verify", "LIST"], in: scratch.path)
+        #expect(result.status == 1)
+        #expect(
+            result.stderr
+                == "gcdcat: LIST: line 1: 48 hex digits before the name: no algorithm gcdcat reads has a value of that "
+                + "length (a list of another tool's, such as rhash --tiger?)\n")
+    }
+
     @Test func aGuessFromTheLengthIsSaidAndAConfirmedGuessReportsRealCorruption() throws {
         let scratch = try files()
         try makeList(scratch, "LIST", "sha384sum", [])

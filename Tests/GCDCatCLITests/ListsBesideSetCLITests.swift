@@ -285,6 +285,26 @@ import Testing
         #expect(!scratch.listing().contains("x.bin"))
     }
 
+    /// A list beside the set too large for a merge to load (over 64 MiB) that names its parts
+    /// is warned of, not passed over in silence (a corrupt part merged with exit 0 and no word:
+    /// outside attack); `verify` reads it.
+    @Test func aListTooLargeToLoadIsSaidNotPassedOver() throws {
+        let (scratch, whole) = try set()
+        try scratch.unmark(Self.parts)
+        var list = try runTool("sha256sum", Self.parts, in: scratch.path).stdout
+        let filler = Data(String(repeating: String(repeating: "0", count: 64) + "  other\n", count: 1000).utf8)
+        while list.count <= 64 << 20 { list.append(filler) }
+        try scratch.write("SHA256SUMS", list)
+        let merged = try gcdcat(["x.bin.001"], in: scratch.path)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(
+            merged.stderr
+                == "gcdcat: warning: SHA256SUMS beside the set names its parts, but gcdcat cannot read it (it is over "
+                + "64 MiB, more than a merge loads to check a set); the parts were not checked against it (gcdcat "
+                + "verify SHA256SUMS says why)\n")
+        #expect(scratch.read("x.bin") == whole)
+    }
+
     /// Another list's line for the whole file is checked on the parts joined; another list with
     /// a malformed line, or whose guessed algorithm matched nothing, is not said to agree
     /// (outside attack).

@@ -204,6 +204,17 @@ public struct ChecksumList: Sendable, Equatable {
         return assumed
     }
 
+    /// The digit count of a line shaped `HEX  NAME` or `HEX *NAME` (16 digits or more) whose
+    /// length is no algorithm's; nil for any other line.
+    static func unknownLengthDigits(_ line: String) -> Int? {
+        let hex = line.utf8.prefix { (48...57).contains($0) || (97...102).contains($0) || (65...70).contains($0) }
+        let rest = line.utf8.dropFirst(hex.count)
+        guard hex.count >= 16, rest.starts(with: "  ".utf8) || rest.starts(with: " *".utf8),
+            HashAlgorithm(hexLength: hex.count) == nil
+        else { return nil }
+        return hex.count
+    }
+
     static func parseLine(
         _ decoded: String, number: Int, forced: HashAlgorithm?, named: HashAlgorithm? = nil,
         malformed: (String) -> GCDCatError
@@ -240,6 +251,13 @@ public struct ChecksumList: Sendable, Equatable {
                 name: parsed.name, algorithm: algorithm, expected: parsed.hex, line: number, format: format)
             entry.guessed = guessed
             return entry
+        }
+        // `HEX  NAME` with a value of a length no algorithm gcdcat reads has (`rhash --tiger`'s
+        // 48 digits): said so, not read as an SFV line whose CRC32 is the name.
+        if let digits = unknownLengthDigits(decoded) {
+            throw malformed(
+                "\(digits) hex digits before the name: no algorithm gcdcat reads has a value of that length (a list of "
+                    + "another tool's, such as rhash --tiger?)")
         }
         // A list whose name (or --algorithm) says its algorithm: a line of no shape is said as
         // not one of its lines, not as a bad CRC32.

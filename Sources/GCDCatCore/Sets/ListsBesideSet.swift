@@ -67,9 +67,15 @@ enum ListsBesideSet {
     /// does not hide a list from the merge that must check it.
     static func reading(list: String, parts: [PartFile], whole: String?) throws -> Reading {
         guard let info = try Syscall.statIfExists(list), info.st_mode & S_IFMT == S_IFREG,
-            Int64(info.st_size) <= largestList,
             !parts.contains(where: { $0.device == UInt64(info.st_dev) && $0.inode == UInt64(info.st_ino) })
         else { return .notAbout }
+        // Too large to load, but still looked through for the set's names: passed over in
+        // silence, it let a corrupt part merge that the list would have caught.
+        if Int64(info.st_size) > largestList {
+            let names = parts.map { splitPath($0.path).name } + (whole.map { [$0] } ?? [])
+            guard namesAny(of: names, list: list) else { return .notAbout }
+            return .unreadable("it is over \(largestList >> 20) MiB, more than a merge loads to check a set")
+        }
         // An SFV is checked part by part only: its crc32 of a whole file is not one gcdcat
         // checks before publishing.
         let entries: [(name: String, rejection: String?)]
