@@ -285,6 +285,23 @@ import Testing
         #expect(!scratch.listing().contains("x.bin"))
     }
 
+    /// Release notes atop the only list beside the set (more lines than a file that is no list
+    /// is read for) do not hide its lines: a corrupt part is exit 2 (it merged with exit 0 and a
+    /// warning that the list could not be read: outside attack).
+    @Test func proseAtopTheListDoesNotHideItsLines() throws {
+        let (scratch, _) = try set()
+        try scratch.unmark(Self.parts)
+        let prose = (1...150).map { "Release notes, line \($0)\n" }.joined()
+        try scratch.write(
+            "SHA256SUMS", Data(prose.utf8) + (try runTool("sha256sum", Self.parts, in: scratch.path).stdout))
+        try corrupt("x.bin.002", in: scratch)
+        let merged = try gcdcat(["x.bin.001"], in: scratch.path)
+        #expect(merged.status == 2, "\(merged.stderr)")
+        #expect(merged.stderr.hasPrefix("gcdcat: x.bin.002: sha256 is "), "\(merged.stderr)")
+        #expect(merged.stderr.contains(", but SHA256SUMS line 152 says "), "\(merged.stderr)")
+        #expect(scratch.read("x.bin") == nil)
+    }
+
     /// A list beside the set too large for a merge to load (over 64 MiB) that names its parts
     /// is warned of, not passed over in silence (a corrupt part merged with exit 0 and no word:
     /// outside attack); `verify` reads it.

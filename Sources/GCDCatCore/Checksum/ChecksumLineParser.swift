@@ -47,6 +47,10 @@ struct ChecksumLineParser {
     var skipsMalformedLines = false
     /// Malformed lines skipped so far.
     private(set) var malformedCount = 0
+    /// Whether as many bad lines as are kept, before any entry, end the reading as a file that
+    /// is no list. A merge reads a list it found by its name, and not larger than it loads, to
+    /// the end: release notes atop a `SHA256SUMS` must not hide its lines.
+    var givesUpOnText = true
     /// The errors of the first ``keptMalformed`` lines skipped.
     private(set) var malformed: [GCDCatError] = []
     /// The last malformed line's error.
@@ -104,7 +108,7 @@ struct ChecksumLineParser {
             // A file that is no list (an ISO given as one) is refused without reading it all:
             // a NUL before any entry, or as many bad lines as are kept and no entry, says so.
             let binary = line.baseAddress.map { memchr($0, 0, line.count) != nil } ?? false
-            if count == 0 && (binary || malformedCount == Self.keptMalformed) { throw malformed[0] }
+            if count == 0 && (binary || (givesUpOnText && malformedCount == Self.keptMalformed)) { throw malformed[0] }
             return nil
         }
         guard let (entry, earlier) = found else { return nil }

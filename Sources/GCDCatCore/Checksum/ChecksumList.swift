@@ -178,6 +178,7 @@ public struct ChecksumList: Sendable, Equatable {
         let source = try ChecksumListSource(path)
         var parser = ChecksumLineParser(path: source.shown, forced: forced)
         parser.skipsMalformedLines = true
+        parser.givesUpOnText = false
         var entries: [Entry] = []
         try source.forEachLine { line, number in
             if let entry = try parser.entry(line, number: number) { entries.append(entry) }
