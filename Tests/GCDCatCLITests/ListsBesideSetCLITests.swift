@@ -302,6 +302,28 @@ import Testing
         #expect(scratch.read("x.bin") == nil)
     }
 
+    /// `gcdcat *.sfv` over each set's own list and a list of both (`all.sfv`): every set is
+    /// merged once, exit 0 (all.sfv was counted a failed set, exit 1: outside attack).
+    @Test func aListOfSeveralSetsAmongTheirOwnListsMergesEachSetOnce() throws {
+        let scratch = try Scratch()
+        let a = randomData(1000, seed: 2311)
+        let b = randomData(1000, seed: 2312)
+        try scratch.write("a.bin", a)
+        try scratch.write("b.bin", b)
+        for name in ["a.bin", "b.bin"] {
+            #expect(try gcdcat(["split", name, "-b", "300", "-q"], in: scratch.path).status == 0)
+            try FileManager.default.removeItem(atPath: scratch.file(name))
+        }
+        let both = (scratch.read("a.bin.sfv") ?? Data()) + (scratch.read("b.bin.sfv") ?? Data())
+        try scratch.write("all.sfv", both)
+        try FileManager.default.createDirectory(atPath: scratch.file("out"), withIntermediateDirectories: false)
+        let merged = try gcdcat(["a.bin.sfv", "all.sfv", "b.bin.sfv", "-o", "out/", "-q"], in: scratch.path)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(scratch.read("out/a.bin") == a)
+        #expect(scratch.read("out/b.bin") == b)
+        #expect(scratch.listing().filter { $0.hasPrefix("out") } == ["out"])
+    }
+
     /// A list beside the set too large for a merge to load (over 64 MiB) that names its parts
     /// is warned of, not passed over in silence (a corrupt part merged with exit 0 and no word:
     /// outside attack); `verify` reads it.

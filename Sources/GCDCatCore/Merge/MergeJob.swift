@@ -94,7 +94,39 @@ public struct MergeJob {
         {
             return sets
         }
-        return try SetGrouping.group(paths, asGiven: asGiven)
+        let groups = try SetGrouping.group(paths, asGiven: asGiven)
+        // Only lists stand for sets; parts given twice are refused as such by the caller.
+        guard groups.count > 1, !asGiven, manifest == nil,
+            groups.contains(where: { $0.arguments.count == 1 && SetFromList.isNamedAsList($0.arguments[0]) })
+        else { return groups }
+        return distinctSets(groups, listAlgorithm: listAlgorithm)
+    }
+
+    /// `groups` with a checksum list that names several sets (`all.sfv` among `gcdcat *.sfv`)
+    /// standing for those sets, and each set once: the same set named by two lists (its own
+    /// `a.bin.sfv` and `all.sfv`), or by a list and its first part, is merged once, by the
+    /// first that names it.
+    static func distinctSets(_ groups: [SetGrouping.Group], listAlgorithm: HashAlgorithm?) -> [SetGrouping.Group] {
+        var distinct: [SetGrouping.Group] = []
+        var seen = Set<String>()
+        for group in groups {
+            let given = group.arguments.count == 1 ? group.arguments[0] : nil
+            let isList = given.map(SetFromList.isNamedAsList) ?? false
+            var members = [(group: group, first: group.arguments.first)]
+            if isList, let list = given {
+                if let sets = try? SetFromList.sets(of: list, algorithm: listAlgorithm), sets.count > 1 {
+                    members = sets.map { ($0, $0.arguments.first) }
+                } else if let first = try? SetFromList.firstPart(of: list, algorithm: listAlgorithm) {
+                    members = [(group, first)]
+                }
+            }
+            for member in members {
+                // A set is known by its first part's real path.
+                if let first = member.first, !seen.insert(Syscall.realPath(first) ?? first).inserted { continue }
+                distinct.append(member.group)
+            }
+        }
+        return distinct
     }
 
     /// `-o`'s value as an output: `-`, a file, or an `s3://` object reached through `store`.
