@@ -199,19 +199,11 @@ struct InterruptMessageCLITests {
         try scratch.write("f", randomData(250_000, seed: 43))
         #expect(try gcdcat(["split", "-b", "100K", "f", "-q"], in: scratch.path).status == 0)
         try FileManager.default.moveItem(atPath: scratch.file("f"), toPath: scratch.file("original"))
-        let result = try run(
-            executable: "/usr/bin/env",
-            [
-                "--default-signal", "strace", "-f", "-o", "/dev/null", "-e", "trace=pread64", "-e",
-                "inject=pread64:signal=\(signal):delay_exit=1000000:when=3", gcdcatPath, "merge", "f.001", "-o",
-                "joined", "--strategy", "stream", "--no-verify", "-q",
-            ], in: scratch.path)
+        let result = try signalledUnderStrace(
+            "pread64", "signal=\(signal):delay_exit=1000000:when=3",
+            ["merge", "f.001", "-o", "joined", "--strategy", "stream", "--no-verify", "-q"], in: scratch)
         #expect(result.status == status)
-        // strace's own notes under load (`strace: dispatch_event: pid N has delayed wait data set
-        // already`) are no part of gcdcat's message.
-        let stderr = result.stderr.split(separator: "\n", omittingEmptySubsequences: false).filter {
-            !$0.hasPrefix("strace: ")
-        }.joined(separator: "\n")
+        let stderr = result.stderr
         #expect(stderr == "\ngcdcat: interrupted by \(name); joined was not created\n", "\(result.stderr)")
         #expect(scratch.listing() == ["f.001", "f.002", "f.003", "f.sfv", "original"])
     }
@@ -225,17 +217,10 @@ struct InterruptMessageCLITests {
         try scratch.write("f", whole)
         #expect(try gcdcat(["split", "-b", "100K", "f", "-q", "--no-manifest"], in: scratch.path).status == 0)
         try FileManager.default.removeItem(atPath: scratch.file("f"))
-        let result = try run(
-            executable: "/usr/bin/env",
-            [
-                "--default-signal", "strace", "-f", "-o", "/dev/null", "-e", "trace=linkat", "-e",
-                "inject=linkat:signal=TERM:delay_exit=1000000:when=1", gcdcatPath, "merge", "f.001", "-o", "joined",
-                "-q",
-            ], in: scratch.path)
+        let result = try signalledUnderStrace(
+            "linkat", "signal=TERM:delay_exit=1000000:when=1", ["merge", "f.001", "-o", "joined", "-q"], in: scratch)
         #expect(result.status == 143)
-        let stderr = result.stderr.split(separator: "\n", omittingEmptySubsequences: false).filter {
-            !$0.hasPrefix("strace: ")
-        }.joined(separator: "\n")
+        let stderr = result.stderr
         #expect(
             stderr
                 == "\ngcdcat: interrupted by SIGTERM; it waited for the output being published: joined was published "
@@ -253,17 +238,11 @@ struct InterruptMessageCLITests {
         try scratch.write("f", whole)
         #expect(try gcdcat(["split", "-b", "100K", "f", "-q"], in: scratch.path).status == 0)
         try FileManager.default.removeItem(atPath: scratch.file("f"))
-        let result = try run(
-            executable: "/usr/bin/env",
-            [
-                "--default-signal", "strace", "-f", "-o", "/dev/null", "-e", "trace=linkat", "-e",
-                "inject=linkat:signal=\(signal):delay_exit=1000000:when=1", gcdcatPath, "merge", "f.001", "-o",
-                "joined", "-q", "--json",
-            ], in: scratch.path)
+        let result = try signalledUnderStrace(
+            "linkat", "signal=\(signal):delay_exit=1000000:when=1", ["merge", "f.001", "-o", "joined", "-q", "--json"],
+            in: scratch)
         #expect(result.status == status)
-        let stderr = result.stderr.split(separator: "\n", omittingEmptySubsequences: false).filter {
-            !$0.hasPrefix("strace: ")
-        }.joined(separator: "\n")
+        let stderr = result.stderr
         #expect(
             stderr
                 == "\ngcdcat: interrupted by \(name); it waited for the output being published: joined was published "
@@ -287,17 +266,11 @@ struct InterruptMessageCLITests {
     func aSignalDuringASplitsRenamesAgreesWithWhatStays(when: Int) throws {
         let scratch = try Scratch()
         try scratch.write("in", randomData(500_000, seed: 49))
-        let result = try run(
-            executable: "/usr/bin/env",
-            [
-                "--default-signal", "strace", "-f", "-o", "/dev/null", "-e", "trace=linkat", "-e",
-                "inject=linkat:signal=TERM:delay_exit=500000:when=\(when)", gcdcatPath, "split", "in", "-b", "100K",
-                "--json",
-            ], in: scratch.path)
+        let result = try signalledUnderStrace(
+            "linkat", "signal=TERM:delay_exit=500000:when=\(when)", ["split", "in", "-b", "100K", "--json"], in: scratch
+        )
         #expect(result.status == 143)
-        let stderr = result.stderr.split(separator: "\n", omittingEmptySubsequences: false).filter {
-            !$0.hasPrefix("strace: ")
-        }.joined(separator: "\n")
+        let stderr = result.stderr
         let object = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any])
         let error = try #require(object["error"] as? [String: Any])
         let left = scratch.listing().filter { $0 != "in" }
@@ -329,17 +302,11 @@ struct InterruptMessageCLITests {
             try FileManager.default.removeItem(atPath: scratch.file(name))
         }
         try FileManager.default.createDirectory(atPath: scratch.file("out"), withIntermediateDirectories: false)
-        let result = try run(
-            executable: "/usr/bin/env",
-            [
-                "--default-signal", "strace", "-f", "-o", "/dev/null", "-e", "trace=linkat", "-e",
-                "inject=linkat:signal=TERM:delay_exit=1000000:when=2", gcdcatPath, "merge", "a.001", "b.001",
-                "c.001", "-o", "out/", "-q", "--json",
-            ], in: scratch.path)
+        let result = try signalledUnderStrace(
+            "linkat", "signal=TERM:delay_exit=1000000:when=2",
+            ["merge", "a.001", "b.001", "c.001", "-o", "out/", "-q", "--json"], in: scratch)
         #expect(result.status == 143)
-        let stderr = result.stderr.split(separator: "\n", omittingEmptySubsequences: false).filter {
-            !$0.hasPrefix("strace: ")
-        }.joined(separator: "\n")
+        let stderr = result.stderr
         #expect(
             stderr
                 == "\ngcdcat: interrupted by SIGTERM; it waited for the output being published: out/b was published "
@@ -383,4 +350,22 @@ extension StandardStreamsCLITests {
             #expect([1, 141].contains(result.status), "exit \(result.status): \(result.stderr)")
         }
     }
+}
+
+/// Runs gcdcat under strace with `inject` on `syscall` (signals at their default action, as a
+/// shell gives them), with strace's own notes under load (`strace: dispatch_event: pid N has
+/// delayed wait data set already`) taken out of stderr: they are no part of gcdcat's message.
+func signalledUnderStrace(_ syscall: String, _ inject: String, _ arguments: [String], in scratch: Scratch) throws
+    -> RunResult
+{
+    var result = try run(
+        executable: "/usr/bin/env",
+        [
+            "--default-signal", "strace", "-f", "-o", "/dev/null", "-e", "trace=\(syscall)", "-e",
+            "inject=\(syscall):\(inject)", gcdcatPath,
+        ] + arguments, in: scratch.path)
+    result.stderr = result.stderr.split(separator: "\n", omittingEmptySubsequences: false).filter {
+        !$0.hasPrefix("strace: ")
+    }.joined(separator: "\n")
+    return result
 }
