@@ -427,8 +427,13 @@ public struct MergeVerification: Sendable, Equatable {
 
     /// Whether `path` exists and is one of `parts` (same device and inode).
     static func isPart(_ path: String, of parts: [PartFile]) throws -> Bool {
-        guard let info = try Syscall.statIfExists(path) else { return false }
-        return parts.contains { $0.device == UInt64(info.st_dev) && $0.inode == UInt64(info.st_ino) }
+        try part(path, of: parts) != nil
+    }
+
+    /// The part of `parts` that `path` is (same device and inode), if any.
+    static func part(_ path: String, of parts: [PartFile]) throws -> PartFile? {
+        guard let info = try Syscall.statIfExists(path) else { return nil }
+        return parts.first { $0.device == UInt64(info.st_dev) && $0.inode == UInt64(info.st_ino) }
     }
 
     /// Each manifest entry must be the part at the same position (same device and inode).

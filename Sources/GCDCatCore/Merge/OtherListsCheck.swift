@@ -45,7 +45,7 @@ enum OtherListsCheck {
                     shown = list
                 } else {
                     let path = ChecksumListVerifier.resolve(entry.name, listPath: list)
-                    guard let part = try partNamed(path, among: parts) else { continue }
+                    guard let part = try MergeVerification.part(path, of: parts) else { continue }
                     actual = try known[key] ?? FileHash.of(part.path, algorithm: entry.algorithm, jobs: jobs)
                     shown = part.path
                 }
@@ -79,11 +79,5 @@ enum OtherListsCheck {
         }
         if !agreeing.isEmpty { notes.insert(MergeVerification.othersNote(agreeing, used: used), at: 0) }
         return notes
-    }
-
-    /// The part that `path` is (same device and inode), if any.
-    private static func partNamed(_ path: String, among parts: [PartFile]) throws -> PartFile? {
-        guard let info = try Syscall.statIfExists(path) else { return nil }
-        return parts.first { $0.device == UInt64(info.st_dev) && $0.inode == UInt64(info.st_ino) }
     }
 }

@@ -22,7 +22,7 @@ import GCDCatSystem
 /// ## Implementation details
 /// The value is ASCII: `1 SETID INDEX COUNT SIZE SECONDS.NANOSECONDS`, with SETID 16 hex digits
 /// drawn once a split, INDEX 0-based.
-public struct PartMark: Sendable, Equatable {
+public struct PartMark: Sendable {
     public static let attribute = "user.gcdcat.part"
 
     /// Drawn at random once a split: parts with different ids come from different splits.
@@ -33,11 +33,6 @@ public struct PartMark: Sendable, Equatable {
     public var count: Int
     var size: Int64
     var modified: timespec
-
-    public static func == (lhs: PartMark, rhs: PartMark) -> Bool {
-        lhs.setID == rhs.setID && lhs.index == rhs.index && lhs.count == rhs.count && lhs.size == rhs.size
-            && lhs.modified.tv_sec == rhs.modified.tv_sec && lhs.modified.tv_nsec == rhs.modified.tv_nsec
-    }
 
     /// Marks the finished files at `paths` (a set's parts, in order) as one set. Best effort:
     /// a file system that keeps no user attributes (or a file that cannot be stat'ed) leaves a
@@ -55,13 +50,6 @@ public struct PartMark: Sendable, Equatable {
             // ENOTSUP (no user attributes here) holds for every part of the set alike.
             if done != 0 && gcdcat_errno() == ENOTSUP { return }
         }
-    }
-
-    /// The mark on the file at `path`, when it has one that still describes it (same size and
-    /// modification time as when it was marked); nil for any other file.
-    public static func read(_ path: String) -> PartMark? {
-        guard let found = readAny(path), found.current else { return nil }
-        return found.mark
     }
 
     /// The mark on the file at `path`, and whether it still describes the file (`current`): a
