@@ -1,4 +1,5 @@
 import Foundation
+import GCDCatCore
 import Testing
 
 /// The mark a split leaves on each part (`user.gcdcat.part`: which split, which part, how many)
@@ -191,8 +192,10 @@ import Testing
     /// them (it gave the old tail after the new bytes, exit 0, silent: outside attack).
     @Test func anotherSplitOverTheSameNamesIsRefused() throws {
         let scratch = try Scratch()
-        try scratch.write("old.bin", randomData(9000, seed: 2309))
-        try scratch.write("new.bin", randomData(6000, seed: 2310))
+        let old = randomData(9000, seed: 2309)
+        let new = randomData(6000, seed: 2310)
+        try scratch.write("old.bin", old)
+        try scratch.write("new.bin", new)
         #expect(
             try gcdcat(["split", "old.bin", "-d", "-b", "2000", "--no-manifest", "-q", "x"], in: scratch.path).status
                 == 0)
@@ -201,10 +204,99 @@ import Testing
         #expect(merged.status == 1)
         #expect(
             merged.stderr
-                == "gcdcat: x00: was changed since the split that made x03 marked it (its size or time no longer match "
-                + "the mark), while x03 is as that split wrote it, so the set found from x00 would join two writes' "
-                + "parts (another split over the same names, or a damaged part?); split again with --force, or give "
-                + "--as-given to join them as they are\n")
+                == "gcdcat: x00: was changed since the split that made x03 marked it (its crc32 is \(crc32Hex(new.prefix(2000))), "
+                + "the mark says \(crc32Hex(old.prefix(2000)))), while x03 is as that split wrote it, so the set found from "
+                + "x00 would join two writes' parts (another split over the same names, or a damaged part?); split "
+                + "again with --force, or give --as-given to join them as they are\n")
+        #expect(scratch.read("out") == nil)
+        // A list made over the files as they now are vouches for each one's bytes, not for one
+        // split having written them all (it merged new first parts and the old tail: outside attack).
+        #expect(try shell("sha256sum x0* > SHA256SUMS", in: scratch.path).status == 0)
+        let listed = try gcdcat(["x00", "-o", "out"], in: scratch.path)
+        #expect(listed.status == 1)
+        #expect(
+            listed.stderr.hasPrefix(
+                "gcdcat: 5 parts verified against SHA256SUMS\ngcdcat: x00: was changed since the split that made x03 "))
         #expect(scratch.read("out") == nil)
     }
+
+    /// A newer version's parts put in by a rename (`mv`, a download, `rsync` without -X) carry
+    /// no mark, beside an older set's last parts whose marks are current: the marks' crc32s
+    /// tell (it joined new bytes to the old tail, exit 0: outside attack). The first part, or
+    /// one in the middle.
+    @Test func partsMovedInBesideAnOlderSetAreRefused() throws {
+        let scratch = try Scratch()
+        let old = randomData(9000, seed: 2311)
+        try scratch.write("old.bin", old)
+        try scratch.write("new.bin", randomData(6000, seed: 2312))
+        #expect(
+            try gcdcat(["split", "old.bin", "-b", "2000", "--no-manifest", "-q", "p."], in: scratch.path).status == 0)
+        #expect(
+            try shell(
+                "mkdir new && cd new && split -b 2000 --numeric-suffixes=1 -a 3 ../new.bin p. && mv p.* ..",
+                in: scratch.path
+            ).status == 0)
+        let refusal =
+            "gcdcat: p.001: carries no mark of the split that made p.004 (2 other parts here carry none either), "
+            + "and the parts' crc32s do not add up to the set that split marked, so the set found from p.001 would "
+            + "join two writes' parts (a newer version's part moved in beside an older set's?); put back the parts "
+            + "of one split, or give --as-given to join them as they are\n"
+        let found = try gcdcat(["p.001", "-o", "out"], in: scratch.path)
+        #expect(found.status == 1)
+        #expect(found.stderr == refusal)
+        let glob = try shell("\(gcdcatPath) p.00* -o out", in: scratch.path)
+        #expect(glob.status == 1)
+        #expect(glob.stderr == refusal.replacingOccurrences(of: "the set found from p.001", with: "the parts given"))
+        #expect(scratch.read("out") == nil)
+        // One part in the middle, replaced by a file of its size.
+        #expect(
+            try shell("rm p.* && \(gcdcatPath) split old.bin -b 3000 --no-manifest -q p.", in: scratch.path).status == 0
+        )
+        try scratch.write("n", randomData(3000, seed: 2313))
+        #expect(try shell("mv n p.002", in: scratch.path).status == 0)
+        let middle = try gcdcat(["p.001", "-o", "out"], in: scratch.path)
+        #expect(middle.status == 1)
+        #expect(middle.stderr.hasPrefix("gcdcat: p.002: carries no mark of the split that made p.001, and the parts' "))
+        #expect(scratch.read("out") == nil)
+        // The split's own part, copied back without its mark, adds up: the set joins.
+        try scratch.write("p.002", old.subdata(in: 3000..<6000))
+        let restored = try gcdcat(["p.001", "-o", "out"], in: scratch.path)
+        #expect(restored.status == 0, "\(restored.stderr)")
+        #expect(restored.stderr == "")
+        #expect(scratch.read("out") == old)
+    }
+
+    /// A part whose time alone changed (`touch`, a plain `cp` back from a backup) still has the
+    /// crc32 its mark records: the set joins (it was refused as changed: outside attack).
+    /// `--no-verify` reads nothing and joins a changed part as it is.
+    @Test func aPartWhoseTimeAloneChangedJoins() throws {
+        let scratch = try Scratch()
+        let input = randomData(10_000, seed: 2314)
+        try scratch.write("in.bin", input)
+        #expect(
+            try gcdcat(["split", "in.bin", "-b", "3000", "--no-manifest", "-q", "p."], in: scratch.path).status == 0)
+        #expect(try shell("touch p.002 && cp p.003 k && cp k p.003", in: scratch.path).status == 0)
+        let merged = try gcdcat(["p.001", "-o", "out"], in: scratch.path)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(merged.stderr == "")
+        #expect(scratch.read("out") == input)
+        #expect(try shell("printf X | dd of=p.002 bs=1 seek=5 conv=notrunc status=none", in: scratch.path).status == 0)
+        let damaged = try gcdcat(["p.001", "-o", "out2"], in: scratch.path)
+        #expect(damaged.status == 1)
+        #expect(
+            damaged.stderr.hasPrefix(
+                "gcdcat: p.002: was changed since the split that made p.001 marked it (its crc32 is "))
+        let unchecked = try gcdcat(["p.001", "-o", "out2", "--no-verify", "-q"], in: scratch.path)
+        #expect(unchecked.status == 0, "\(unchecked.stderr)")
+        var expected = input
+        expected[3005] = UInt8(ascii: "X")
+        #expect(scratch.read("out2") == expected)
+    }
+}
+
+/// The crc32 of `bytes`, as gcdcat's messages write it.
+private func crc32Hex(_ bytes: Data) -> String {
+    var checksum = Checksum(.crc32)
+    checksum.update(bytes)
+    return hex8(checksum.value)
 }

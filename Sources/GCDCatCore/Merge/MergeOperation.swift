@@ -223,6 +223,7 @@ public struct MergeOperation: Sendable {
         // an upload checks the bytes as it sends them instead.
         var overlapped: (check: PartCRCCheck, parts: [PartFile])?
         if strategy == .auto, Self.canAffordCheckThread, !target.isObject, !requiresCRCManifest,
+            resolved.markedContent == nil,
             let check = try MergeVerification.prepareCRCCheck(parts, manifest: manifestFile),
             let settled = try Self.settledParts(parts)
         {
@@ -248,6 +249,7 @@ public struct MergeOperation: Sendable {
             // may have gone with its line (the marks its split left may vouch for it).
             for warning in MergeVerification.truncationWarning(parts) { notice(.warning(warning)) }
         }
+        try checkMarkedContent(resolved)
         // A split that repeated a header atop every part: the output drops it again.
         let request = MergeRequest(
             sources: MergeVerification.sources(
@@ -355,12 +357,22 @@ public struct MergeOperation: Sendable {
         _ resolved: PartArguments.Resolved, parts: [PartFile], notice: (Notice) -> Void
     ) throws {
         if let refusal = resolved.lateStartRefusal(names: FileSystemNames()) { throw refusal }
-        // --no-verify joins the parts as they are, changed or not.
-        if manifestPolicy != .disabled, let changed = resolved.changedPart { throw changed }
         // A discovered set, or a list of one set's parts: both may lack parts no one made,
         // unless the marks its split left say it is whole.
         if !resolved.markedWhole && (resolved.discovered || (!asGiven && !resolved.manifestCandidates.isEmpty)) {
             for warning in MergeVerification.truncationWarning(parts) { notice(.warning(warning)) }
+        }
+    }
+
+    /// Reads the parts whose marks do not vouch for them (``MarkedContentCheck``), after any
+    /// list checked them: a list vouches for each part's bytes, not for one split having written
+    /// them all. `--no-verify` reads nothing and joins them as they are.
+    private func checkMarkedContent(_ resolved: PartArguments.Resolved) throws {
+        guard let content = resolved.markedContent else { return }
+        if manifestPolicy == .disabled {
+            try content.runWithoutReading()
+        } else {
+            try content.run(jobs: jobs)
         }
     }
 

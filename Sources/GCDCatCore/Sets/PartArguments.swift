@@ -31,9 +31,9 @@ public enum PartArguments {
         /// True when the marks its split left on the parts (``PartMarkEvidence``) say the set
         /// found is the whole set: no part missing after the last one.
         public var markedWhole = false
-        /// The refusal of a part changed since its split marked it (``PartMarkEvidence``), for
-        /// a merge that has no list to check the parts by their bytes.
-        public var changedPart: GCDCatError?
+        /// The parts whose marks do not vouch for their bytes (``PartMarkEvidence``), which a
+        /// merge reads before it joins them.
+        var markedContent: MarkedContentCheck?
         /// The name the set's usual first part would have (`x.001`, `xaa`), when it starts late.
         public var usualFirst: String? {
             guard startsLate, let reading = firstReading
@@ -105,7 +105,7 @@ public enum PartArguments {
                     parts: set.parts, defaultOutput: set.naming.wholeName,
                     manifestCandidates: set.naming.manifestCandidates, discovered: true,
                     startsLate: set.startsLate && !asGiven && !vouched.start, markedWhole: vouched.whole,
-                    changedPart: vouched.rewritten, notes: [])
+                    markedContent: vouched.content, notes: [])
             }
             if !asGiven, let refusal = PartMarkEvidence.loneRefusal(arguments[0], names: names) { throw refusal }
             return Resolved(
@@ -150,7 +150,7 @@ public enum PartArguments {
                     parts: resolved.parts, naming: naming.with(number: numbers.min() ?? naming.number), found: false,
                     manifestBeside: naming.manifestCandidates.contains(where: names.exists), names: names)
             resolved.markedWhole = vouched.whole
-            resolved.changedPart = vouched.rewritten
+            resolved.markedContent = vouched.content
             resolved.startsLate =
                 evident && !vouched.start && (numbers.min() ?? 0) > (naming.alphabet == .digits ? 1 : 0)
         }

@@ -18,10 +18,15 @@ import GCDCatSystem
 /// names, an append, `touch`) carries a stale mark, which is ignored. Copies that keep extended
 /// attributes and times (`cp -a`, `rsync -aX`, `mv`) keep a valid mark; others carry none.
 /// A file system without user extended attributes gets no mark, and nothing else changes.
+/// The crc32s tell a part whose time alone changed (`touch`, a plain `cp` back from a backup)
+/// from one rewritten, and a part put in from elsewhere from the one the split wrote there
+/// (``MarkedContentCheck``).
 ///
 /// ## Implementation details
-/// The value is ASCII: `1 SETID INDEX COUNT SIZE SECONDS.NANOSECONDS`, with SETID 16 hex digits
-/// drawn once a split, INDEX 0-based.
+/// The value is ASCII: `2 SETID INDEX COUNT SIZE SECONDS.NANOSECONDS CRC32 SETCRC32`, with SETID
+/// 16 hex digits drawn once a split, INDEX 0-based, CRC32 the part's and SETCRC32 the crc32 of
+/// every part's crc32 in order (4 bytes each, big-endian): 8 hex digits each. A mark of
+/// another version reads as none.
 public struct PartMark: Sendable {
     public static let attribute = "user.gcdcat.part"
 
@@ -33,16 +38,23 @@ public struct PartMark: Sendable {
     public var count: Int
     var size: Int64
     var modified: timespec
+    /// The part's crc32 as the split wrote it.
+    var crc32: UInt32
+    /// ``setCRC(of:)`` of every part of the set.
+    var setCRC: UInt32
 
-    /// Marks the finished files at `paths` (a set's parts, in order) as one set. Best effort:
-    /// a file system that keeps no user attributes (or a file that cannot be stat'ed) leaves a
-    /// part unmarked, which a merge treats as it treats any file.
-    static func stamp(_ paths: [String]) {
+    /// Marks the finished files at `paths` (a set's parts, in order, whose crc32s are `crcs`)
+    /// as one set. Best effort: a file system that keeps no user attributes (or a file that
+    /// cannot be stat'ed) leaves a part unmarked, which a merge treats as it treats any file.
+    static func stamp(_ paths: [String], crcs: [UInt32]) {
+        guard crcs.count == paths.count else { return }
         let setID = UInt64.random(in: 1...UInt64.max)
+        let setCRC = setCRC(of: crcs)
         for (index, path) in paths.enumerated() {
             guard let info = try? Syscall.statIfExists(path) else { continue }
             let mark = PartMark(
-                setID: setID, index: index, count: paths.count, size: Int64(info.st_size), modified: info.st_mtim)
+                setID: setID, index: index, count: paths.count, size: Int64(info.st_size), modified: info.st_mtim,
+                crc32: crcs[index], setCRC: setCRC)
             let value = Array(mark.encoded.utf8)
             let done = PathName.withPathCString(path) { name in
                 value.withUnsafeBytes { gcdcat_setxattr(name, attribute, $0.baseAddress, $0.count) }
@@ -56,7 +68,7 @@ public struct PartMark: Sendable {
     /// mark that does not was left by a split on a file rewritten since (GNU split over the same
     /// names keeps the attribute), which says the file is no longer what that split wrote.
     public static func readAny(_ path: String) -> (mark: PartMark, current: Bool)? {
-        var buffer = [UInt8](repeating: 0, count: 96)
+        var buffer = [UInt8](repeating: 0, count: 160)
         let length = PathName.withPathCString(path) { name in
             buffer.withUnsafeMutableBytes { gcdcat_getxattr(name, attribute, $0.baseAddress, $0.count) }
         }
@@ -69,34 +81,46 @@ public struct PartMark: Sendable {
         return (mark, current)
     }
 
-    var encoded: String {
-        let id = String(setID, radix: 16)
-        return "1 \(String(repeating: "0", count: 16 - id.count) + id) \(index) \(count) \(size) "
-            + "\(modified.tv_sec).\(modified.tv_nsec)"
+    /// The crc32 of `crcs` (a set's parts' crc32s, in order), 4 big-endian bytes each: what
+    /// every mark of a set records, so that the parts a merge finds can be checked against the
+    /// set the split wrote from any one mark.
+    static func setCRC(of crcs: [UInt32]) -> UInt32 {
+        var checksum = Checksum(.crc32)
+        checksum.update(crcs.flatMap { crc in (0..<4).map { UInt8(truncatingIfNeeded: crc >> (24 - 8 * $0)) } })
+        return checksum.value
     }
 
-    init(setID: UInt64, index: Int, count: Int, size: Int64, modified: timespec) {
+    var encoded: String {
+        let id = String(setID, radix: 16)
+        return "2 \(String(repeating: "0", count: 16 - id.count) + id) \(index) \(count) \(size) "
+            + "\(modified.tv_sec).\(modified.tv_nsec) \(hex8(crc32)) \(hex8(setCRC))"
+    }
+
+    init(setID: UInt64, index: Int, count: Int, size: Int64, modified: timespec, crc32: UInt32, setCRC: UInt32) {
         self.setID = setID
         self.index = index
         self.count = count
         self.size = size
         self.modified = modified
+        self.crc32 = crc32
+        self.setCRC = setCRC
     }
 
     /// Reads ``encoded``; nil for anything else (another version, a damaged value).
     init?(decoding text: String) {
         let fields = text.split(separator: " ", omittingEmptySubsequences: false)
-        guard fields.count == 6, fields[0] == "1", fields[1].count == 16,
+        guard fields.count == 8, fields[0] == "2", fields[1].count == 16,
             let setID = UInt64(fields[1], radix: 16),
             let index = Int(fields[2]), let count = Int(fields[3]), index >= 0, index < count,
             let size = Int64(fields[4]), size >= 0
         else { return nil }
         let time = fields[5].split(separator: ".", omittingEmptySubsequences: false)
         guard time.count == 2, let seconds = Int(time[0]), let nanoseconds = Int(time[1]),
-            (0..<1_000_000_000).contains(nanoseconds)
+            (0..<1_000_000_000).contains(nanoseconds), fields[6].count == 8, fields[7].count == 8,
+            let crc32 = UInt32(fields[6], radix: 16), let setCRC = UInt32(fields[7], radix: 16)
         else { return nil }
         self.init(
             setID: setID, index: index, count: count, size: size,
-            modified: timespec(tv_sec: seconds, tv_nsec: nanoseconds))
+            modified: timespec(tv_sec: seconds, tv_nsec: nanoseconds), crc32: crc32, setCRC: setCRC)
     }
 }

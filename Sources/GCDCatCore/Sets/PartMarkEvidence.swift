@@ -4,8 +4,8 @@ import GCDCatSystem
 /// where names alone cannot tell: a lone file that is a later part (`p.ab` left by a split killed
 /// while naming its set), a set that ends before its count, the parts of two splits joined.
 ///
-/// Only the first and the last part found are read: together they give the set's start, its
-/// end, and whether one split made both. Under `--as-given` nothing here applies.
+/// Every part's mark is read: the first current one gives the set's start, its end, and the
+/// crc32s the other parts' bytes must add up to. Under `--as-given` nothing here applies.
 enum PartMarkEvidence {
     private static let remedy = "Put the missing parts back, or give --as-given to join what is here"
 
@@ -28,30 +28,29 @@ enum PartMarkEvidence {
     }
 
     /// What the marks of a set's first and last parts vouch for.
-    struct Vouched: Equatable {
+    struct Vouched {
         /// The set starts at its first part found (a `split --start`, hex suffixes from `09`),
         /// which then needs no manifest to vouch for its start.
         var start = false
         /// The set ends at its last part found: one split marked every part found, from the
         /// first of its count to the last.
         var whole = false
-        /// A part whose mark of this split is no longer current (rewritten, or damaged): the
-        /// merge refuses the set with this error when no list beside it checks the parts.
-        var rewritten: GCDCatError?
+        /// The parts whose marks do not vouch for their bytes (changed since, unmarked, or
+        /// marked by another split), to be read before the merge joins them.
+        var content: MarkedContentCheck?
     }
 
     /// Checks the parts of a set (found from its first part, or listed) against the marks they
     /// carry. The first part with a current mark places the others: every other current mark
-    /// must be of the same split and at its place, and a part whose mark of that split is no
-    /// longer current was rewritten since; the mark's place and count give the set's start and
-    /// end. With a manifest beside the set (`manifestBeside`), which checks every part, only the
-    /// start and the end are taken from the marks: a part re-made by a second run of the same
-    /// split is the manifest's to judge.
+    /// of its split must be at its place, and the mark's place and count give the set's start
+    /// and end. The parts that carry no current mark of that split are left to a
+    /// ``MarkedContentCheck`` of their bytes against the crc32s the marks record. With a
+    /// manifest beside the set (`manifestBeside`), which checks every part, the places are the
+    /// manifest's to judge.
     ///
     /// ## Errors
-    /// `.invalidInput` for parts of two splits, a part rewritten since, one out of its place,
-    /// or parts past the marked count; `.missingPart` when the marks place parts before the
-    /// first or after the last one given.
+    /// `.invalidInput` for a part out of its place or parts past the marked count;
+    /// `.missingPart` when the marks place parts before the first or after the last one given.
     static func check(
         parts: [String], naming: NumberedName, found: Bool, manifestBeside: Bool, names: any SetNames
     ) throws -> Vouched {
@@ -63,33 +62,18 @@ enum PartMarkEvidence {
         let anchorPath = parts[anchor].displayPath
         // The place of parts[0] in the split that made parts[anchor].
         let offset = mark.index - anchor
-        var rewritten: GCDCatError?
-        for (position, reading) in marks.enumerated() where !manifestBeside && position != anchor {
-            guard let reading else { continue }
-            if reading.mark.setID != mark.setID {
-                guard reading.current else { continue }
-                throw GCDCatError(
-                    .invalidInput, path: parts[position],
-                    message:
-                        "was made by another split than \(anchorPath) (the marks each split left on its parts "
-                        + "differ), so \(the) would join two splits' parts; remove the stale parts, or give --as-given "
-                        + "to join them as they are")
-            }
-            if !reading.current {
-                // A list beside the set judges a changed part by its bytes; without one, this is
-                // the only evidence (``Vouched/rewritten``).
-                rewritten =
-                    rewritten
-                    ?? GCDCatError(
-                        .invalidInput, path: parts[position],
-                        message:
-                            "was changed since the split that made \(anchorPath) marked it (its size or time no longer "
-                            + "match the mark), while \(anchorPath) is as that split wrote it, so \(the) would join "
-                            + "two writes' parts (another split over the same names, or a damaged part?); split again "
-                            + "with --force, or give --as-given to join them as they are")
+        var doubts: [MarkedContentCheck.Doubt] = []
+        for (position, reading) in marks.enumerated() where position != anchor {
+            guard let reading, reading.mark.setID == mark.setID else {
+                let other = reading.map { $0.current } == true
+                doubts.append(MarkedContentCheck.Doubt(position: position, kind: other ? .otherSplit : .unmarked))
                 continue
             }
-            if reading.mark.index - position != offset {
+            guard reading.current else {
+                doubts.append(MarkedContentCheck.Doubt(position: position, kind: .changed(reading.mark.crc32)))
+                continue
+            }
+            if !manifestBeside && reading.mark.index - position != offset {
                 throw GCDCatError(
                     .invalidInput, path: parts[position],
                     message:
@@ -98,8 +82,17 @@ enum PartMarkEvidence {
                         + "they are")
             }
         }
+        let content =
+            doubts.isEmpty
+            ? nil
+            : MarkedContentCheck(
+                parts: parts,
+                marked: marks.map { $0?.current == true && $0?.mark.setID == mark.setID ? $0?.mark.crc32 : nil },
+                anchor: anchor, setCRC: mark.setCRC, doubts: doubts, the: the, manifestBeside: manifestBeside)
+        // A set the marks do not make whole: another split's part there says why first.
+        if offset != 0 || mark.count != parts.count { try content?.runWithoutReading() }
         // A list that starts late is refused by ``PartArguments/Resolved/lateStartRefusal(names:)``.
-        if offset > 0 && !found { return Vouched(rewritten: rewritten) }
+        if offset > 0 && !found { return Vouched() }
         if offset > 0 {
             let number = naming.number - offset
             throw missingStart(parts[0], mark: mark, first: number >= 0 ? naming.with(number: number).name : nil)
@@ -126,7 +119,7 @@ enum PartMarkEvidence {
                     + "would join other files to them; remove it and those after it, or give --as-given to join them "
                     + "as they are")
         }
-        return Vouched(start: true, whole: true, rewritten: rewritten)
+        return Vouched(start: true, whole: true, content: content)
     }
 
     private static func missingStart(_ path: String, mark: PartMark, first: String?) -> GCDCatError {

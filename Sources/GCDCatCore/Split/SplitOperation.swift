@@ -309,7 +309,8 @@ public struct SplitOperation: Sendable {
         // multipart upload on every job.
         let parallelParts =
             (strategy == .auto || strategy == .offsets) && !(writesObjects && pieces.count < jobs)
-        let computeCRC = manifestPath != nil
+        // The manifest records the crc32s, and so do the marks on parts that are files (PartMark).
+        let computeCRC = manifestPath != nil || !writesObjects
         // auto reads the input once for the crc32s while the kernel clones or copies the parts;
         // the other strategies checksum the bytes as they pass.
         // --par2 takes the same read, whatever the cores: its blocks need the bytes.

@@ -77,7 +77,7 @@ extension SplitOperation {
                 header: header)
             try set.write(.manifest, try target(manifestPath), manifest.encoded(generator: "gcdcat split"))
         }
-        return try publish(set)
+        return try publish(set, crcs: crcs)
     }
 
     /// The digests of the finished (not yet published) parts, read back while hot in the page
@@ -100,13 +100,13 @@ extension SplitOperation {
         }
     }
 
-    /// Publishes `set` in the order of ``PublishOrder``: the first part last. With `--force`,
-    /// files at the held-back names are removed first, inside the publishing window (a signal
-    /// waits for the whole set), so that a set half-replaced when gcdcat is killed has no first
-    /// part to start a mixed merge from. The old set's parts past the new set's last
+    /// Publishes `set` in the order of ``PublishOrder``, the first part last, its parts marked
+    /// with their crc32s `crcs` (``PartMark``). With `--force`, files at the held-back names are
+    /// removed first, inside the publishing window (a signal waits for the whole set), so that a
+    /// set half-replaced when gcdcat is killed has no first part to start a mixed merge from. The old set's parts past the new set's last
     /// (``staleParts(after:)``) are removed there too: left, they would join the new set in a
     /// merge that has no manifest. Returns a note naming those.
-    private func publish(_ set: OutputSet) throws -> [String] {
+    private func publish(_ set: OutputSet, crcs: [UInt32]) throws -> [String] {
         let parts = set.parts
         let held = PublishOrder.heldBack(count: parts.count, naming: naming).map { parts[$0] }
         // Files and objects alike (``OutputTarget/holdsOlderOutput()``): an object store
@@ -121,7 +121,7 @@ extension SplitOperation {
         var removed: [String] = []
         var refused = false
         do {
-            try set.publish(naming: naming, jobs: writesObjects ? jobs : 1) {
+            try set.publish(naming: naming, partCRCs: crcs, jobs: writesObjects ? jobs : 1) {
                 guard overwrite else { return }
                 let planned = try olderOutputsToRemove(
                     predecessor: predecessor, lists: staleLists + staleRecovery, held: held, stale: stale)
