@@ -179,8 +179,10 @@ public struct MergeOperation: Sendable {
     ) throws -> Outcome {
         if let routed = try mergeByListOrPar2(notice: notice, measure: measure) { return routed }
         let resolved = try PartArguments.resolve(partPaths, asGiven: asGiven)
-        if partPaths.count == 1, !asGiven, !resolved.discovered, try SetFromList.readsAsList(partPaths[0]) {
-            return try fromList(partPaths[0]).merge(notice: notice, measure: measure)
+        if let list = try SetFromList.loneList(
+            partPaths, asGiven: asGiven, isNumberedPart: { _ in resolved.discovered })
+        {
+            return try fromList(list).merge(notice: notice, measure: measure)
         }
         for note in resolved.notes { notice(.note(note)) }
         try Self.requireAddressSpace(parts: resolved.parts.count, path: resolved.parts.first ?? "")
@@ -327,9 +329,10 @@ public struct MergeOperation: Sendable {
         notice: (Notice) -> Void,
         measure: (OutputTarget, Int64, (TransferCounter) throws -> MergeResult) throws -> MergeResult
     ) throws -> Outcome? {
-        // A checksum list alone names its set: merge that set, checked against the list.
-        if partPaths.count == 1, !asGiven, SetFromList.isNamedAsList(partPaths[0]) {
-            return try fromList(partPaths[0]).merge(notice: notice, measure: measure)
+        // A checksum list alone names its set: merge that set, checked against the list. Before
+        // the set is discovered, only a list's name says so.
+        if let list = try SetFromList.loneList(partPaths, asGiven: asGiven, isNumberedPart: { _ in true }) {
+            return try fromList(list).merge(notice: notice, measure: measure)
         }
         // A .par2 beside the set (or given) checks the parts, and rebuilds those missing or damaged.
         var par2Notes: [String] = []
