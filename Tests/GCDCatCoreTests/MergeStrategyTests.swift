@@ -65,9 +65,8 @@ import Testing
         #expect(reader.wait() == whole)
     }
 
-    @Test(arguments: MergeStrategyKind.allCases)
+    @Test(arguments: [MergeStrategyKind.auto, .offsets])
     func offsetsPastFourGiBLandExactly(strategy: MergeStrategyKind) throws {
-        guard strategy == .auto || strategy == .offsets else { return }
         let directory = TemporaryDirectory()
         // Sparse parts: 3 GiB + 2 GiB + 5 bytes, with markers at their ends.
         let sizes: [Int64] = [3 << 30, 2 << 30, 5]

@@ -57,14 +57,9 @@ struct ChecksumLineParser {
     private(set) var lastMalformed: GCDCatError?
     static let keptMalformed = 100
 
-    /// The refusal of a list that gives one name two values, between the name and the first line.
-    private static let listedTwice = " is listed twice, with another value (first on line "
-
-    /// Whether `error` is a list giving one name two values: a list gcdcat reads, yet cannot
-    /// trust, unlike one in an algorithm it does not compute.
-    static func isListedTwice(_ error: GCDCatError) -> Bool {
-        error.code == .malformedManifest && error.message.contains("'" + listedTwice)
-    }
+    /// Set when ``entry(_:number:)`` refused the list for giving one name two values: a list
+    /// gcdcat reads, yet cannot trust, unlike one in an algorithm it does not compute.
+    private(set) var refusedListedTwice = false
     /// Each name's first line, by a 128-bit digest of its algorithm and normalized bytes
     /// (``NameKey``), instead of the name.
     private var seen: [NameKey: Int] = [:]
@@ -122,9 +117,12 @@ struct ChecksumLineParser {
         if entry.guessed && !guessed.contains(entry.algorithm) { guessed.append(entry.algorithm) }
         if let earlier {
             if earlier.sameValue { return nil }
+            refusedListedTwice = true
             throw GCDCatError(
                 .malformedManifest, path: path,
-                message: "line \(number): '\(entry.name.displayPath)'\(Self.listedTwice)\(earlier.line))")
+                message:
+                    "line \(number): '\(entry.name.displayPath)' is listed twice, with another value (first on line "
+                    + "\(earlier.line))")
         }
         count += 1
         return entry

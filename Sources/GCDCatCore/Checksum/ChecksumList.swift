@@ -175,11 +175,21 @@ public struct ChecksumList: Sendable, Equatable {
     static func loadSkippingMalformed(_ path: String, forced: HashAlgorithm? = nil) throws -> (
         list: ChecksumList, malformed: [GCDCatError], malformedCount: Int
     ) {
+        var listedTwice = false
+        return try loadSkippingMalformed(path, forced: forced, listedTwice: &listedTwice)
+    }
+
+    /// ``loadSkippingMalformed(_:forced:)``, with `listedTwice` set when what it throws is the
+    /// refusal of a name listed twice with another value (``ChecksumLineParser/refusedListedTwice``).
+    static func loadSkippingMalformed(_ path: String, forced: HashAlgorithm? = nil, listedTwice: inout Bool) throws
+        -> (list: ChecksumList, malformed: [GCDCatError], malformedCount: Int)
+    {
         let source = try ChecksumListSource(path)
         var parser = ChecksumLineParser(path: source.shown, forced: forced)
         parser.skipsMalformedLines = true
         parser.givesUpOnText = false
         var entries: [Entry] = []
+        defer { listedTwice = parser.refusedListedTwice }
         try source.forEachLine { line, number in
             if let entry = try parser.entry(line, number: number) { entries.append(entry) }
         }

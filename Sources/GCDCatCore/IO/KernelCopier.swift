@@ -161,54 +161,19 @@ public struct KernelCopier {
         var calls: Int64 = 0
         while remaining > 0 {
             let slice = Int(min(remaining, Int64(sliceSize)))
-            var moved: Int
+            let moved: Int
             switch method {
             case .clone, .copyFileRange, .sendfile:
                 // `method` is never `.clone` here: clones are whole ranges, tried before this loop.
-                let syscall = method != .sendfile ? "copy_file_range" : "sendfile"
-                if method != .sendfile {
-                    moved =
-                        positional
-                        ? Syscall.copyFileRange(
-                            from: input, at: &inOffset, to: output, at: &outOffset, count: slice, paths: paths)
-                        : Syscall.copyFileRange(
-                            from: input, at: &inOffset, to: output, at: nil, count: slice, paths: paths)
-                } else {
-                    precondition(!positional, "sendfile writes at the shared file offset")
-                    moved = Syscall.sendfile(from: input, at: &inOffset, to: output, count: slice, paths: paths)
-                }
-                if moved < 0 {
-                    let code = gcdcat_errno()
-                    if code == EINTR { continue }
-                    // Nothing moved and the offsets are exact: the next method resumes here.
-                    if Self.isUnsupported(code) {
-                        method = Self.fallback(after: method, positional: positional)
-                        continue
-                    }
-                    throw copyError(code, syscall: syscall, inputPath, outputPath)
-                }
-                calls += 1
-                if moved == 0 {
-                    // Not trusted as end of file; read/write decides.
-                    method = .readWrite
-                    continue
-                }
+                guard
+                    let kernelMoved = try kernelSlice(
+                        slice, from: input, at: &inOffset, to: output, at: &outOffset, positional: positional,
+                        paths: paths, calls: &calls)
+                else { continue }
+                moved = kernelMoved
             case .readWrite:
-                if buffer == nil {
-                    buffer = try Syscall.allocate(byteCount: sliceSize, alignment: 4096, path: outputPath)
-                }
-                let read = try Syscall.pread(
-                    input, into: buffer!, count: slice, offset: inOffset, path: inputPath)
-                if read > 0 {
-                    if positional {
-                        try Syscall.pwriteAll(output, from: buffer!, count: read, offset: outOffset, path: outputPath)
-                        outOffset += Int64(read)
-                    } else {
-                        try Syscall.writeAll(output, from: buffer!, count: read, path: outputPath)
-                    }
-                }
-                inOffset += Int64(read)
-                moved = read
+                moved = try readWriteSlice(
+                    slice, from: input, at: &inOffset, to: output, at: &outOffset, positional: positional, paths: paths)
                 calls += 1
                 if moved == 0 {
                     throw GCDCatError(
@@ -221,6 +186,66 @@ public struct KernelCopier {
         }
         copiedBytes += count
         return calls
+    }
+
+    /// One `copy_file_range` (or, for a copy at the output's own position, `sendfile`) of up to
+    /// `slice` bytes, the offsets advanced past what it moved; nil when it moved nothing (it was
+    /// interrupted, refused, or returned 0), and `method` then says what comes next.
+    private mutating func kernelSlice(
+        _ slice: Int, from input: Int32, at inOffset: inout Int64, to output: Int32, at outOffset: inout Int64,
+        positional: Bool, paths: (String, String), calls: inout Int64
+    ) throws -> Int? {
+        let syscall = method != .sendfile ? "copy_file_range" : "sendfile"
+        let moved: Int
+        if method != .sendfile {
+            moved =
+                positional
+                ? Syscall.copyFileRange(
+                    from: input, at: &inOffset, to: output, at: &outOffset, count: slice, paths: paths)
+                : Syscall.copyFileRange(from: input, at: &inOffset, to: output, at: nil, count: slice, paths: paths)
+        } else {
+            precondition(!positional, "sendfile writes at the shared file offset")
+            moved = Syscall.sendfile(from: input, at: &inOffset, to: output, count: slice, paths: paths)
+        }
+        if moved < 0 {
+            let code = gcdcat_errno()
+            if code == EINTR { return nil }
+            // Nothing moved and the offsets are exact: the next method resumes here.
+            if Self.isUnsupported(code) {
+                method = Self.fallback(after: method, positional: positional)
+                return nil
+            }
+            throw copyError(code, syscall: syscall, paths.0, paths.1)
+        }
+        calls += 1
+        if moved == 0 {
+            // Not trusted as end of file; read/write decides.
+            method = .readWrite
+            return nil
+        }
+        return moved
+    }
+
+    /// One `pread` of up to `slice` bytes into the fallback buffer (allocated at first use), and
+    /// the write of what it read; the offsets advanced. 0 when the input ended.
+    private mutating func readWriteSlice(
+        _ slice: Int, from input: Int32, at inOffset: inout Int64, to output: Int32, at outOffset: inout Int64,
+        positional: Bool, paths: (String, String)
+    ) throws -> Int {
+        if buffer == nil {
+            buffer = try Syscall.allocate(byteCount: sliceSize, alignment: 4096, path: paths.1)
+        }
+        let read = try Syscall.pread(input, into: buffer!, count: slice, offset: inOffset, path: paths.0)
+        if read > 0 {
+            if positional {
+                try Syscall.pwriteAll(output, from: buffer!, count: read, offset: outOffset, path: paths.1)
+                outOffset += Int64(read)
+            } else {
+                try Syscall.writeAll(output, from: buffer!, count: read, path: paths.1)
+            }
+        }
+        inOffset += Int64(read)
+        return read
     }
 }
 

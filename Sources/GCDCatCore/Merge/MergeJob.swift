@@ -85,12 +85,13 @@ public struct MergeJob {
     public static func sets(
         _ paths: [String], asGiven: Bool, manifest: String?, listAlgorithm: HashAlgorithm? = nil
     ) throws -> [SetGrouping.Group] {
-        // A numbered part is not read here: its head is the merge's to read.
-        if paths.count == 1, !asGiven, manifest == nil,
-            SetFromList.isNamedAsList(paths[0])
-                || !NumberedName.readings(of: paths[0]).contains(where: { $0.alphabet == .digits }),
-            try SetFromList.readsAsList(paths[0]),
-            let sets = try? SetFromList.sets(of: paths[0], algorithm: listAlgorithm)
+        // Only a small regular file is read for the sets it names, even one named as a list.
+        if manifest == nil,
+            let list = try SetFromList.loneList(
+                paths, asGiven: asGiven,
+                isNumberedPart: { NumberedName.readings(of: $0).contains(where: { $0.alphabet == .digits }) }),
+            try SetFromList.readsAsList(list),
+            let sets = try? SetFromList.sets(of: list, algorithm: listAlgorithm)
         {
             return sets
         }

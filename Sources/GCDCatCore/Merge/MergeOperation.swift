@@ -179,8 +179,10 @@ public struct MergeOperation: Sendable {
     ) throws -> Outcome {
         if let routed = try mergeByListOrPar2(notice: notice, measure: measure) { return routed }
         let resolved = try PartArguments.resolve(partPaths, asGiven: asGiven)
-        if partPaths.count == 1, !asGiven, !resolved.discovered, try SetFromList.readsAsList(partPaths[0]) {
-            return try fromList(partPaths[0]).merge(notice: notice, measure: measure)
+        if let list = try SetFromList.loneList(
+            partPaths, asGiven: asGiven, isNumberedPart: { _ in resolved.discovered })
+        {
+            return try fromList(list).merge(notice: notice, measure: measure)
         }
         for note in resolved.notes { notice(.note(note)) }
         try Self.requireAddressSpace(parts: resolved.parts.count, path: resolved.parts.first ?? "")
@@ -188,57 +190,20 @@ public struct MergeOperation: Sendable {
         // From here an interruption says that this output was not created.
         let pending = target.path.map { CleanupRegistry.shared.beginOutput($0) }
         defer { pending.map(CleanupRegistry.shared.endOutput) }
-        if let path = target.path {
-            // A killed earlier run for this output (SIGKILL during a --force publish).
-            for found in LeftoverTemporaries.find(for: [path]) {
-                notice(.note(LeftoverTemporaries.note(leftover: found.leftover, output: found.output)))
-            }
-        }
+        Self.noteLeftovers(of: target, notice: notice)
         let parts = try validatedParts(resolved.parts)
         try refuseSpannedZip(parts.first)
-        let (manifestFile, warnings, otherLists) = try MergeVerification.locate(
-            explicit: manifest, candidates: resolved.manifestCandidates, policy: manifestPolicy, besideParts: parts)
-        for warning in warnings { notice(.warning(warning)) }
-        // Parts named one by one are sniffed for a list taken in by a glob; not the parts of one
-        // numbered set (`xaa xab`, candidates known), whose names say what they are even when a
-        // part's text is checksum lines (a split SHA256SUMS).
-        if manifestFile == nil && !resolved.discovered && !asGiven && resolved.manifestCandidates.isEmpty {
-            try refuseListContents(parts)
-        }
-        if let manifestFile { try refuseManifestAmongParts(manifestFile, parts: parts) }
+        let (manifestFile, otherLists) = try manifestInUse(for: parts, resolved, notice: notice)
         let inputs = parts + (manifestFile.map { [$0] } ?? [])
-        // Refuse a bad output before spending time reading every part for their CRCs.
-        if case .path(let path) = target {
-            // An empty name, a missing or unwritable folder, a dangling symlink fail here.
-            try OutputSink.check(path, inputs: inputs, overwrite: overwrite)
-        } else if case .object = target {
-            try OutputSink.check(target: target, inputs: inputs, overwrite: overwrite)
-        }
+        try checkOutput(target, inputs: inputs)
         if let manifestFile, !otherLists.isEmpty {
             for note in try OtherListsCheck.check(otherLists, parts: parts, used: manifestFile.path, jobs: jobs) {
                 notice(.note(note))
             }
         }
-        // auto with an SFV manifest checks the parts while it copies them (OverlappedVerification);
-        // an upload checks the bytes as it sends them instead.
-        var overlapped: (check: PartCRCCheck, parts: [PartFile])?
-        if strategy == .auto, Self.canAffordCheckThread, !target.isObject, !requiresCRCManifest,
-            resolved.markedContent == nil,
-            let check = try MergeVerification.prepareCRCCheck(parts, manifest: manifestFile),
-            let settled = try Self.settledParts(parts)
-        {
-            overlapped = (check, settled)
-        }
-        var verification: MergeVerification
-        if let overlapped {
-            verification = MergeVerification(
-                manifestPath: manifestFile?.path, expectedCRC: nil, warnings: [], manifestFile: manifestFile,
-                provesEnd: overlapped.check.manifest.whole != nil)
-            for warning in overlapped.check.warnings { notice(.note(warning)) }
-        } else {
-            verification = try checkBeforeCopying(
-                parts, manifest: manifestFile, sayVerified: !target.isStandardOutput, notice: notice)
-        }
+        // Parts the marks leave in doubt are read after the list checked them, not during the copy.
+        let (verification, overlapped) = try verify(
+            parts, manifest: manifestFile, target, overlapping: resolved.markedContent == nil, notice: notice)
         if let manifestPath = verification.manifestPath, let path = target.path {
             CleanupRegistry.shared.willPublish(path, verifiedAgainst: manifestPath)
         }
@@ -256,26 +221,99 @@ public struct MergeOperation: Sendable {
                 overlapped?.parts ?? parts,
                 repeatedHeader: overlapped?.check.repeatedHeader ?? verification.repeatedHeader),
             limits: limits, jobs: jobs, computeCRC: overlapped == nil && verification.expectedCRC != nil)
+        return try measuredRun(
+            request, into: target, otherInputs: inputs, checking: overlapped?.check, verification,
+            partCount: parts.count, notice: notice, measure: measure)
+    }
+
+    /// Notes the temporary a killed earlier run for `target` left (SIGKILL during a --force publish).
+    private static func noteLeftovers(of target: OutputTarget, notice: (Notice) -> Void) {
+        guard let path = target.path else { return }
+        for found in LeftoverTemporaries.find(for: [path]) {
+            notice(.note(LeftoverTemporaries.note(leftover: found.leftover, output: found.output)))
+        }
+    }
+
+    /// The manifest that verifies `parts` (nil for none) and the other lists beside them that
+    /// name them, its warnings said; a checksum list among the parts is refused.
+    private func manifestInUse(
+        for parts: [PartFile], _ resolved: PartArguments.Resolved, notice: (Notice) -> Void
+    ) throws -> (manifest: PartFile?, otherLists: [String]) {
+        let (manifestFile, warnings, otherLists) = try MergeVerification.locate(
+            explicit: manifest, candidates: resolved.manifestCandidates, policy: manifestPolicy, besideParts: parts)
+        for warning in warnings { notice(.warning(warning)) }
+        // Parts named one by one are sniffed for a list taken in by a glob; not the parts of one
+        // numbered set (`xaa xab`, candidates known), whose names say what they are even when a
+        // part's text is checksum lines (a split SHA256SUMS).
+        if manifestFile == nil && !resolved.discovered && !asGiven && resolved.manifestCandidates.isEmpty {
+            try refuseListContents(parts)
+        }
+        if let manifestFile { try refuseManifestAmongParts(manifestFile, parts: parts) }
+        return (manifestFile, otherLists)
+    }
+
+    /// Refuses a bad output before spending time reading every part for their CRCs.
+    private func checkOutput(_ target: OutputTarget, inputs: [PartFile]) throws {
+        if case .path(let path) = target {
+            // An empty name, a missing or unwritable folder, a dangling symlink fail here.
+            try OutputSink.check(path, inputs: inputs, overwrite: overwrite)
+        } else if case .object = target {
+            try OutputSink.check(target: target, inputs: inputs, overwrite: overwrite)
+        }
+    }
+
+    /// How `parts` are checked against the manifest: with auto and an SFV manifest, while they
+    /// are copied (OverlappedVerification, with the parts as they settled) when `overlapping`;
+    /// otherwise in full before the copy. An upload checks the bytes as it sends them instead.
+    private func verify(
+        _ parts: [PartFile], manifest manifestFile: PartFile?, _ target: OutputTarget, overlapping: Bool,
+        notice: (Notice) -> Void
+    ) throws -> (MergeVerification, overlapped: (check: PartCRCCheck, parts: [PartFile])?) {
+        if overlapping, strategy == .auto, Self.canAffordCheckThread, !target.isObject, !requiresCRCManifest,
+            let check = try MergeVerification.prepareCRCCheck(parts, manifest: manifestFile),
+            let settled = try Self.settledParts(parts)
+        {
+            let verification = MergeVerification(
+                manifestPath: manifestFile?.path, expectedCRC: nil, warnings: [], manifestFile: manifestFile,
+                provesEnd: check.manifest.whole != nil)
+            for warning in check.warnings { notice(.note(warning)) }
+            return (verification, (check, settled))
+        }
+        let verification = try checkBeforeCopying(
+            parts, manifest: manifestFile, sayVerified: !target.isStandardOutput, notice: notice)
+        return (verification, nil)
+    }
+
+    /// Runs `request` into `target` under `measure`, checking the parts as they are copied when
+    /// `check` is given, and says "verified" for the `partCount` parts when the check ended with
+    /// the copy (or, to standard output, once every byte went out).
+    private func measuredRun(
+        _ request: MergeRequest, into target: OutputTarget, otherInputs inputs: [PartFile],
+        checking check: PartCRCCheck?,
+        _ verification: MergeVerification, partCount: Int, notice: (Notice) -> Void,
+        measure: (OutputTarget, Int64, (TransferCounter) throws -> MergeResult) throws -> MergeResult
+    ) throws -> Outcome {
         var operation = self
         operation.output = target
         let expectedCRC = verification.expectedCRC
         var checked: MergeVerification?
         let result = try measure(target, request.totalBytes) { counter in
-            if let overlapped {
+            if let check {
                 let (result, verified) = try operation.runOverlapped(
-                    request, check: overlapped.check, counter: counter, otherInputs: inputs)
+                    request, check: check, counter: counter, otherInputs: inputs)
                 checked = verified
                 return result
             }
             return try operation.run(request, counter: counter, expectedCRC: expectedCRC, otherInputs: inputs)
         }
+        var verification = verification
         if let checked {
             verification = checked
-            notice(.verified(parts: parts.count, manifest: checked.manifestPath ?? ""))
+            notice(.verified(parts: partCount, manifest: checked.manifestPath ?? ""))
         } else if target.isStandardOutput, let path = verification.manifestPath {
             // Said once the whole output went out: a reader that stopped early (`| head -c 10`)
             // ends gcdcat (141) before it, and no line claims the parts' bytes all reached it.
-            notice(.verified(parts: parts.count, manifest: path))
+            notice(.verified(parts: partCount, manifest: path))
         }
         return Outcome(output: target, request: request, result: result, verification: verification)
     }
@@ -295,9 +333,10 @@ public struct MergeOperation: Sendable {
         notice: (Notice) -> Void,
         measure: (OutputTarget, Int64, (TransferCounter) throws -> MergeResult) throws -> MergeResult
     ) throws -> Outcome? {
-        // A checksum list alone names its set: merge that set, checked against the list.
-        if partPaths.count == 1, !asGiven, SetFromList.isNamedAsList(partPaths[0]) {
-            return try fromList(partPaths[0]).merge(notice: notice, measure: measure)
+        // A checksum list alone names its set: merge that set, checked against the list. Before
+        // the set is discovered, only a list's name says so.
+        if let list = try SetFromList.loneList(partPaths, asGiven: asGiven, isNumberedPart: { _ in true }) {
+            return try fromList(list).merge(notice: notice, measure: measure)
         }
         // A .par2 beside the set (or given) checks the parts, and rebuilds those missing or damaged.
         var par2Notes: [String] = []

@@ -80,17 +80,20 @@ enum ListsBesideSet {
         // checks before publishing.
         let entries: [(name: String, rejection: String?)]
         let wholeCounts: Bool
+        var listedTwice = false
         do {
             entries = try Manifest.load(list).entries.map { ($0.name, $0.rejection) }
             wholeCounts = false
         } catch let error as GCDCatError where error.code == .malformedManifest {
             do {
-                entries = try ChecksumList.loadSkippingMalformed(list).list.entries.map { ($0.name, $0.rejection) }
+                entries = try ChecksumList.loadSkippingMalformed(list, listedTwice: &listedTwice).list.entries.map {
+                    ($0.name, $0.rejection)
+                }
                 wholeCounts = true
             } catch let error as GCDCatError where error.code == .malformedManifest {
                 let names = parts.map { splitPath($0.path).name } + (whole.map { [$0] } ?? [])
                 guard namesAny(of: names, list: list) else { return .notAbout }
-                return ChecksumLineParser.isListedTwice(error) ? .contradictory(error) : .unreadable(error.message)
+                return listedTwice ? .contradictory(error) : .unreadable(error.message)
             } catch {
                 return .notAbout
             }

@@ -17,6 +17,18 @@ public enum SetFromList {
             && base.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") })
     }
 
+    /// The argument a merge takes as the checksum list that names its set, or nil: the one
+    /// argument given (and not `--as-given`) when its name says it is a list, or when its first
+    /// KiB read as one and `isNumberedPart` does not make it a part (a numbered part's head is
+    /// the merge's to read).
+    public static func loneList(
+        _ arguments: [String], asGiven: Bool, isNumberedPart: (String) -> Bool
+    ) throws -> String? {
+        guard arguments.count == 1, !asGiven, let path = arguments.first else { return nil }
+        if isNamedAsList(path) { return path }
+        return try !isNumberedPart(path) && readsAsList(path) ? path : nil
+    }
+
     /// Whether `path`, a small regular file, reads as a checksum list: its first KiB are all
     /// list lines.
     public static func readsAsList(_ path: String) throws -> Bool {
