@@ -166,6 +166,9 @@ import Testing
                 + "part was checked under the algorithm it matched (gcdcat verify checksums.txt calls them UNCONFIRMED)\n"
                 + "gcdcat: 4 parts verified against checksums.txt\n")
         #expect(scratch.read("out") == whole)
+        let json = try gcdcat(["m.bin.001", "-o", "json", "--json", "--strategy", "stream"], in: scratch.path)
+        let report = try JSONSerialization.jsonObject(with: json.stdout) as? [String: Any]
+        #expect(report?["notes"] as? [String] == [String(merged.stderr.split(separator: "\n")[0].dropFirst(14))])
         // A corrupt part: FAILED under the sha256 the other line confirmed, and under the
         // other algorithms of that length, so exit 2, as the line it is on says.
         var bytes = scratch.read("m.bin.002")!

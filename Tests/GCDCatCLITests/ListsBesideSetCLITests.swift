@@ -387,6 +387,44 @@ import Testing
         #expect(scratch.read("x.bin") == whole)
     }
 
+    /// What a merge says of the other lists beside the set (a line it cannot read, guessed values
+    /// that match nothing, that they agree) is in the `--json` report's `notes` too, word for word
+    /// (it was on standard error only: outside attack).
+    @Test func notesAboutOtherListsAreInTheJSONReport() throws {
+        let (scratch, whole) = try set()
+        try scratch.write("x.bin.sfv", try gcdcat(["checksum"] + Self.parts, in: scratch.path).stdout)
+        let sums = try runTool("sha256sum", Self.parts, in: scratch.path).stdout
+        try scratch.write("SHA256SUMS", sums + Data("garbage line\n".utf8))
+        var lines = String(decoding: sums, as: UTF8.self).split(separator: "\n").map(String.init)
+        lines[1] = (lines[1].first == "0" ? "1" : "0") + lines[1].dropFirst()
+        try scratch.write("checksums.txt", Data((lines.joined(separator: "\n") + "\n").utf8))
+        let merged = try gcdcat(["x.bin.001", "--json", "--strategy", "stream"], in: scratch.path)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        let notes = [
+            "SHA256SUMS beside the set also lists it, but gcdcat cannot read all of it (line 4: 'garbage line' is not "
+                + "a sha256 line ('HEX  NAME' or 'SHA256 (NAME) = HEX')); its other lines were checked",
+            "checksums.txt beside the set also lists it, but some of its values match nothing under the algorithm "
+                + "their length suggests; gcdcat verify checksums.txt says more",
+        ]
+        #expect(
+            merged.stderr
+                == notes.map { "gcdcat: note: \($0)\n" }.joined() + "gcdcat: 3 parts verified against x.bin.sfv\n")
+        let report = try #require(try JSONSerialization.jsonObject(with: merged.stdout) as? [String: Any])
+        #expect(report["notes"] as? [String] == notes, "\(merged.stdoutText)")
+        #expect(report["warnings"] as? [String] == [])
+        #expect(report["verified"] as? Bool == true)
+        #expect(scratch.read("x.bin") == whole)
+        // Lists that agree: the note that says so is in the report too.
+        try scratch.write("SHA256SUMS", sums)
+        try FileManager.default.removeItem(atPath: scratch.file("checksums.txt"))
+        let agreeing = try gcdcat(["x.bin.001", "-o", "agreeing", "--json", "--strategy", "stream"], in: scratch.path)
+        #expect(agreeing.status == 0, "\(agreeing.stderr)")
+        let agrees = "SHA256SUMS beside the set also lists it, and agrees with x.bin.sfv about its parts"
+        #expect(agreeing.stderr == "gcdcat: note: \(agrees)\ngcdcat: 3 parts verified against x.bin.sfv\n")
+        let agreed = try #require(try JSONSerialization.jsonObject(with: agreeing.stdout) as? [String: Any])
+        #expect(agreed["notes"] as? [String] == [agrees])
+    }
+
     @Test func aListAmongThePartsIsRefusedBeforeAnythingIsWritten() throws {
         let (scratch, _) = try set()
         try scratch.write("x.bin.sha256", try runTool("sha256sum", Self.parts, in: scratch.path).stdout)
