@@ -326,7 +326,8 @@ import Testing
 
     /// A list beside the set too large for a merge to load (over 64 MiB) that names its parts
     /// is warned of, not passed over in silence (a corrupt part merged with exit 0 and no word:
-    /// outside attack); `verify` reads it.
+    /// outside attack); the warning names the two ways that do read it, `verify` and
+    /// `--manifest` (it said "gcdcat verify SHA256SUMS says why", and verify says nothing of a cap).
     @Test func aListTooLargeToLoadIsSaidNotPassedOver() throws {
         let (scratch, whole) = try set()
         try scratch.unmark(Self.parts)
@@ -338,10 +339,17 @@ import Testing
         #expect(merged.status == 0, "\(merged.stderr)")
         #expect(
             merged.stderr
-                == "gcdcat: warning: SHA256SUMS beside the set names its parts, but gcdcat cannot read it (it is over "
-                + "64 MiB, more than a merge loads to check a set); the parts were not checked against it (gcdcat "
-                + "verify SHA256SUMS says why)\n")
+                == "gcdcat: warning: SHA256SUMS beside the set names its parts, but it is over 64 MiB, more than a "
+                + "merge loads beside a set, so the parts were not checked against it; check them with gcdcat verify "
+                + "SHA256SUMS, or give it with --manifest SHA256SUMS\n")
         #expect(scratch.read("x.bin") == whole)
+        // Given with --manifest, it is read whole: a corrupt part is exit 2, naming its line.
+        try corrupt("x.bin.002", in: scratch)
+        let given = try gcdcat(["x.bin.001", "-o", "given", "--manifest", "SHA256SUMS"], in: scratch.path)
+        #expect(given.status == 2, "\(given.stderr)")
+        #expect(given.stderr.hasPrefix("gcdcat: x.bin.002: sha256 is "), "\(given.stderr)")
+        #expect(given.stderr.contains(", but SHA256SUMS line 2 says "), "\(given.stderr)")
+        #expect(scratch.read("given") == nil)
     }
 
     /// Another list's line for the whole file is checked on the parts joined; another list with

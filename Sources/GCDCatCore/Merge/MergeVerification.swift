@@ -60,10 +60,19 @@ public struct MergeVerification: Sendable, Equatable {
             let found = candidates.isEmpty ? ListsBesideSet.Found() : try ListsBesideSet.find(parts: besideParts)
             // A list about the set that gcdcat cannot read is said, never passed over in silence.
             let unreadableLists = found.unreadable + found.contradictory.map { ($0.path ?? "", $0.message) }
-            let unreadable = unreadableLists.map { list, why in
-                "\(list.displayPath) beside the set names its parts, but gcdcat cannot read it (\(why)); "
-                    + "the parts were not checked against it (gcdcat verify \(list.displayPath) says why)"
-            }
+            // A list too large to load beside a set is read whole by verify, and by a merge that is given it.
+            let unreadable =
+                unreadableLists.map { list, why in
+                    "\(list.displayPath) beside the set names its parts, but gcdcat cannot read it (\(why)); "
+                        + "the parts were not checked against it (gcdcat verify \(list.displayPath) says why)"
+                }
+                + found.tooLarge.map { list in
+                    "\(list.displayPath) beside the set names its parts, but it is over "
+                        + "\(ListsBesideSet.largestList >> 20) MiB, more than a merge loads beside a set, so the parts "
+                        + "were not checked against it; check them with gcdcat verify \(list.displayPath), or give it "
+                        + "with --manifest \(list.displayPath)"
+                }
+            let unreadableNames = unreadableLists.map(\.0) + found.tooLarge
             for candidate in candidates {
                 guard let info = try Syscall.statIfExists(candidate) else { continue }
                 if info.st_mode & S_IFMT != S_IFREG {
@@ -78,7 +87,7 @@ public struct MergeVerification: Sendable, Equatable {
                 }
                 let others = try found.lists.filter(isOther)
                 // Its own faults are said when it is read, not as a list beside it.
-                let otherUnreadable = try zip(unreadableLists, unreadable).filter { try isOther($0.0.0) }.map(\.1)
+                let otherUnreadable = try zip(unreadableNames, unreadable).filter { try isOther($0.0) }.map(\.1)
                 return (own, warnings + otherUnreadable, others)
             }
             warnings += unreadable
