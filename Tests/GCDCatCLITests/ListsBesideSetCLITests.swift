@@ -324,6 +324,39 @@ import Testing
         #expect(scratch.listing().filter { $0.hasPrefix("out") } == ["out"])
     }
 
+    /// One line of prose atop the only list beside the set, or 150, are one rule: its other lines
+    /// are checked (a corrupt part exits 2, naming the malformed lines too), and when they all
+    /// match the merge exits 1 with nothing written (150 lines were a warning, exit 0, the parts
+    /// not checked: outside attack).
+    @Test(arguments: [1, 150])
+    func proseAtopTheOnlyListIsOneRuleHoweverLong(lines: Int) throws {
+        let (scratch, _) = try set()
+        try scratch.unmark(Self.parts)
+        let prose = (1...lines).map { "Release notes, line \($0)\n" }.joined()
+        try scratch.write(
+            "SHA256SUMS", Data(prose.utf8) + (try runTool("sha256sum", Self.parts, in: scratch.path).stdout))
+        let unread = "line 1: 'Release notes, line 1' is not a sha256 line ('HEX  NAME' or 'SHA256 (NAME) = HEX')"
+        let merged = try gcdcat(["x.bin.001"], in: scratch.path)
+        #expect(merged.status == 1, "\(merged.stderr)")
+        #expect(
+            merged.stderr
+                == "gcdcat: SHA256SUMS: \(unread): a line gcdcat cannot read may be about this set, so it is not "
+                + "verified and nothing was written; its other lines match"
+                + (lines > 1 ? " (\(lines - 1) more malformed lines: gcdcat verify SHA256SUMS)" : "")
+                + ". Fix or remove the line, or merge with --no-verify\n")
+        #expect(scratch.read("x.bin") == nil)
+        try corrupt("x.bin.002", in: scratch)
+        let bad = try gcdcat(["x.bin.001"], in: scratch.path)
+        #expect(bad.status == 2, "\(bad.stderr)")
+        #expect(bad.stderr.hasPrefix("gcdcat: x.bin.002: sha256 is "), "\(bad.stderr)")
+        #expect(
+            bad.stderr.hasSuffix(
+                ": the part is corrupt; SHA256SUMS also has \(lines == 1 ? "a malformed line" : "\(lines) malformed lines"), "
+                    + "not checked: \(unread)\n"), "\(bad.stderr)")
+        #expect(bad.stderr.contains(", but SHA256SUMS line \(lines + 2) says "), "\(bad.stderr)")
+        #expect(scratch.read("x.bin") == nil)
+    }
+
     /// A list beside the set too large for a merge to load (over 64 MiB) that names its parts
     /// is warned of, not passed over in silence (a corrupt part merged with exit 0 and no word:
     /// outside attack); the warning names the two ways that do read it, `verify` and
