@@ -102,7 +102,8 @@ import Testing
 
     /// A list joined from two tools' (sha256sum's and `rhash --sha3-256`'s): one line confirms
     /// the sha256 guess, and the others, which match as sha3-256, are UNCONFIRMED (exit 1), not
-    /// FAILED (exit 2: outside attack, issue 22); a merge takes them as checked under sha3-256.
+    /// FAILED (exit 2: outside attack, issue 22); a merge takes them as checked under sha3-256,
+    /// and says so.
     @Test func aListMixingTwoAlgorithmsOfOneLengthIsNeverCalledCorrupt() throws {
         let scratch = try files()
         let sha256 = try runTool("sha256sum", [Self.names[0]], in: scratch.path)
@@ -127,8 +128,64 @@ import Testing
         try scratch.write("CHECKSUMS", first.stdout + rest.stdout)
         let merged = try gcdcat(["m.bin.001"], in: scratch.path)
         #expect(merged.status == 0, "\(merged.stderr)")
-        #expect(merged.stderr == "gcdcat: 3 parts verified against CHECKSUMS\n")
+        #expect(
+            merged.stderr
+                == "gcdcat: note: CHECKSUMS mixes algorithms (joined from two tools' lists?): m.bin.002 (line 2) matched "
+                + "as sha3-256, not as the sha256 assumed from its 64 digits, and 1 more part likewise; each part was "
+                + "checked under the algorithm it matched (gcdcat verify CHECKSUMS calls them UNCONFIRMED)\n"
+                + "gcdcat: 3 parts verified against CHECKSUMS\n")
         #expect(scratch.read("m.bin") == whole)
+    }
+
+    /// A list joined from `sha256sum`'s line for the first part and `b2sum -l 256`'s for the
+    /// others: verify calls those UNCONFIRMED, and a merge, which checks each under the
+    /// algorithm it matched, says which (it said only "4 parts verified"); a corrupt part among
+    /// them is said under the guess it was judged by, with the other algorithms of that length
+    /// it was judged by too (it named sha256 alone for a blake2b-256 line: outside attack).
+    @Test func aListJoinedFromTwoToolsIsSaidAsMixedByAMergeAsByVerify() throws {
+        let scratch = try Scratch()
+        let whole = randomData(3500, seed: 2239)
+        let parts = ["m.bin.001", "m.bin.002", "m.bin.003", "m.bin.004"]
+        for (index, part) in parts.enumerated() {
+            try scratch.write(part, whole.subdata(in: index * 1000..<min(whole.count, (index + 1) * 1000)))
+        }
+        let first = try runTool("sha256sum", [parts[0]], in: scratch.path)
+        let rest = try runTool("b2sum", ["-l", "256"] + parts.dropFirst(), in: scratch.path)
+        try scratch.write("checksums.txt", first.stdout + rest.stdout)
+        let verified = try gcdcat(["verify", "checksums.txt"], in: scratch.path)
+        #expect(verified.status == 1, "\(verified.stderr)")
+        #expect(
+            verified.stdoutText.split(separator: "\n").map { $0.prefix { $0 != "(" } }
+                == ["m.bin.001: OK", "m.bin.002: UNCONFIRMED ", "m.bin.003: UNCONFIRMED ", "m.bin.004: UNCONFIRMED "])
+        let merged = try gcdcat(["m.bin.001", "-o", "out"], in: scratch.path)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(
+            merged.stderr
+                == "gcdcat: note: checksums.txt mixes algorithms (joined from two tools' lists?): m.bin.002 (line 2) "
+                + "matched as blake2b-256, not as the sha256 assumed from its 64 digits, and 2 more parts likewise; each "
+                + "part was checked under the algorithm it matched (gcdcat verify checksums.txt calls them UNCONFIRMED)\n"
+                + "gcdcat: 4 parts verified against checksums.txt\n")
+        #expect(scratch.read("out") == whole)
+        let json = try gcdcat(["m.bin.001", "-o", "json", "--json", "--strategy", "stream"], in: scratch.path)
+        let report = try JSONSerialization.jsonObject(with: json.stdout) as? [String: Any]
+        #expect(report?["notes"] as? [String] == [String(merged.stderr.split(separator: "\n")[0].dropFirst(14))])
+        // A corrupt part: FAILED under the sha256 the other line confirmed, and under the
+        // other algorithms of that length, so exit 2, as the line it is on says.
+        var bytes = scratch.read("m.bin.002")!
+        bytes[10] ^= 1
+        try scratch.write("m.bin.002", bytes)
+        let actual = String(try runTool("sha256sum", ["m.bin.002"], in: scratch.path).stdoutText.prefix(64))
+        let listed = String(rest.stdoutText.prefix(64))
+        let bad = try gcdcat(["m.bin.001", "-o", "bad"], in: scratch.path)
+        #expect(bad.status == 2, "\(bad.stderr)")
+        #expect(
+            bad.stderr
+                == "gcdcat: m.bin.002: sha256 is \(actual), but checksums.txt line 2 says \(listed) (sha256 assumed from "
+                + "its 64 digits; blake2b-256 and sha3-256 do not give it either): the part is corrupt; checksums.txt "
+                + "mixes algorithms (joined from two tools' lists?): m.bin.003 (line 3) matched as blake2b-256, not as "
+                + "the sha256 assumed from its 64 digits, and 1 more part likewise; each part was checked under the "
+                + "algorithm it matched (gcdcat verify checksums.txt calls them UNCONFIRMED)\n")
+        #expect(scratch.read("bad") == nil)
     }
 
     /// A `HEX  NAME` line of a length no algorithm gcdcat reads has (`rhash --tiger`'s 48

@@ -324,9 +324,43 @@ import Testing
         #expect(scratch.listing().filter { $0.hasPrefix("out") } == ["out"])
     }
 
+    /// One line of prose atop the only list beside the set, or 150, are one rule: its other lines
+    /// are checked (a corrupt part exits 2, naming the malformed lines too), and when they all
+    /// match the merge exits 1 with nothing written (150 lines were a warning, exit 0, the parts
+    /// not checked: outside attack).
+    @Test(arguments: [1, 150])
+    func proseAtopTheOnlyListIsOneRuleHoweverLong(lines: Int) throws {
+        let (scratch, _) = try set()
+        try scratch.unmark(Self.parts)
+        let prose = (1...lines).map { "Release notes, line \($0)\n" }.joined()
+        try scratch.write(
+            "SHA256SUMS", Data(prose.utf8) + (try runTool("sha256sum", Self.parts, in: scratch.path).stdout))
+        let unread = "line 1: 'Release notes, line 1' is not a sha256 line ('HEX  NAME' or 'SHA256 (NAME) = HEX')"
+        let merged = try gcdcat(["x.bin.001"], in: scratch.path)
+        #expect(merged.status == 1, "\(merged.stderr)")
+        #expect(
+            merged.stderr
+                == "gcdcat: SHA256SUMS: \(unread): a line gcdcat cannot read may be about this set, so it is not "
+                + "verified and nothing was written; its other lines match"
+                + (lines > 1 ? " (\(lines - 1) more malformed lines: gcdcat verify SHA256SUMS)" : "")
+                + ". Fix or remove the line, or merge with --no-verify\n")
+        #expect(scratch.read("x.bin") == nil)
+        try corrupt("x.bin.002", in: scratch)
+        let bad = try gcdcat(["x.bin.001"], in: scratch.path)
+        #expect(bad.status == 2, "\(bad.stderr)")
+        #expect(bad.stderr.hasPrefix("gcdcat: x.bin.002: sha256 is "), "\(bad.stderr)")
+        #expect(
+            bad.stderr.hasSuffix(
+                ": the part is corrupt; SHA256SUMS also has \(lines == 1 ? "a malformed line" : "\(lines) malformed lines"), "
+                    + "not checked: \(unread)\n"), "\(bad.stderr)")
+        #expect(bad.stderr.contains(", but SHA256SUMS line \(lines + 2) says "), "\(bad.stderr)")
+        #expect(scratch.read("x.bin") == nil)
+    }
+
     /// A list beside the set too large for a merge to load (over 64 MiB) that names its parts
     /// is warned of, not passed over in silence (a corrupt part merged with exit 0 and no word:
-    /// outside attack); `verify` reads it.
+    /// outside attack); the warning names the two ways that do read it, `verify` and
+    /// `--manifest` (it said "gcdcat verify SHA256SUMS says why", and verify says nothing of a cap).
     @Test func aListTooLargeToLoadIsSaidNotPassedOver() throws {
         let (scratch, whole) = try set()
         try scratch.unmark(Self.parts)
@@ -338,10 +372,17 @@ import Testing
         #expect(merged.status == 0, "\(merged.stderr)")
         #expect(
             merged.stderr
-                == "gcdcat: warning: SHA256SUMS beside the set names its parts, but gcdcat cannot read it (it is over "
-                + "64 MiB, more than a merge loads to check a set); the parts were not checked against it (gcdcat "
-                + "verify SHA256SUMS says why)\n")
+                == "gcdcat: warning: SHA256SUMS beside the set names its parts, but it is over 64 MiB, more than a "
+                + "merge loads beside a set, so the parts were not checked against it; check them with gcdcat verify "
+                + "SHA256SUMS, or give it with --manifest SHA256SUMS\n")
         #expect(scratch.read("x.bin") == whole)
+        // Given with --manifest, it is read whole: a corrupt part is exit 2, naming its line.
+        try corrupt("x.bin.002", in: scratch)
+        let given = try gcdcat(["x.bin.001", "-o", "given", "--manifest", "SHA256SUMS"], in: scratch.path)
+        #expect(given.status == 2, "\(given.stderr)")
+        #expect(given.stderr.hasPrefix("gcdcat: x.bin.002: sha256 is "), "\(given.stderr)")
+        #expect(given.stderr.contains(", but SHA256SUMS line 2 says "), "\(given.stderr)")
+        #expect(scratch.read("given") == nil)
     }
 
     /// Another list's line for the whole file is checked on the parts joined; another list with
@@ -385,6 +426,44 @@ import Testing
                 + "under the algorithm their length suggests; gcdcat verify checksums.txt says more\n"
                 + "gcdcat: 3 parts verified against x.bin.sfv\n")
         #expect(scratch.read("x.bin") == whole)
+    }
+
+    /// What a merge says of the other lists beside the set (a line it cannot read, guessed values
+    /// that match nothing, that they agree) is in the `--json` report's `notes` too, word for word
+    /// (it was on standard error only: outside attack).
+    @Test func notesAboutOtherListsAreInTheJSONReport() throws {
+        let (scratch, whole) = try set()
+        try scratch.write("x.bin.sfv", try gcdcat(["checksum"] + Self.parts, in: scratch.path).stdout)
+        let sums = try runTool("sha256sum", Self.parts, in: scratch.path).stdout
+        try scratch.write("SHA256SUMS", sums + Data("garbage line\n".utf8))
+        var lines = String(decoding: sums, as: UTF8.self).split(separator: "\n").map(String.init)
+        lines[1] = (lines[1].first == "0" ? "1" : "0") + lines[1].dropFirst()
+        try scratch.write("checksums.txt", Data((lines.joined(separator: "\n") + "\n").utf8))
+        let merged = try gcdcat(["x.bin.001", "--json", "--strategy", "stream"], in: scratch.path)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        let notes = [
+            "SHA256SUMS beside the set also lists it, but gcdcat cannot read all of it (line 4: 'garbage line' is not "
+                + "a sha256 line ('HEX  NAME' or 'SHA256 (NAME) = HEX')); its other lines were checked",
+            "checksums.txt beside the set also lists it, but some of its values match nothing under the algorithm "
+                + "their length suggests; gcdcat verify checksums.txt says more",
+        ]
+        #expect(
+            merged.stderr
+                == notes.map { "gcdcat: note: \($0)\n" }.joined() + "gcdcat: 3 parts verified against x.bin.sfv\n")
+        let report = try #require(try JSONSerialization.jsonObject(with: merged.stdout) as? [String: Any])
+        #expect(report["notes"] as? [String] == notes, "\(merged.stdoutText)")
+        #expect(report["warnings"] as? [String] == [])
+        #expect(report["verified"] as? Bool == true)
+        #expect(scratch.read("x.bin") == whole)
+        // Lists that agree: the note that says so is in the report too.
+        try scratch.write("SHA256SUMS", sums)
+        try FileManager.default.removeItem(atPath: scratch.file("checksums.txt"))
+        let agreeing = try gcdcat(["x.bin.001", "-o", "agreeing", "--json", "--strategy", "stream"], in: scratch.path)
+        #expect(agreeing.status == 0, "\(agreeing.stderr)")
+        let agrees = "SHA256SUMS beside the set also lists it, and agrees with x.bin.sfv about its parts"
+        #expect(agreeing.stderr == "gcdcat: note: \(agrees)\ngcdcat: 3 parts verified against x.bin.sfv\n")
+        let agreed = try #require(try JSONSerialization.jsonObject(with: agreeing.stdout) as? [String: Any])
+        #expect(agreed["notes"] as? [String] == [agrees])
     }
 
     @Test func aListAmongThePartsIsRefusedBeforeAnythingIsWritten() throws {

@@ -259,6 +259,44 @@ struct InterruptMessageCLITests {
         #expect(scratch.read("joined") == whole)
     }
 
+    /// `--force` over an existing output names it through a scratch link renamed over the old
+    /// file: a signal during that link counts one output, on standard error as in the `--json`
+    /// object (standard error said "joined and 1 other outputs were published and stay").
+    @Test func aSignalDuringAForcedMergesPublishCountsOneOutput() throws {
+        let scratch = try Scratch()
+        let whole = randomData(250_000, seed: 47)
+        try scratch.write("f", whole)
+        #expect(try gcdcat(["split", "-b", "100K", "f", "-q"], in: scratch.path).status == 0)
+        try FileManager.default.removeItem(atPath: scratch.file("f"))
+        try scratch.write("joined", Data("old".utf8))
+        // The fsyncs after the publish are held, so that the sweep has begun before the set's
+        // publishing ends, every run.
+        var result = try run(
+            executable: "/usr/bin/env",
+            [
+                "--default-signal", "strace", "-f", "-o", "/dev/null", "-e", "trace=linkat,fsync", "-e",
+                "inject=linkat:signal=TERM:delay_exit=1000000:when=1", "-e", "inject=fsync:delay_exit=300000",
+                gcdcatPath, "merge", "f.001", "-o", "joined", "-q", "--force", "--fsync", "--json",
+            ], in: scratch.path)
+        result.stderr = result.stderr.split(separator: "\n", omittingEmptySubsequences: false).filter {
+            !$0.hasPrefix("strace: ")
+        }.joined(separator: "\n")
+        #expect(result.status == 143)
+        // The sweep says it waits for the publish when it comes before the rename's lock is taken.
+        let waiting =
+            "\ngcdcat: interrupted by SIGTERM while its outputs were being published; publishing them first, for at "
+            + "most 15s (--cleanup-timeout); a second signal stops at once and lists what is left\n"
+        let stays =
+            "\ngcdcat: interrupted by SIGTERM; it waited for the output being published: joined was published "
+            + "and stays\n"
+        #expect(result.stderr == stays || result.stderr == waiting + stays, "\(result.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any])
+        let error = try #require(object["error"] as? [String: Any])
+        #expect(error["message"] as? String == "interrupted by SIGTERM; joined was published and stays")
+        #expect(scratch.read("joined") == whole)
+        #expect(scratch.listing() == ["f.001", "f.002", "f.003", "f.sfv", "joined"])
+    }
+
     /// A split's set is published whole or not at all: a signal during its renames leaves either
     /// every part and the list, which the `--json` object then names, or none, and `published`
     /// null. Never parts named in JSON that are gone, nor parts left that it calls not created.

@@ -194,7 +194,9 @@ public final class CleanupRegistry: Sendable {
             guard state.aborted else { return false }
             // Cut: the sweep already named what the set came to.
             guard !state.publishingCut else { return true }
-            state.publishedWhileInterrupted += published
+            // An output whose naming the signal came during is there already (``commit(forgetting:registering:ending:_:)``):
+            // one output, said once (a --force merge said "s and 1 other outputs").
+            state.publishedWhileInterrupted += published.filter { !state.publishedWhileInterrupted.contains($0) }
             if let failure { state.failedWhilePublishing.append("\(failure)") }
             return true
         }

@@ -160,8 +160,9 @@ public struct MergeOperation: Sendable {
         public var rebuiltParts: [RebuiltPart] = []
         /// The set's parts, the rebuilt missing ones included.
         public var partCount: Int? = nil
-        /// The notes said on the way of a merge by a PAR2 set (which parts it rebuilds, the SFV's
-        /// verdict that sent it there), for the report's `notes` as on standard error.
+        /// The notes said on the way (which parts a PAR2 set rebuilds, the SFV's verdict that sent
+        /// it there, what the other lists beside the set say), for the report's `notes` as on
+        /// standard error.
         public var notes: [String] = []
     }
 
@@ -178,6 +179,25 @@ public struct MergeOperation: Sendable {
         measure: (OutputTarget, Int64, (TransferCounter) throws -> MergeResult) throws -> MergeResult
     ) throws -> Outcome {
         if let routed = try mergeByListOrPar2(notice: notice, measure: measure) { return routed }
+        // Every note said on the way goes to the report too (`--json`'s `notes`), as it is said:
+        // those about other lists beside the set were on standard error only.
+        var said: [String] = []
+        var outcome = try withoutActuallyEscaping(notice) { notice in
+            try mergeParts(
+                notice: { told in
+                    if case .note(let text) = told { said.append(text) }
+                    notice(told)
+                }, measure: measure)
+        }
+        outcome.notes = said
+        return outcome
+    }
+
+    /// ``merge(notice:measure:)`` of parts (or of the set a list names).
+    private func mergeParts(
+        notice: (Notice) -> Void,
+        measure: (OutputTarget, Int64, (TransferCounter) throws -> MergeResult) throws -> MergeResult
+    ) throws -> Outcome {
         let resolved = try PartArguments.resolve(partPaths, asGiven: asGiven)
         if let list = try SetFromList.loneList(
             partPaths, asGiven: asGiven, isNumberedPart: { _ in resolved.discovered })

@@ -60,10 +60,19 @@ public struct MergeVerification: Sendable, Equatable {
             let found = candidates.isEmpty ? ListsBesideSet.Found() : try ListsBesideSet.find(parts: besideParts)
             // A list about the set that gcdcat cannot read is said, never passed over in silence.
             let unreadableLists = found.unreadable + found.contradictory.map { ($0.path ?? "", $0.message) }
-            let unreadable = unreadableLists.map { list, why in
-                "\(list.displayPath) beside the set names its parts, but gcdcat cannot read it (\(why)); "
-                    + "the parts were not checked against it (gcdcat verify \(list.displayPath) says why)"
-            }
+            // A list too large to load beside a set is read whole by verify, and by a merge that is given it.
+            let unreadable =
+                unreadableLists.map { list, why in
+                    "\(list.displayPath) beside the set names its parts, but gcdcat cannot read it (\(why)); "
+                        + "the parts were not checked against it (gcdcat verify \(list.displayPath) says why)"
+                }
+                + found.tooLarge.map { list in
+                    "\(list.displayPath) beside the set names its parts, but it is over "
+                        + "\(ListsBesideSet.largestList >> 20) MiB, more than a merge loads beside a set, so the parts "
+                        + "were not checked against it; check them with gcdcat verify \(list.displayPath), or give it "
+                        + "with --manifest \(list.displayPath)"
+                }
+            let unreadableNames = unreadableLists.map(\.0) + found.tooLarge
             for candidate in candidates {
                 guard let info = try Syscall.statIfExists(candidate) else { continue }
                 if info.st_mode & S_IFMT != S_IFREG {
@@ -78,7 +87,7 @@ public struct MergeVerification: Sendable, Equatable {
                 }
                 let others = try found.lists.filter(isOther)
                 // Its own faults are said when it is read, not as a list beside it.
-                let otherUnreadable = try zip(unreadableLists, unreadable).filter { try isOther($0.0.0) }.map(\.1)
+                let otherUnreadable = try zip(unreadableNames, unreadable).filter { try isOther($0.0) }.map(\.1)
                 return (own, warnings + otherUnreadable, others)
             }
             warnings += unreadable
@@ -259,37 +268,61 @@ public struct MergeVerification: Sendable, Equatable {
         // matched that assumption; with no match, the assumption is what is wrong.
         var confirmed = Set<HashAlgorithm>()
         var differing: [(part: PartFile, entry: ChecksumList.Entry, status: ChecksumListVerifier.Status)] = []
+        // The algorithm of its length each UNCONFIRMED value matched as, by line.
+        var matchedAs: [Int: HashAlgorithm] = [:]
         for (index, entry) in list.entries.enumerated() {
             let part = parts[index]
             let (actual, crc32) = try digestAndCRC(of: part, algorithm: entry.algorithm, jobs: jobs)
             // verify's verdict (ListVerdict): a value another algorithm of that length gives
             // (a list joined from two tools') is UNCONFIRMED, no corruption.
+            var tried: HashAlgorithm?
             let status = try ListVerdict.status(of: entry, actual: actual) {
-                try digestAndCRC(of: part, algorithm: $0, jobs: jobs).0
+                tried = $0
+                return try digestAndCRC(of: part, algorithm: $0, jobs: jobs).0
             }
             switch status {
             case .ok where entry.guessed: confirmed.insert(entry.algorithm)
             case .ok: break
             case .failed(let actual) where !entry.guessed:
                 throw corruptPart(part, entry: entry, actual: actual, list: path)
+            case .unconfirmed:
+                // The last algorithm hashed is the one that gave the value.
+                matchedAs[entry.line] = tried
+                differing.append((part, entry, status))
             default: differing.append((part, entry, status))
             }
             crcs.append(crc32)
         }
         // With no line confirming a guess, the guess is what is wrong; once one did, a value
-        // no algorithm of its length gives is corruption.
+        // no algorithm of its length gives is corruption, and one another algorithm of that
+        // length gives (a list joined from two tools') was checked under that one: verify calls
+        // it UNCONFIRMED, and the merge says which algorithm it matched as.
         if let guess = differing.first(where: { !confirmed.contains($0.entry.algorithm) }) {
             throw unconfirmedGuess(guess.entry.algorithm, list: path)
         }
+        let mixed = differing.filter {
+            if case .unconfirmed = $0.status { true } else { false }
+        }.map { (part: $0.part, entry: $0.entry, matched: matchedAs[$0.entry.line]) }
+        let mixedNote = mixed.first.map { first in
+            "\(path.displayPath) mixes algorithms (joined from two tools' lists?): "
+                + mixedLine(first.part, entry: first.entry, matched: first.matched)
+                + (mixed.count > 1
+                    ? ", and \(mixed.count - 1) more \(mixed.count == 2 ? "part" : "parts") likewise" : "")
+                + "; each part was checked under the algorithm it matched (gcdcat verify \(path.displayPath) calls "
+                + "\(mixed.count == 1 ? "it" : "them") UNCONFIRMED)"
+        }
         for (part, entry, status) in differing {
-            if case .failed(let actual) = status { throw corruptPart(part, entry: entry, actual: actual, list: path) }
+            guard case .failed(let actual) = status else { continue }
+            var error = corruptPart(part, entry: entry, actual: actual, list: path)
+            if let mixedNote { error.message += "; \(mixedNote)" }
+            throw error
         }
         let wholeCRC = try whole.map {
             try checkWhole(parts, entry: $0, confirmed: confirmed.contains($0.algorithm), list: path)
         }
         return MergeVerification(
-            manifestPath: path, expectedCRC: (wholeCRC ?? Checksum.combine(.crc32, crcs)).value, warnings: ignored,
-            manifestFile: file, provesEnd: whole != nil)
+            manifestPath: path, expectedCRC: (wholeCRC ?? Checksum.combine(.crc32, crcs)).value,
+            warnings: ignored + (mixedNote.map { [$0] } ?? []), manifestFile: file, provesEnd: whole != nil)
     }
 
     /// `entries` in the order of the parts they name: an md5/sha list has no order of its own
@@ -389,11 +422,27 @@ public struct MergeVerification: Sendable, Equatable {
     static func corruptPart(_ part: PartFile, entry: ChecksumList.Entry, actual: String, list: String)
         -> GCDCatError
     {
-        GCDCatError(
+        // A guessed algorithm is said as a guess, with the others of that length it was judged under.
+        let others = entry.algorithm.alternatives.map(\.rawValue)
+        let guess =
+            !entry.guessed
+            ? ""
+            : " (\(entry.algorithm.rawValue) assumed from its \(entry.algorithm.hexLength) digits"
+                + (others.isEmpty
+                    ? ")"
+                    : "; \(others.joined(separator: " and ")) \(others.count == 1 ? "does" : "do") not give it either)")
+        return GCDCatError(
             .checksumMismatch, path: part.path,
             message:
-                "\(entry.algorithm.rawValue) is \(actual), but \(list.displayPath) line \(entry.line) says \(entry.expected): the part is corrupt"
+                "\(entry.algorithm.rawValue) is \(actual), but \(list.displayPath) line \(entry.line) says \(entry.expected)"
+                + "\(guess): the part is corrupt"
         )
+    }
+
+    /// "m.bin.002 (line 2) matched as blake2b-256, not as the sha256 assumed from its 64 digits".
+    static func mixedLine(_ part: PartFile, entry: ChecksumList.Entry, matched: HashAlgorithm?) -> String {
+        "\(part.path.displayPath) (line \(entry.line)) matched as \(matched?.rawValue ?? "another algorithm"), not as the "
+            + "\(entry.algorithm.rawValue) assumed from its \(entry.algorithm.hexLength) digits"
     }
 
     /// A list whose values were read as `algorithm` only by their length, and nothing matched:

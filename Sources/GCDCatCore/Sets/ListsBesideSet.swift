@@ -22,6 +22,8 @@ enum ListsBesideSet {
     struct Found {
         var lists: [String] = []
         var unreadable: [(list: String, why: String)] = []
+        /// Lists that name its parts but are larger than a merge loads beside a set (``largestList``).
+        var tooLarge: [String] = []
         /// Lists that name its parts in an algorithm gcdcat reads, but give a name two values.
         var contradictory: [GCDCatError] = []
     }
@@ -46,6 +48,7 @@ enum ListsBesideSet {
             switch try reading(list: list, parts: parts, whole: whole) {
             case .about: found.lists.append(list)
             case .unreadable(let why): found.unreadable.append((list, why))
+            case .tooLarge: found.tooLarge.append(list)
             case .contradictory(let error): found.contradictory.append(error)
             case .notAbout: break
             }
@@ -58,6 +61,8 @@ enum ListsBesideSet {
         case notAbout
         /// It names one of the parts, but no line of it can be read (why: its first bad line).
         case unreadable(String)
+        /// It names one of the parts, but is larger than a merge loads beside a set.
+        case tooLarge
         /// It names one of the parts, but gives a name two values.
         case contradictory(GCDCatError)
     }
@@ -74,7 +79,7 @@ enum ListsBesideSet {
         if Int64(info.st_size) > largestList {
             let names = parts.map { splitPath($0.path).name } + (whole.map { [$0] } ?? [])
             guard namesAny(of: names, list: list) else { return .notAbout }
-            return .unreadable("it is over \(largestList >> 20) MiB, more than a merge loads to check a set")
+            return .tooLarge
         }
         // An SFV is checked part by part only: its crc32 of a whole file is not one gcdcat
         // checks before publishing.
