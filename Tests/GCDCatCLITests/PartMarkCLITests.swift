@@ -292,6 +292,131 @@ import Testing
         expected[3005] = UInt8(ascii: "X")
         #expect(scratch.read("out2") == expected)
     }
+
+    /// When no part's time is the mark's any more (`touch p.*`, a copy to a file system of whole
+    /// seconds), each part of the mark's size is read: one whose crc32 is still its mark's is as
+    /// the split wrote it, so a damaged part or a file past the count is still refused (both
+    /// merged with exit 0: outside attack).
+    @Test func marksWhoseTimesAllMovedAreCheckedByTheirBytes() throws {
+        let scratch = try Scratch()
+        let input = randomData(10_000, seed: 2315)
+        try scratch.write("in.bin", input)
+        #expect(
+            try gcdcat(["split", "in.bin", "-b", "2500", "--no-manifest", "-q", "p."], in: scratch.path).status == 0)
+        #expect(try shell("touch -d '2020-01-01 00:00:00' p.00*", in: scratch.path).status == 0)
+        let touched = try gcdcat(["p.001", "-o", "out"], in: scratch.path)
+        #expect(touched.status == 0, "\(touched.stderr)")
+        #expect(touched.stderr == "")
+        #expect(scratch.read("out") == input)
+        try scratch.write("p.005", randomData(100, seed: 2316))
+        let past = try gcdcat(["p.001", "-o", "out2"], in: scratch.path)
+        #expect(past.status == 1)
+        #expect(past.stderr.hasPrefix("gcdcat: p.005: is not one of the 4 parts the split that made p.001 marked"))
+        try FileManager.default.removeItem(atPath: scratch.file("p.005"))
+        #expect(
+            try shell("printf X | dd of=p.003 bs=1 seek=77 conv=notrunc status=none; touch p.00*", in: scratch.path)
+                .status == 0)
+        let damaged = try gcdcat(["p.001", "-o", "out2"], in: scratch.path)
+        #expect(damaged.status == 1)
+        #expect(
+            damaged.stderr.hasPrefix(
+                "gcdcat: p.003: was changed since the split that made p.001 marked it (its crc32 is "))
+        #expect(scratch.read("out2") == nil)
+    }
+
+    /// `cp -p` of one part over another of the same size keeps the target's mark and gives it
+    /// the source's time, which is the mark's when both were written in one clock tick: the
+    /// first and last 4 KiB, which the mark records too, tell (it merged: outside attack).
+    @Test func aPartOverwrittenWithAnotherOfItsTimeIsRead() throws {
+        let scratch = try Scratch()
+        let input = randomData(40_000, seed: 2317)
+        try scratch.write("in.bin", input)
+        #expect(
+            try gcdcat(["split", "in.bin", "-b", "10000", "--no-manifest", "-q", "p."], in: scratch.path).status == 0)
+        // p.002's bytes under p.004's mark, with p.004's time: what `cp -p` leaves when they match.
+        #expect(
+            try shell("cp p.002 k && touch -r p.004 k && cat k > p.004 && touch -r k p.004", in: scratch.path).status
+                == 0)
+        let merged = try gcdcat(["p.001", "-o", "out"], in: scratch.path)
+        #expect(merged.status == 1)
+        #expect(
+            merged.stderr.hasPrefix(
+                "gcdcat: p.004: was changed since the split that made p.001 marked it (its crc32 is "))
+        #expect(scratch.read("out") == nil)
+    }
+
+    /// Parts a second run of the same split wrote over the same input are the same set: joined
+    /// with the first run's, read or not (`--no-verify` refused them: outside attack). A part
+    /// saved under another name is refused without a first part invented for it.
+    @Test func aSecondRunsPartsJoinAndAPartUnderAnotherNameIsNotGivenAFirst() throws {
+        let scratch = try Scratch()
+        let input = randomData(10_000, seed: 2318)
+        try scratch.write("in.bin", input)
+        for folder in ["d1", "d2"] {
+            try FileManager.default.createDirectory(atPath: scratch.file(folder), withIntermediateDirectories: false)
+            #expect(
+                try gcdcat(
+                    ["split", "in.bin", "--prefix", "\(folder)/in.bin.", "-b", "3000", "--no-manifest", "-q"],
+                    in: scratch.path
+                ).status == 0)
+        }
+        #expect(try shell("cp -a d2/in.bin.002 d1/ && cp -a d1/in.bin.003 backup.img", in: scratch.path).status == 0)
+        for flags in [[], ["--no-verify"]] {
+            let merged = try gcdcat(["d1/in.bin.001", "-o", "out"] + flags + ["--force", "-q"], in: scratch.path)
+            #expect(merged.status == 0, "\(flags): \(merged.stderr)")
+            #expect(scratch.read("out") == input)
+        }
+        let lone = try gcdcat(["merge", "backup.img", "-o", "x"], in: scratch.path)
+        #expect(lone.status == 1)
+        #expect(
+            lone.stderr
+                == "gcdcat: backup.img: no first part before it: the split that made it marked it part 3 of 4, so the "
+                + "set's first part is missing (a split stopped while naming its parts leaves later ones alone). Put "
+                + "the missing parts back, or give --as-given to join what is here\n")
+    }
+
+    /// A round-robin split's parts do not join back to its input: refused unless --as-given.
+    /// Header parts whose manifest is gone keep the header in every part: said (both merged in
+    /// silence: outside attack). A newer manifest with a whole-file record proves the set it
+    /// describes: its parts taken beside an older set's join.
+    @Test func theMarksSayHowTheSetJoins() throws {
+        let scratch = try Scratch()
+        try scratch.write("f.txt", Data((1...3000).map { "\($0)\n" }.joined().utf8))
+        #expect(try gcdcat(["split", "-n", "r/3", "f.txt", "-q"], in: scratch.path).status == 0)
+        let dealt = try gcdcat(["f.txt.001", "-o", "out"], in: scratch.path)
+        #expect(dealt.status == 1)
+        #expect(
+            dealt.stderr
+                == "gcdcat: f.txt.001: is part 1 of 3 of a round-robin split (-n r/3), which deals out its input's "
+                + "lines in turn: joined, its parts are not the input. Give --as-given to join them as they are\n")
+        #expect(try gcdcat(["merge", "f.txt.001", "-o", "out", "--as-given", "-q"], in: scratch.path).status == 0)
+        try scratch.write("d.csv", Data(("id,val\n" + (1...1000).map { "\($0),x\n" }.joined()).utf8))
+        #expect(
+            try gcdcat(["split", "d.csv", "-l", "250", "--header-lines", "1", "-q"], in: scratch.path).status == 0)
+        try FileManager.default.removeItem(atPath: scratch.file("d.csv.sfv"))
+        let headed = try gcdcat(["d.csv.001", "-o", "joined.csv"], in: scratch.path)
+        #expect(headed.status == 0)
+        #expect(
+            headed.stderr
+                == "gcdcat: warning: the split that made d.csv.001 repeated its input's header lines atop every part, "
+                + "and no manifest beside the set records the header, so the output repeats it in each part (the "
+                + "manifest that split wrote records it: give it with --manifest)\n")
+        let old = randomData(8000, seed: 2319)
+        var new = old
+        new[5000] ^= 0xFF
+        try scratch.write("old.bin", old)
+        try FileManager.default.createDirectory(atPath: scratch.file("n"), withIntermediateDirectories: false)
+        try scratch.write("n/old.bin", new)
+        #expect(
+            try shell(
+                "\(gcdcatPath) split old.bin -b 2000 -q && cd n && \(gcdcatPath) split old.bin -b 2000 -q && "
+                    + "cp old.bin.003 old.bin.sfv .. && cd .. && rm old.bin",
+                in: scratch.path
+            ).status == 0)
+        let newer = try gcdcat(["old.bin.001", "-o", "whole", "-q"], in: scratch.path)
+        #expect(newer.status == 0, "\(newer.stderr)")
+        #expect(scratch.read("whole") == new)
+    }
 }
 
 /// The crc32 of `bytes`, as gcdcat's messages write it.

@@ -128,7 +128,7 @@ public final class OutputSet: Sendable {
     }
 
     /// Names every output of the set, all or nothing: a split's parts marked as one set
-    /// (``PartMark``, with their crc32s `partCRCs`), then the parts but those ``PublishOrder``
+    /// (``PartMark``, with their crc32s `partCRCs` and how they join), then the parts but those ``PublishOrder``
     /// holds back, then the recovery volumes, their index, the checksum list, the manifest, and
     /// the held-back parts (the first) last; a job's whole output alone. `naming` is the parts'
     /// naming (nil: no part is held back, none is marked). `prepare` runs first, inside the
@@ -137,7 +137,8 @@ public final class OutputSet: Sendable {
     /// ## Errors
     /// Those of ``publishAll(_:fsync:jobs:prepare:)``; the set is then discarded.
     public func publish(
-        naming: PartNaming? = nil, partCRCs: [UInt32] = [], jobs: Int = 1, prepare: () throws -> Void = {}
+        naming: PartNaming? = nil, partCRCs: [UInt32] = [], joining: PartMark.Joining = .concatenated, jobs: Int = 1,
+        prepare: () throws -> Void = {}
     ) throws {
         // A signal that arrived before this point is answered by its sweep, never by a publish.
         InterruptHandler.yieldToArrivedSignal()
@@ -158,7 +159,9 @@ public final class OutputSet: Sendable {
         let whole = members.filter { $0.role == .whole }.map(\.sink)
         let parts = Self.parts(of: members)
         // The evidence that tells a part left alone by a kill from a plain file (PartMark).
-        if naming != nil { PartMark.stamp(parts.compactMap { $0.file?.temporaryPath }, crcs: partCRCs) }
+        if naming != nil {
+            PartMark.stamp(parts.compactMap { $0.file?.temporaryPath }, crcs: partCRCs, joining: joining)
+        }
         let ordered =
             naming.map { PublishOrder.arrange(parts: parts, lists: lists, naming: $0) } ?? parts + lists
         try Self.publishAll(whole + ordered, fsync: fsync, jobs: jobs, prepare: prepare)

@@ -234,7 +234,10 @@ public struct MergeOperation: Sendable {
             // may have gone with its line (the marks its split left may vouch for it).
             for warning in MergeVerification.truncationWarning(parts) { notice(.warning(warning)) }
         }
-        try checkMarkedContent(resolved)
+        try checkMarkedContent(resolved, provenWhole: verification.provesEnd)
+        if resolved.markedHeader, (overlapped?.check.repeatedHeader ?? verification.repeatedHeader) == 0 {
+            notice(.warning(Self.unrecordedHeaderWarning(parts[0].path)))
+        }
         // A split that repeated a header atop every part: the output drops it again.
         let request = MergeRequest(
             sources: MergeVerification.sources(
@@ -424,15 +427,25 @@ public struct MergeOperation: Sendable {
     }
 
     /// Reads the parts whose marks do not vouch for them (``MarkedContentCheck``), after any
-    /// list checked them: a list vouches for each part's bytes, not for one split having written
-    /// them all. `--no-verify` reads nothing and joins them as they are.
-    private func checkMarkedContent(_ resolved: PartArguments.Resolved) throws {
-        guard let content = resolved.markedContent else { return }
+    /// list checked them: a list of the parts vouches for each part's bytes, not for one split
+    /// having written them all. A list's whole-file line (`provenWhole`) vouches for the set
+    /// joined, which the merge checks before it publishes: the marks then yield (the parts a
+    /// newer manifest describes, taken beside an older set's). `--no-verify` reads nothing.
+    private func checkMarkedContent(_ resolved: PartArguments.Resolved, provenWhole: Bool) throws {
+        guard let content = resolved.markedContent, !provenWhole else { return }
         if manifestPolicy == .disabled {
             try content.runWithoutReading()
         } else {
             try content.run(jobs: jobs)
         }
+    }
+
+    /// The warning for a set whose marks say its split repeated a header atop every part, with
+    /// no manifest that records the header (the merge keeps it in every part).
+    static func unrecordedHeaderWarning(_ first: String) -> String {
+        "the split that made \(first.displayPath) repeated its input's header lines atop every part, and no "
+            + "manifest beside the set records the header, so the output repeats it in each part (the manifest that "
+            + "split wrote records it: give it with --manifest)"
     }
 
     /// This merge of the set `list` names, from its first part, with `list` as its manifest.

@@ -262,6 +262,24 @@ public struct MergeVerification: Sendable, Equatable {
         // A whole line vouches for every part: a list of some parts and the whole needs no more.
         if whole == nil { try refuseSomeParts(names.map(\.name), list: path, parts: parts) }
         try matchEntries(names, manifestPath: path, to: whole == nil ? parts : Array(parts.prefix(names.count)))
+        let (crcs, confirmed, mixedNote) = try judge(parts, entries: list.entries, list: path, jobs: jobs)
+        let wholeCRC = try whole.map {
+            try checkWhole(parts, entry: $0, confirmed: confirmed.contains($0.algorithm), list: path)
+        }
+        return MergeVerification(
+            manifestPath: path, expectedCRC: (wholeCRC ?? Checksum.combine(.crc32, crcs)).value,
+            warnings: ignored + (mixedNote.map { [$0] } ?? []), manifestFile: file, provesEnd: whole != nil)
+    }
+
+    /// Checks each listed part as verify judges it (``ListVerdict``); returns the parts' crc32s,
+    /// the guessed algorithms that lines confirmed, and the note for a list that mixes
+    /// algorithms of one length.
+    ///
+    /// ## Errors
+    /// `.checksumMismatch` naming the corrupt part; a guess no line confirmed.
+    private static func judge(_ parts: [PartFile], entries: [ChecksumList.Entry], list path: String, jobs: Int)
+        throws -> (crcs: [Checksum], confirmed: Set<HashAlgorithm>, mixedNote: String?)
+    {
         var crcs: [Checksum] = []
         // As verify judges (``ChecksumListVerifier/confirmingGuesses(_:)``): a value whose
         // algorithm was only assumed from its length is corruption only once another part
@@ -270,7 +288,7 @@ public struct MergeVerification: Sendable, Equatable {
         var differing: [(part: PartFile, entry: ChecksumList.Entry, status: ChecksumListVerifier.Status)] = []
         // The algorithm of its length each UNCONFIRMED value matched as, by line.
         var matchedAs: [Int: HashAlgorithm] = [:]
-        for (index, entry) in list.entries.enumerated() {
+        for (index, entry) in entries.enumerated() {
             let part = parts[index]
             let (actual, crc32) = try digestAndCRC(of: part, algorithm: entry.algorithm, jobs: jobs)
             // verify's verdict (ListVerdict): a value another algorithm of that length gives
@@ -317,12 +335,7 @@ public struct MergeVerification: Sendable, Equatable {
             if let mixedNote { error.message += "; \(mixedNote)" }
             throw error
         }
-        let wholeCRC = try whole.map {
-            try checkWhole(parts, entry: $0, confirmed: confirmed.contains($0.algorithm), list: path)
-        }
-        return MergeVerification(
-            manifestPath: path, expectedCRC: (wholeCRC ?? Checksum.combine(.crc32, crcs)).value,
-            warnings: ignored + (mixedNote.map { [$0] } ?? []), manifestFile: file, provesEnd: whole != nil)
+        return (crcs, confirmed, mixedNote)
     }
 
     /// `entries` in the order of the parts they name: an md5/sha list has no order of its own

@@ -94,7 +94,9 @@ struct MarkedContentCheck: Sendable, Equatable {
                     + "\(the) would join two splits' parts; remove the stale parts, or give --as-given to join them as "
                     + "they are")
         }
-        let more = others == 0 ? "" : " (\(others) other part\(others == 1 ? "" : "s") here carry none either)"
+        let more =
+            others == 0
+            ? "" : " (\(others) other \(others == 1 ? "part here carries" : "parts here carry") none either)"
         return GCDCatError(
             .invalidInput, path: path,
             message:

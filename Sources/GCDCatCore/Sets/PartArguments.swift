@@ -34,6 +34,9 @@ public enum PartArguments {
         /// The parts whose marks do not vouch for their bytes (``PartMarkEvidence``), which a
         /// merge reads before it joins them.
         var markedContent: MarkedContentCheck?
+        /// The marks say the split repeated its input's header atop every part, which only a
+        /// manifest that records it lets a merge drop.
+        var markedHeader = false
         /// The name the set's usual first part would have (`x.001`, `xaa`), when it starts late.
         public var usualFirst: String? {
             guard startsLate, let reading = firstReading
@@ -105,7 +108,7 @@ public enum PartArguments {
                     parts: set.parts, defaultOutput: set.naming.wholeName,
                     manifestCandidates: set.naming.manifestCandidates, discovered: true,
                     startsLate: set.startsLate && !asGiven && !vouched.start, markedWhole: vouched.whole,
-                    markedContent: vouched.content, notes: [])
+                    markedContent: vouched.content, markedHeader: vouched.repeatsHeader, notes: [])
             }
             if !asGiven, let refusal = PartMarkEvidence.loneRefusal(arguments[0], names: names) { throw refusal }
             return Resolved(
@@ -151,6 +154,7 @@ public enum PartArguments {
                     manifestBeside: naming.manifestCandidates.contains(where: names.exists), names: names)
             resolved.markedWhole = vouched.whole
             resolved.markedContent = vouched.content
+            resolved.markedHeader = vouched.repeatsHeader
             resolved.startsLate =
                 evident && !vouched.start && (numbers.min() ?? 0) > (naming.alphabet == .digits ? 1 : 0)
         }

@@ -23,10 +23,11 @@ import GCDCatSystem
 /// (``MarkedContentCheck``).
 ///
 /// ## Implementation details
-/// The value is ASCII: `2 SETID INDEX COUNT SIZE SECONDS.NANOSECONDS CRC32 SETCRC32`, with SETID
-/// 16 hex digits drawn once a split, INDEX 0-based, CRC32 the part's and SETCRC32 the crc32 of
-/// every part's crc32 in order (4 bytes each, big-endian): 8 hex digits each. A mark of
-/// another version reads as none.
+/// The value is ASCII: `2 SETID INDEX COUNT SIZE SECONDS.NANOSECONDS CRC32 SETCRC32 EDGECRC32
+/// JOINING`, with SETID 16 hex digits drawn once a split, INDEX 0-based, NANOSECONDS 9 digits,
+/// CRC32 the part's, SETCRC32 the crc32 of every part's crc32 in order (4 bytes each,
+/// big-endian), EDGECRC32 that of its first and last 4 KiB (``edgeCRC(_:)``): 8 hex digits
+/// each; JOINING one letter (``Joining``). A mark of another version reads as none.
 public struct PartMark: Sendable {
     public static let attribute = "user.gcdcat.part"
 
@@ -42,19 +43,34 @@ public struct PartMark: Sendable {
     var crc32: UInt32
     /// ``setCRC(of:)`` of every part of the set.
     var setCRC: UInt32
+    /// ``edgeCRC(_:)`` of the part as the split wrote it.
+    var edgeCRC: UInt32
+    /// How the set's parts join back to what was split.
+    public var joining: Joining
+
+    /// How a set's parts join back to what was split.
+    public enum Joining: Character, Sendable {
+        /// Joined in order, they are the input.
+        case concatenated = "c"
+        /// Each repeats the input's header lines (`--header-lines`): only a manifest, which
+        /// records the header, tells a merge to drop it.
+        case repeatedHeader = "h"
+        /// Lines dealt out in turn (`-n r/N`): joined, they are not the input.
+        case roundRobin = "r"
+    }
 
     /// Marks the finished files at `paths` (a set's parts, in order, whose crc32s are `crcs`)
     /// as one set. Best effort: a file system that keeps no user attributes (or a file that
     /// cannot be stat'ed) leaves a part unmarked, which a merge treats as it treats any file.
-    static func stamp(_ paths: [String], crcs: [UInt32]) {
+    static func stamp(_ paths: [String], crcs: [UInt32], joining: Joining) {
         guard crcs.count == paths.count else { return }
         let setID = UInt64.random(in: 1...UInt64.max)
         let setCRC = setCRC(of: crcs)
         for (index, path) in paths.enumerated() {
-            guard let info = try? Syscall.statIfExists(path) else { continue }
+            guard let info = try? Syscall.statIfExists(path), let edgeCRC = edgeCRC(path) else { continue }
             let mark = PartMark(
                 setID: setID, index: index, count: paths.count, size: Int64(info.st_size), modified: info.st_mtim,
-                crc32: crcs[index], setCRC: setCRC)
+                crc32: crcs[index], setCRC: setCRC, edgeCRC: edgeCRC, joining: joining)
             let value = Array(mark.encoded.utf8)
             let done = PathName.withPathCString(path) { name in
                 value.withUnsafeBytes { gcdcat_setxattr(name, attribute, $0.baseAddress, $0.count) }
@@ -67,18 +83,54 @@ public struct PartMark: Sendable {
     /// The mark on the file at `path`, and whether it still describes the file (`current`): a
     /// mark that does not was left by a split on a file rewritten since (GNU split over the same
     /// names keeps the attribute), which says the file is no longer what that split wrote.
+    ///
+    /// A file of the mark's size, time and first and last bytes is current. One of its size
+    /// whose time moved (`touch`, a copy to a file system of whole seconds, `cp` back from a
+    /// backup) or whose edges differ (`cp -p` of another part written in the same clock tick)
+    /// is read whole: it is current while its crc32 is the mark's.
     public static func readAny(_ path: String) -> (mark: PartMark, current: Bool)? {
-        var buffer = [UInt8](repeating: 0, count: 160)
+        var buffer = [UInt8](repeating: 0, count: 192)
         let length = PathName.withPathCString(path) { name in
             buffer.withUnsafeMutableBytes { gcdcat_getxattr(name, attribute, $0.baseAddress, $0.count) }
         }
         guard length > 0, let mark = PartMark(decoding: String(decoding: buffer.prefix(length), as: UTF8.self)),
             let info = try? Syscall.statIfExists(path)
         else { return nil }
-        let current =
-            Int64(info.st_size) == mark.size && info.st_mtim.tv_sec == mark.modified.tv_sec
-            && info.st_mtim.tv_nsec == mark.modified.tv_nsec
-        return (mark, current)
+        guard Int64(info.st_size) == mark.size else { return (mark, false) }
+        if info.st_mtim.tv_sec == mark.modified.tv_sec && info.st_mtim.tv_nsec == mark.modified.tv_nsec
+            && edgeCRC(path) == mark.edgeCRC
+        {
+            return (mark, true)
+        }
+        let crc = try? FileChecksum.of(path, algorithm: .crc32, jobs: 1).value
+        return (mark, crc == mark.crc32)
+    }
+
+    /// The crc32 of the first and the last 4 KiB of the file at `path` (of all of a smaller
+    /// one, twice); nil when it cannot be read.
+    static func edgeCRC(_ path: String) -> UInt32? {
+        guard let (fd, size) = try? Syscall.openRegularFile(path) else { return nil }
+        defer { try? Syscall.close(fd, path: path) }
+        let span = Int(min(size, 4096))
+        var bytes = [UInt8](repeating: 0, count: 2 * span)
+        let read = bytes.withUnsafeMutableBytes { buffer -> Int? in
+            guard let base = buffer.baseAddress,
+                let head = try? Syscall.pread(fd, into: base, count: span, offset: 0, path: path),
+                let tail = try? Syscall.pread(
+                    fd, into: base + span, count: span, offset: size - Int64(span), path: path)
+            else { return nil }
+            return head + tail
+        }
+        guard read == 2 * span else { return nil }
+        var checksum = Checksum(.crc32)
+        checksum.update(bytes)
+        return checksum.value
+    }
+
+    /// Whether this mark and `other` are of one set: one split's, or two runs' of the same split
+    /// over the same input (the same count and crc32s), whose parts are the same bytes.
+    func isOfSet(_ other: PartMark) -> Bool {
+        setID == other.setID || (setCRC == other.setCRC && count == other.count && joining == other.joining)
     }
 
     /// The crc32 of `crcs` (a set's parts' crc32s, in order), 4 big-endian bytes each: what
@@ -92,11 +144,16 @@ public struct PartMark: Sendable {
 
     var encoded: String {
         let id = String(setID, radix: 16)
+        let nanoseconds = String(modified.tv_nsec)
         return "2 \(String(repeating: "0", count: 16 - id.count) + id) \(index) \(count) \(size) "
-            + "\(modified.tv_sec).\(modified.tv_nsec) \(hex8(crc32)) \(hex8(setCRC))"
+            + "\(modified.tv_sec).\(String(repeating: "0", count: 9 - nanoseconds.count) + nanoseconds) "
+            + "\(hex8(crc32)) \(hex8(setCRC)) \(hex8(edgeCRC)) \(joining.rawValue)"
     }
 
-    init(setID: UInt64, index: Int, count: Int, size: Int64, modified: timespec, crc32: UInt32, setCRC: UInt32) {
+    init(
+        setID: UInt64, index: Int, count: Int, size: Int64, modified: timespec, crc32: UInt32, setCRC: UInt32,
+        edgeCRC: UInt32, joining: Joining
+    ) {
         self.setID = setID
         self.index = index
         self.count = count
@@ -104,23 +161,28 @@ public struct PartMark: Sendable {
         self.modified = modified
         self.crc32 = crc32
         self.setCRC = setCRC
+        self.edgeCRC = edgeCRC
+        self.joining = joining
     }
 
     /// Reads ``encoded``; nil for anything else (another version, a damaged value).
     init?(decoding text: String) {
         let fields = text.split(separator: " ", omittingEmptySubsequences: false)
-        guard fields.count == 8, fields[0] == "2", fields[1].count == 16,
+        guard fields.count == 10, fields[0] == "2", fields[1].count == 16,
             let setID = UInt64(fields[1], radix: 16),
             let index = Int(fields[2]), let count = Int(fields[3]), index >= 0, index < count,
             let size = Int64(fields[4]), size >= 0
         else { return nil }
         let time = fields[5].split(separator: ".", omittingEmptySubsequences: false)
         guard time.count == 2, let seconds = Int(time[0]), let nanoseconds = Int(time[1]),
-            (0..<1_000_000_000).contains(nanoseconds), fields[6].count == 8, fields[7].count == 8,
-            let crc32 = UInt32(fields[6], radix: 16), let setCRC = UInt32(fields[7], radix: 16)
+            time[1].count == 9, (0..<1_000_000_000).contains(nanoseconds),
+            fields[6...8].allSatisfy({ $0.count == 8 }), let crc32 = UInt32(fields[6], radix: 16),
+            let setCRC = UInt32(fields[7], radix: 16), let edgeCRC = UInt32(fields[8], radix: 16),
+            fields[9].count == 1, let joining = fields[9].first.flatMap(Joining.init(rawValue:))
         else { return nil }
         self.init(
             setID: setID, index: index, count: count, size: size,
-            modified: timespec(tv_sec: seconds, tv_nsec: nanoseconds), crc32: crc32, setCRC: setCRC)
+            modified: timespec(tv_sec: seconds, tv_nsec: nanoseconds), crc32: crc32, setCRC: setCRC,
+            edgeCRC: edgeCRC, joining: joining)
     }
 }

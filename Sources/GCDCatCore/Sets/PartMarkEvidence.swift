@@ -14,8 +14,10 @@ enum PartMarkEvidence {
     static func loneRefusal(_ path: String, names: any SetNames) -> GCDCatError? {
         guard let found = names.mark(of: path), found.current, found.mark.count > 1 else { return nil }
         let mark = found.mark
+        // A reading by letters names a first part only from `a…a`: `backup.img`, a part saved
+        // under another name, has no `backup.ime` before it.
         let reading = (NumberedName.readings(of: path) + NumberedName.hexReadings(of: path))
-            .first { $0.number >= mark.index }
+            .first { $0.number >= mark.index && ($0.alphabet != .letters || $0.number == mark.index) }
         if mark.index > 0 {
             return missingStart(path, mark: mark, first: reading.map { $0.with(number: $0.number - mark.index).name })
         }
@@ -38,6 +40,8 @@ enum PartMarkEvidence {
         /// The parts whose marks do not vouch for their bytes (changed since, unmarked, or
         /// marked by another split), to be read before the merge joins them.
         var content: MarkedContentCheck?
+        /// The split repeated its input's header lines atop every part (``PartMark/Joining``).
+        var repeatsHeader = false
     }
 
     /// Checks the parts of a set (found from its first part, or listed) against the marks they
@@ -62,9 +66,10 @@ enum PartMarkEvidence {
         let anchorPath = parts[anchor].displayPath
         // The place of parts[0] in the split that made parts[anchor].
         let offset = mark.index - anchor
+        if mark.joining == .roundRobin { throw roundRobinRefusal(parts[anchor], mark: mark) }
         var doubts: [MarkedContentCheck.Doubt] = []
         for (position, reading) in marks.enumerated() where position != anchor {
-            guard let reading, reading.mark.setID == mark.setID else {
+            guard let reading, reading.mark.isOfSet(mark) else {
                 let other = reading.map { $0.current } == true
                 doubts.append(MarkedContentCheck.Doubt(position: position, kind: other ? .otherSplit : .unmarked))
                 continue
@@ -87,7 +92,7 @@ enum PartMarkEvidence {
             ? nil
             : MarkedContentCheck(
                 parts: parts,
-                marked: marks.map { $0?.current == true && $0?.mark.setID == mark.setID ? $0?.mark.crc32 : nil },
+                marked: marks.map { $0?.current == true && $0?.mark.isOfSet(mark) == true ? $0?.mark.crc32 : nil },
                 anchor: anchor, setCRC: mark.setCRC, doubts: doubts, the: the, manifestBeside: manifestBeside)
         // A set the marks do not make whole: another split's part there says why first.
         if offset != 0 || mark.count != parts.count { try content?.runWithoutReading() }
@@ -119,7 +124,17 @@ enum PartMarkEvidence {
                     + "would join other files to them; remove it and those after it, or give --as-given to join them "
                     + "as they are")
         }
-        return Vouched(start: true, whole: true, content: content)
+        return Vouched(
+            start: true, whole: true, content: content, repeatsHeader: mark.joining == .repeatedHeader)
+    }
+
+    private static func roundRobinRefusal(_ path: String, mark: PartMark) -> GCDCatError {
+        GCDCatError(
+            .invalidInput, path: path,
+            message:
+                "is part \(mark.index + 1) of \(mark.count) of a round-robin split (-n r/\(mark.count)), which deals out "
+                + "its input's lines in turn: joined, its parts are not the input. Give --as-given to join them as "
+                + "they are")
     }
 
     private static func missingStart(_ path: String, mark: PartMark, first: String?) -> GCDCatError {

@@ -80,7 +80,8 @@ struct RoundRobinSplitter {
         for sink in set.parts { try sink.finishWriting(fsync: operation.fsync) }
         let kept = (0..<count).filter { sinks[$0] != nil }
         let warnings = try operation.conclude(
-            set, names: kept.map { names[$0] }, crcs: kept.map { checksums[$0].value }, whole: nil)
+            set, names: kept.map { names[$0] }, crcs: kept.map { checksums[$0].value }, whole: nil,
+            joining: .roundRobin)
         return SplitResult(
             partPaths: kept.map { names[$0] }, partCRCs: kept.map { checksums[$0].value }, manifestPath: nil,
             bytesRead: bytesRead, bytesWritten: bytesRead, chunks: chunks, inputCRC: nil,

@@ -355,7 +355,8 @@ public struct SplitOperation: Sendable {
             let record =
                 try manifestPath == nil ? nil : wholeRecord(crcs: crcs, pieces: pieces, header: header, file: file)
             var warnings = try conclude(
-                set, names: names, crcs: crcs, whole: record?.whole, header: record?.header, sources: pieces)
+                set, names: names, crcs: crcs, whole: record?.whole, header: record?.header, sources: pieces,
+                joining: header != nil && names.count > 1 ? .repeatedHeader : .concatenated)
             if manifestPath == nil, header != nil, names.count > 1 {
                 // Only the manifest records the header: without it a merge joins the parts as
                 // they are, the header once per part (a checksum list checks the parts, not that).

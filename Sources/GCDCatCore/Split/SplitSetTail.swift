@@ -53,13 +53,13 @@ extension SplitOperation {
     /// Adds the checksum list (with ``digest``) and the manifest to `set`, then publishes it in
     /// ``PublishOrder``; returns the warnings of publishing (old parts removed).
     ///
-    /// `crcs` are the parts' crc32s, in the order of `names`; `whole` and `header` describe the
-    /// input for the manifest. The digests are `hexes` when the writer hashed the bytes as they
+    /// `crcs` are the parts' crc32s, in the order of `names`, and `joining` how they join back
+    /// (both for their marks); `whole` and `header` describe the input for the manifest. The digests are `hexes` when the writer hashed the bytes as they
     /// passed, else read back from the finished parts (an uploaded part is hashed from
     /// `sources`, the input's ranges it was cut from).
     func conclude(
         _ set: OutputSet, names: [String], crcs: [UInt32], whole: Manifest.Whole?, header: Manifest.Header? = nil,
-        hexes: [String]? = nil, sources: [[SourceRange]] = []
+        hexes: [String]? = nil, sources: [[SourceRange]] = [], joining: PartMark.Joining = .concatenated
     ) throws -> [String] {
         if let digest, let listPath = digestListPath {
             let hexes = try hexes ?? digests(of: set.parts, sources: sources, algorithm: digest)
@@ -77,7 +77,7 @@ extension SplitOperation {
                 header: header)
             try set.write(.manifest, try target(manifestPath), manifest.encoded(generator: "gcdcat split"))
         }
-        return try publish(set, crcs: crcs)
+        return try publish(set, crcs: crcs, joining: joining)
     }
 
     /// The digests of the finished (not yet published) parts, read back while hot in the page
@@ -106,7 +106,7 @@ extension SplitOperation {
     /// set half-replaced when gcdcat is killed has no first part to start a mixed merge from. The old set's parts past the new set's last
     /// (``staleParts(after:)``) are removed there too: left, they would join the new set in a
     /// merge that has no manifest. Returns a note naming those.
-    private func publish(_ set: OutputSet, crcs: [UInt32]) throws -> [String] {
+    private func publish(_ set: OutputSet, crcs: [UInt32], joining: PartMark.Joining) throws -> [String] {
         let parts = set.parts
         let held = PublishOrder.heldBack(count: parts.count, naming: naming).map { parts[$0] }
         // Files and objects alike (``OutputTarget/holdsOlderOutput()``): an object store
@@ -121,7 +121,7 @@ extension SplitOperation {
         var removed: [String] = []
         var refused = false
         do {
-            try set.publish(naming: naming, partCRCs: crcs, jobs: writesObjects ? jobs : 1) {
+            try set.publish(naming: naming, partCRCs: crcs, joining: joining, jobs: writesObjects ? jobs : 1) {
                 guard overwrite else { return }
                 let planned = try olderOutputsToRemove(
                     predecessor: predecessor, lists: staleLists + staleRecovery, held: held, stale: stale)

@@ -128,7 +128,8 @@ struct StreamSplitter {
         let warnings = try operation.conclude(
             set, names: pass.names, crcs: crcs,
             whole: Manifest.Whole(name: path, size: pass.whole.length, crc32: pass.whole.value),
-            header: header.length > 0 ? Manifest.Header(size: header.length, crc32: header.value) : nil)
+            header: header.length > 0 ? Manifest.Header(size: header.length, crc32: header.value) : nil,
+            joining: header.length > 0 ? .repeatedHeader : .concatenated)
         return SplitResult(
             partPaths: pass.names, partCRCs: crcs, manifestPath: operation.manifestPath,
             bytesRead: pass.whole.length, bytesWritten: total, chunks: pass.chunks, inputCRC: pass.whole.value,
