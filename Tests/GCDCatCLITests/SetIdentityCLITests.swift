@@ -633,4 +633,39 @@ import Testing
                     + "m.iso.001 -o dir/\n"), "\(result.stderr)")
         #expect((try? FileManager.default.contentsOfDirectory(atPath: scratch.file("dir"))) == [])
     }
+
+    /// A set's part named like a checksum list by its numbering (`in.b2` of a hex set, `in.crc`
+    /// and `in.sfv` of a three-letter one) is a part: merged from the first part or from the
+    /// set's list (both were refused as "a checksum list, not a part": outside attack). A glob
+    /// that takes in a real list is still refused.
+    @Test func aPartNamedLikeAListByItsNumberIsAPart() throws {
+        let scratch = try Scratch()
+        let hex = randomData(200, seed: 2320)
+        try scratch.write("in", hex)
+        #expect(try gcdcat(["split", "in", "-b", "1", "-x", "-q"], in: scratch.path).status == 0)
+        #expect(scratch.read("in.b2") == hex.subdata(in: 178..<179))
+        try FileManager.default.removeItem(atPath: scratch.file("in"))
+        for from in ["in.00", "in.sfv"] {
+            let merged = try gcdcat([from, "-o", "out", "--force", "-q"], in: scratch.path)
+            #expect(merged.status == 0, "\(from): \(merged.stderr)")
+            #expect(scratch.read("out") == hex, "\(from)")
+        }
+        let letters = randomData(12_400, seed: 2321)
+        try FileManager.default.createDirectory(atPath: scratch.file("a"), withIntermediateDirectories: false)
+        try scratch.write("a/in", letters)
+        #expect(
+            try gcdcat(
+                ["split", "in", "-b", "1", "--suffix", "alpha", "-a", "3", "--manifest", "m.sfv", "-q"],
+                in: scratch.file("a")
+            ).status == 0)
+        #expect(scratch.read("a/in.sfv") != nil)
+        for arguments in [["in.aaa", "--manifest", "m.sfv"], ["m.sfv"]] {
+            let merged = try gcdcat(arguments + ["-o", "out", "--force", "-q"], in: scratch.file("a"))
+            #expect(merged.status == 0, "\(arguments): \(merged.stderr)")
+            #expect(scratch.read("a/out") == letters, "\(arguments)")
+        }
+        let glob = try gcdcat(["merge", "in.00", "in.01", "in.sfv", "-o", "g"], in: scratch.path)
+        #expect(glob.status == 1)
+        #expect(glob.stderr.hasPrefix("gcdcat: in.sfv: a checksum list (sfv), not a part; a shell glob such as NAME.*"))
+    }
 }

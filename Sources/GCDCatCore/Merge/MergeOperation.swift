@@ -82,7 +82,10 @@ public struct MergeOperation: Sendable {
         try validatedParts(partPaths)
     }
 
-    func validatedParts(_ paths: [String]) throws -> [PartFile] {
+    /// `numbered`: the paths are a set found by its numbering, where a name such as `in.b2` (hex)
+    /// or `in.sfv` (three letters) is a part's by its number: refused as a list only by its
+    /// contents.
+    func validatedParts(_ paths: [String], numbered: Bool = false) throws -> [PartFile] {
         var repeated = RepeatedParts<PartFile>(allowed: allowDuplicates)
         return try paths.map { path in
             let part: PartFile
@@ -93,7 +96,11 @@ public struct MergeOperation: Sendable {
                 error.message += LookAlikeNames.clause(missing: path, match: "set")
                 throw error
             }
-            try refuseNonPart(part)
+            if numbered, ChecksumListDetector.kind(ofName: part.path) != nil {
+                try refuseListContents([part])
+            } else {
+                try refuseNonPart(part)
+            }
             try repeated.admit(part)
             return part
         }
@@ -211,7 +218,7 @@ public struct MergeOperation: Sendable {
         let pending = target.path.map { CleanupRegistry.shared.beginOutput($0) }
         defer { pending.map(CleanupRegistry.shared.endOutput) }
         Self.noteLeftovers(of: target, notice: notice)
-        let parts = try validatedParts(resolved.parts)
+        let parts = try validatedParts(resolved.parts, numbered: resolved.discovered)
         try refuseSpannedZip(parts.first)
         let (manifestFile, otherLists) = try manifestInUse(for: parts, resolved, notice: notice)
         let inputs = parts + (manifestFile.map { [$0] } ?? [])

@@ -63,7 +63,7 @@ public enum SetFromList {
                     "names \(only.displayPath), the whole file, and no \((only + ".001").displayPath) lies beside it; "
                     + "give the first part, with --manifest \(list.displayPath)")
         }
-        let groups = try SetGrouping.group(listed, names: names)
+        let groups = try SetGrouping.group(listed, names: names, listed: true)
         if groups.count > 1 {
             throw GCDCatError(
                 .invalidInput, path: list,
@@ -98,7 +98,7 @@ public enum SetFromList {
     ) throws -> [SetGrouping.Group]? {
         let listed = try partNames(of: list, algorithm: algorithm)
         guard listed.count > 1 else { return nil }
-        let groups = try SetGrouping.group(listed, names: names)
+        let groups = try SetGrouping.group(listed, names: names, listed: true)
         guard groups.count > 1, groups.allSatisfy({ $0.naming != nil }) else { return nil }
         return groups.map { group in
             let lowest = group.arguments.min {

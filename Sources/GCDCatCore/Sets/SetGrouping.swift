@@ -33,13 +33,14 @@ public enum SetGrouping {
         public var name: String { naming?.wholeName ?? arguments[0] }
     }
 
-    /// The groups `arguments` form, in the order given.
+    /// The groups `arguments` form, in the order given; `listed` when they are the names a
+    /// checksum list gives, where a name such as `in.b2` is a part, not a list a glob took in.
     ///
     /// ## Errors
     /// `.invalidInput` naming a part listed among another set's parts, or a part of the set's
     /// name in another width.
     public static func group(
-        _ arguments: [String], asGiven: Bool = false, names: any SetNames = FileSystemNames()
+        _ arguments: [String], asGiven: Bool = false, names: any SetNames = FileSystemNames(), listed: Bool = false
     ) throws -> [Group] {
         guard !asGiven, arguments.count > 1 else { return [Group(arguments: arguments, naming: nil)] }
         // Several checksum lists: each names its own set (`gcdcat *.sfv`).
@@ -48,7 +49,8 @@ public enum SetGrouping {
         }
         // A list among parts (`gcdcat a.bin.*` takes in split's `a.bin.sha256`) is refused here,
         // before its digits read as the part number of another set (`a.bin.sha`).
-        if let list = arguments.first(where: { ChecksumListDetector.kind(ofName: $0) != nil }),
+        // Not among the names a list gives (`listed`): those are its parts (`in.b2` of a hex set).
+        if !listed, let list = arguments.first(where: { ChecksumListDetector.kind(ofName: $0) != nil }),
             let kind = ChecksumListDetector.kind(ofName: list)
         {
             throw GCDCatError(
