@@ -127,7 +127,7 @@ import Testing
         #expect(
             mixed.stderr
                 == "gcdcat: q.004: was made by another split than q.001 (the marks each split left on its parts "
-                + "differ), so the set found from q.001 would join two splits' parts; remove the stale parts, or give "
+                + "differ), so the set found from q.001 would join two splits' parts; keep the parts of one split, or give "
                 + "--as-given to join them as they are\n")
         try scratch.unmark(["q.004"])
         let extra = try gcdcat(["q.001", "-o", "out"], in: scratch.path)
@@ -175,7 +175,7 @@ import Testing
         #expect(
             mixed.stderr
                 == "gcdcat: p.005: was made by another split than p.001 (the marks each split left on its parts "
-                + "differ), so the parts given would join two splits' parts; remove the stale parts, or give "
+                + "differ), so the parts given would join two splits' parts; keep the parts of one split, or give "
                 + "--as-given to join them as they are\n")
         try FileManager.default.removeItem(atPath: scratch.file("p.005"))
         let short = try gcdcat(Array(list.prefix(5)) + ["-o", "out"], in: scratch.path)

@@ -91,7 +91,7 @@ struct MarkedContentCheck: Sendable, Equatable {
                 .invalidInput, path: path,
                 message:
                     "was made by another split than \(anchorPath) (the marks each split left on its parts differ), so "
-                    + "\(the) would join two splits' parts; remove the stale parts, or give --as-given to join them as "
+                    + "\(the) would join two splits' parts; keep the parts of one split, or give --as-given to join them as "
                     + "they are")
         }
         let more =
