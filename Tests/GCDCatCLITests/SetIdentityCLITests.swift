@@ -635,9 +635,9 @@ import Testing
     }
 
     /// A set's part named like a checksum list by its numbering (`in.b2` of a hex set, `in.crc`
-    /// and `in.sfv` of a three-letter one) is a part: merged from the first part or from the
-    /// set's list (both were refused as "a checksum list, not a part": outside attack). A glob
-    /// that takes in a real list is still refused.
+    /// and `in.sfv` of a three-letter one) is a part: merged from the first part, from the set's
+    /// list, or from a glob of its marked parts (all were refused as "a checksum list, not a
+    /// part": outside attack). A glob that takes in a real list is still refused.
     @Test func aPartNamedLikeAListByItsNumberIsAPart() throws {
         let scratch = try Scratch()
         let hex = randomData(200, seed: 2320)
@@ -650,6 +650,10 @@ import Testing
             #expect(merged.status == 0, "\(from): \(merged.stderr)")
             #expect(scratch.read("out") == hex, "\(from)")
         }
+        // A glob of the parts takes in.b2 in with them; its mark says it is a part.
+        let glob = try shell("\(gcdcatPath) merge in.[0-9a-f][0-9a-f] -o globbed -q", in: scratch.path)
+        #expect(glob.status == 0, "\(glob.stderr)")
+        #expect(scratch.read("globbed") == hex)
         let letters = randomData(12_400, seed: 2321)
         try FileManager.default.createDirectory(atPath: scratch.file("a"), withIntermediateDirectories: false)
         try scratch.write("a/in", letters)
@@ -664,8 +668,9 @@ import Testing
             #expect(merged.status == 0, "\(arguments): \(merged.stderr)")
             #expect(scratch.read("a/out") == letters, "\(arguments)")
         }
-        let glob = try gcdcat(["merge", "in.00", "in.01", "in.sfv", "-o", "g"], in: scratch.path)
-        #expect(glob.status == 1)
-        #expect(glob.stderr.hasPrefix("gcdcat: in.sfv: a checksum list (sfv), not a part; a shell glob such as NAME.*"))
+        let withList = try gcdcat(["merge", "in.00", "in.01", "in.sfv", "-o", "g"], in: scratch.path)
+        #expect(withList.status == 1)
+        #expect(
+            withList.stderr.hasPrefix("gcdcat: in.sfv: a checksum list (sfv), not a part; a shell glob such as NAME.*"))
     }
 }

@@ -84,7 +84,7 @@ public struct MergeOperation: Sendable {
 
     /// `numbered`: the paths are a set found by its numbering, where a name such as `in.b2` (hex)
     /// or `in.sfv` (three letters) is a part's by its number: refused as a list only by its
-    /// contents.
+    /// contents, as is such a name a split marked as its part.
     func validatedParts(_ paths: [String], numbered: Bool = false) throws -> [PartFile] {
         var repeated = RepeatedParts<PartFile>(allowed: allowDuplicates)
         return try paths.map { path in
@@ -96,7 +96,9 @@ public struct MergeOperation: Sendable {
                 error.message += LookAlikeNames.clause(missing: path, match: "set")
                 throw error
             }
-            if numbered, ChecksumListDetector.kind(ofName: part.path) != nil {
+            if ChecksumListDetector.kind(ofName: part.path) != nil,
+                numbered || FileSystemNames().mark(of: part.path)?.current == true
+            {
                 try refuseListContents([part])
             } else {
                 try refuseNonPart(part)
