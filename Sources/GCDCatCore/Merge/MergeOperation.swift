@@ -213,7 +213,7 @@ public struct MergeOperation: Sendable {
         Self.noteLeftovers(of: target, notice: notice)
         let parts = try validatedParts(resolved.parts)
         try refuseSpannedZip(parts.first)
-        let (manifestFile, otherLists) = try manifestInUse(for: parts, resolved, notice: notice)
+        let (manifestFile, otherLists, uncheckedHeader) = try manifestInUse(for: parts, resolved, notice: notice)
         let inputs = parts + (manifestFile.map { [$0] } ?? [])
         try checkOutput(target, inputs: inputs)
         if let manifestFile, !otherLists.isEmpty {
@@ -235,11 +235,12 @@ public struct MergeOperation: Sendable {
             for warning in MergeVerification.truncationWarning(parts) { notice(.warning(warning)) }
         }
         try checkMarkedContent(resolved)
-        // A split that repeated a header atop every part: the output drops it again.
+        // A split that repeated a header atop every part: the output drops it again (as the
+        // manifest in use records it, or, unchecked, the set's SFV beside it).
+        let repeatedHeader =
+            overlapped?.check.repeatedHeader ?? (manifestFile == nil ? uncheckedHeader : verification.repeatedHeader)
         let request = MergeRequest(
-            sources: MergeVerification.sources(
-                overlapped?.parts ?? parts,
-                repeatedHeader: overlapped?.check.repeatedHeader ?? verification.repeatedHeader),
+            sources: MergeVerification.sources(overlapped?.parts ?? parts, repeatedHeader: repeatedHeader),
             limits: limits, jobs: jobs, computeCRC: overlapped == nil && verification.expectedCRC != nil)
         return try measuredRun(
             request, into: target, otherInputs: inputs, checking: overlapped?.check, verification,
@@ -255,13 +256,21 @@ public struct MergeOperation: Sendable {
     }
 
     /// The manifest that verifies `parts` (nil for none) and the other lists beside them that
-    /// name them, its warnings said; a checksum list among the parts is refused.
+    /// name them, its warnings said; a checksum list among the parts is refused. Without one,
+    /// the header the set's SFV beside the parts records (``UncheckedHeader``), which the merge
+    /// still drops: `--no-verify` skips the check, not the restoration.
     private func manifestInUse(
         for parts: [PartFile], _ resolved: PartArguments.Resolved, notice: (Notice) -> Void
-    ) throws -> (manifest: PartFile?, otherLists: [String]) {
+    ) throws -> (manifest: PartFile?, otherLists: [String], uncheckedHeader: Int64) {
         let (manifestFile, warnings, otherLists) = try MergeVerification.locate(
             explicit: manifest, candidates: resolved.manifestCandidates, policy: manifestPolicy, besideParts: parts)
         for warning in warnings { notice(.warning(warning)) }
+        var uncheckedHeader: Int64 = 0
+        if manifestFile == nil {
+            let header = try UncheckedHeader.read(for: parts, candidates: resolved.manifestCandidates, jobs: jobs)
+            for warning in header.warnings { notice(.warning(warning)) }
+            uncheckedHeader = header.size
+        }
         // Parts named one by one are sniffed for a list taken in by a glob; not the parts of one
         // numbered set (`xaa xab`, candidates known), whose names say what they are even when a
         // part's text is checksum lines (a split SHA256SUMS).
@@ -269,7 +278,7 @@ public struct MergeOperation: Sendable {
             try refuseListContents(parts)
         }
         if let manifestFile { try refuseManifestAmongParts(manifestFile, parts: parts) }
-        return (manifestFile, otherLists)
+        return (manifestFile, otherLists, uncheckedHeader)
     }
 
     /// Refuses a bad output before spending time reading every part for their CRCs.
