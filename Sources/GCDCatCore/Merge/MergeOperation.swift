@@ -379,6 +379,8 @@ public struct MergeOperation: Sendable {
         // A checksum list alone names its set: merge that set, checked against the list. Before
         // the set is discovered, only a list's name says so.
         if let list = try SetFromList.loneList(partPaths, asGiven: asGiven, isNumberedPart: { _ in true }) {
+            // An empty input's SFV lists no parts, and merges to the empty file.
+            if let empty = try mergeEmptyWhole(list, notice: notice, measure: measure) { return empty }
             return try fromList(list).merge(notice: notice, measure: measure)
         }
         // A .par2 beside the set (or given) checks the parts, and rebuilds those missing or damaged.
