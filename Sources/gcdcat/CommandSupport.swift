@@ -47,7 +47,7 @@ func reportFailure(_ error: GCDCatError, published: ErrorReport.Published? = nil
     writeToStandardError("gcdcat: \(error)\n")
     if let published {
         let check = published.manifest.map { ", verified against \($0.displayPath)," } ?? ""
-        writeToStandardError("gcdcat: \(published.output.displayPath) was published\(check) and stays\n")
+        writeToStandardError("gcdcat: \(published.displayName) was published\(check) and stays\n")
     }
     for line in CleanupRegistry.shared.takeLeftBehind() { writeToStandardError("gcdcat: left behind: \(line)\n") }
     var report = ErrorReport(command: JSONErrors.command, error: error)
@@ -138,9 +138,9 @@ func afterPublishing(_ outputs: [String], manifest: String?, _ write: () throws 
     {
         var lost = error
         lost.message += "; only the report was lost"
-        let output = outputs.count == 1 ? outputs[0] : "\(outputs[0]) … \(outputs[outputs.count - 1])"
         throw FailureAfterPublishing(
             error: lost,
-            published: ErrorReport.Published(output: output, verified: manifest != nil, manifest: manifest))
+            published: ErrorReport.Published(
+                output: outputs[0], verified: manifest != nil, manifest: manifest, outputs: outputs))
     }
 }

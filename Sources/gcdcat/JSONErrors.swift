@@ -54,7 +54,7 @@ enum JSONErrors {
             let error = GCDCatError(
                 .interrupted, errno: number,
                 message: "interrupted by \(name)"
-                    + (published.map { "; \($0.output.displayPath) was published and stays" } ?? ""))
+                    + (published.map { "; \($0.displayName) was published and stays" } ?? ""))
             var report = ErrorReport(command: command, error: error)
             report.published = published
             return (try? JSONDocument.encode(report)) ?? []
@@ -63,12 +63,14 @@ enum JSONErrors {
 
     /// What the run published before a signal ended it (read by the sweep once nothing more can
     /// be published): published, an output is the run's result and stays, so the `interrupted`
-    /// object names it. Several (a split's parts and lists) are named first … last.
+    /// object names it. Several (a split's parts and lists) are each named, by path, in order of
+    /// name, with the manifest among them.
     static func publishedDespiteInterruption() -> ErrorReport.Published? {
         let outputs = CleanupRegistry.shared.publishedOutputs
         guard let first = outputs.first else { return nil }
         guard outputs.count > 1 else { return first }
         let names = outputs.map(\.output).sorted()
-        return ErrorReport.Published(output: "\(names[0]) … \(names[names.count - 1])", verified: false, manifest: nil)
+        return ErrorReport.Published(
+            output: names[0], verified: false, manifest: CleanupRegistry.shared.publishedManifest, outputs: names)
     }
 }

@@ -142,4 +142,60 @@ import Testing
             in: scratch.path)
         #expect(!quiet.stderr.contains("no manifest records the header"), "\(quiet.stderr)")
     }
+
+    /// `--no-verify` skips the check, not the restoration: the header the SFV beside the parts
+    /// records is dropped from every part after the first, as a verified merge drops it (it was
+    /// joined again atop every part, exit 0, without a word).
+    @Test(arguments: ["auto", "stream"])
+    func noVerifyStillDropsTheRecordedHeader(strategy: String) throws {
+        let scratch = try Scratch()
+        try scratch.write("big.csv", Self.csv)
+        let split = try gcdcat(["split", "big.csv", "-l", "500", "--header-lines", "1", "-q"], in: scratch.path)
+        #expect(split.status == 0, "\(split.stderr)")
+        try FileManager.default.removeItem(atPath: scratch.file("big.csv"))
+        let merged = try gcdcat(["big.csv.001", "--no-verify", "--strategy", strategy], in: scratch.path)
+        #expect(merged.status == 0)
+        #expect(merged.stderr == "")
+        #expect(scratch.read("big.csv") == Self.csv)
+        // From the list too, and from a list of the parts.
+        let fromList = try gcdcat(["big.csv.sfv", "--no-verify", "-o", "from-list"], in: scratch.path)
+        #expect(fromList.status == 0)
+        #expect(fromList.stderr == "")
+        #expect(scratch.read("from-list") == Self.csv)
+        let parts = scratch.files(startingWith: "big.csv.0")
+        let listed = try gcdcat(["merge"] + parts + ["--no-verify", "-o", "listed"], in: scratch.path)
+        #expect(listed.status == 0)
+        #expect(listed.stderr == "")
+        #expect(scratch.read("listed") == Self.csv)
+    }
+
+    /// An SFV beside the parts that cannot be read, or whose header record the parts do not start
+    /// with, drops nothing under `--no-verify`: the parts are joined whole, and a warning says why.
+    @Test func noVerifySaysWhenTheHeaderRecordCannotBeUsed() throws {
+        let scratch = try Scratch()
+        try scratch.write("t.csv", Data("h\n1\n2\n3\n4\n5".utf8))
+        let split = try gcdcat(["split", "-l", "2", "t.csv", "--header-lines", "1", "-q"], in: scratch.path)
+        #expect(split.status == 0, "\(split.stderr)")
+        let manifest = String(decoding: try #require(scratch.read("t.csv.sfv")), as: UTF8.self)
+        let joined = Data("h\n1\n2\nh\n3\n4\nh\n5".utf8)
+        try scratch.write("t.csv.sfv", Data((manifest + "not a line\n").utf8))
+        let unreadable = try gcdcat(["t.csv.001", "--no-verify", "-o", "a"], in: scratch.path)
+        #expect(unreadable.status == 0)
+        #expect(
+            unreadable.stderr
+                == "gcdcat: warning: t.csv.sfv beside the set cannot be read (line 7: 'line' is not a CRC32 of 8 hex "
+                + "digits), so a header it may record (split --header-lines) was not dropped: if every part repeats "
+                + "one, so does the output\n")
+        #expect(scratch.read("a") == joined)
+        let other = manifest.replacingOccurrences(of: "; gcdcat-header: 2 ", with: "; gcdcat-header: 3 ")
+        #expect(other != manifest)
+        try scratch.write("t.csv.sfv", Data(other.utf8))
+        let mismatched = try gcdcat(["t.csv.001", "--no-verify", "-o", "b"], in: scratch.path)
+        #expect(mismatched.status == 0)
+        #expect(
+            mismatched.stderr
+                == "gcdcat: warning: t.csv.sfv records a 3-byte header that every part after the first repeats, but "
+                + "t.csv.002 does not start with it, so no header was dropped and the parts are joined whole\n")
+        #expect(scratch.read("b") == joined)
+    }
 }

@@ -25,6 +25,46 @@ import Testing
             ])
     }
 
+    /// An empty input splits into no parts and an SFV that records the empty whole: that SFV
+    /// merges back to the empty file (it failed: "lists no files, so it names no set to merge",
+    /// while verify passed it), from a file and from standard input, and an existing output
+    /// needs --force as any merge's.
+    @Test func anEmptyInputsListMergesToTheEmptyFile() throws {
+        let scratch = try Scratch()
+        try scratch.write("empty.bin", Data())
+        let split = try gcdcat(["split", "empty.bin", "-b", "1000", "-q"], in: scratch.path)
+        #expect(split.status == 0, "\(split.stderr)")
+        #expect(scratch.listing() == ["empty.bin", "empty.bin.sfv"])
+        try FileManager.default.removeItem(atPath: scratch.file("empty.bin"))
+        let note =
+            "gcdcat: note: empty.bin.sfv records empty.bin as an empty file (0 bytes) and lists no parts: the output "
+            + "is empty\n"
+        let merged = try gcdcat(["empty.bin.sfv"], in: scratch.path)
+        #expect(merged.status == 0)
+        #expect(merged.stderr == note)
+        #expect(scratch.read("empty.bin") == Data())
+        let again = try gcdcat(["empty.bin.sfv", "-q"], in: scratch.path)
+        #expect(again.status == 1)
+        #expect(again.stderr == "gcdcat: empty.bin: already exists (use --force to replace it)\n")
+        let piped = try gcdcat(["merge", "empty.bin.sfv", "-o", "-", "-q"], in: scratch.path)
+        #expect(piped.status == 0)
+        #expect(piped.stdout.isEmpty)
+        let json = try gcdcat(["empty.bin.sfv", "-o", "json", "--json"], in: scratch.path)
+        #expect(json.status == 0, "\(json.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: json.stdout) as? [String: Any])
+        #expect(report["parts"] as? Int == 0)
+        #expect(report["verified"] as? Bool == true)
+        #expect(report["manifest"] as? String == "empty.bin.sfv")
+        #expect(try schema("merge").violations(of: JSONValue.parse(json.stdout)) == [])
+        #expect(scratch.read("json") == Data())
+        let standardInput = try run(
+            executable: "/bin/sh", ["-c", "\"$0\" split -b 1000 - s. -q < /dev/null", gcdcatPath], in: scratch.path)
+        #expect(standardInput.status == 0, "\(standardInput.stderr)")
+        let fromStandardInput = try gcdcat(["s.sfv", "-q"], in: scratch.path)
+        #expect(fromStandardInput.status == 0, "\(fromStandardInput.stderr)")
+        #expect(scratch.read("s") == Data())
+    }
+
     @Test func theDefaultSubcommandIsMerge() throws {
         let scratch = try Scratch()
         try scratch.write("a.001", Data("hello ".utf8))

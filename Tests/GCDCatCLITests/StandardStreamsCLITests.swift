@@ -145,7 +145,10 @@ import Testing
                 ]))
         #expect(
             document["published"]
-                == .object(["output": .string("json"), "verified": .bool(true), "manifest": .string("f.sfv")]))
+                == .object([
+                    "output": .string("json"), "outputs": .array([.string("json")]), "verified": .bool(true),
+                    "manifest": .string("f.sfv"),
+                ]))
         // Several sets: each merged set stays, and the lost reports fail the run.
         try scratch.write("g", randomData(2000, seed: 45))
         #expect(try gcdcat(["split", "-b", "1000", "g", "-q"], in: scratch.path).status == 0)
@@ -321,9 +324,18 @@ struct InterruptMessageCLITests {
         } else {
             // Whatever stays is named, in JSON as on standard error: the whole set in every run
             // seen but one, under heavy load, where in.002 alone stayed (a rollback race, open).
+            // `published` names each by its path, the manifest too once it is published (it
+            // said "in.001 … in.sfv" as its output, and a null manifest).
             let named = left.count == 1 ? left[0] : "\(left[0]) … \(left[left.count - 1])"
             let published = try #require(object["published"] as? [String: Any], "\(result.stdoutText)")
-            #expect(published["output"] as? String == named)
+            #expect(published["output"] as? String == left[0])
+            #expect(published["outputs"] as? [String] == left)
+            if left.contains("in.sfv") {
+                #expect(published["manifest"] as? String == "in.sfv", "\(result.stdoutText)")
+            } else {
+                #expect(published["manifest"] is NSNull, "\(result.stdoutText)")
+            }
+            #expect(try schema("error").violations(of: JSONValue.parse(result.stdout)) == [])
             #expect(error["message"] as? String == "interrupted by SIGTERM; \(named) was published and stays")
             #expect(stderr.contains("\(left[0])"), "\(stderr)")
             #expect(stderr.contains("published and stay"), "\(stderr)")

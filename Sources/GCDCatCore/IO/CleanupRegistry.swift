@@ -89,6 +89,8 @@ public final class CleanupRegistry: Sendable {
         var published: [String] = []
         var reported = 0
         var verifiedAgainst: [String: String] = [:]
+        /// The manifests a split is to publish (``willPublishManifest(_:)``).
+        var manifests: Set<String> = []
         /// The outputs published whose set the sweep then undid (named before the signal, the
         /// rest of their set not): they were removed, so they are neither published nor kept.
         var undone: Set<String> = []
@@ -230,6 +232,19 @@ public final class CleanupRegistry: Sendable {
     /// what ``publishedOutputs`` says of it.
     public func willPublish(_ path: String, verifiedAgainst manifest: String) {
         state.withLock { $0.verifiedAgainst[path] = manifest }
+    }
+
+    /// Notes that the output `path`, if it is published, is the manifest of the set a split
+    /// publishes: what ``publishedManifest`` says.
+    public func willPublishManifest(_ path: String) {
+        state.withLock { _ = $0.manifests.insert(path) }
+    }
+
+    /// The manifest a split published in this run (``willPublishManifest(_:)``), or nil.
+    public var publishedManifest: String? {
+        state.withLock { state in
+            state.published.first { state.manifests.contains($0) && !state.undone.contains($0) }
+        }
     }
 
     /// Every output published in this run, in order, whatever came after: once published, an

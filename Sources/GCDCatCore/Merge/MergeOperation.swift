@@ -222,7 +222,7 @@ public struct MergeOperation: Sendable {
         Self.noteLeftovers(of: target, notice: notice)
         let parts = try validatedParts(resolved.parts, numbered: resolved.discovered)
         try refuseSpannedZip(parts.first)
-        let (manifestFile, otherLists) = try manifestInUse(for: parts, resolved, notice: notice)
+        let (manifestFile, otherLists, uncheckedHeader) = try manifestInUse(for: parts, resolved, notice: notice)
         let inputs = parts + (manifestFile.map { [$0] } ?? [])
         try checkOutput(target, inputs: inputs)
         if let manifestFile, !otherLists.isEmpty {
@@ -244,14 +244,18 @@ public struct MergeOperation: Sendable {
             for warning in MergeVerification.truncationWarning(parts) { notice(.warning(warning)) }
         }
         try checkMarkedContent(resolved, provenWhole: verification.provesEnd)
-        if resolved.markedHeader, (overlapped?.check.repeatedHeader ?? verification.repeatedHeader) == 0 {
+        // A split that repeated a header atop every part: the output drops it again (as the
+        // manifest in use records it, or, unchecked, the set's SFV beside it).
+        let repeatedHeader =
+            overlapped?.check.repeatedHeader ?? (manifestFile == nil ? uncheckedHeader : verification.repeatedHeader)
+        // An SFV beside the set that could not give the header says so itself (UncheckedHeader).
+        if resolved.markedHeader, repeatedHeader == 0,
+            !resolved.manifestCandidates.contains(where: { (try? Syscall.statIfExists($0)) != nil })
+        {
             notice(.warning(Self.unrecordedHeaderWarning(parts[0].path)))
         }
-        // A split that repeated a header atop every part: the output drops it again.
         let request = MergeRequest(
-            sources: MergeVerification.sources(
-                overlapped?.parts ?? parts,
-                repeatedHeader: overlapped?.check.repeatedHeader ?? verification.repeatedHeader),
+            sources: MergeVerification.sources(overlapped?.parts ?? parts, repeatedHeader: repeatedHeader),
             limits: limits, jobs: jobs, computeCRC: overlapped == nil && verification.expectedCRC != nil)
         return try measuredRun(
             request, into: target, otherInputs: inputs, checking: overlapped?.check, verification,
@@ -267,13 +271,35 @@ public struct MergeOperation: Sendable {
     }
 
     /// The manifest that verifies `parts` (nil for none) and the other lists beside them that
-    /// name them, its warnings said; a checksum list among the parts is refused.
+    /// name them, its warnings said; a checksum list among the parts is refused. Without one,
+    /// the header the set's SFV beside the parts records (``UncheckedHeader``), which the merge
+    /// still drops: `--no-verify` skips the check, not the restoration.
     private func manifestInUse(
         for parts: [PartFile], _ resolved: PartArguments.Resolved, notice: (Notice) -> Void
-    ) throws -> (manifest: PartFile?, otherLists: [String]) {
-        let (manifestFile, warnings, otherLists) = try MergeVerification.locate(
+    ) throws -> (manifest: PartFile?, otherLists: [String], uncheckedHeader: Int64) {
+        var (manifestFile, warnings, otherLists) = try MergeVerification.locate(
             explicit: manifest, candidates: resolved.manifestCandidates, policy: manifestPolicy, besideParts: parts)
         for warning in warnings { notice(.warning(warning)) }
+        // `--as-given` joins the parts exactly as given, in any order, with gaps: the list beside
+        // the set, in the set's order, checks them only when it lists them so. One named with
+        // --manifest, or asked for with --verify, still refuses them.
+        if asGiven, manifest == nil, manifestPolicy == .automatic, let listed = manifestFile,
+            let mismatch = try MergeVerification.givenOrderMismatch(parts, list: listed.path)
+        {
+            notice(
+                .note(
+                    "\(listed.path.displayPath) beside the parts does not list them as given "
+                        + "(\(mismatch.path.map { $0.displayPath + ": " } ?? "")\(mismatch.message)), so --as-given "
+                        + "joins them unchecked against it"))
+            manifestFile = nil
+            otherLists = []
+        }
+        var uncheckedHeader: Int64 = 0
+        if manifestFile == nil {
+            let header = try UncheckedHeader.read(for: parts, candidates: resolved.manifestCandidates, jobs: jobs)
+            for warning in header.warnings { notice(.warning(warning)) }
+            uncheckedHeader = header.size
+        }
         // Parts named one by one are sniffed for a list taken in by a glob; not the parts of one
         // numbered set (`xaa xab`, candidates known), whose names say what they are even when a
         // part's text is checksum lines (a split SHA256SUMS).
@@ -281,7 +307,7 @@ public struct MergeOperation: Sendable {
             try refuseListContents(parts)
         }
         if let manifestFile { try refuseManifestAmongParts(manifestFile, parts: parts) }
-        return (manifestFile, otherLists)
+        return (manifestFile, otherLists, uncheckedHeader)
     }
 
     /// Refuses a bad output before spending time reading every part for their CRCs.
@@ -368,6 +394,8 @@ public struct MergeOperation: Sendable {
         // A checksum list alone names its set: merge that set, checked against the list. Before
         // the set is discovered, only a list's name says so.
         if let list = try SetFromList.loneList(partPaths, asGiven: asGiven, isNumberedPart: { _ in true }) {
+            // An empty input's SFV lists no parts, and merges to the empty file.
+            if let empty = try mergeEmptyWhole(list, notice: notice, measure: measure) { return empty }
             return try fromList(list).merge(notice: notice, measure: measure)
         }
         // A .par2 beside the set (or given) checks the parts, and rebuilds those missing or damaged.

@@ -51,28 +51,43 @@ public struct ErrorReport: Encodable, Sendable, Equatable {
     }
 
     /// An output that was published before the failure (a merge whose `--remove-parts` failed
-    /// after the output was named): it is complete and stays.
+    /// after the output was named): it is complete and stays. A split's several outputs (its
+    /// parts and lists) are each named in `outputs`, and its manifest, once published, in
+    /// `manifest`.
     public struct Published: Encodable, Sendable, Equatable {
-        /// The output's path, in ``PathName``'s lossless form.
+        /// The output's path (a split's first), in ``PathName``'s lossless form.
         public var output: String
         /// True when it was checked against the manifest (`manifest`).
         public var verified: Bool
+        /// The manifest a merge's output was checked against, or the manifest a split published.
         public var manifest: String?
+        /// Every output published, each a path: `[output]` for a merge, a split's parts and lists.
+        public var outputs: [String]
 
-        public init(output: String, verified: Bool, manifest: String?) {
+        public init(output: String, verified: Bool, manifest: String?, outputs: [String]? = nil) {
             self.output = output
             self.verified = verified
             self.manifest = manifest
+            self.outputs = outputs ?? [output]
+        }
+
+        /// Several outputs, first and last named: `in.001 … in.sfv`; for messages, not for scripts.
+        public var displayName: String {
+            guard outputs.count > 1, let first = outputs.first, let last = outputs.last else {
+                return output.displayPath
+            }
+            return "\(first.displayPath) … \(last.displayPath)"
         }
 
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(output, forKey: .output)
+            try container.encode(outputs, forKey: .outputs)
             try container.encode(verified, forKey: .verified)
             try container.encode(manifest, forKey: .manifest)
         }
 
-        enum CodingKeys: String, CodingKey { case output, verified, manifest }
+        enum CodingKeys: String, CodingKey { case output, outputs, verified, manifest }
     }
 
     /// The code of a usage error; every other code is a ``GCDCatError/Code``.

@@ -40,12 +40,15 @@ public enum SplitLimits {
 
     /// Address space a split needs besides what gcdcat holds when it starts: a worker thread's
     /// (``ParallelMap/addressSpacePerWorker``) for each job and for the reader that checksums the
-    /// input beside them, and 12 KiB a part. A part's own state is about 1 KiB of RSS, but a
+    /// input beside them, and 32 KiB a part. A part's own state is about 1 KiB of RSS, but a
     /// split of 20 000 parts peaked at 367 MB of address space (92 MB at start) under a
     /// `ulimit -v` of 1 GB, and with 4 KiB a part allowed here it still crashed in 2 runs of 6
-    /// at 300 000 KiB; where the rest goes is not yet known.
+    /// at 300 000 KiB; with 12 KiB, in 5 runs of 20 at 450 000 KiB (134 "failed to allocate",
+    /// 139), and with 20 KiB in 1 of 5 at 600 000. 32 KiB refuses 20 000 parts below about
+    /// 780 000 KiB; 10 of 10 runs were clean at 700 000 (with 12 KiB), 800 000 and 1 000 000. Where
+    /// the rest goes is not yet known.
     static func addressSpaceNeeded(parts: Int, jobs: Int) -> Int {
-        (jobs + 1) * ParallelMap.addressSpacePerWorker + parts * 12 * 1024
+        (jobs + 1) * ParallelMap.addressSpacePerWorker + parts * 32 * 1024
     }
 
     /// Refuses, before anything is created, a split that an address-space limit (`ulimit -v`)

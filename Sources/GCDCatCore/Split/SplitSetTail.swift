@@ -75,7 +75,9 @@ extension SplitOperation {
             let manifest = Manifest(
                 entries: zip(entryNames, crcs).map { Manifest.Entry(name: $0, crc32: $1) }, whole: whole,
                 header: header)
-            try set.write(.manifest, try target(manifestPath), manifest.encoded(generator: "gcdcat split"))
+            let manifestTarget = try target(manifestPath)
+            if let path = manifestTarget.path { set.registry.willPublishManifest(path) }
+            try set.write(.manifest, manifestTarget, manifest.encoded(generator: "gcdcat split"))
         }
         return try publish(set, crcs: crcs, joining: joining)
     }
