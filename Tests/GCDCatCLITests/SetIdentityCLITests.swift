@@ -244,51 +244,6 @@ import Testing
         #expect(scratch.read("out") == a.prefix(2000) + b.subdata(in: 2000..<3000) + a.suffix(from: 3000))
     }
 
-    /// `--as-given` joins the parts exactly as given, in any order, with gaps, even beside the
-    /// set's own SFV (which refused them: "is part 1, but big.sfv line 3 lists big.001 there"):
-    /// that list checks them only when it lists them as given, and a note says when it does not.
-    @Test func asGivenJoinsAnyOrderBesideTheSetsOwnList() throws {
-        let scratch = try Scratch()
-        let whole = randomData(4000, seed: 71)
-        try scratch.write("big", whole)
-        let split = try gcdcat(["split", "big", "-b", "1000", "-q"], in: scratch.path)
-        #expect(split.status == 0, "\(split.stderr)")
-        let part = { (index: Int) in whole.subdata(in: (index - 1) * 1000..<index * 1000) }
-        let two = try gcdcat(["merge", "big.002", "big.003", "-o", "two", "--as-given"], in: scratch.path)
-        #expect(two.status == 0)
-        #expect(
-            two.stderr
-                == "gcdcat: note: big.sfv beside the parts does not list them as given (big.002: is part 1, but "
-                + "big.sfv line 3 lists big.001 there), so --as-given joins them unchecked against it\n")
-        #expect(scratch.read("two") == part(2) + part(3))
-        let shuffled = try gcdcat(
-            ["merge", "big.001", "big.003", "big.002", "big.004", "-o", "shuffled", "--as-given", "-q"],
-            in: scratch.path)
-        #expect(shuffled.status == 0, "\(shuffled.stderr)")
-        #expect(scratch.read("shuffled") == part(1) + part(3) + part(2) + part(4))
-        // In the list's order, the list still checks them.
-        let inOrder = try gcdcat(
-            ["merge", "big.001", "big.002", "big.003", "big.004", "-o", "in-order", "--as-given"], in: scratch.path)
-        #expect(inOrder.status == 0)
-        #expect(inOrder.stderr == "gcdcat: 4 parts verified against big.sfv\n")
-        #expect(scratch.read("in-order") == whole)
-        // --verify asks for the check: the list still refuses an order it does not give.
-        let verified = try gcdcat(
-            ["merge", "big.002", "big.003", "-o", "verified", "--as-given", "--verify"], in: scratch.path)
-        #expect(verified.status == 1)
-        #expect(verified.stderr == "gcdcat: big.002: is part 1, but big.sfv line 3 lists big.001 there\n")
-        #expect(scratch.read("verified") == nil)
-        // What a killed split left, its first part gone: joined as it is.
-        try FileManager.default.removeItem(atPath: scratch.file("big.001"))
-        let rest = try gcdcat(["merge", "big.002", "big.003", "big.004", "-o", "rest", "--as-given"], in: scratch.path)
-        #expect(rest.status == 0)
-        #expect(
-            rest.stderr
-                == "gcdcat: note: big.sfv beside the parts does not list them as given (big.001: missing part: big.sfv "
-                + "lists it (line 3) but it does not exist), so --as-given joins them unchecked against it\n")
-        #expect(scratch.read("rest") == part(2) + part(3) + part(4))
-    }
-
     // An explicit list with mixed widths is refused, as discovery refuses it.
     @Test func anExplicitListWithMixedWidthsIsRefused() throws {
         let scratch = try Scratch()

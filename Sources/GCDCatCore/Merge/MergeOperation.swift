@@ -277,23 +277,9 @@ public struct MergeOperation: Sendable {
     private func manifestInUse(
         for parts: [PartFile], _ resolved: PartArguments.Resolved, notice: (Notice) -> Void
     ) throws -> (manifest: PartFile?, otherLists: [String], uncheckedHeader: Int64) {
-        var (manifestFile, warnings, otherLists) = try MergeVerification.locate(
+        let (manifestFile, warnings, otherLists) = try MergeVerification.locate(
             explicit: manifest, candidates: resolved.manifestCandidates, policy: manifestPolicy, besideParts: parts)
         for warning in warnings { notice(.warning(warning)) }
-        // `--as-given` joins the parts exactly as given, in any order, with gaps: the list beside
-        // the set, in the set's order, checks them only when it lists them so. One named with
-        // --manifest, or asked for with --verify, still refuses them.
-        if asGiven, manifest == nil, manifestPolicy == .automatic, let listed = manifestFile,
-            let mismatch = try MergeVerification.givenOrderMismatch(parts, list: listed.path)
-        {
-            notice(
-                .note(
-                    "\(listed.path.displayPath) beside the parts does not list them as given "
-                        + "(\(mismatch.path.map { $0.displayPath + ": " } ?? "")\(mismatch.message)), so --as-given "
-                        + "joins them unchecked against it"))
-            manifestFile = nil
-            otherLists = []
-        }
         var uncheckedHeader: Int64 = 0
         if manifestFile == nil {
             let header = try UncheckedHeader.read(for: parts, candidates: resolved.manifestCandidates, jobs: jobs)

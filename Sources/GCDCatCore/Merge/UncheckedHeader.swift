@@ -62,24 +62,3 @@ struct UncheckedHeader {
         return head.value == header.crc32
     }
 }
-
-extension MergeVerification {
-    /// Why the list at `path` beside the set does not list `parts` as given (`--as-given` with
-    /// the parts out of its order, or some of them only): the error a verified merge would
-    /// refuse them with; nil when it lists them in that order, or it is no SFV (an md5/sha list
-    /// is matched to the parts by name, in any order, when it is checked).
-    static func givenOrderMismatch(_ parts: [PartFile], list path: String) throws -> GCDCatError? {
-        let manifest: Manifest
-        do {
-            manifest = try Manifest.load(path)
-        } catch let error as GCDCatError where error.code == .malformedManifest {
-            return nil
-        }
-        do {
-            try matchEntries(try setEntries(of: manifest, path: path, parts: parts).0, manifestPath: path, to: parts)
-        } catch let error as GCDCatError where error.code == .invalidInput || error.code == .missingPart {
-            return error
-        }
-        return nil
-    }
-}
