@@ -417,6 +417,48 @@ import Testing
         #expect(newer.status == 0, "\(newer.stderr)")
         #expect(scratch.read("whole") == new)
     }
+
+    /// Parts whose marks moved are read once the merge knows it will run: an existing output is
+    /// refused after a read of the first part alone (which places the set), not of every part;
+    /// the run that goes on reads the others once each (a changed one was read twice).
+    @Test(.enabled(if: toolExists("strace"), "strace -y counts the bytes read from each part"))
+    func movedMarksAreReadAfterTheOutputCheck() throws {
+        let scratch = try Scratch()
+        let input = randomData(4 << 20, seed: 2320)
+        try scratch.write("in.bin", input)
+        #expect(
+            try gcdcat(["split", "in.bin", "-b", "1M", "--no-manifest", "-q", "p."], in: scratch.path).status == 0)
+        #expect(try shell("touch p.00* && echo old > out", in: scratch.path).status == 0)
+        func bytesRead(_ arguments: [String]) throws -> (result: RunResult, bytes: [String: Int]) {
+            let result = try runTool(
+                "strace",
+                ["-f", "-qq", "-y", "-o", "trace", "-e", "trace=read,pread64", gcdcatPath] + arguments,
+                in: scratch.path)
+            var bytes: [String: Int] = [:]
+            for line in (scratch.read("trace").map { String(decoding: $0, as: UTF8.self) } ?? "").split(
+                separator: "\n")
+            {
+                guard let name = line.firstMatch(of: /<[^>]*\/(p\.00[0-9])>/)?.1,
+                    let count = line.firstMatch(of: /= ([0-9]+)$/)?.1
+                else { continue }
+                bytes[String(name), default: 0] += Int(count)!
+            }
+            return (result, bytes)
+        }
+        let refused = try bytesRead(["p.001", "-o", "out"])
+        #expect(refused.result.status == 1)
+        #expect(refused.result.stderr == "gcdcat: out: already exists (use --force to replace it)\n")
+        #expect((1 << 20...(1 << 20) + 8192).contains(refused.bytes["p.001", default: 0]))
+        #expect(["p.002", "p.003", "p.004"].allSatisfy { refused.bytes[$0, default: 0] <= 8192 }, "\(refused.bytes)")
+        #expect(try shell("printf X | dd of=p.003 bs=1 seek=9 conv=notrunc status=none", in: scratch.path).status == 0)
+        let damaged = try bytesRead(["p.001", "-o", "out", "--force", "--strategy", "stream"])
+        #expect(damaged.result.status == 1)
+        #expect(
+            damaged.result.stderr.hasPrefix(
+                "gcdcat: p.003: was changed since the split that made p.001 marked it (its crc32 is "))
+        #expect(["p.001", "p.002", "p.003"].allSatisfy { damaged.bytes[$0, default: 0] <= (1 << 20) + 8192 })
+        #expect(scratch.read("out") == Data("old\n".utf8))
+    }
 }
 
 /// The crc32 of `bytes`, as gcdcat's messages write it.

@@ -97,7 +97,7 @@ public struct MergeOperation: Sendable {
                 throw error
             }
             if ChecksumListDetector.kind(ofName: part.path) != nil,
-                numbered || FileSystemNames().mark(of: part.path)?.current == true
+                numbered || (FileSystemNames().mark(of: part.path)?.standing ?? .stale) != .stale
             {
                 try refuseListContents([part])
             } else {

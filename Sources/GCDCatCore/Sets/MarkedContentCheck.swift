@@ -4,7 +4,8 @@ import GCDCatSystem
 /// crc32s the split recorded in its marks (``PartMark``) before a merge joins them.
 ///
 /// A part whose mark of the set's split is current is taken as that split wrote it. The
-/// others are read: a part changed since (its size or time moved) must still have the crc32
+/// others are read, once the merge has checked its output and with all its jobs: a part
+/// changed since (its size or time moved) must still have the crc32
 /// its mark records, which tells a `touch` or a plain `cp` back from a backup from a rewrite;
 /// and the crc32s of all the parts must add up to the set's, which tells the split's own
 /// part, copied without its mark, from another file put in its place (a newer version's parts
@@ -22,6 +23,8 @@ struct MarkedContentCheck: Sendable, Equatable {
         }
         var position: Int
         var kind: Kind
+        /// The part's crc32, when it was read already (a moved mark tried as the set's anchor).
+        var read: UInt32? = nil
     }
 
     var parts: [String]
@@ -45,7 +48,7 @@ struct MarkedContentCheck: Sendable, Equatable {
         var crcs = marked
         // The changed parts first: each is checked against its own mark, and named when it differs.
         for doubt in doubts.sorted(by: { Self.isChanged($0) && !Self.isChanged($1) }) {
-            let crc = try FileChecksum.of(parts[doubt.position], algorithm: .crc32, jobs: jobs).value
+            let crc = try doubt.read ?? FileChecksum.of(parts[doubt.position], algorithm: .crc32, jobs: jobs).value
             if case .changed(let expected) = doubt.kind, crc != expected {
                 throw changed(doubt.position, crc: crc, expected: expected)
             }

@@ -80,15 +80,23 @@ public struct PartMark: Sendable {
         }
     }
 
-    /// The mark on the file at `path`, and whether it still describes the file (`current`): a
-    /// mark that does not was left by a split on a file rewritten since (GNU split over the same
-    /// names keeps the attribute), which says the file is no longer what that split wrote.
-    ///
-    /// A file of the mark's size, time and first and last bytes is current. One of its size
-    /// whose time moved (`touch`, a copy to a file system of whole seconds, `cp` back from a
-    /// backup) or whose edges differ (`cp -p` of another part written in the same clock tick)
-    /// is read whole: it is current while its crc32 is the mark's.
-    public static func readAny(_ path: String) -> (mark: PartMark, current: Bool)? {
+    /// How a mark stands to the file that carries it now.
+    public enum Standing: Sendable, Equatable {
+        /// The file has the mark's size, time and first and last bytes: as the split wrote it.
+        case current
+        /// The mark's size, but its time moved (`touch`, a copy to a file system of whole
+        /// seconds, `cp` back from a backup) or its edges differ (`cp -p` of another part written
+        /// in the same clock tick): only a read of its bytes (``confirmed(_:jobs:)``) tells.
+        case moved
+        /// Another size: the file was rewritten since (GNU split over the same names keeps the
+        /// attribute), so it is no longer what that split wrote.
+        case stale
+    }
+
+    /// The mark on the file at `path`, and how it stands to the file. Reads only the mark, the
+    /// file's status and its first and last 4 KiB: a part's bytes are read later, once the
+    /// merge knows it will run, and by all its jobs (``MarkedContentCheck``).
+    public static func readAny(_ path: String) -> (mark: PartMark, standing: Standing)? {
         var buffer = [UInt8](repeating: 0, count: 192)
         let length = PathName.withPathCString(path) { name in
             buffer.withUnsafeMutableBytes { gcdcat_getxattr(name, attribute, $0.baseAddress, $0.count) }
@@ -96,14 +104,14 @@ public struct PartMark: Sendable {
         guard length > 0, let mark = PartMark(decoding: String(decoding: buffer.prefix(length), as: UTF8.self)),
             let info = try? Syscall.statIfExists(path)
         else { return nil }
-        guard Int64(info.st_size) == mark.size else { return (mark, false) }
-        if info.st_mtim.tv_sec == mark.modified.tv_sec && info.st_mtim.tv_nsec == mark.modified.tv_nsec
-            && edgeCRC(path) == mark.edgeCRC
-        {
-            return (mark, true)
-        }
-        let crc = try? FileChecksum.of(path, algorithm: .crc32, jobs: 1).value
-        return (mark, crc == mark.crc32)
+        guard Int64(info.st_size) == mark.size else { return (mark, .stale) }
+        let sameTime = info.st_mtim.tv_sec == mark.modified.tv_sec && info.st_mtim.tv_nsec == mark.modified.tv_nsec
+        return (mark, sameTime && edgeCRC(path) == mark.edgeCRC ? .current : .moved)
+    }
+
+    /// The crc32 of the whole file at `path`, when its mark has moved; nil when it cannot be read.
+    static func crc32(of path: String, jobs: Int) -> UInt32? {
+        try? FileChecksum.of(path, algorithm: .crc32, jobs: jobs).value
     }
 
     /// The crc32 of the first and the last 4 KiB of the file at `path` (of all of a smaller

@@ -12,8 +12,12 @@ enum PartMarkEvidence {
     /// The refusal of `path`, which discovery took for a lone file, when its mark makes it one
     /// part of a larger set.
     static func loneRefusal(_ path: String, names: any SetNames) -> GCDCatError? {
-        guard let found = names.mark(of: path), found.current, found.mark.count > 1 else { return nil }
+        guard let found = names.mark(of: path), found.mark.count > 1 else { return nil }
         let mark = found.mark
+        // A lone file is read whole only to be refused, and only when its mark has moved.
+        if found.standing == .stale || (found.standing == .moved && PartMark.crc32(of: path, jobs: 1) != mark.crc32) {
+            return nil
+        }
         // A reading by letters names a first part only from `a…a`: `backup.img`, a part saved
         // under another name, has no `backup.ime` before it.
         let reading = (NumberedName.readings(of: path) + NumberedName.hexReadings(of: path))
@@ -45,12 +49,14 @@ enum PartMarkEvidence {
     }
 
     /// Checks the parts of a set (found from its first part, or listed) against the marks they
-    /// carry. The first part with a current mark places the others: every other current mark
-    /// of its split must be at its place, and the mark's place and count give the set's start
-    /// and end. The parts that carry no current mark of that split are left to a
-    /// ``MarkedContentCheck`` of their bytes against the crc32s the marks record. With a
-    /// manifest beside the set (`manifestBeside`), which checks every part, the places are the
-    /// manifest's to judge.
+    /// carry. The first part with a current mark places the others (when no mark is current, as
+    /// after `touch p.*`, the first moved one whose bytes are still its mark's): every other
+    /// mark of its split on a file of the mark's size must be at its place, and the mark's place
+    /// and count give the set's start and end. The parts that carry no current mark of that
+    /// split are left to a ``MarkedContentCheck`` of their bytes against the crc32s the marks
+    /// record, which reads them after the merge has checked its output. With a manifest beside
+    /// the set (`manifestBeside`), which checks every part, the places are the manifest's to
+    /// judge.
     ///
     /// ## Errors
     /// `.invalidInput` for a part out of its place or parts past the marked count;
@@ -58,8 +64,9 @@ enum PartMarkEvidence {
     static func check(
         parts: [String], naming: NumberedName, found: Bool, manifestBeside: Bool, names: any SetNames
     ) throws -> Vouched {
-        let marks = parts.map { names.mark(of: $0) }
-        guard let anchor = marks.firstIndex(where: { $0?.current == true }), let mark = marks[anchor]?.mark else {
+        var marks = parts.map { names.mark(of: $0) }
+        var read: [Int: UInt32] = [:]
+        guard let anchor = anchor(parts, marks: &marks, read: &read), let mark = marks[anchor]?.mark else {
             return Vouched()
         }
         let the = found ? "the set found from \(parts[0].displayPath)" : "the parts given"
@@ -70,15 +77,19 @@ enum PartMarkEvidence {
         var doubts: [MarkedContentCheck.Doubt] = []
         for (position, reading) in marks.enumerated() where position != anchor {
             guard let reading, reading.mark.isOfSet(mark) else {
-                let other = reading.map { $0.current } == true
-                doubts.append(MarkedContentCheck.Doubt(position: position, kind: other ? .otherSplit : .unmarked))
+                let other = reading?.standing == .current
+                doubts.append(
+                    MarkedContentCheck.Doubt(
+                        position: position, kind: other ? .otherSplit : .unmarked, read: read[position]))
                 continue
             }
-            guard reading.current else {
-                doubts.append(MarkedContentCheck.Doubt(position: position, kind: .changed(reading.mark.crc32)))
-                continue
+            if reading.standing != .current {
+                doubts.append(
+                    MarkedContentCheck.Doubt(
+                        position: position, kind: .changed(reading.mark.crc32), read: read[position]))
             }
-            if !manifestBeside && reading.mark.index - position != offset {
+            // A moved mark was moved with its file's bytes, or stands where the split put it.
+            if reading.standing != .stale && !manifestBeside && reading.mark.index - position != offset {
                 throw GCDCatError(
                     .invalidInput, path: parts[position],
                     message:
@@ -92,7 +103,7 @@ enum PartMarkEvidence {
             ? nil
             : MarkedContentCheck(
                 parts: parts,
-                marked: marks.map { $0?.current == true && $0?.mark.isOfSet(mark) == true ? $0?.mark.crc32 : nil },
+                marked: marks.map { $0?.standing == .current && $0?.mark.isOfSet(mark) == true ? $0?.mark.crc32 : nil },
                 anchor: anchor, setCRC: mark.setCRC, doubts: doubts, the: the, manifestBeside: manifestBeside)
         // A set the marks do not make whole: another split's part there says why first.
         if offset != 0 || mark.count != parts.count { try content?.runWithoutReading() }
@@ -126,6 +137,24 @@ enum PartMarkEvidence {
         }
         return Vouched(
             start: true, whole: true, content: content, repeatsHeader: mark.joining == .repeatedHeader)
+    }
+
+    /// The part whose mark places the set: the first whose mark is current, or else the first
+    /// moved one whose bytes are still its mark's (read here, so it counts as current after);
+    /// the crc32s of the moved ones read on the way, which were not, go to `read`.
+    private static func anchor(
+        _ parts: [String], marks: inout [(mark: PartMark, standing: PartMark.Standing)?], read: inout [Int: UInt32]
+    ) -> Int? {
+        if let current = marks.firstIndex(where: { $0?.standing == .current }) { return current }
+        for (position, found) in marks.enumerated() where found?.standing == .moved {
+            guard let found, let crc = PartMark.crc32(of: parts[position], jobs: 1) else { continue }
+            if crc == found.mark.crc32 {
+                marks[position]?.standing = .current
+                return position
+            }
+            read[position] = crc
+        }
+        return nil
     }
 
     private static func roundRobinRefusal(_ path: String, mark: PartMark) -> GCDCatError {

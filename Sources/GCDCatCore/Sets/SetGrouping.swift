@@ -50,10 +50,11 @@ public enum SetGrouping {
         // A list among parts (`gcdcat a.bin.*` takes in split's `a.bin.sha256`) is refused here,
         // before its digits read as the part number of another set (`a.bin.sha`).
         // Not among the names a list gives (`listed`): those are its parts (`in.b2` of a hex set).
-        // A name a split marked as its part is a part whatever it spells (`in.b2` in `gcdcat in.*`).
+        // A name a split marked as its part is a part whatever it spells (`in.b2` in `gcdcat in.*`),
+        // while it has the mark's size (its bytes are checked by the merge).
         if !listed,
             let list = arguments.first(where: {
-                ChecksumListDetector.kind(ofName: $0) != nil && names.mark(of: $0)?.current != true
+                ChecksumListDetector.kind(ofName: $0) != nil && (names.mark(of: $0)?.standing ?? .stale) == .stale
             }),
             let kind = ChecksumListDetector.kind(ofName: list)
         {

@@ -10,14 +10,14 @@ public protocol SetNames: Sendable {
     /// The names in `folder` (a path's part before its last `/`, as `splitPath` gives it),
     /// without the folder, in no particular order.
     func entries(inFolder folder: String) throws -> [String]
-    /// The mark a split left on the part at `path` (``PartMark/readAny(_:)``), and whether it
-    /// still describes it.
-    func mark(of path: String) -> (mark: PartMark, current: Bool)?
+    /// The mark a split left on the part at `path` (``PartMark/readAny(_:)``), and how it
+    /// stands to the file.
+    func mark(of path: String) -> (mark: PartMark, standing: PartMark.Standing)?
 }
 
 extension SetNames {
     /// Objects carry no mark.
-    public func mark(of path: String) -> (mark: PartMark, current: Bool)? { nil }
+    public func mark(of path: String) -> (mark: PartMark, standing: PartMark.Standing)? { nil }
 }
 
 /// Names on disk: `lstat` for one name, `readdir` for a folder.
@@ -32,7 +32,7 @@ public struct FileSystemNames: SetNames {
         try directoryEntries(folder)
     }
 
-    public func mark(of path: String) -> (mark: PartMark, current: Bool)? { PartMark.readAny(path) }
+    public func mark(of path: String) -> (mark: PartMark, standing: PartMark.Standing)? { PartMark.readAny(path) }
 }
 
 /// A fixed list of full paths, such as every key a listing returned, each spelled
