@@ -18,6 +18,10 @@ import Testing
         (PartNaming(prefix: "p-", style: .numeric, width: 5, start: 7), 4),
         (PartNaming(prefix: "q.", style: .alpha, start: 3), 4),
         (PartNaming(prefix: "sub/", style: .numeric), 3),
+        // Hex from `eb` and from `ab`: read as letters, `in.eb` … `in.ef` would stop before `in.f0`.
+        (PartNaming(prefix: "in.", style: .hex, start: 0xeb), 7),
+        (PartNaming(prefix: "in.", style: .hex, width: 2, start: 0xab), 7),
+        (PartNaming(prefix: "x", style: .alpha), 8),
     ])
     func everyNamingSplitWritesIsDiscovered(naming: PartNaming, count: Int) throws {
         let directory = TemporaryDirectory()

@@ -47,8 +47,7 @@ public enum PartDiscovery {
         let digits = readings.first(where: { $0.alphabet == .digits })
         guard
             let naming = digits.map({ $0.provenHex(names) ?? $0 })
-                ?? readings.first(where: { hasNeighbour($0, names) })
-                ?? NumberedName.hexReadings(of: path).first(where: { hasNeighbour($0, names) })
+                ?? neighboured(readings, hex: NumberedName.hexReadings(of: path), names)
                 ?? readings.first(where: isLateLonePart)
                 ?? NumberedName.hexReadings(of: path).first(where: isLateLonePart)
         else { return nil }
@@ -85,6 +84,23 @@ public enum PartDiscovery {
         if startsLate && parts.count == 1 && !looksLikeAPart { return nil }
         try checkStrays(naming, through: number - 1, given: given, names: names)
         return DiscoveredSet(parts: parts, naming: naming, startsLate: startsLate)
+    }
+
+    /// The letters or hex reading a neighbour confirms. Letters unless hex runs further: a hex
+    /// set from `in.eb` (`--hex-suffixes=eb`) goes on to `in.f0`, where letters stop at `in.ef`.
+    static func neighboured(_ letters: [NumberedName], hex: [NumberedName], _ names: any SetNames) -> NumberedName? {
+        let lettered = letters.first(where: { hasNeighbour($0, names) })
+        guard let hexed = hex.first(where: { hasNeighbour($0, names) }) else { return lettered }
+        guard let lettered else { return hexed }
+        let hexRun = run(from: hexed, upTo: .max, names)
+        return run(from: lettered, upTo: hexRun, names) < hexRun ? hexed : lettered
+    }
+
+    /// How many numbers from `reading`'s on have a file, counting no further than `limit`.
+    private static func run(from reading: NumberedName, upTo limit: Int, _ names: any SetNames) -> Int {
+        var count = 0
+        while count < limit, existing(reading.with(number: reading.number + count), names) != nil { count += 1 }
+        return count
     }
 
     /// A letters or hex name with no neighbour that is still a part, the leftover of a split whose
