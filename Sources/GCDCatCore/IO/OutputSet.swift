@@ -132,14 +132,15 @@ public final class OutputSet: Sendable {
     /// holds back, then the recovery volumes, their index, the checksum list, the manifest, and
     /// the held-back parts (the first) last; a job's whole output alone. `naming` is the parts'
     /// naming (nil: no part is held back, none is marked). `prepare` runs first, inside the
-    /// publishing window.
+    /// publishing window. Returns a warning for each part whose mark could not be written.
     ///
     /// ## Errors
     /// Those of ``publishAll(_:fsync:jobs:prepare:)``; the set is then discarded.
+    @discardableResult
     public func publish(
         naming: PartNaming? = nil, partCRCs: [UInt32] = [], joining: PartMark.Joining = .concatenated, jobs: Int = 1,
         prepare: () throws -> Void = {}
-    ) throws {
+    ) throws -> [String] {
         // A signal that arrived before this point is answered by its sweep, never by a publish.
         InterruptHandler.yieldToArrivedSignal()
         let members = state.withLock { state in
@@ -154,17 +155,22 @@ public final class OutputSet: Sendable {
         // A job's one output has nothing to roll back with it: it is simply named.
         if members.count == 1, let only = members.first, only.role == .whole {
             try Self.inPublishingWindow([only.sink]) { try only.sink.publish(fsync: fsync) }
-            return
+            return []
         }
         let whole = members.filter { $0.role == .whole }.map(\.sink)
         let parts = Self.parts(of: members)
         // The evidence that tells a part left alone by a kill from a plain file (PartMark).
-        if naming != nil {
-            PartMark.stamp(parts.compactMap { $0.file?.temporaryPath }, crcs: partCRCs, joining: joining)
-        }
+        let files = parts.filter { $0.file != nil }
+        let unmarked =
+            naming == nil
+            ? [] : PartMark.stamp(files.compactMap { $0.file?.temporaryPath }, crcs: partCRCs, joining: joining)
         let ordered =
             naming.map { PublishOrder.arrange(parts: parts, lists: lists, naming: $0) } ?? parts + lists
         try Self.publishAll(whole + ordered, fsync: fsync, jobs: jobs, prepare: prepare)
+        return unmarked.map { part in
+            "\(files[part.index].path.displayPath): not marked as part \(part.index + 1) of its set (setxattr "
+                + "\(PartMark.attribute): \(describeErrno(part.errno))); a merge reads it to check it"
+        }
     }
 
     private static func parts(of members: [(role: Role, sink: OutputSink)]) -> [OutputSink] {

@@ -62,8 +62,12 @@ public struct PartMark: Sendable {
     /// Marks the finished files at `paths` (a set's parts, in order, whose crc32s are `crcs`)
     /// as one set. Best effort: a file system that keeps no user attributes (or a file that
     /// cannot be stat'ed) leaves a part unmarked, which a merge treats as it treats any file.
-    static func stamp(_ paths: [String], crcs: [UInt32], joining: Joining) {
-        guard crcs.count == paths.count else { return }
+    /// Returns the parts left unmarked on a file system that keeps attributes (ENOSPC, EIO,
+    /// EDQUOT), with the errno of their `setxattr`: a merge reads those to check them.
+    @discardableResult
+    static func stamp(_ paths: [String], crcs: [UInt32], joining: Joining) -> [(index: Int, errno: Int32)] {
+        guard crcs.count == paths.count else { return [] }
+        var failed: [(index: Int, errno: Int32)] = []
         let setID = UInt64.random(in: 1...UInt64.max)
         let setCRC = setCRC(of: crcs)
         for (index, path) in paths.enumerated() {
@@ -75,9 +79,13 @@ public struct PartMark: Sendable {
             let done = PathName.withPathCString(path) { name in
                 value.withUnsafeBytes { gcdcat_setxattr(name, attribute, $0.baseAddress, $0.count) }
             }
+            guard done != 0 else { continue }
+            let error = gcdcat_errno()
             // ENOTSUP (no user attributes here) holds for every part of the set alike.
-            if done != 0 && gcdcat_errno() == ENOTSUP { return }
+            if error == ENOTSUP { return [] }
+            failed.append((index, error))
         }
+        return failed
     }
 
     /// How a mark stands to the file that carries it now.

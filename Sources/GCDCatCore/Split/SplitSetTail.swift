@@ -122,8 +122,10 @@ extension SplitOperation {
         let leftovers = try abortLeftoverUploads(after: parts.count, registry: set.registry)
         var removed: [String] = []
         var refused = false
+        var unmarked: [String] = []
         do {
-            try set.publish(naming: naming, partCRCs: crcs, joining: joining, jobs: writesObjects ? jobs : 1) {
+            unmarked = try set.publish(naming: naming, partCRCs: crcs, joining: joining, jobs: writesObjects ? jobs : 1)
+            {
                 guard overwrite else { return }
                 let planned = try olderOutputsToRemove(
                     predecessor: predecessor, lists: staleLists + staleRecovery, held: held, stale: stale)
@@ -146,7 +148,7 @@ extension SplitOperation {
                 + "were named, so the set there cannot be merged until the split is run again"
             throw error
         }
-        var notes = leftovers
+        var notes = leftovers + unmarked
         if let span = Self.span(stale) {
             notes.append("removed \(stale.count) old part(s) past the new set's last, of the set it replaced: \(span)")
         } else if let note = Self.foreignTailNote(tail) {
