@@ -228,7 +228,9 @@ extension GCDCat {
         private func mergeJob() throws -> MergeJob {
             var job = MergeJob(
                 parts: PartSource(parts), output: output, manifest: manifest,
-                manifestPolicy: verify || removeParts ? .required : noVerify ? .disabled : .automatic,
+                manifestPolicy: removeParts
+                    ? .required(by: "--remove-parts")
+                    : verify ? .required(by: "--verify") : noVerify ? .disabled : .automatic,
                 makeStore: { try objectStore.makeStore(writing: objectWrites) })
             job.asGiven = asGiven
             job.strategy = strategy

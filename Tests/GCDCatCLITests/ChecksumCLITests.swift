@@ -233,16 +233,28 @@ import Testing
         #expect(required.status == 1)
         #expect(
             required.stderr
-                == "gcdcat: e.sfv: not found: verification needs a manifest (name one with --manifest PATH)\n")
+                == "gcdcat: e.sfv: not found: --verify needs a manifest (name one with --manifest PATH)\n")
+        // --remove-parts says why it needs one (it named only verification: outside attack).
+        let removing = try gcdcat(["merge", "e.001", "--remove-parts"], in: scratch.path)
+        #expect(removing.status == 1)
+        #expect(
+            removing.stderr
+                == "gcdcat: e.sfv: not found: --remove-parts deletes the parts only once a manifest has proved the "
+                + "output, so it needs one (name one with --manifest PATH)\n")
         // Files with no part number have no default manifest to name: the sentence says so instead.
         try scratch.write("notes.txt", Data("ghi".utf8))
-        for flag in ["--verify", "--remove-parts"] {
+        let needs = [
+            "--verify": "--verify needs a manifest",
+            "--remove-parts":
+                "--remove-parts deletes the parts only once a manifest has proved the output, so it needs one",
+        ]
+        for (flag, need) in needs {
             let listed = try gcdcat(["merge", "notes.txt", "e.001", "--as-given", "-o", "out", flag], in: scratch.path)
             #expect(listed.status == 1)
             #expect(
                 listed.stderr
-                    == "gcdcat: verification needs a manifest, and parts named one by one have no default one "
-                    + "(name it with --manifest PATH)\n")
+                    == "gcdcat: \(need), and parts named one by one have no default one (name it with --manifest PATH)\n"
+            )
             #expect(scratch.listing() == ["e.001", "e.002", "notes.txt"])
         }
         let warned = try gcdcat(["merge", "e.001"], in: scratch.path)

@@ -173,7 +173,7 @@ import Testing
         let error = expectGCDCatError {
             _ = try MergeVerification.check(
                 uneven.map(PartFile.validate), manifestPath: nil, candidate: directory.file("uneven.sfv"),
-                policy: .required, jobs: 1)
+                policy: .required(by: "--verify"), jobs: 1)
         }
         #expect(error?.code == .missingPart)
     }

@@ -8,8 +8,14 @@ import GCDCatSystem
 public enum ManifestPolicy: Sendable, Equatable {
     /// Use `NAME.sfv` beside a discovered `NAME.001`, or `--manifest`, if there is one.
     case automatic
-    /// Fail unless a manifest is found (`--verify`).
-    case required
+    /// Fail unless a manifest is found: the option that asks for one (`--verify`, or
+    /// `--remove-parts`, which deletes the parts only once a manifest has proved the output).
+    case required(by: String)
+
+    /// Whether a merge without a manifest is refused.
+    public var requiresManifest: Bool {
+        if case .required = self { true } else { false }
+    }
     /// Never look (`--no-verify`).
     case disabled
 }
@@ -106,14 +112,17 @@ public struct MergeVerification: Sendable, Equatable {
                         + "--no-verify")
             }
         }
-        if policy == .required {
+        if case .required(let option) = policy {
             // Parts named one by one (--as-given, an explicit list) have no default manifest.
+            let needs =
+                option == "--remove-parts"
+                ? "--remove-parts deletes the parts only once a manifest has proved the output, so it needs one"
+                : "\(option) needs a manifest"
             throw GCDCatError(
                 .missingPart, path: candidates.first,
                 message: candidates.isEmpty
-                    ? "verification needs a manifest, and parts named one by one have no default one "
-                        + "(name it with --manifest PATH)"
-                    : "not found: verification needs a manifest (name one with --manifest PATH)")
+                    ? "\(needs), and parts named one by one have no default one (name it with --manifest PATH)"
+                    : "not found: \(needs) (name one with --manifest PATH)")
         }
         return (nil, warnings, [])
     }

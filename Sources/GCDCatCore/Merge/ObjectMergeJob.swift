@@ -73,10 +73,10 @@ extension MergeJob {
                 notice(.warning("\(found) is not an SFV manifest; object parts are checked against an SFV only"))
             }
         }
-        if manifestPolicy == .required && manifestObject == nil {
+        if case .required(let option) = manifestPolicy, manifestObject == nil {
             throw GCDCatError(
                 .missingPart, path: first,
-                message: "no SFV manifest object beside the set: verification needs one (name it with --manifest)")
+                message: "no SFV manifest object beside the set: \(option) needs one (name it with --manifest)")
         }
         // Without a manifest to say where the set starts, a late start is refused as on disk.
         if manifestObject == nil, let refusal = set.lateStart { throw refusal }
