@@ -48,6 +48,9 @@ func reportFailure(_ error: GCDCatError, published: ErrorReport.Published? = nil
     if let published {
         let check = published.manifest.map { ", verified against \($0.displayPath)," } ?? ""
         writeToStandardError("gcdcat: \(published.displayName) was published\(check) and stays\n")
+        if let removed = PartRemoval.removedNote(published.removedParts) {
+            writeToStandardError("gcdcat: \(removed)\n")
+        }
     }
     for line in CleanupRegistry.shared.takeLeftBehind() { writeToStandardError("gcdcat: left behind: \(line)\n") }
     var report = ErrorReport(command: JSONErrors.command, error: error)

@@ -54,7 +54,8 @@ enum JSONErrors {
             let error = GCDCatError(
                 .interrupted, errno: number,
                 message: "interrupted by \(name)"
-                    + (published.map { "; \($0.displayName) was published and stays" } ?? ""))
+                    + (published.map { "; \($0.displayName) was published and stays" } ?? "")
+                    + (PartRemoval.removedNote(published?.removedParts ?? []).map { "; " + $0 } ?? ""))
             var report = ErrorReport(command: command, error: error)
             report.published = published
             return (try? JSONDocument.encode(report)) ?? []
@@ -67,8 +68,11 @@ enum JSONErrors {
     /// name, with the manifest among them.
     static func publishedDespiteInterruption() -> ErrorReport.Published? {
         let outputs = CleanupRegistry.shared.publishedOutputs
-        guard let first = outputs.first else { return nil }
-        guard outputs.count > 1 else { return first }
+        guard var first = outputs.first else { return nil }
+        guard outputs.count > 1 else {
+            first.removedParts = CleanupRegistry.shared.removedParts
+            return first
+        }
         let names = outputs.map(\.output).sorted()
         return ErrorReport.Published(
             output: names[0], verified: false, manifest: CleanupRegistry.shared.publishedManifest, outputs: names)

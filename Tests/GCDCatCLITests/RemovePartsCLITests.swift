@@ -159,7 +159,8 @@ struct RemovePartsRaceCLITests {
     }
 
     /// An `unlink` that fails after the output was published: exit 1, and both the message and
-    /// the JSON error object say that the output is there, verified, and stays.
+    /// the JSON error object say that the output is there, verified, and stays, and which parts
+    /// were removed (neither said so: outside attack).
     @Test func aFailedUnlinkSaysWhatWasPublished() throws {
         let scratch = try Scratch()
         let original = try RemovePartsCLITests().splitSet(in: scratch)
@@ -171,7 +172,8 @@ struct RemovePartsRaceCLITests {
         #expect(
             result.stderr
                 == "gcdcat: f.002: unlink: Device or resource busy\n"
-                + "gcdcat: f was published, verified against f.sfv, and stays\n")
+                + "gcdcat: f was published, verified against f.sfv, and stays\n"
+                + "gcdcat: --remove-parts removed f.001 and f.003 before it stopped\n")
         #expect(scratch.read("f") == original)
         #expect(scratch.listing() == ["f", "f.002", "f.sfv", "original"])
         let document = try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any]
@@ -184,6 +186,36 @@ struct RemovePartsRaceCLITests {
         #expect(published?["output"] as? String == "f")
         #expect(published?["verified"] as? Bool == true)
         #expect(published?["manifest"] as? String == "f.sfv")
+        #expect(published?["removedParts"] as? [String] == ["f.001", "f.003"])
+    }
+
+    /// A signal while the parts go: the part being removed is finished, no other is touched,
+    /// and the message and the JSON error object name the parts removed.
+    @Test func aSignalWhileThePartsGoSaysWhichWereRemoved() throws {
+        let scratch = try Scratch()
+        let original = try RemovePartsCLITests().splitSet(in: scratch)
+        let result = try runTool(
+            "strace",
+            [
+                "-f", "-qq", "-o", "/dev/null", "-e", "trace=unlink", "-e", "inject=unlink:signal=TERM:when=2", "env",
+                "--default-signal=TERM", gcdcatPath, "merge", "f.001", "--remove-parts", "-q", "--json",
+            ], in: scratch.path)
+        #expect(result.status == 143)
+        #expect(
+            result.stderr.hasSuffix(
+                "\ngcdcat: interrupted by SIGTERM; f was published and stays; --remove-parts removed f.001 and f.002 "
+                    + "before it stopped\n"), "\(result.stderr)")
+        #expect(scratch.read("f") == original)
+        #expect(scratch.listing() == ["f", "f.003", "f.sfv", "original"])
+        let document = try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any]
+        let error = document?["error"] as? [String: Any]
+        #expect(error?["code"] as? String == "interrupted")
+        #expect(
+            error?["message"] as? String
+                == "interrupted by SIGTERM; f was published and stays; --remove-parts removed f.001 and f.002 before "
+                + "it stopped")
+        let published = document?["published"] as? [String: Any]
+        #expect(published?["removedParts"] as? [String] == ["f.001", "f.002"])
     }
 }
 

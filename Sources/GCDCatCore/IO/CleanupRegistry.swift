@@ -94,6 +94,10 @@ public final class CleanupRegistry: Sendable {
         /// The outputs published whose set the sweep then undid (named before the signal, the
         /// rest of their set not): they were removed, so they are neither published nor kept.
         var undone: Set<String> = []
+        /// The parts `merge --remove-parts` removed (``endRemovingPart(_:)``), in order, and
+        /// whether it is removing one now.
+        var removedParts: [String] = []
+        var removingPart = false
     }
 
     private let state = Mutex(State())
@@ -203,6 +207,31 @@ public final class CleanupRegistry: Sendable {
             return true
         }
     }
+
+    /// Starts removing one part of a published merge (`--remove-parts`): a signal that comes
+    /// meanwhile waits for it, as for a set being published. False when an interruption began
+    /// before: no more parts are removed.
+    func beginRemovingPart() -> Bool {
+        // A signal that arrived (its sweep perhaps not begun yet) removes no further part.
+        InterruptHandler.yieldToArrivedSignal()
+        guard (try? beginPublishing()) != nil else { return false }
+        state.withLock { $0.removingPart = true }
+        return true
+    }
+
+    /// Ends what ``beginRemovingPart()`` began, recording the part's path when it was removed.
+    /// Returns whether an interruption began meanwhile: the caller stops, and the sweep names
+    /// the parts removed (``removedParts``).
+    func endRemovingPart(_ removed: String?) -> Bool {
+        state.withLock { state in
+            state.removingPart = false
+            if let removed { state.removedParts.append(removed) }
+        }
+        return endPublishing()
+    }
+
+    /// The parts `merge --remove-parts` removed in this run, in order.
+    public var removedParts: [String] { state.withLock { $0.removedParts } }
 
     /// The outputs published, and the failures of sets that were not, while a sweep waited
     /// for them (``endPublishing(published:failure:)``): what the sweep's message adds.
@@ -486,25 +515,26 @@ public final class CleanupRegistry: Sendable {
     ///
     /// A set being published when the sweep begins is finished first (``beginPublishing()``):
     /// then `whilePublishing` is told instead of `beforeUndoing`, since nothing of the set is
-    /// undone.
+    /// undone (with true when what is under way is the removal of a merged part instead).
     public func removeAll(
-        signal: Int32 = SIGINT, beforeUndoing: (Int) -> Void = { _ in }, whilePublishing: () -> Void = {}
+        signal: Int32 = SIGINT, beforeUndoing: (Int) -> Void = { _ in },
+        whilePublishing: (_ removingPart: Bool) -> Void = { _ in }
     ) -> [String] {
         let deadline = undoDeadline
         let milliseconds = undoDeadlineMilliseconds.load(ordering: .relaxed)
         let end = ContinuousClock.now + .milliseconds(milliseconds)
         // Steps in flight get half the time at most, so that the undos have the rest.
         let inFlightEnd = ContinuousClock.now + .milliseconds(milliseconds / 2)
-        let (remote, publishing) = state.withLock { state in
+        let (remote, publishing, removingPart) = state.withLock { state in
             state.aborted = true
             state.signal = signal
             return (
                 state.inFlight + state.entries.values.filter { if case .undo = $0 { true } else { false } }.count,
-                state.publishing > 0
+                state.publishing > 0, state.removingPart
             )
         }
         if publishing {
-            whilePublishing()
+            whilePublishing(removingPart)
         } else if remote > 0 {
             beforeUndoing(remote)
         }

@@ -61,11 +61,11 @@ extension MergeJob {
             return removal.removed
         } catch let failure {
             failure.outcome.warnings.forEach { notice(.warning($0)) }
-            throw FailureAfterPublishing(
-                error: failure.error,
-                published: ErrorReport.Published(
-                    output: outcome.output.path ?? outcome.output.displayName, verified: true,
-                    manifest: outcome.verification.manifestPath))
+            var published = ErrorReport.Published(
+                output: outcome.output.path ?? outcome.output.displayName, verified: true,
+                manifest: outcome.verification.manifestPath)
+            published.removedParts = failure.outcome.removed
+            throw FailureAfterPublishing(error: failure.error, published: published)
         }
     }
 }

@@ -52,23 +52,38 @@ public enum PartRemoval {
     ) throws(Failure) -> Outcome {
         var outcome = Outcome()
         var firstError: GCDCatError?
+        let registry = CleanupRegistry.shared
         for part in parts {
+            // A signal waits for the part being removed and stops the rest; its sweep names the
+            // parts removed (CleanupRegistry.removedParts).
+            guard registry.beginRemovingPart() else { break }
+            var removed: String?
             beforeUnlink(part)
             if let change = change(of: part) {
                 outcome.warnings.append("\(part.path.displayPath) kept: \(change)")
-                continue
-            }
-            beforeMovingAside(part)
-            do {
-                if let removed = try removeAside(part, warnings: &outcome.warnings, afterLastCheck: afterLastCheck) {
-                    outcome.removed.append(removed)
+            } else {
+                beforeMovingAside(part)
+                do {
+                    removed = try removeAside(part, warnings: &outcome.warnings, afterLastCheck: afterLastCheck)
+                } catch {
+                    firstError = firstError ?? error
                 }
-            } catch {
-                firstError = firstError ?? error
             }
+            if let removed { outcome.removed.append(removed) }
+            if registry.endRemovingPart(removed) { InterruptHandler.awaitSweep() }
         }
         if let firstError { throw Failure(error: firstError, outcome: outcome) }
         return outcome
+    }
+
+    /// What a run stopped during `--remove-parts` (a failed `unlink`, a signal) says of the
+    /// parts it removed before; nil when it removed none.
+    public static func removedNote(_ removed: [String]) -> String? {
+        guard !removed.isEmpty else { return nil }
+        let names = removed.map(\.displayPath)
+        let list =
+            names.count == 1 ? names[0] : names.dropLast().joined(separator: ", ") + " and " + names[names.count - 1]
+        return "--remove-parts removed \(list) before it stopped"
     }
 
     /// Renames `part` to a private name, checks it there and unlinks it; returns its path, or nil

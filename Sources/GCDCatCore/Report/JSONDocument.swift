@@ -63,6 +63,9 @@ public struct ErrorReport: Encodable, Sendable, Equatable {
         public var manifest: String?
         /// Every output published, each a path: `[output]` for a merge, a split's parts and lists.
         public var outputs: [String]
+        /// The parts `merge --remove-parts` removed before it stopped (a failed `unlink`, a
+        /// signal), each a path; the others stay.
+        public var removedParts: [String] = []
 
         public init(output: String, verified: Bool, manifest: String?, outputs: [String]? = nil) {
             self.output = output
@@ -85,9 +88,10 @@ public struct ErrorReport: Encodable, Sendable, Equatable {
             try container.encode(outputs, forKey: .outputs)
             try container.encode(verified, forKey: .verified)
             try container.encode(manifest, forKey: .manifest)
+            try container.encode(removedParts, forKey: .removedParts)
         }
 
-        enum CodingKeys: String, CodingKey { case output, outputs, verified, manifest }
+        enum CodingKeys: String, CodingKey { case output, outputs, verified, manifest, removedParts }
     }
 
     /// The code of a usage error; every other code is a ``GCDCatError/Code``.

@@ -146,11 +146,15 @@ public enum InterruptHandler {
                         + "at most \(RequestDeadline.text(CleanupRegistry.shared.undoDeadline)), --cleanup-timeout); a "
                         + "second signal stops at once and lists what is left\n")
             },
-            whilePublishing: {
+            whilePublishing: { removingPart in
+                let what =
+                    removingPart
+                    ? "while --remove-parts was removing a part; finishing that part"
+                    : "while its outputs were being published; publishing them first"
+                let wait = RequestDeadline.text(CleanupRegistry.shared.undoDeadline / 2)
                 StandardStreams.writeError(
-                    "\ngcdcat: interrupted by \(name) while its outputs were being published; publishing them "
-                        + "first, for at most \(RequestDeadline.text(CleanupRegistry.shared.undoDeadline / 2)) "
-                        + "(--cleanup-timeout); a second signal stops at once and lists what is left\n")
+                    "\ngcdcat: interrupted by \(name) \(what), for at most \(wait) (--cleanup-timeout); a second "
+                        + "signal stops at once and lists what is left\n")
             })
         // Read after the sweep, when nothing more can be published: read before it, an output
         // published in between (one set of several finishing) was said to be "not created".
@@ -182,7 +186,9 @@ public enum InterruptHandler {
             // that left to do): they are the run's result, and stay.
             let before = CleanupRegistry.shared.unreportedPublished.filter { !published.contains($0) }
             let stays = published.isEmpty ? publishedBeforeNote(before) : publishedNote(published + before)
-            StandardStreams.writeError("\ngcdcat: interrupted by \(name)\(note)\(notCreated)\(stays)\n")
+            let removedParts = PartRemoval.removedNote(CleanupRegistry.shared.removedParts).map { "; " + $0 } ?? ""
+            StandardStreams.writeError(
+                "\ngcdcat: interrupted by \(name)\(note)\(notCreated)\(stays)\(removedParts)\n")
             for failure in failures {
                 StandardStreams.writeError("gcdcat: publishing failed meanwhile, and was undone: \(failure)\n")
             }
