@@ -230,9 +230,11 @@ public struct MergeOperation: Sendable {
                 notice(.note(note))
             }
         }
-        // Parts the marks leave in doubt are read after the list checked them, not during the copy.
+        // Parts the marks leave in doubt are read after the list checked them, not during the copy,
+        // and "verified" is said once the marks did not refuse the set.
+        let marksPending = resolved.markedContent != nil
         let (verification, overlapped) = try verify(
-            parts, manifest: manifestFile, target, overlapping: resolved.markedContent == nil, notice: notice)
+            parts, manifest: manifestFile, target, overlapping: !marksPending, notice: notice)
         if let manifestPath = verification.manifestPath, let path = target.path {
             CleanupRegistry.shared.willPublish(path, verifiedAgainst: manifestPath)
         }
@@ -244,6 +246,9 @@ public struct MergeOperation: Sendable {
             for warning in MergeVerification.truncationWarning(parts) { notice(.warning(warning)) }
         }
         try checkMarkedContent(resolved, provenWhole: verification.provesEnd)
+        if marksPending, !target.isStandardOutput, let path = verification.manifestPath {
+            notice(.verified(parts: parts.count, manifest: path))
+        }
         // A split that repeated a header atop every part: the output drops it again (as the
         // manifest in use records it, or, unchecked, the set's SFV beside it).
         let repeatedHeader =
@@ -323,8 +328,9 @@ public struct MergeOperation: Sendable {
             for warning in check.warnings { notice(.note(warning)) }
             return (verification, (check, settled))
         }
+        // Not overlapping: the marks' check follows, and the caller says "verified" after it.
         let verification = try checkBeforeCopying(
-            parts, manifest: manifestFile, sayVerified: !target.isStandardOutput, notice: notice)
+            parts, manifest: manifestFile, sayVerified: overlapping && !target.isStandardOutput, notice: notice)
         return (verification, nil)
     }
 
