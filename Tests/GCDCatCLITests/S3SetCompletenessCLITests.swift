@@ -50,7 +50,8 @@ struct S3SetCompletenessCLITests {
     @Test(arguments: [
         (
             ["a.bin.002", "a.bin.001", "a.bin.003", "--as-given"],
-            "gcdcat: a.bin.002: is part 1, but a.bin.sfv line 3 lists a.bin.001 there\n"
+            "gcdcat: a.bin.002: is part 1, but a.bin.sfv line 3 lists a.bin.001 there; give the parts it lists, in "
+                + "its order, or add --no-verify to join them as given, unchecked\n"
         ),
         (
             ["a.bin.001", "a.bin.002", "a.bin.003", "a.bin.003", "--allow-duplicates"],

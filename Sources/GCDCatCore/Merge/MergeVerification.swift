@@ -576,8 +576,9 @@ public struct MergeVerification: Sendable, Equatable {
                 throw GCDCatError(
                     .invalidInput, path: parts[index].path,
                     message:
-                        "is part \(index + 1), but \(manifestPath.displayPath) line \(entry.line) lists \(entry.name.displayPath) there"
-                )
+                        "is part \(index + 1), but \(manifestPath.displayPath) line \(entry.line) lists "
+                        + "\(entry.name.displayPath) there; give the parts it lists, in its order, or add --no-verify to join "
+                        + "them as given, unchecked")
             }
         }
         if parts.count > entries.count {
