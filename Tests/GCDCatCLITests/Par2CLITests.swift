@@ -195,8 +195,9 @@ func par2PartSet(_ scratch: Scratch) throws -> [String: Data] {
     }
 }
 
-/// The outside attack on PAR2 (issue 23): what merge and repair did with a PAR2 set's files.
-@Suite struct Par2OutsiderCasesCLITests {
+/// What merge and repair do with a PAR2 set's files: names that are volumes, permissions,
+/// symlinks, other tools' sets, existing outputs, limits.
+@Suite struct Par2SetFilesCLITests {
     func protectedSet(_ scratch: Scratch) throws -> [String: Data] {
         let parts = try par2PartSet(scratch)
         let protect = try gcdcat(

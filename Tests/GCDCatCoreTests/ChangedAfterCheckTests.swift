@@ -7,7 +7,7 @@ import Testing
 #endif
 
 /// A part written after the manifest check and before the copy must not reach a published
-/// output (outside testers' findings: an md5/sha list left the output unchecked, and
+/// output (an md5/sha list once left the output unchecked, and
 /// `--remove-parts` trusted "parts unchanged", which a write through a mapping can fool).
 /// The write happens in `measure`, which runs after a check that precedes the copy.
 @Suite struct ChangedAfterCheckTests {

@@ -18,8 +18,8 @@ func packetOffset(_ data: Data, type: String) -> Int? {
     return found.lowerBound - data.startIndex - 48
 }
 
-/// What an outside attack on `protect` found: limits checked only after the input was read, a
-/// signal or a lost report that did not say what became of the set.
+/// `protect`'s limits, checked before the input is read, and what a signal or a lost report
+/// says of the set.
 extension Par2ProtectCLITests {
     /// `--par2 1000%` of 10 000 blocks asked for 100 000 recovery blocks: exit 1 after the
     /// input's heads were read. A usage error naming PAR2's limit and the highest share.
@@ -165,8 +165,8 @@ struct Par2ProtectInterruptCLITests {
     }
 }
 
-/// What an outside attack on `verify` found: a damaged packet blamed on the index, and a junk
-/// file under a volume's name passed over in silence or offered as the one to use.
+/// `verify` of a damaged set: a damaged packet is blamed on its volume, not the index, and a junk
+/// file under a volume's name is said, never offered as the one to use.
 extension Par2VerifyCLITests {
     @Test func aDamagedRecoveryPacketIsNamedByItsVolumeAndOffset() throws {
         let scratch = try Scratch()

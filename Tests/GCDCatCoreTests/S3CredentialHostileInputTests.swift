@@ -6,9 +6,9 @@ import Testing
     import Glibc
 #endif
 
-/// The credential and configuration cases an outside attack found: secrets echoed in messages,
-/// expired keys used silently, a process printing without end, an endpoint's source unnamed.
-@Suite struct S3CredentialAttackTests {
+/// Hostile or broken credentials and configuration: no secret echoed in a message, expired keys
+/// refused, a credential process printing without end cut off, an endpoint's source named.
+@Suite struct S3CredentialHostileInputTests {
     let folder = TemporaryDirectory()
 
     func environment(config: String, _ extra: [String: String] = [:]) -> [String: String] {
