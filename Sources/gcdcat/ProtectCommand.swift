@@ -65,18 +65,13 @@ extension GCDCat {
         @Flag(help: "Make every output durable (fsync) before and after naming it.")
         var fsync = false
 
-        @Flag(name: [.short, .long], help: "Print nothing but errors.")
-        var quiet = false
+        @OptionGroup var reporting: OutputOptions
 
-        @Flag(help: "Print one JSON document: the files written and the block counts.")
-        var json = false
+        @OptionGroup var parallelism: JobsOption
 
-        @Option(
-            name: [.customShort("j"), .customLong("jobs")], parsing: .unconditional,
-            help: ArgumentHelp("Threads, 1 to 1024 (default: the number of cores).", valueName: "jobs"))
-        var requestedJobs: Int?
-
-        var jobs: Int { requestedJobs ?? defaultJobs }
+        var quiet: Bool { reporting.quiet }
+        var json: Bool { reporting.json }
+        var jobs: Int { parallelism.jobs(objects: false) }
 
         var percent: Int? {
             let digits = percentText.hasSuffix("%") ? String(percentText.dropLast()) : percentText
@@ -87,7 +82,6 @@ extension GCDCat {
         mutating func validate() throws {
             // 64 or more files reach here as one marker word (PositionalRuns), as merge's parts do.
             files = PositionalRuns.expand(files)
-            try checkJobs(jobs)
             guard percent != nil else {
                 throw ValidationError("--par2 must be a percentage from 1% to 1000%, like 10%")
             }

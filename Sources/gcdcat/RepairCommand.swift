@@ -27,23 +27,16 @@ extension GCDCat {
         @Argument(help: "The set's NAME.par2 (or any of its volumes).", completion: .file(extensions: ["par2"]))
         var par2: String
 
-        @Flag(name: [.short, .long], help: "Print nothing but errors.")
-        var quiet = false
-
-        @Flag(help: "Print one JSON document: the set as verified, and the files rebuilt.")
-        var json = false
+        @OptionGroup var reporting: OutputOptions
 
         @Flag(help: "Make each repaired file durable (fsync) before and after naming it.")
         var fsync = false
 
-        @Option(
-            name: [.customShort("j"), .customLong("jobs")], parsing: .unconditional,
-            help: ArgumentHelp("Threads, 1 to 1024 (default: the number of cores).", valueName: "jobs"))
-        var requestedJobs: Int?
+        @OptionGroup var parallelism: JobsOption
 
-        var jobs: Int { requestedJobs ?? defaultJobs }
-
-        func validate() throws { try checkJobs(jobs) }
+        var quiet: Bool { reporting.quiet }
+        var json: Bool { reporting.json }
+        var jobs: Int { parallelism.jobs(objects: false) }
 
         struct Document: Encodable {
             var schemaVersion = JSONDocument.schemaVersion

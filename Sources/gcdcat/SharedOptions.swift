@@ -86,7 +86,9 @@ struct OutputOptions: ParsableArguments {
 
     @Flag(
         name: [.short, .long],
-        help: "Show no progress line (verify: also print only the files that are not OK, as sha256sum --quiet).")
+        help: ArgumentHelp(
+            "Print nothing but errors and warnings: no progress line, no summary (verify: only the files that are "
+                + "not OK, as sha256sum --quiet)."))
     var quiet = false
 }
 
