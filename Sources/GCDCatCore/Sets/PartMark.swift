@@ -125,15 +125,15 @@ public struct PartMark: Sendable {
     /// The crc32 of the first and the last 4 KiB of the file at `path` (of all of a smaller
     /// one, twice); nil when it cannot be read.
     static func edgeCRC(_ path: String) -> UInt32? {
-        guard let (fd, size) = try? Syscall.openRegularFile(path) else { return nil }
-        defer { try? Syscall.close(fd, path: path) }
+        guard let (raw, size) = try? Syscall.openRegularFile(path) else { return nil }
+        let file = OwnedDescriptor(adopting: raw)
         let span = Int(min(size, 4096))
         var bytes = [UInt8](repeating: 0, count: 2 * span)
         let read = bytes.withUnsafeMutableBytes { buffer -> Int? in
             guard let base = buffer.baseAddress,
-                let head = try? Syscall.pread(fd, into: base, count: span, offset: 0, path: path),
+                let head = try? Syscall.pread(file.raw, into: base, count: span, offset: 0, path: path),
                 let tail = try? Syscall.pread(
-                    fd, into: base + span, count: span, offset: size - Int64(span), path: path)
+                    file.raw, into: base + span, count: span, offset: size - Int64(span), path: path)
             else { return nil }
             return head + tail
         }
