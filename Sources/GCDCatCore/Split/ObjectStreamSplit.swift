@@ -39,7 +39,7 @@ struct ObjectStreamSplit: Sendable {
         /// Free buffers: the reader waits on it before filling one; a worker signals after uploading.
         let free: DispatchSemaphore
         let group = DispatchGroup()
-        let failure = FirstFailure()
+        let failure = FirstError<GCDCatError>()
         let counter: TransferCounter
     }
 
@@ -165,16 +165,5 @@ struct ObjectStreamSplit: Sendable {
         // A streamed part's crc32 is known only once it is sent: it records none.
         try object.begin(recording: nil)
         return object
-    }
-}
-
-/// The first error of several workers; later ones are dropped.
-final class FirstFailure: Sendable {
-    private let first = Mutex<GCDCatError?>(nil)
-
-    var error: GCDCatError? { first.withLock { $0 } }
-
-    func record(_ error: GCDCatError) {
-        first.withLock { if $0 == nil { $0 = error } }
     }
 }

@@ -64,10 +64,10 @@ enum ParallelMap {
     ) throws -> [Result] {
         let next = Atomic<Int>(0)
         let aborted = Atomic<Bool>(false)
-        let firstError = Mutex<(any Error)?>(nil)
+        let firstError = FirstError<any Error>()
         let results = Mutex<[Result?]>(Array(repeating: nil, count: count))
         let record: @Sendable (any Error) -> Void = { error in
-            firstError.withLock { if $0 == nil { $0 = error } }
+            firstError.record(error)
             aborted.store(true, ordering: .releasing)
         }
         @Sendable func worker(_: Int) {
@@ -97,7 +97,7 @@ enum ParallelMap {
         } else {
             DispatchQueue.concurrentPerform(iterations: workers, execute: worker)
         }
-        if let error = firstError.withLock({ $0 }) { throw error }
+        if let error = firstError.error { throw error }
         return results.withLock { $0.map { $0! } }
     }
 
