@@ -271,6 +271,63 @@ func par2PartSet(_ scratch: Scratch) throws -> [String: Data] {
             (try? FileManager.default.destinationOfSymbolicLink(atPath: scratch.file("movie.zip.002")))
                 == "elsewhere/p2")
     }
+
+    /// A file of the set that is a symlink out of the set's folder, or to another file of the
+    /// set, is refused before anything is written: repair wrote through it, over a file outside
+    /// (an archive's `x.bin -> ~/.bashrc`) or over a file that verified OK (outside attack).
+    @Test func repairRefusesALinkOutOfTheFolderOrToAnotherFileOfTheSet() throws {
+        let scratch = try Scratch()
+        try FileManager.default.createDirectory(atPath: scratch.file("set"), withIntermediateDirectories: false)
+        try FileManager.default.createDirectory(atPath: scratch.file("outside"), withIntermediateDirectories: false)
+        let a = randomData(5000, seed: 2401)
+        try scratch.write("set/a.bin", a)
+        try scratch.write("set/x.bin", randomData(5000, seed: 2402))
+        let protect = try gcdcat(
+            ["protect", "a.bin", "x.bin", "-o", "s.par2", "--par2", "100%", "-q"], in: scratch.file("set"))
+        #expect(protect.status == 0, "\(protect.stderr)")
+        try scratch.write("outside/notes.txt", Data("precious\n".utf8))
+        try FileManager.default.removeItem(atPath: scratch.file("set/x.bin"))
+        let realScratch = URL(fileURLWithPath: scratch.path).resolvingSymlinksInPath().path
+        for (target, why) in [
+            ("../outside/notes.txt", "\(realScratch)/outside/notes.txt, outside the set's folder"),
+            ("a.bin", "\(realScratch)/set/a.bin, which is a.bin, another file of the set"),
+        ] {
+            try? FileManager.default.removeItem(atPath: scratch.file("set/x.bin"))
+            try FileManager.default.createSymbolicLink(atPath: scratch.file("set/x.bin"), withDestinationPath: target)
+            let repair = try gcdcat(["repair", "s.par2", "-q"], in: scratch.file("set"))
+            #expect(repair.status == 1)
+            #expect(
+                repair.stderr
+                    == "gcdcat: x.bin: is a symlink to \(why); nothing was repaired. Remove the link to have x.bin "
+                    + "rebuilt in its place\n")
+            #expect(scratch.read("outside/notes.txt") == Data("precious\n".utf8))
+            #expect(scratch.read("set/a.bin") == a)
+        }
+    }
+
+    /// A set that protects its own index (or a volume) is refused: repair overwrote the file it
+    /// read the recovery blocks from (outside attack).
+    @Test func aSetThatProtectsItsOwnIndexIsRefused() throws {
+        let scratch = try Scratch()
+        try scratch.write("a.bin", randomData(500, seed: 2403))
+        try scratch.write("t.par2", randomData(300, seed: 2404))
+        #expect(
+            try gcdcat(["protect", "a.bin", "t.par2", "-o", "s.par2", "--par2", "100%", "-q"], in: scratch.path).status
+                == 0)
+        // The index, copied under the name of the file it protects: it lists itself.
+        try FileManager.default.removeItem(atPath: scratch.file("t.par2"))
+        try FileManager.default.copyItem(atPath: scratch.file("s.par2"), toPath: scratch.file("t.par2"))
+        let before = scratch.read("t.par2")
+        for command in ["verify", "repair"] {
+            let result = try gcdcat([command, "t.par2"], in: scratch.path)
+            #expect(result.status == 1)
+            #expect(
+                result.stderr
+                    == "gcdcat: t.par2: protects t.par2, which is this set's own index or recovery volume, so it cannot "
+                    + "be used: a repair would write over the recovery data it reads\n")
+        }
+        #expect(scratch.read("t.par2") == before)
+    }
 }
 
 @Suite struct Par2InteropCLITests {

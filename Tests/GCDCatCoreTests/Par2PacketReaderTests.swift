@@ -179,3 +179,16 @@ import Testing
         }
     }
 }
+
+/// A name from a `.par2` must stay inside the set's folder and name one file one way: `./a.bin`
+/// beside `a.bin` had repair overwrite the good `a.bin` with the other file's bytes.
+@Suite struct Par2NameTests {
+    @Test(arguments: [
+        ("a.bin", nil), ("sub/a.bin", nil), ("", "is empty"), ("/etc/passwd", "is absolute"),
+        ("sub/../../x", "contains '..'"), ("sub//a.bin", "has an empty component"), ("./a.bin", "has a '.' component"),
+        ("sub/./a.bin", "has a '.' component"), (".a.bin", nil), ("a.bin.", nil),
+    ])
+    func unsafeNamesAreRefused(name: String, reason: String?) {
+        #expect(Par2RecoverySet.unsafeNameReason(Array(name.utf8)) == reason)
+    }
+}

@@ -27,6 +27,7 @@ public enum Par2FileRestorer {
         let set = verification.set
         for (file, status) in zip(set.files, verification.files) where status.state != .ok {
             try requireFolderInside(set, file)
+            try requireLinkTargetInside(set, file)
             _ = try missingFolders(set, file)
         }
         // Only empty files lost or grown: nothing to rebuild, each is written empty.
@@ -63,6 +64,36 @@ public enum Par2FileRestorer {
             message:
                 "a symlink on the way leads outside the set's folder, to \(folder.displayPath); nothing was "
                 + "repaired")
+    }
+
+    /// Refuses, before anything is written, a file of the set that is a symlink whose target lies
+    /// outside the set's folder (an archive's `x.bin -> ~/.bashrc` beside a crafted `.par2` had
+    /// repair overwrite it), or is another file of the set (a file that verified OK was
+    /// overwritten with this one's bytes). A symlink to a file inside the folder is repaired
+    /// through; a dangling one is replaced by the rebuilt file.
+    ///
+    /// ## Errors
+    /// `.invalidInput` naming the link and its target.
+    static func requireLinkTargetInside(_ set: Par2RecoverySet, _ file: Par2RecoverySet.File) throws {
+        let path = set.path(of: file)
+        guard let link = try? Syscall.statIfExists(path, followLinks: false), link.st_mode & S_IFMT == S_IFLNK,
+            let target = Syscall.realPath(path), let setFolder = Syscall.realPath(set.directory)
+        else { return }
+        let why: String
+        if !ListFolder.lies(target, inside: setFolder) {
+            why = "outside the set's folder"
+        } else if let other = set.files.first(where: {
+            $0.name != file.name && Syscall.realPath(set.path(of: $0)) == target
+        }) {
+            why = "which is \(set.path(of: other).displayPath), another file of the set"
+        } else {
+            return
+        }
+        throw GCDCatError(
+            .invalidInput, path: path,
+            message:
+                "is a symlink to \(target.displayPath), \(why); nothing was repaired. Remove the link to have "
+                + "\(path.displayPath) rebuilt in its place")
     }
 
     /// The folders of `file`'s name that are missing, outermost first (`sub/deep` of a lost

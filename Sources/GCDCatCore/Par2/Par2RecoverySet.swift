@@ -125,6 +125,16 @@ extension Par2RecoverySet {
         set.foreignVolumes = setIDs.filter { !$0.ids.isEmpty && !$0.ids.contains(set.setID) }.map(\.path)
         set.ownFiles = setIDs.filter { $0.ids.contains(set.setID) }.map(\.path)
         set.skippedEntries = skipped
+        // A set that protects its own index or a volume: a repair would write over the file it
+        // reads the recovery blocks from.
+        let own = Set([name] + paths.dropFirst().map { splitPath($0).name })
+        if let file = set.files.first(where: { own.contains($0.name) }) {
+            throw GCDCatError(
+                .malformedManifest, path: indexPath,
+                message:
+                    "protects \(file.name.displayPath), which is this set's own index or recovery volume, so it "
+                    + "cannot be used: a repair would write over the recovery data it reads")
+        }
         return set
     }
 

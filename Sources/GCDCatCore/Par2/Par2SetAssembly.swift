@@ -154,6 +154,8 @@ extension Par2RecoverySet {
         let components = name.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
         if components.contains(where: { $0.elementsEqual("..".utf8) }) { return "contains '..'" }
         if components.contains(where: \.isEmpty) { return "has an empty component" }
+        // `./a.bin` beside `a.bin` would name one file twice, each with its own bytes.
+        if components.contains(where: { $0.elementsEqual(".".utf8) }) { return "has a '.' component" }
         return nil
     }
 }
