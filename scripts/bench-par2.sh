@@ -9,7 +9,8 @@
 # RSS of each.
 # Usage: scripts/bench-par2.sh [SIZE_MIB] [ROUNDS]   (needs a release build: swift build -c release;
 # GCDCAT=path/to/gcdcat runs another build, e.g. a debug one; BASELINE=path adds a second gcdcat,
-# say main's, whose create and repair run in the same rounds, in its own copy of the parts)
+# say main's, whose create, repair and merge that repairs run in the same rounds, in its own copy
+# of the parts)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 size=${1:-256}
@@ -65,12 +66,21 @@ for round in $(seq "$rounds"); do
     cmp "$work/g/data.002" "$work/t/data.002"
     [ -z "$baseline" ] || cmp "$work/b/data.002" "$work/g/data.002"
     # The merge that repairs: the lost part rebuilt into the joined file, the parts left as they are.
-    rm "$work/g/data.002"
-    times[gmerge]+="$(cd "$work/g" && seconds gmerge "$gcdcat" data.001 -o ../merged --force -q) "
-    cp "$work/t/data.002" "$work/g/data.002"
-    # shellcheck disable=SC2086
-    (cd "$work/t" && cat $parts) | cmp - "$work/merged"
-    rm "$work/merged"
+    # With a BASELINE, its merge runs too, first in odd rounds and second in even ones.
+    contenders=(g)
+    if [ -n "$baseline" ]; then
+        if ((round % 2)); then contenders=(b g); else contenders=(g b); fi
+    fi
+    for who in "${contenders[@]}"; do
+        program=$gcdcat
+        [ "$who" = g ] || program=$baseline
+        rm "$work/$who/data.002"
+        times[${who}merge]+="$(cd "$work/$who" && seconds "${who}merge" "$program" data.001 -o ../merged --force -q) "
+        cp "$work/t/data.002" "$work/$who/data.002"
+        # shellcheck disable=SC2086
+        (cd "$work/t" && cat $parts) | cmp - "$work/merged"
+        rm "$work/merged"
+    done
 done
 
 echo "PAR2, ${size} MiB in 16 parts, 1 MiB blocks, 10%, $rounds interleaved rounds (seconds: min median max)"
@@ -83,10 +93,10 @@ for op in create verify repair merge; do
     printf '%-8s %-24s %-24s %s\n' "$op" "$g" "$t" "$ratio"
 done
 cpu() { sort -n "$work/cpu.$1" | head -1; }
-printf 'CPU seconds (min): create gcdcat %s turbo %s; repair gcdcat %s turbo %s\n' \
-    "$(cpu gcreate)" "$(cpu tcreate)" "$(cpu grepair)" "$(cpu trepair)"
+printf 'CPU seconds (min): create gcdcat %s turbo %s; repair gcdcat %s turbo %s; merge that repairs gcdcat %s\n' \
+    "$(cpu gcreate)" "$(cpu tcreate)" "$(cpu grepair)" "$(cpu trepair)" "$(cpu gmerge)"
 if [ -n "$baseline" ]; then
-    for op in create repair; do
+    for op in create repair merge; do
         g=$(tr ' ' '\n' <<<"${times[g$op]}" | grep . | stats)
         b=$(tr ' ' '\n' <<<"${times[b$op]}" | grep . | stats)
         printf 'BASELINE %s: %s (CPU %s) against gcdcat %s (CPU %s); baseline/gcdcat %s by wall, %s by CPU\n' "$op" \

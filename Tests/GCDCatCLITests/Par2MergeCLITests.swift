@@ -103,6 +103,20 @@ struct Par2MergeFixture {
         #expect(report.contains("rebuilt        movie.zip.003 (damaged, 1 block, from PAR2)"))
     }
 
+    /// A part missing and another damaged: the rebuild started for the missing part alone (its
+    /// blocks are known before the check) is set aside, and both are rebuilt.
+    @Test(needsPar2, arguments: tools) func missingAndDamagedPartsAreBothRebuilt(tool: Par2Tool) throws {
+        let set = try Par2MergeFixture(tool, recovery: 30)
+        try set.remove("movie.zip.002")
+        try set.damage("movie.zip.003", at: [5_000])
+        let before = try set.partStates()
+        let result = try gcdcat(["movie.zip.001", "-o", "out.bin", "--json"], in: set.scratch.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(set.scratch.read("out.bin") == set.whole)
+        #expect(try set.partStates() == before)
+        #expect(set.rebuilt(try set.json(result)) == ["movie.zip.002 missing 25", "movie.zip.003 damaged 1"])
+    }
+
     @Test(needsPar2, arguments: tools) func missingLastPartIsRebuiltNotLeftShort(tool: Par2Tool) throws {
         let set = try Par2MergeFixture(tool, recovery: 14)
         try set.remove("movie.zip.003")

@@ -9,13 +9,13 @@ import Testing
 /// exit 0 with bytes the set's MD5s reject.
 @Suite(.enabled(if: toolExists("strace") && toolExists("python3"), "needs strace and python3"))
 struct Par2MergeRaceCLITests {
-    /// `data`, 3 MiB cut into 1 MiB parts with 4 KiB blocks and 10% recovery, and no SFV (the
-    /// PAR2 checks the parts); returns its bytes.
-    func splitSet(in scratch: Scratch) throws -> Data {
+    /// `data`, 3 MiB cut into 1 MiB parts with 4 KiB blocks and `recovery` recovery, and no SFV
+    /// (the PAR2 checks the parts); returns its bytes.
+    func splitSet(in scratch: Scratch, recovery: String = "10%") throws -> Data {
         let whole = randomData(3 << 20, seed: 5151)
         try scratch.write("data", whole)
         let split = try gcdcat(
-            ["split", "data", "--size", "1M", "--par2", "10%", "--par2-block-size", "4K", "--no-manifest", "-q"],
+            ["split", "data", "--size", "1M", "--par2", recovery, "--par2-block-size", "4K", "--no-manifest", "-q"],
             in: scratch.path)
         #expect(split.status == 0, "\(split.stderr)")
         try FileManager.default.removeItem(atPath: scratch.file("data"))
@@ -109,5 +109,42 @@ struct Par2MergeRaceCLITests {
                 + "bytes rebuilt or merged from it would be wrong; nothing was written. Do not modify files while "
                 + "they are merged or repaired\n")
         #expect(scratch.read("data") == nil)
+    }
+
+    /// A part missing: its rebuild starts beside the check, and reads the other parts on its
+    /// own. A part changed while that rebuild waits (its open of the first volume sleeps: the
+    /// first open on its thread, as strace counts, where the set's reading made the first on the
+    /// merge's own thread) is
+    /// either seen by the check (damaged, so that rebuild is set aside and the part rebuilt
+    /// too) or read changed by the rebuild alone (named, exit 1): never exit 0 with other bytes.
+    @Test func aPartChangedWhileTheMissingPartIsRebuiltBesideTheCheckNeverReachesTheOutput() throws {
+        let scratch = try Scratch()
+        let whole = try splitSet(in: scratch, recovery: "40%")
+        try FileManager.default.removeItem(atPath: scratch.file("data.002"))
+        let result = try mergeWhileChanging(
+            "data.003",
+            strace: [
+                "-P", "data.vol000+001.par2", "-e", "trace=openat", "-e", "inject=openat:delay_exit=1500000:when=1",
+            ],
+            ["data.001"], alsoOpen: "data.vol000+001.par2", in: scratch)
+        let rebuilding =
+            "gcdcat: note: rebuilding data.002 (missing, 256 blocks) from data.par2's recovery blocks; "
+            + "the part itself is left as it is\n"
+        if result.status == 0 {
+            #expect(scratch.read("data") == whole)
+            #expect(
+                result.stderr
+                    == rebuilding + "gcdcat: note: rebuilding data.003 (damaged, 1 block) from data.par2's recovery "
+                    + "blocks; the part itself is left as it is\n")
+        } else {
+            #expect(result.status == 1)
+            #expect(
+                result.stderr
+                    == rebuilding
+                    + "gcdcat: data.003: changed after it was verified (block 2 no longer has its checksums), so the "
+                    + "bytes rebuilt or merged from it would be wrong; nothing was written. Do not modify files while "
+                    + "they are merged or repaired\n")
+            #expect(scratch.read("data") == nil)
+        }
     }
 }

@@ -77,6 +77,29 @@ import Testing
         }
     }
 
+    /// Bytes that are no packet, before the first packet and between packets, are skipped: the
+    /// scan looks for the next magic where the last packet ended, then searches on from there.
+    @Test func packetsAfterBytesThatAreNoPacketAreStillFound() throws {
+        let scratch = TemporaryDirectory()
+        for name in Self.volumes {
+            let original = readFile(Self.fixtures + "/" + name)!
+            writeFile(scratch.file("original"), original)
+            let expected = try Par2PacketReader.scan(path: scratch.file("original")).packets.map {
+                Self.signature($0, file: original)
+            }
+            #expect(expected.count > 1)
+            let starts = (0..<original.count - 8).filter { original[$0..<$0 + 8].elementsEqual(Par2Packet.magic) }
+            var padded = original
+            for start in starts.reversed() {
+                padded.insert(contentsOf: Array("PAR2 junk,".utf8) + [0, 7, 13], at: start)
+            }
+            writeFile(scratch.file("padded"), padded)
+            let scanned = try Par2PacketReader.scan(path: scratch.file("padded"))
+            #expect(scanned.packets.map { Self.signature($0, file: padded) } == expected, "\(name)")
+            #expect(scanned.damaged.isEmpty, "\(name)")
+        }
+    }
+
     @Test func setSurvivesOneDamagedCopyOfEachCriticalPacket() throws {
         let scratch = TemporaryDirectory()
         for name in Self.volumes + ["alpha.bin", "beta.bin"] {

@@ -174,6 +174,16 @@ extension MergeOperation {
         _ list: Par2PartList, afterListFailure listFailure: GCDCatError?, into sink: OutputSink,
         counter: TransferCounter, rebuilt: inout [RebuiltPart], notice: (Notice) -> Void
     ) throws -> MergeResult {
+        // The usual repair is of parts that are missing: their blocks are the ones to rebuild,
+        // known before the check, so the rebuild starts at once beside it (the check's writes of
+        // the intact parts into the output take one core, the rebuild's multiplications the
+        // other), and is kept only if the check finds exactly those blocks bad.
+        let expected = try Self.missingPartsOnly(list.set)
+        let early =
+            jobs > 1 && expected.badSliceCount > 0 && expected.isRepairable
+            ? BackgroundWork(ownThread: true) { [jobs] in try Par2Repairer.rebuild(expected, jobs: jobs) } : nil
+        // Never left running past this merge, whatever it throws.
+        defer { _ = early?.outcome() }
         let (verification, copied) = try checkParts(list, copyingInto: sink, counter: counter)
         // The SFV rejected a part the PAR2 finds intact: the lists disagree, and neither wins.
         if var listFailure, verification.isComplete {
@@ -186,10 +196,32 @@ extension MergeOperation {
         rebuilt = try rebuiltParts(list, verification)
         announce(rebuilt, of: list, verification, notice: notice)
         // Empty parts lost or grown have no block to rebuild: they are written as nothing.
-        let repaired = verification.badSliceCount == 0 ? nil : try Par2Repairer.rebuild(verification, jobs: jobs)
+        let repaired: Par2Repairer.Rebuilt?
+        if verification.badSliceCount == 0 {
+            repaired = nil
+        } else if let early, zip(expected.files, verification.files).allSatisfy({ $0.badSlices == $1.badSlices }) {
+            repaired = try early.wait()
+        } else {
+            _ = early?.outcome()
+            repaired = try Par2Repairer.rebuild(verification, jobs: jobs)
+        }
         return try writeSet(
             list, verification, rebuilt: repaired, intactWritten: copied, into: sink, counter: counter,
             listed: ListedCRCs(list))
+    }
+
+    /// What verifying `set` finds if its files present are intact: each missing file missing,
+    /// every other one OK. Nothing is read but the files' names.
+    ///
+    /// ## Errors
+    /// `.io` naming a file whose `lstat` failed.
+    static func missingPartsOnly(_ set: Par2RecoverySet) throws -> Par2Verification {
+        let files = try set.files.map { file -> Par2FileStatus in
+            try Par2Verifier.exists(set.path(of: file))
+                ? Par2FileStatus(state: .ok, badSlices: [], sizeOnDisk: nil)
+                : Par2FileStatus(state: .missing, badSlices: Array(file.slices.indices), sizeOnDisk: nil)
+        }
+        return Par2Verification(set: set, files: files)
     }
 
     /// The merge checked by the set's SFV or list, as without a PAR2; a part that fails it is

@@ -69,10 +69,21 @@ public enum Par2PacketReader {
     }
 
     /// The offset of the next magic at or after `from`, reading windows that overlap by 7 bytes.
+    ///
+    /// The next packet nearly always starts at `from` (where the last one ended), so that is
+    /// looked at first with a read of the magic alone: a window read there took the next packet's
+    /// whole body (a recovery slice) into a fresh 1 MiB buffer, once for every packet, and a scan
+    /// of 100 MiB of volumes read 870 MiB.
     static func findMagic(_ fd: Int32, path: String, from: Int64, size: Int64) throws -> Int64? {
+        let magic = Par2Packet.magic
+        guard from + Int64(magic.count) <= size else { return nil }
+        var head = [UInt8](repeating: 0, count: magic.count)
+        let got = try head.withUnsafeMutableBytes { (raw) throws -> Int in
+            try Syscall.pread(fd, into: raw.baseAddress!, count: magic.count, offset: from, path: path)
+        }
+        if got == magic.count, head == magic { return from }
         var buffer = [UInt8](repeating: 0, count: window)
         var offset = from
-        let magic = Par2Packet.magic
         while offset + Int64(magic.count) <= size {
             let count = try buffer.withUnsafeMutableBytes { (raw) throws -> Int in
                 try Syscall.pread(fd, into: raw.baseAddress!, count: window, offset: offset, path: path)
