@@ -360,4 +360,41 @@ extension Par2MergeCLITests {
             "\(merged.stderr)")
         #expect(scratch.read("a.bin") == nil)
     }
+
+    /// A `.par2` made over some of the parts does not make them the set: merged by it, parts
+    /// beside it before its first were left out, exit 0 with part of the file (outside attack).
+    /// A part before its first, or none there while it starts late, is refused; so is a part past
+    /// its last, as from the first part.
+    @Test func aPar2OverSomeOfThePartsDoesNotMergeThemAlone() throws {
+        let scratch = try Scratch()
+        let input = randomData(400_000, seed: 2405)
+        try scratch.write("f.bin", input)
+        #expect(try gcdcat(["split", "f.bin", "--size", "100000", "-q"], in: scratch.path).status == 0)
+        try FileManager.default.removeItem(atPath: scratch.file("f.bin"))
+        #expect(try gcdcat(["protect", "f.bin.002", "f.bin.003", "-q"], in: scratch.path).status == 0)
+        let named = try gcdcat(["f.bin.par2"], in: scratch.path)
+        #expect(named.status == 1)
+        #expect(
+            named.stderr
+                == "gcdcat: f.bin.001: lies beside the set, but f.bin.par2 lists its parts only from f.bin.002; nothing "
+                + "was written. Merge the set from its first part (gcdcat merge f.bin.001), or list the parts to join "
+                + "(with --as-given)\n")
+        #expect(scratch.read("f.bin") == nil)
+        #expect(try gcdcat(["f.bin.001", "-q"], in: scratch.path).status == 0)
+        #expect(scratch.read("f.bin") == input)
+        try FileManager.default.removeItem(atPath: scratch.file("f.bin"))
+        // The first part gone, and no list beside the set: nothing vouches that it starts at .002.
+        try FileManager.default.removeItem(atPath: scratch.file("f.bin.001"))
+        try FileManager.default.removeItem(atPath: scratch.file("f.bin.sfv"))
+        for argument in ["f.bin.par2", "f.bin.002"] {
+            let late = try gcdcat([argument], in: scratch.path)
+            #expect(late.status == 1, "\(argument)")
+            #expect(
+                late.stderr
+                    == "gcdcat: f.bin.002: no f.bin.001 before it, and f.bin.par2 protects the set only from f.bin.002, "
+                    + "so the set's first part may be missing; nothing was written. If the set really starts here, merge "
+                    + "it by its list (gcdcat merge NAME.sfv) or list its parts with --as-given\n", "\(argument)")
+            #expect(scratch.read("f.bin") == nil)
+        }
+    }
 }

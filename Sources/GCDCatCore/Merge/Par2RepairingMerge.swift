@@ -32,7 +32,11 @@ extension MergeOperation {
         else { return nil }
         let argument = partPaths[0]
         if splitPath(argument).name.lowercased().hasSuffix(".par2") {
-            return try Par2PartList.named(by: argument).map(Par2Use.check)
+            // Named, the .par2 must still list the whole set: no part beside it left out.
+            guard let list = try Par2PartList.named(by: argument) else { return nil }
+            try Self.refuseUnlistedStart(list)
+            try refusePartsPastPar2(list, notes: &notes)
+            return .check(list)
         }
         for naming in NumberedName.readings(of: argument) {
             guard let list = try Par2PartList.find(for: naming, notes: &notes),
@@ -42,6 +46,7 @@ extension MergeOperation {
             // Given a later part while an earlier one exists: today's "not the first part".
             guard let first = present.firstIndex(of: true), list.paths[first].utf8.elementsEqual(argument.utf8)
             else { return nil }
+            try Self.refuseUnlistedStart(list)
             let hasList = try list.naming.manifestCandidates.contains { try Syscall.statIfExists($0) != nil }
             // Parts beside the set past the index's last: the index is not this set's whole list.
             // An SFV or list beside them decides; with none, the set's extent is in doubt. Unless
@@ -51,14 +56,7 @@ extension MergeOperation {
             if !pastLast,
                 let beyond = PartDiscovery.existing(list.naming.with(number: lastNumber(list) + 1), FileSystemNames())
             {
-                guard hasList else {
-                    throw GCDCatError(
-                        .invalidInput, path: beyond,
-                        message:
-                            "lies beside the set, but \(list.index.displayPath) lists its parts only up to "
-                            + "\(list.paths.last!.displayPath); nothing was written. Move it away if it is not part "
-                            + "of the set, or list the parts to join (with --as-given)")
-                }
+                guard hasList else { throw Self.pastLastRefusal(beyond, list: list) }
                 notes.append(
                     "\(list.index.displayPath) does not list \(beyond.displayPath), which lies beside the set; "
                         + "the set's list decides")
@@ -71,7 +69,7 @@ extension MergeOperation {
 
     /// Whether parts lie past `list`'s last and every one is an empty file (a `split -n` of
     /// fewer bytes than parts, whose empty parts PAR2 cannot list); if so, a note names them.
-    private func emptyPartsPastLast(_ list: Par2PartList, notes: inout [String]) throws -> Bool {
+    func emptyPartsPastLast(_ list: Par2PartList, notes: inout [String]) throws -> Bool {
         var past: [String] = []
         var number = lastNumber(list) + 1
         while let path = PartDiscovery.existing(list.naming.with(number: number), FileSystemNames()) {
@@ -89,9 +87,8 @@ extension MergeOperation {
         return true
     }
 
-    private func lastNumber(_ list: Par2PartList) -> Int {
-        let suffix = String(list.paths.last!.unicodeScalars.dropFirst(list.naming.stem.unicodeScalars.count))
-        return list.naming.number(ofSuffix: suffix[...]) ?? 0
+    func lastNumber(_ list: Par2PartList) -> Int {
+        list.naming.number(ofSuffix: Self.suffix(of: list.paths.last!, in: list)) ?? 0
     }
 
     /// Merges the set `list` describes: its parts are checked against the PAR2 MD5s as they are
