@@ -305,6 +305,38 @@ func par2PartSet(_ scratch: Scratch) throws -> [String: Data] {
         }
     }
 
+    /// A hostile `.par2` declaring a 32 TiB file (1 GiB blocks) beside a 10-byte one: verify and
+    /// repair judge the blocks past the file's end without reading them (they read zeros past the
+    /// end for hours: outside attack); a file protected alone still merges by its `.par2`.
+    @Test(.enabled(if: toolExists("python3"), "python3 writes the hostile .par2"))
+    func blocksPastAFilesEndAreNotReadAndALoneFileMerges() throws {
+        let scratch = try Scratch()
+        try scratch.write("a.bin", Data("0123456789".utf8))
+        let script = """
+            import hashlib,struct; M=lambda b:hashlib.md5(b).digest()
+            def pk(s,t,b): return b'PAR2\\0PKT'+struct.pack('<Q',64+len(b))+M(s+t+b)+s+t+b
+            d=open('a.bin','rb').read(); L=(1<<30)*32768; h=M(d)
+            fid=M(h+struct.pack('<Q',L)+b'a.bin'); mb=struct.pack('<QI',1<<30,1)+fid; s=M(mb)
+            open('s.par2','wb').write(pk(s,b'PAR 2.0\\0Main\\0\\0\\0\\0',mb)+pk(s,b'PAR 2.0\\0FileDesc',fid+h+h+struct.pack('<Q',L)+b'a.bin\\0\\0\\0')+pk(s,b'PAR 2.0\\0IFSC\\0\\0\\0\\0',fid+bytes(20)*32768))
+            """
+        #expect(try runTool("python3", ["-c", script], in: scratch.path).status == 0)
+        for command in ["verify", "repair"] {
+            let result = try runTool("timeout", ["60", gcdcatPath, command, "s.par2"], in: scratch.path)
+            #expect(result.status == 1, "\(command): \(result.stderr)")
+            #expect(
+                result.stderr.hasSuffix(
+                    "gcdcat: s.par2: not repairable: 32768 blocks missing, 0 recovery blocks available\n"),
+                "\(result.stderr)")
+        }
+        #expect(scratch.read("a.bin") == Data("0123456789".utf8))
+        let image = randomData(100_000, seed: 2406)
+        try scratch.write("disk.img", image)
+        #expect(try gcdcat(["protect", "disk.img", "-q"], in: scratch.path).status == 0)
+        let merged = try gcdcat(["disk.img.par2", "-o", "copy", "-q"], in: scratch.path)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(scratch.read("copy") == image)
+    }
+
     /// A set that protects its own index (or a volume) is refused: repair overwrote the file it
     /// read the recovery blocks from (outside attack).
     @Test func aSetThatProtectsItsOwnIndexIsRefused() throws {

@@ -5,6 +5,7 @@ extension MergeOperation {
     /// parts: one lying beside the set before the first part the `.par2` lists (it was made over
     /// some of the parts: `protect f.bin.002 f.bin.003`), or none there while the first part
     /// listed is above the set's usual start (`.001`, `aa`): the set's first part may be gone.
+    /// (`disk.img` protected alone is one file, not a late part `mg` of `disk.i`.)
     /// The mark of a split that started late by design (`--start`) vouches for the start.
     ///
     /// ## Errors
@@ -29,6 +30,13 @@ extension MergeOperation {
                     + "\(start.displayPath)), or list the parts to join (with --as-given)")
         }
         guard number > (list.naming.alphabet == .digits ? 1 : 0) else { return }
+        // One file whose name only reads as a late number (`disk.img`: `mg` of `disk.i`) is a
+        // plain file protected alone, as discovery takes a lone name (`x.003`, `in.bin.ab` are parts).
+        let lonePart =
+            list.naming.alphabet == .digits
+            ? list.naming.width >= 2 || list.naming.stem.lowercased().hasSuffix(".part")
+            : PartDiscovery.isLateLonePart(list.naming)
+        guard list.paths.count > 1 || lonePart else { return }
         if let found = PartMark.readAny(first), found.standing == .current, found.mark.index == 0 { return }
         throw GCDCatError(
             .missingPart, path: first,

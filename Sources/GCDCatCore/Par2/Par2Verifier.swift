@@ -110,6 +110,32 @@ public enum Par2Verifier {
         }
 
         var fd: Int32 { descriptor.raw }
+
+        /// Past the end of the file on disk every byte reads as zero, so every slice left is the
+        /// all-zero slice (`zeroCRC`): judged without reading (a hostile `.par2` declaring a
+        /// 32 TiB file kept verify reading past the end of a 10-byte one for hours). False
+        /// until the file has ended and a slice boundary is reached.
+        func skipZeroSlices(sliceSize: Int64, zeroCRC: () -> UInt32) -> Bool {
+            guard short, position % sliceSize == 0, position < file.length else { return false }
+            let crc = zeroCRC()
+            while position < file.length {
+                crcMismatch.append(crc != file.slices[crcMismatch.count].crc32)
+                position = min(position + sliceSize, file.length)
+            }
+            return true
+        }
+    }
+
+    /// The crc32 of `sliceSize` zero bytes: a slice past the end of a file on disk.
+    static func zeroSliceCRC(_ sliceSize: Int) -> UInt32 {
+        var crc = Checksum(.crc32)
+        var left = sliceSize
+        while left > 0 {
+            let take = min(left, Par2Padding.zeros.count)
+            Par2Padding.zeros.withUnsafeBytes { crc.update(UnsafeRawBufferPointer(rebasing: $0[0..<take])) }
+            left -= take
+        }
+        return crc.value
     }
 
     /// The statuses of the files `group`, read together through `buffer` (``lanes`` stretches),
@@ -133,11 +159,23 @@ public enum Par2Verifier {
                 Lane(index: index, file: file, path: path, opened: OwnedDescriptor(adopting: opened), size: size))
         }
         let sliceSize = Int64(set.sliceSize)
+        var zeroCRC: UInt32?
         while true {
             let active = lanes.filter { $0.position < $0.file.length }
             if active.isEmpty { break }
             var stretches: [UnsafeRawBufferPointer] = []
             for (slot, lane) in active.enumerated() {
+                // A merge copies every stretch (zeros past the end too); verify and repair skip them.
+                if copy == nil,
+                    lane.skipZeroSlices(
+                        sliceSize: sliceSize,
+                        zeroCRC: {
+                            if zeroCRC == nil { zeroCRC = zeroSliceCRC(set.sliceSize) }
+                            return zeroCRC!
+                        })
+                {
+                    continue
+                }
                 let room = UnsafeMutableRawBufferPointer(
                     rebasing: buffer[(slot * stretchBytes)..<((slot + 1) * stretchBytes)])
                 let offset = lane.position
