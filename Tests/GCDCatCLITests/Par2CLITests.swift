@@ -337,6 +337,31 @@ func par2PartSet(_ scratch: Scratch) throws -> [String: Data] {
         #expect(scratch.read("copy") == image)
     }
 
+    /// A file of the set that is a link to the recovery set's own index or a volume is refused:
+    /// repair wrote the file's bytes over the recovery data (outside attack).
+    @Test func repairRefusesALinkToTheRecoverySetsOwnFiles() throws {
+        let scratch = try Scratch()
+        try scratch.write("a.bin", randomData(5000, seed: 2407))
+        try scratch.write("x.bin", randomData(5000, seed: 2408))
+        #expect(
+            try gcdcat(["protect", "a.bin", "x.bin", "-o", "s.par2", "--par2", "100%", "-q"], in: scratch.path).status
+                == 0)
+        try FileManager.default.removeItem(atPath: scratch.file("x.bin"))
+        let volume = try #require(scratch.listing().filter { $0.hasPrefix("s.vol") }.last)
+        for target in [volume, "s.par2"] {
+            try? FileManager.default.removeItem(atPath: scratch.file("x.bin"))
+            try FileManager.default.createSymbolicLink(atPath: scratch.file("x.bin"), withDestinationPath: target)
+            let before = scratch.read(target)
+            let repair = try gcdcat(["repair", "s.par2", "-q"], in: scratch.path)
+            #expect(repair.status == 1)
+            #expect(
+                repair.stderr
+                    == "gcdcat: x.bin: is \(target), a file of the recovery set itself (through a symlink on the way); "
+                    + "nothing was repaired. Remove the link to have x.bin rebuilt in its place\n")
+            #expect(scratch.read(target) == before)
+        }
+    }
+
     /// A set that protects its own index (or a volume) is refused: repair overwrote the file it
     /// read the recovery blocks from (outside attack).
     @Test func aSetThatProtectsItsOwnIndexIsRefused() throws {

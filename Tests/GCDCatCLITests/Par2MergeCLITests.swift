@@ -397,4 +397,37 @@ extension Par2MergeCLITests {
             #expect(scratch.read("f.bin") == nil)
         }
     }
+
+    /// A `.par2` over a set's first parts, its last part gone: merged by it, or from the first
+    /// part without the SFV, the output stopped short, exit 0 (outside attack). The set's marks
+    /// and its SFV say how far it goes; a marked part past the `.par2`'s last joins.
+    @Test func aPar2ShortOfTheSetsMarksOrListIsRefused() throws {
+        let scratch = try Scratch()
+        let input = randomData(400_000, seed: 2409)
+        try scratch.write("f.bin", input)
+        #expect(try gcdcat(["split", "f.bin", "--size", "100000", "-q"], in: scratch.path).status == 0)
+        try FileManager.default.removeItem(atPath: scratch.file("f.bin"))
+        #expect(try gcdcat(["protect", "f.bin.001", "f.bin.002", "f.bin.003", "-q"], in: scratch.path).status == 0)
+        try FileManager.default.moveItem(atPath: scratch.file("f.bin.004"), toPath: scratch.file("kept"))
+        let short =
+            "gcdcat: f.bin.004: missing part: the split that made f.bin.001 marked it part 1 of 4, but f.bin.par2 "
+            + "protects 3 parts, so the set goes on past f.bin.003 where no recovery block can rebuild it; nothing was "
+            + "written\n"
+        let named = try gcdcat(["f.bin.par2"], in: scratch.path)
+        #expect(named.status == 1)
+        #expect(named.stderr == short)
+        try FileManager.default.removeItem(atPath: scratch.file("f.bin.sfv"))
+        let first = try gcdcat(["f.bin.001"], in: scratch.path)
+        #expect(first.status == 1)
+        #expect(first.stderr == short)
+        #expect(scratch.read("f.bin") == nil)
+        try FileManager.default.moveItem(atPath: scratch.file("kept"), toPath: scratch.file("f.bin.004"))
+        let whole = try gcdcat(["f.bin.001", "-o", "whole"], in: scratch.path)
+        #expect(whole.status == 0)
+        #expect(
+            whole.stderr
+                == "gcdcat: note: f.bin.par2 does not list f.bin.004, which lies beside the set; the set's marks decide\n"
+        )
+        #expect(scratch.read("whole") == input)
+    }
 }

@@ -35,6 +35,7 @@ extension MergeOperation {
             // Named, the .par2 must still list the whole set: no part beside it left out.
             guard let list = try Par2PartList.named(by: argument) else { return nil }
             try Self.refuseUnlistedStart(list)
+            try Self.refuseShortOfTheSet(list, sfv: Self.sfvBeside(list))
             try refusePartsPastPar2(list, notes: &notes)
             return .check(list)
         }
@@ -56,13 +57,20 @@ extension MergeOperation {
             if !pastLast,
                 let beyond = PartDiscovery.existing(list.naming.with(number: lastNumber(list) + 1), FileSystemNames())
             {
-                guard hasList else { throw Self.pastLastRefusal(beyond, list: list) }
+                // The mark its split left on it places it in the set as well as a list would.
+                let marked = PartMark.readAny(beyond)?.standing == .current
+                guard hasList || marked else { throw Self.pastLastRefusal(beyond, list: list) }
                 notes.append(
                     "\(list.index.displayPath) does not list \(beyond.displayPath), which lies beside the set; "
-                        + "the set's list decides")
+                        + "the set's \(hasList ? "list decides" : "marks decide")")
                 return nil
             }
-            return hasList && !present.contains(false) ? .repairOnly(list) : .check(list)
+            // By the .par2 alone, it must reach as far as the set's marks and SFV say the set goes.
+            guard hasList && !present.contains(false) else {
+                try Self.refuseShortOfTheSet(list, sfv: Self.sfvBeside(list))
+                return .check(list)
+            }
+            return .repairOnly(list)
         }
         return nil
     }

@@ -1,5 +1,9 @@
 import GCDCatSystem
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 extension MergeOperation {
     /// Refuses a merge by `list` (a `.par2` of the set) that would leave out the set's first
     /// parts: one lying beside the set before the first part the `.par2` lists (it was made over
@@ -45,6 +49,58 @@ extension MergeOperation {
                 + "\(list.index.displayPath) protects the set only from \(first.displayPath), so the set's first part "
                 + "may be missing; nothing was written. If the set really starts here, merge it by its list (gcdcat "
                 + "merge NAME.sfv) or list its parts with --as-given")
+    }
+
+    /// Refuses a merge by `list` that stops short of what the set says of itself: the mark a
+    /// split left on a part counts more parts than `list` has (the last ones gone, and not
+    /// protected, so not rebuilt), or, when `sfv` is given (the set's SFV beside it), that list
+    /// names a part the `.par2` does not protect.
+    ///
+    /// ## Errors
+    /// `.missingPart` naming the first part the set has past `list`.
+    static func refuseShortOfTheSet(_ list: Par2PartList, sfv: String?) throws {
+        let last = list.naming.number(ofSuffix: suffix(of: list.paths.last!, in: list)) ?? 0
+        // Empty parts past the last are the set's too, though PAR2 lists no empty file.
+        var empty = 0
+        while let path = PartDiscovery.existing(list.naming.with(number: last + 1 + empty), FileSystemNames()),
+            let info = try? Syscall.statIfExists(path), info.st_mode & S_IFMT == S_IFREG, info.st_size == 0
+        {
+            empty += 1
+        }
+        let next = list.naming.with(number: last + 1 + empty)
+        for (position, path) in list.paths.enumerated() {
+            guard let found = PartMark.readAny(path), found.standing == .current else { continue }
+            guard found.mark.count - found.mark.index + position > list.paths.count + empty else { break }
+            throw GCDCatError(
+                .missingPart, path: next.name,
+                message:
+                    "missing part: the split that made \(path.displayPath) marked it part \(found.mark.index + 1) of "
+                    + "\(found.mark.count), but \(list.index.displayPath) protects \(list.paths.count) parts, so the set "
+                    + "goes on past \(list.paths.last!.displayPath) where no recovery block can rebuild it; nothing was "
+                    + "written")
+        }
+        guard let sfv, let manifest = try? Manifest.load(sfv) else { return }
+        let protected = Set(list.paths.map { splitPath($0).name })
+        guard let extra = manifest.entries.first(where: { !protected.contains($0.name) }) else { return }
+        let path = folderPrefix(of: sfv) + extra.name
+        let there = (try? Syscall.statIfExists(path)) != nil
+        throw GCDCatError(
+            .missingPart, path: path,
+            message:
+                "\(sfv.displayPath) lists it, but \(list.index.displayPath) does not protect it, so a merge by "
+                + "\(list.index.displayPath) would leave it out; nothing was written. "
+                + (there
+                    ? "Merge the set from its first part (gcdcat merge \(list.paths[0].displayPath)), which its list checks"
+                    : "It is missing, and no recovery block can rebuild it"))
+    }
+
+    /// The set's SFV beside it, if there is one.
+    static func sfvBeside(_ list: Par2PartList) -> String? {
+        list.naming.manifestCandidates.first { $0.hasSuffix(".sfv") && (try? Syscall.statIfExists($0)) != nil }
+    }
+
+    private static func folderPrefix(of path: String) -> String {
+        Par2PartList.folderPrefix(of: path)
     }
 
     /// Refuses a merge by `list` when parts lie beside the set past the last one it lists.

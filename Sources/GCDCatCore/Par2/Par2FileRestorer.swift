@@ -28,6 +28,7 @@ public enum Par2FileRestorer {
         for (file, status) in zip(set.files, verification.files) where status.state != .ok {
             try requireFolderInside(set, file)
             try requireLinkTargetInside(set, file)
+            try requireOwnPlace(set, file)
             _ = try missingFolders(set, file)
         }
         // Only empty files lost or grown: nothing to rebuild, each is written empty.
@@ -94,6 +95,41 @@ public enum Par2FileRestorer {
             message:
                 "is a symlink to \(target.displayPath), \(why); nothing was repaired. Remove the link to have "
                 + "\(path.displayPath) rebuilt in its place")
+    }
+
+    /// Refuses, before anything is written, a file whose place on disk is taken by another file
+    /// of the set or by the recovery set's own index or a volume, reached through a folder
+    /// symlink inside the set (`sub -> .`: `sub/a.bin` is `a.bin`) or a link to a volume: repair
+    /// wrote over a file that verified OK, or over the recovery data (outside attack).
+    ///
+    /// ## Errors
+    /// `.invalidInput` naming the file and what its place is.
+    static func requireOwnPlace(_ set: Par2RecoverySet, _ file: Par2RecoverySet.File) throws {
+        let path = set.path(of: file)
+        guard let place = placeOnDisk(path) else { return }
+        let what: String
+        if let par2 = ([set.origin] + set.ownFiles).first(where: { placeOnDisk($0) == place }) {
+            what = "\(par2.displayPath), a file of the recovery set itself"
+        } else if let other = set.files.first(where: {
+            $0.name != file.name && placeOnDisk(set.path(of: $0)) == place
+        }) {
+            what = "\(set.path(of: other).displayPath), another file of the set"
+        } else {
+            return
+        }
+        throw GCDCatError(
+            .invalidInput, path: path,
+            message:
+                "is \(what) (through a symlink on the way); nothing was repaired. Remove the link to have "
+                + "\(path.displayPath) rebuilt in its place")
+    }
+
+    /// Where `path` leads on disk: its real path, or, for a file not there, its folder's real
+    /// path and its name.
+    private static func placeOnDisk(_ path: String) -> String? {
+        if let real = Syscall.realPath(path) { return real }
+        let (folder, name) = splitPath(path)
+        return Syscall.realPath(folder).map { $0 == "/" ? "/" + name : $0 + "/" + name }
     }
 
     /// The folders of `file`'s name that are missing, outermost first (`sub/deep` of a lost
