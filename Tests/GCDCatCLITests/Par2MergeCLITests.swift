@@ -422,6 +422,13 @@ extension Par2MergeCLITests {
         #expect(first.stderr == short)
         #expect(scratch.read("f.bin") == nil)
         try FileManager.default.moveItem(atPath: scratch.file("kept"), toPath: scratch.file("f.bin.004"))
+        let byPar2 = try gcdcat(["f.bin.par2"], in: scratch.path)
+        #expect(byPar2.status == 1)
+        #expect(
+            byPar2.stderr
+                == "gcdcat: f.bin.004: lies beside the set, which the split that made f.bin.001 marked as 4 parts, but "
+                + "f.bin.par2 protects 3, so a merge by it would leave the rest out; nothing was written. Merge the set "
+                + "from its first part (gcdcat merge f.bin.001)\n")
         let whole = try gcdcat(["f.bin.001", "-o", "whole"], in: scratch.path)
         #expect(whole.status == 0)
         #expect(

@@ -71,6 +71,15 @@ extension MergeOperation {
         for (position, path) in list.paths.enumerated() {
             guard let found = PartMark.readAny(path), found.standing == .current else { continue }
             guard found.mark.count - found.mark.index + position > list.paths.count + empty else { break }
+            if let there = PartDiscovery.existing(next, FileSystemNames()) {
+                throw GCDCatError(
+                    .invalidInput, path: there,
+                    message:
+                        "lies beside the set, which the split that made \(path.displayPath) marked as "
+                        + "\(found.mark.count) parts, but \(list.index.displayPath) protects \(list.paths.count), so a "
+                        + "merge by it would leave the rest out; nothing was written. Merge the set from its first part "
+                        + "(gcdcat merge \(list.paths[0].displayPath))")
+            }
             throw GCDCatError(
                 .missingPart, path: next.name,
                 message:
