@@ -147,7 +147,7 @@ import Testing
             document["published"]
                 == .object([
                     "output": .string("json"), "outputs": .array([.string("json")]), "verified": .bool(true),
-                    "manifest": .string("f.sfv"),
+                    "manifest": .string("f.sfv"), "removedParts": .array([]),
                 ]))
         // Several sets: each merged set stays, and the lost reports fail the run.
         try scratch.write("g", randomData(2000, seed: 45))
