@@ -25,10 +25,12 @@ public enum Par2FileRestorer {
         guard !verification.isComplete else { return [] }
         guard verification.isRepairable else { throw Par2Repairer.insufficient(verification) }
         let set = verification.set
+        // Resolved once: a check per file against every file was quadratic in a 65 536-file set.
+        let places = Places(set)
         for (file, status) in zip(set.files, verification.files) where status.state != .ok {
             try requireFolderInside(set, file)
-            try requireLinkTargetInside(set, file)
-            try requireOwnPlace(set, file)
+            try requireLinkTargetInside(set, file, places: places)
+            try requireOwnPlace(set, file, places: places)
             _ = try missingFolders(set, file)
         }
         // Only empty files lost or grown: nothing to rebuild, each is written empty.
@@ -75,7 +77,7 @@ public enum Par2FileRestorer {
     ///
     /// ## Errors
     /// `.invalidInput` naming the link and its target.
-    static func requireLinkTargetInside(_ set: Par2RecoverySet, _ file: Par2RecoverySet.File) throws {
+    static func requireLinkTargetInside(_ set: Par2RecoverySet, _ file: Par2RecoverySet.File, places: Places) throws {
         let path = set.path(of: file)
         guard let link = try? Syscall.statIfExists(path, followLinks: false), link.st_mode & S_IFMT == S_IFLNK,
             let target = Syscall.realPath(path), let setFolder = Syscall.realPath(set.directory)
@@ -83,10 +85,8 @@ public enum Par2FileRestorer {
         let why: String
         if !ListFolder.lies(target, inside: setFolder) {
             why = "outside the set's folder"
-        } else if let other = set.files.first(where: {
-            $0.name != file.name && Syscall.realPath(set.path(of: $0)) == target
-        }) {
-            why = "which is \(set.path(of: other).displayPath), another file of the set"
+        } else if let other = places.otherFile(at: target, than: path) {
+            why = "which is \(other.displayPath), another file of the set"
         } else {
             return
         }
@@ -104,16 +104,14 @@ public enum Par2FileRestorer {
     ///
     /// ## Errors
     /// `.invalidInput` naming the file and what its place is.
-    static func requireOwnPlace(_ set: Par2RecoverySet, _ file: Par2RecoverySet.File) throws {
+    static func requireOwnPlace(_ set: Par2RecoverySet, _ file: Par2RecoverySet.File, places: Places) throws {
         let path = set.path(of: file)
-        guard let place = placeOnDisk(path) else { return }
+        guard let place = Places.onDisk(path) else { return }
         let what: String
-        if let par2 = ([set.origin] + set.ownFiles).first(where: { placeOnDisk($0) == place }) {
+        if let par2 = places.recovery[place] {
             what = "\(par2.displayPath), a file of the recovery set itself"
-        } else if let other = set.files.first(where: {
-            $0.name != file.name && placeOnDisk(set.path(of: $0)) == place
-        }) {
-            what = "\(set.path(of: other).displayPath), another file of the set"
+        } else if let other = places.otherFile(at: place, than: path) {
+            what = "\(other.displayPath), another file of the set"
         } else {
             return
         }
@@ -124,12 +122,34 @@ public enum Par2FileRestorer {
                 + "\(path.displayPath) rebuilt in its place")
     }
 
-    /// Where `path` leads on disk: its real path, or, for a file not there, its folder's real
-    /// path and its name.
-    private static func placeOnDisk(_ path: String) -> String? {
-        if let real = Syscall.realPath(path) { return real }
-        let (folder, name) = splitPath(path)
-        return Syscall.realPath(folder).map { $0 == "/" ? "/" + name : $0 + "/" + name }
+    /// Where the files of a set and of its recovery set lead on disk, by place: each set file's
+    /// paths in the set's order, and the first `.par2` file (index or volume) there.
+    struct Places {
+        var files: [String: [String]] = [:]
+        var recovery: [String: String] = [:]
+
+        init(_ set: Par2RecoverySet) {
+            for file in set.files {
+                let path = set.path(of: file)
+                if let place = Self.onDisk(path) { files[place, default: []].append(path) }
+            }
+            for path in [set.origin] + set.ownFiles {
+                if let place = Self.onDisk(path), recovery[place] == nil { recovery[place] = path }
+            }
+        }
+
+        /// The first file of the set at `place` other than `path`.
+        func otherFile(at place: String, than path: String) -> String? {
+            files[place]?.first { $0 != path }
+        }
+
+        /// Where `path` leads on disk: its real path, or, for a file not there, its folder's real
+        /// path and its name.
+        static func onDisk(_ path: String) -> String? {
+            if let real = Syscall.realPath(path) { return real }
+            let (folder, name) = splitPath(path)
+            return Syscall.realPath(folder).map { $0 == "/" ? "/" + name : $0 + "/" + name }
+        }
     }
 
     /// The folders of `file`'s name that are missing, outermost first (`sub/deep` of a lost
