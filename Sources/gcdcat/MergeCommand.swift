@@ -1,7 +1,6 @@
 import ArgumentParser
 import FoundationEssentials
 import GCDCatCore
-import Glibc
 
 extension GCDCat {
     struct Merge: ParsableCommand {
@@ -178,7 +177,14 @@ extension GCDCat {
                     "\(last.displayPath) is a folder, not a part. To write the merge into it, name it with -o: gcdcat "
                         + "merge \(parts.dropLast().map(\.displayPath).joined(separator: " ")) -o \(last.displayPath)/")
             }
-            if !partsAreObjects { try validateSets() }
+            // Several sets take a folder as their output, no one set's manifest, and no two of them
+            // the same output: usage errors, like any other contradiction, found before anything is read.
+            if !partsAreObjects,
+                let contradiction = MergeJob.setsContradiction(
+                    parts, asGiven: asGiven, output: output, manifest: manifest, listAlgorithm: algorithm)
+            {
+                throw ValidationError(contradiction)
+            }
             if verify && noVerify {
                 throw ValidationError("--verify and --no-verify contradict each other.")
             }
@@ -294,68 +300,6 @@ extension GCDCat {
                 }
             }
             if outcome.report.exitStatus != 0 { throw ExitCode(outcome.report.exitStatus) }
-        }
-
-        /// Several sets take a folder as their output, no one set's manifest, and no two of them
-        /// the same output: usage errors, like any other contradiction, found before anything is read.
-        private func validateSets() throws {
-            guard
-                let groups = try? MergeJob.sets(parts, asGiven: asGiven, manifest: manifest, listAlgorithm: algorithm),
-                groups.count > 1
-            else { return }
-            let sets = groups.map { group in
-                group.arguments.count == 1
-                    ? group.arguments[0].displayPath
-                    : "\(group.arguments[0].displayPath) … \(group.arguments.last!.displayPath)"
-            }.joined(separator: ", ")
-            if let manifest {
-                throw ValidationError(
-                    "--manifest \(manifest.displayPath) is one set's list, but the parts are \(groups.count) sets "
-                        + "(\(sets)); give one set at a time, or let each find its own")
-            }
-            if let output, !output.hasSuffix("/"), !MergeJob.isFolder(output) {
-                throw ValidationError(
-                    "-o \(output.displayPath) names one file, but the parts are \(groups.count) sets (\(sets)); give a "
-                        + "folder (-o DIR/) to merge each set into it, or --as-given to join the list as it is")
-            }
-            var destinations: [[UInt8]: SetGrouping.Group] = [:]
-            for group in groups {
-                guard let whole = group.naming?.wholeName else { continue }
-                let destination =
-                    output.map {
-                        $0 + ($0.hasSuffix("/") ? "" : "/")
-                            + whole[(whole.lastIndex(of: "/").map(whole.index(after:)) ?? whole.startIndex)...]
-                    } ?? whole
-                if let other = destinations.updateValue(group, forKey: Self.destinationKey(destination)) {
-                    if Self.sameFile(other.arguments[0], group.arguments[0]) {
-                        throw ValidationError(
-                            "\(other.arguments[0].displayPath) and \(group.arguments[0].displayPath) are one file: the "
-                                + "same set is given twice; give it once")
-                    }
-                    throw ValidationError(
-                        "\(other.arguments[0].displayPath) and \(group.arguments[0].displayPath) are two sets that would "
-                            + "both be merged into \(destination.displayPath); merge them one at a time, with -o")
-                }
-            }
-        }
-
-        /// A destination as the kernel finds it: its folder's device and inode, then its name, so
-        /// `a.bin` and `./a.bin` (or a path through a symlinked folder) are one.
-        static func destinationKey(_ path: String) -> [UInt8] {
-            let slash = path.lastIndex(of: "/")
-            let folder = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
-            let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-            var info = stat()
-            guard stat(folder, &info) == 0 else { return PathName.bytes(of: path) }
-            return Array("\(info.st_dev):\(info.st_ino)/".utf8) + PathName.bytes(of: name)
-        }
-
-        /// Whether two paths name one file (same device and inode).
-        static func sameFile(_ a: String, _ b: String) -> Bool {
-            var first = stat()
-            var second = stat()
-            return stat(a, &first) == 0 && stat(b, &second) == 0 && first.st_dev == second.st_dev
-                && first.st_ino == second.st_ino
         }
 
         private func announce(_ notice: MergeOperation.Notice) {

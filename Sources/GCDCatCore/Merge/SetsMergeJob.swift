@@ -72,3 +72,52 @@ extension MergeJob {
         return rank(b) > rank(a) ? b : a
     }
 }
+
+extension MergeJob {
+    /// What makes several sets a contradiction of the options, found before anything is read:
+    /// one set's `--manifest`, an `-o` that names one file, or two sets bound for one output
+    /// (or one set given twice). Nil when `paths` give one set, or several that can each be
+    /// merged to its own output. The command reports it as a usage error.
+    public static func setsContradiction(
+        _ paths: [String], asGiven: Bool, output: String?, manifest: String?, listAlgorithm: HashAlgorithm?
+    ) -> String? {
+        guard let groups = try? sets(paths, asGiven: asGiven, manifest: manifest, listAlgorithm: listAlgorithm),
+            groups.count > 1
+        else { return nil }
+        let named = groups.map { group in
+            group.arguments.count == 1
+                ? group.arguments[0].displayPath
+                : "\(group.arguments[0].displayPath) … \(group.arguments.last!.displayPath)"
+        }.joined(separator: ", ")
+        if let manifest {
+            return "--manifest \(manifest.displayPath) is one set's list, but the parts are \(groups.count) sets "
+                + "(\(named)); give one set at a time, or let each find its own"
+        }
+        if let output, !output.hasSuffix("/"), !isFolder(output) {
+            return "-o \(output.displayPath) names one file, but the parts are \(groups.count) sets (\(named)); give a "
+                + "folder (-o DIR/) to merge each set into it, or --as-given to join the list as it is"
+        }
+        var destinations: [String: SetGrouping.Group] = [:]
+        for group in groups {
+            guard let whole = group.naming?.wholeName,
+                case .path(let destination)? = try? MergeOutputName.resolve(
+                    output.map { .path($0) }, derived: .path(whole), first: group.arguments[0])
+            else { continue }
+            guard let other = destinations.updateValue(group, forKey: destinationKey(destination)) else { continue }
+            if samePath(other.arguments[0], group.arguments[0]) {
+                return "\(other.arguments[0].displayPath) and \(group.arguments[0].displayPath) are one file: the "
+                    + "same set is given twice; give it once"
+            }
+            return "\(other.arguments[0].displayPath) and \(group.arguments[0].displayPath) are two sets that would "
+                + "both be merged into \(destination.displayPath); merge them one at a time, with -o"
+        }
+        return nil
+    }
+
+    /// A destination as the kernel finds it: its folder's real path, then its name, so `a.bin`
+    /// and `./a.bin` (or a path through a symlinked folder) are one.
+    private static func destinationKey(_ path: String) -> String {
+        let (folder, name) = splitPath(path)
+        return Syscall.realPath(folder).map { $0 + "/" + name } ?? normalizedPath(path)
+    }
+}
