@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import GCDCatCore
@@ -137,6 +138,81 @@ struct MergeJobTests {
         #expect(object.objectStore != nil && local.objectStore == nil)
         #expect(readFile(directory.file("from-objects")) == set.whole)
         #expect(readFile(directory.file("from-files")) == set.whole)
+    }
+
+    /// The same list's files as objects and on disk, in `directory`: what a checksum list given
+    /// alone is tried on, both ways.
+    static func storeBothWays(_ store: MemoryObjectStore, _ directory: TemporaryDirectory, _ files: [String: [UInt8]]) {
+        for (name, bytes) in files {
+            store.store(S3MergeTests.at(name), bytes)
+            writeFile(directory.file(name), bytes)
+        }
+    }
+
+    /// A checksum list given alone names its set by one set of rules, object or file: a file it
+    /// lists that is no part (a README) is left out of the output, not joined to it.
+    @Test func aListAloneLeavesOutTheFilesThatAreNoPartsForObjectsAsForFiles() throws {
+        let store = MemoryObjectStore()
+        let set = S3MergeTests.storeSet(store, sizes: [3, 5, 2])
+        let directory = TemporaryDirectory()
+        let readme = Array("read me\n".utf8)
+        var list = String(decoding: try #require(store.bytes(S3MergeTests.at("set.sfv"))), as: UTF8.self)
+        list += "README.txt \(hex8(S3MergeTests.crc(readme)).uppercased())\n"
+        var files = ["README.txt": readme, "set.sfv": Array(list.utf8)]
+        for name in ["set.001", "set.002", "set.003"] { files[name] = store.bytes(S3MergeTests.at(name)) }
+        Self.storeBothWays(store, directory, files)
+        var objectNotices: [MergeOperation.Notice] = []
+        let object = try #require(
+            try Self.job(["s3://bkt/set.sfv"], output: directory.file("from-objects"), store: store).run(
+                notice: { objectNotices.append($0) }, measure: Self.measure))
+        var localNotices: [MergeOperation.Notice] = []
+        let local = try #require(
+            try Self.job([directory.file("set.sfv")], output: directory.file("from-files"), store: store).run(
+                notice: { localNotices.append($0) }, measure: Self.measure))
+        for (notices, list) in [(objectNotices, "s3://bkt/set.sfv"), (localNotices, directory.file("set.sfv"))] {
+            #expect(
+                notices.contains(
+                    .note(
+                        "\(list) also lists README.txt, no part of the set; not checked here (gcdcat verify \(list) "
+                            + "checks every file it lists)")), "\(notices)")
+        }
+        #expect(readFile(directory.file("from-objects")) == set.whole)
+        #expect(readFile(directory.file("from-files")) == set.whole)
+        #expect(object.inputs == ["s3://bkt/set.001", "s3://bkt/set.002", "s3://bkt/set.003"])
+        #expect(local.inputs == ["set.001", "set.002", "set.003"].map(directory.file))
+        #expect(object.verified && local.verified)
+    }
+
+    /// A list alone that names two sets is refused with the same words for objects and files,
+    /// naming the command that merges one of them.
+    @Test func aListOfTwoSetsIsRefusedAlikeForObjectsAndFiles() throws {
+        let store = MemoryObjectStore()
+        let directory = TemporaryDirectory()
+        var files: [String: [UInt8]] = [:]
+        var list = ""
+        for name in ["a.bin.001", "a.bin.002", "b.bin.001", "b.bin.002"] {
+            let bytes = Array(name.utf8)
+            files[name] = bytes
+            list += "\(name) \(hex8(S3MergeTests.crc(bytes)).uppercased())\n"
+        }
+        files["all.sfv"] = Array(list.utf8)
+        Self.storeBothWays(store, directory, files)
+        let refusals = try [("s3://bkt", "s3://bkt/all.sfv"), (directory.path, directory.file("all.sfv"))].map {
+            folder, list in
+            let error = try #require(
+                #expect(throws: GCDCatError.self) {
+                    try Self.job([list], output: nil, store: store).run(notice: { _ in }, measure: Self.measure)
+                })
+            #expect(error.code == .invalidInput)
+            #expect(error.path == list)
+            return error.message.replacingOccurrences(of: folder + "/", with: "")
+        }
+        #expect(
+            refusals[0]
+                == "lists the parts of 2 sets (a.bin, b.bin); merge each from its first part, checked against its own "
+                + "lines of this list: gcdcat merge a.bin.001 --manifest all.sfv")
+        #expect(refusals[1] == refusals[0])
+        #expect(try S3MergeTests.leftovers(store, keeping: Set(files.keys)) == (0, []))
     }
 
     @Test func severalSetsEachRunAndTheWorstStatusWins() throws {

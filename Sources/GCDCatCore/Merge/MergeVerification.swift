@@ -415,9 +415,15 @@ public struct MergeVerification: Sendable, Equatable {
     /// `README.txt` that cksfv listed with `xaa`, `xab`, or another set's parts in one SFV over
     /// two sets), and the note that says them.
     static func setEntries(of manifest: Manifest, path: String, parts: [PartFile]) throws -> (Manifest, [String]) {
-        let roles = try SetListEntries(
-            names: manifest.entries.map(\.name), rejections: manifest.entries.map(\.rejection), listPath: path,
-            parts: parts)
+        setEntries(
+            of: manifest, path: path,
+            roles: try SetListEntries(
+                names: manifest.entries.map(\.name), rejections: manifest.entries.map(\.rejection), listPath: path,
+                parts: parts))
+    }
+
+    /// `manifest` without the entries `roles` finds no part of the set, and the note that says them.
+    static func setEntries(of manifest: Manifest, path: String, roles: SetListEntries) -> (Manifest, [String]) {
         let others = roles.ignored
         guard !others.isEmpty else { return (manifest, []) }
         var kept = manifest

@@ -10,12 +10,11 @@ extension MergeJob {
     ) throws -> RunReport? {
         let store = try makeStore()
         var locations = try names.map { try ObjectLocation(parsing: $0)! }
-        // An SFV object alone names its set, as a local one does: its parts, in its order,
-        // checked against it (unless --manifest names another list).
+        // An SFV object alone names its set, as a local one does: by the same rules, from its
+        // first part, checked against it (unless --manifest names another list).
         let list = asGiven || locations.count > 1 ? nil : try Self.listedSet(locations[0], store: store)
-        if let list { locations = list.parts }
-        let set = try ObjectDiscovery.resolve(
-            locations, store: store, asGiven: asGiven || list != nil, jobs: objectJobs)
+        if let list { locations = [list.first] }
+        let set = try ObjectDiscovery.resolve(locations, store: store, asGiven: asGiven, jobs: objectJobs)
         for note in set.resolved.notes { notice(.note(note)) }
         if manifest == nil, let note = set.unusedManifestNote { notice(.note(note)) }
         let manifestObject: ObjectLocation?
@@ -36,6 +35,7 @@ extension MergeJob {
         var result: ObjectSetMerge.Result?
         let measurement = try measure(target.displayName, total, ProcessClock()) { result = try merge.run(counter: $0) }
         guard let result else { return nil }
+        for note in result.listNotes { notice(.note(note)) }
         if let manifestObject {
             notice(.verified(parts: result.verifiedParts, manifest: manifestObject.description))
         }
@@ -86,13 +86,15 @@ extension MergeJob {
         return manifestObject
     }
 
-    /// The parts an SFV object names (beside it, in its order) when `list` is one; nil for a
-    /// part. A checksum list of another kind cannot check object parts: refused by name.
+    /// The first part of the set an SFV object names (``SetFromList``'s rules, over the keys
+    /// beside it) when `list` is one; nil for a part. A checksum list of another kind cannot
+    /// check object parts: refused by name.
     ///
     /// ## Errors
-    /// The list's load errors; `.invalidInput` for a list that is not an SFV or names no part.
+    /// The list's load errors; `.invalidInput` for a list that is not an SFV, or that names no
+    /// set or several (as a local list's).
     private static func listedSet(_ list: ObjectLocation, store: any ObjectStore) throws
-        -> (parts: [ObjectLocation], manifest: ObjectLocation)?
+        -> (first: ObjectLocation, manifest: ObjectLocation)?
     {
         guard let kind = ChecksumListDetector.kind(ofName: list.key) else { return nil }
         guard kind == "sfv" else {
@@ -101,12 +103,10 @@ extension MergeJob {
                 message: "a checksum list (\(kind)), not a part; object parts are checked against an SFV only: "
                     + "give the set's first part, or its parts, with --manifest naming an SFV")
         }
-        let entries = try ObjectDiscovery.loadManifest(list, store: store).entries
-        guard !entries.isEmpty else {
-            throw GCDCatError(
-                .invalidInput, path: list.description, message: "names no part, so there is no set to merge")
-        }
-        return (entries.map { list.sibling($0.name) }, list)
+        let keys = try ObjectDiscovery.loadManifest(list, store: store).entries.map { list.sibling($0.name).description }
+        let first = try SetFromList.firstPart(
+            listing: keys, of: list.description, names: ObjectStoreNames(store: store))
+        return (try ObjectLocation(parsing: first)!, list)
     }
 
     /// What the report says about where the parts' crc32s and bytes came from.

@@ -76,6 +76,8 @@ public struct ObjectSetMerge: Sendable {
         public var downloadedBytes: UInt64
         /// Parts downloaded (whole or in part) because they were too small to copy.
         public var downloadedSmallParts: [String]
+        /// What the manifest lists beside the set's parts, left out (a README).
+        public var listNotes: [String] = []
     }
 
     /// Checks the manifest and the output, then merges and publishes.
@@ -88,7 +90,8 @@ public struct ObjectSetMerge: Sendable {
     public func run(counter: TransferCounter = TransferCounter()) throws -> Result {
         var repeated = RepeatedParts<ObjectInfo>(allowed: allowDuplicates)
         for part in parts { try repeated.admit(part) }
-        let expected = try manifest.map { try expectedCRCs(manifest: $0) }
+        let listed = try manifest.map { try expectedCRCs(manifest: $0) }
+        let expected = listed?.crcs
         if case .object(let target) = output, parts.contains(where: { $0.location.latest == target.location }) {
             throw GCDCatError(
                 .invalidInput, path: target.description, message: "is one of the parts; refusing to overwrite it")
@@ -99,16 +102,26 @@ public struct ObjectSetMerge: Sendable {
                 message: "is the manifest that verifies the set; refusing to overwrite it, even with --force")
         }
         try OutputSink.check(target: output, inputs: [], overwrite: overwrite)
-        if case .object = output {
-            return try mergeOnServer(parts, expected: expected, counter: counter)
-        }
-        return try download(parts, expected: expected, counter: counter)
+        var result =
+            if case .object = output {
+                try mergeOnServer(parts, expected: expected, counter: counter)
+            } else {
+                try download(parts, expected: expected, counter: counter)
+            }
+        result.listNotes = listed?.notes ?? []
+        return result
     }
 
-    /// The manifest's crc32 for each part, in order. Its names are relative to its "folder"
-    /// (``ObjectLocation/sibling(_:)``).
-    func expectedCRCs(manifest: ObjectLocation) throws -> [UInt32] {
-        let parsed = try ObjectDiscovery.loadManifest(manifest, store: store)
+    /// The manifest's crc32 for each part, in order, and the note naming the files it lists
+    /// that are no part of the set (a README), left out as a local list's are
+    /// (``SetListEntries``). Its names are relative to its "folder" (``ObjectLocation/sibling(_:)``).
+    func expectedCRCs(manifest: ObjectLocation) throws -> (crcs: [UInt32], notes: [String]) {
+        let loaded = try ObjectDiscovery.loadManifest(manifest, store: store)
+        let (parsed, notes) = MergeVerification.setEntries(
+            of: loaded, path: manifest.description,
+            roles: SetListEntries(
+                names: loaded.entries.map(\.name), rejections: loaded.entries.map(\.rejection), list: manifest,
+                partKeys: parts.map(\.location.latest.description)))
         for entry in parsed.entries {
             if let rejection = entry.rejection {
                 throw GCDCatError(
@@ -154,7 +167,7 @@ public struct ObjectSetMerge: Sendable {
                 throw error
             }
         }
-        return crcs
+        return (crcs, notes)
     }
 
     static func mismatch(_ part: ObjectLocation, actual: UInt32, expected: UInt32, manifest: ObjectLocation?)

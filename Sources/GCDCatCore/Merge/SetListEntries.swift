@@ -23,32 +23,57 @@ struct SetListEntries {
     /// ## Errors
     /// `.io` when a listed name cannot be examined (`stat` other than ENOENT).
     init(names: [String], rejections: [String?], listPath: String, parts: [PartFile]) throws {
-        let naming = parts.first.flatMap { _ in PartArguments.commonSet(parts.map { splitPath($0.path).name })?.0 }
+        var folders: [String: FileIdentity?] = [:]
+        let partsFolder = try parts.first.flatMap { try Self.identity(of: splitPath($0.path).directory) }
+        try self.init(
+            names: names, rejections: rejections, partNames: parts.map(\.path),
+            resolve: { ChecksumListVerifier.resolve($0, listPath: listPath) },
+            isPart: { try MergeVerification.isPart($0, of: parts) },
+            inPartsFolder: { directory in
+                if folders[directory] == nil { folders[directory] = .some(try Self.identity(of: directory)) }
+                return partsFolder != nil && folders[directory] == partsFolder
+            })
+    }
+
+    /// The roles of an object list's entries: keys are the parts' by their bytes, and the
+    /// parts' folder is their keys' common prefix.
+    init(names: [String], rejections: [String?], list: ObjectLocation, partKeys: [String]) {
+        let keys = Set(partKeys.map { Array($0.utf8) })
+        let partsFolder = partKeys.first.map { splitPath($0).directory }
+        self.init(
+            names: names, rejections: rejections, partNames: partKeys,
+            resolve: { list.sibling($0).description }, isPart: { keys.contains(Array($0.utf8)) },
+            inPartsFolder: { $0 == partsFolder })
+    }
+
+    /// The one rule for files and objects: `resolve` gives a listed name's path, `isPart` says
+    /// whether one of the parts is there, and `inPartsFolder` whether a folder is theirs.
+    private init(
+        names: [String], rejections: [String?], partNames: [String], resolve: (String) -> String,
+        isPart: (String) throws -> Bool, inPartsFolder: (String) throws -> Bool
+    ) rethrows {
+        let naming = partNames.first.flatMap { _ in PartArguments.commonSet(partNames.map { splitPath($0).name })?.0 }
         guard let naming else {
             // Parts of no common numbering (`merge a b c --manifest m.sfv`): only names without a
             // number beside numbered ones are other files, as before.
             let other = SetFromList.otherFiles(among: names)
             roles = try names.indices.map { index in
                 guard other[index] else { return .part }
-                let resolved = ChecksumListVerifier.resolve(names[index], listPath: listPath)
-                return try MergeVerification.isPart(resolved, of: parts) ? .part : .other
+                return try isPart(resolve(names[index])) ? .part : .other
             }
             return
         }
-        let folder = try Self.identity(of: splitPath(parts[0].path).directory)
         let whole = naming.wholeName
-        var folders: [String: FileIdentity?] = [:]
         roles = try names.indices.map { index in
             // A rejected name (absolute, `..`) is never examined; reading it as a part lets the
             // check refuse the list for it.
             if rejections[index] != nil {
                 return naming.number(of: splitPath(names[index]).name) != nil ? .part : .other
             }
-            let resolved = ChecksumListVerifier.resolve(names[index], listPath: listPath)
-            if try MergeVerification.isPart(resolved, of: parts) { return .part }
+            let resolved = resolve(names[index])
+            if try isPart(resolved) { return .part }
             let (directory, base) = splitPath(resolved)
-            if folders[directory] == nil { folders[directory] = .some(try Self.identity(of: directory)) }
-            guard let inFolder = folders[directory] ?? nil, inFolder == folder else { return .other }
+            guard try inPartsFolder(directory) else { return .other }
             if naming.number(of: base) != nil { return .part }
             return base == whole ? .whole : .other
         }

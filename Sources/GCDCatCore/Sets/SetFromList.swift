@@ -49,7 +49,18 @@ public enum SetFromList {
     public static func firstPart(
         of list: String, algorithm: HashAlgorithm? = nil, names: any SetNames = FileSystemNames()
     ) throws -> String {
-        let listed = try partNames(of: list, algorithm: algorithm)
+        try firstPart(
+            listing: entryNames(list, algorithm: algorithm).map { ChecksumListVerifier.resolve($0, listPath: list) },
+            of: list, names: names)
+    }
+
+    /// The first part of the one set a list names, from the names it gives (each resolved
+    /// beside it, as `names` spells them): a local list's files, or an object list's keys.
+    ///
+    /// ## Errors
+    /// As ``firstPart(of:algorithm:names:)``, but for reading the list.
+    public static func firstPart(listing: [String], of list: String, names: any SetNames) throws -> String {
+        let listed = withoutOtherFiles(listing)
         guard let only = listed.first else {
             throw GCDCatError(.invalidInput, path: list, message: "lists no files, so it names no set to merge")
         }
@@ -111,8 +122,12 @@ public enum SetFromList {
     /// The names `list` gives, resolved beside it, without the files that are no set's parts
     /// (a SHA256SUMS over a release names its README.txt too).
     private static func partNames(of list: String, algorithm: HashAlgorithm?) throws -> [String] {
-        let listed = try entryNames(list, algorithm: algorithm).map { ChecksumListVerifier.resolve($0, listPath: list) }
-        return zip(listed, otherFiles(among: listed)).filter { !$0.1 }.map(\.0)
+        withoutOtherFiles(try entryNames(list, algorithm: algorithm).map { ChecksumListVerifier.resolve($0, listPath: list) })
+    }
+
+    /// `listed` without the files that are no set's parts (``otherFiles(among:)``).
+    private static func withoutOtherFiles(_ listed: [String]) -> [String] {
+        zip(listed, otherFiles(among: listed)).filter { !$0.1 }.map(\.0)
     }
 
     /// Which of `names` (a list's entries, in order) are no part of a numbered set: no digit
