@@ -103,7 +103,9 @@ extension MergeJob {
                 message: "a checksum list (\(kind)), not a part; object parts are checked against an SFV only: "
                     + "give the set's first part, or its parts, with --manifest naming an SFV")
         }
-        let keys = try ObjectDiscovery.loadManifest(list, store: store).entries.map { list.sibling($0.name).description }
+        let keys = try ObjectDiscovery.loadManifest(list, store: store).entries.map {
+            list.sibling($0.name).description
+        }
         let first = try SetFromList.firstPart(
             listing: keys, of: list.description, names: ObjectStoreNames(store: store))
         return (try ObjectLocation(parsing: first)!, list)

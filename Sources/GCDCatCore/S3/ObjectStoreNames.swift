@@ -14,7 +14,9 @@ struct ObjectStoreNames: SetNames {
     func entries(inFolder folder: String) throws -> [String] {
         guard let location = try ObjectLocation(parsing: folder + "/_") else { return [] }
         let prefix = String(location.key.dropLast())
-        return try store.list(bucket: location.bucket, prefix: prefix).map { String($0.location.key.dropFirst(prefix.count)) }
-            .filter { !$0.contains("/") }
+        return try store.list(bucket: location.bucket, prefix: prefix).map {
+            String($0.location.key.dropFirst(prefix.count))
+        }
+        .filter { !$0.contains("/") }
     }
 }

@@ -122,7 +122,8 @@ public enum SetFromList {
     /// The names `list` gives, resolved beside it, without the files that are no set's parts
     /// (a SHA256SUMS over a release names its README.txt too).
     private static func partNames(of list: String, algorithm: HashAlgorithm?) throws -> [String] {
-        withoutOtherFiles(try entryNames(list, algorithm: algorithm).map { ChecksumListVerifier.resolve($0, listPath: list) })
+        withoutOtherFiles(
+            try entryNames(list, algorithm: algorithm).map { ChecksumListVerifier.resolve($0, listPath: list) })
     }
 
     /// `listed` without the files that are no set's parts (``otherFiles(among:)``).
