@@ -183,6 +183,41 @@ struct MergeJobTests {
         #expect(object.verified && local.verified)
     }
 
+    /// The SFV a split of an empty input writes (the empty whole recorded, no parts) merges back
+    /// to the empty file from a bucket as from a folder: into an object under the set's name, or
+    /// into a file, with the same note, verified, and nothing left on the server.
+    @Test func anEmptyInputsSFVObjectMergesToTheEmptyOutput() throws {
+        let store = MemoryObjectStore()
+        let directory = TemporaryDirectory()
+        Self.storeBothWays(store, directory, ["e.sfv": Array("; gcdcat-whole: 0 00000000 e\n".utf8)])
+        store.store(S3MergeTests.at("other"), [1, 2, 3])
+        for (parts, output) in [
+            (["s3://bkt/e.sfv"], nil), (["s3://bkt/e.sfv"], directory.file("from-object")),
+            ([directory.file("e.sfv")], directory.file("from-file")),
+        ] {
+            var notices: [MergeOperation.Notice] = []
+            let report = try #require(
+                try Self.job(parts, output: output, store: store).run(
+                    notice: { notices.append($0) }, measure: Self.measure))
+            #expect(
+                notices == [
+                    .note("\(parts[0]) records e as an empty file (0 bytes) and lists no parts: the output is empty")
+                ])
+            #expect(report.parts == 0 && report.bytes == 0 && report.verified)
+            #expect(report.manifest == parts[0])
+        }
+        #expect(store.bytes(S3MergeTests.at("e")) == [])
+        #expect(readFile(directory.file("from-object")) == [])
+        #expect(readFile(directory.file("from-file")) == [])
+        #expect(try S3MergeTests.leftovers(store, keeping: ["e.sfv", "e", "other"]) == (0, []))
+        let again = #expect(throws: GCDCatError.self) {
+            try Self.job(["s3://bkt/e.sfv"], output: "s3://bkt/other", store: store).run(
+                notice: { _ in }, measure: Self.measure)
+        }
+        #expect(again?.code == .outputExists)
+        #expect(store.bytes(S3MergeTests.at("other")) == [1, 2, 3])
+    }
+
     /// A list alone that names two sets is refused with the same words for objects and files,
     /// naming the command that merges one of them.
     @Test func aListOfTwoSetsIsRefusedAlikeForObjectsAndFiles() throws {

@@ -13,9 +13,7 @@ extension MergeOperation {
         _ list: String, notice: (Notice) -> Void,
         measure: (OutputTarget, Int64, (TransferCounter) throws -> MergeResult) throws -> MergeResult
     ) throws -> Outcome? {
-        guard list.hasSuffix(".sfv"), let manifest = try? Manifest.load(list), manifest.entries.isEmpty,
-            let whole = manifest.whole, whole.size == 0, whole.crc32 == 0
-        else { return nil }
+        guard list.hasSuffix(".sfv"), let whole = (try? Manifest.load(list))?.emptyWholeOnly else { return nil }
         let listFile = try PartFile.validate(list)
         let target = try MergeOutputName.resolve(
             output, derived: .path(String(list.dropLast(4))), first: list)
@@ -26,9 +24,7 @@ extension MergeOperation {
         } else if case .object = target {
             try OutputSink.check(target: target, inputs: [listFile], overwrite: overwrite)
         }
-        let said =
-            "\(list.displayPath) records \(whole.name.displayPath) as an empty file (0 bytes) and lists no parts: "
-            + "the output is empty"
+        let said = Self.emptyWholeNote(list: list, whole: whole.name)
         notice(.note(said))
         if let path = target.path { CleanupRegistry.shared.willPublish(path, verifiedAgainst: list) }
         var operation = self
@@ -42,5 +38,20 @@ extension MergeOperation {
             manifestPath: list, expectedCRC: 0, warnings: [], manifestFile: listFile, provesEnd: true)
         return Outcome(
             output: target, request: request, result: result, verification: verification, partCount: 0, notes: [said])
+    }
+
+    /// What a merge of such a list says: the output is empty, and why.
+    static func emptyWholeNote(list: String, whole: String) -> String {
+        "\(list.displayPath) records \(whole.displayPath) as an empty file (0 bytes) and lists no parts: the output is "
+            + "empty"
+    }
+}
+
+extension Manifest {
+    /// The whole file's record when the list records an empty file and lists no parts: what
+    /// `gcdcat split` writes for an empty input. Nil for any other list.
+    var emptyWholeOnly: Whole? {
+        guard entries.isEmpty, let whole, whole.size == 0, whole.crc32 == 0 else { return nil }
+        return whole
     }
 }

@@ -9,39 +9,26 @@ extension MergeJob {
         _ names: [String], notice: (MergeOperation.Notice) -> Void, measure: Measure
     ) throws -> RunReport? {
         let store = try makeStore()
-        var locations = try names.map { try ObjectLocation(parsing: $0)! }
-        // An SFV object alone names its set, as a local one does: by the same rules, from its
-        // first part, checked against it (unless --manifest names another list).
-        let list = asGiven || locations.count > 1 ? nil : try Self.listedSet(locations[0], store: store)
-        if let list { locations = [list.first] }
-        let set = try ObjectDiscovery.resolve(locations, store: store, asGiven: asGiven, jobs: objectJobs)
-        for note in set.resolved.notes { notice(.note(note)) }
-        if manifest == nil, let note = set.unusedManifestNote { notice(.note(note)) }
-        let manifestObject: ObjectLocation?
-        if manifest == nil, manifestPolicy != .disabled, let list {
-            manifestObject = list.manifest
-        } else {
-            manifestObject = try self.manifestObject(beside: set, first: names[0], notice: notice)
-        }
+        let (parts, manifestObject, derived) = try objectSet(names, store: store, notice: notice)
         let target = try MergeOutputName.resolve(
             try output.map { try Self.target($0, store: store) },
-            derived: set.defaultOutput.map { .object(ObjectTarget(location: $0, store: store)) }, first: names[0])
+            derived: derived.map { .object(ObjectTarget(location: $0, store: store)) }, first: names[0])
         var merge = ObjectSetMerge(
-            store: store, parts: set.parts, manifest: manifestObject, output: target, jobs: objectJobs,
+            store: store, parts: parts, manifest: manifestObject, output: target, jobs: objectJobs,
             overwrite: overwrite, fsync: fsync)
         merge.allowDuplicates = allowDuplicates
         merge.trustStoredChecksums = trustStoredChecksums
-        let total = Int64(set.parts.reduce(0) { $0 + $1.size })
+        let total = Int64(parts.reduce(0) { $0 + $1.size })
         var result: ObjectSetMerge.Result?
         let measurement = try measure(target.displayName, total, ProcessClock()) { result = try merge.run(counter: $0) }
         guard let result else { return nil }
         for note in result.listNotes { notice(.note(note)) }
-        if let manifestObject {
+        if let manifestObject, !parts.isEmpty {
             notice(.verified(parts: result.verifiedParts, manifest: manifestObject.description))
         }
         let summary = MergeSummary(
-            strategy: target.isObject ? "server-copy" : "ranged-get", partCount: set.parts.count,
-            inputs: set.parts.map(\.location.description),
+            strategy: target.isObject ? "server-copy" : "ranged-get", partCount: parts.count,
+            inputs: parts.map(\.location.description),
             output: target == .standardOutput ? nil : target.displayName, manifest: manifestObject?.description,
             result: MergeResult(
                 bytes: result.bytes, chunks: Int64(store.counts.requests), crc32: result.crc32,
@@ -53,6 +40,33 @@ extension MergeJob {
                 serverChecksums: result.serverChecksums, recordedChecksums: result.recordedChecksums,
                 readChecksums: result.readChecksums))
         return summary.report(measurement)
+    }
+
+    /// The parts (resolved and HEADed), the manifest object they are checked against, and the
+    /// output's name beside them. An SFV object alone names its set, as a local one does: by
+    /// the same rules, from its first part, checked against it (unless --manifest names another
+    /// list); one that records an empty file and no parts (a split of an empty input) gives no
+    /// parts, and the output is empty, as on disk.
+    private func objectSet(
+        _ names: [String], store: CountingObjectStore, notice: (MergeOperation.Notice) -> Void
+    ) throws -> (parts: [ObjectInfo], manifest: ObjectLocation?, derived: ObjectLocation?) {
+        let locations = try names.map { try ObjectLocation(parsing: $0)! }
+        let list = asGiven || locations.count > 1 ? nil : try Self.listedSet(locations[0], store: store)
+        if let list, list.first == nil {
+            notice(.note(MergeOperation.emptyWholeNote(list: list.manifest.description, whole: list.wholeName)))
+            return (
+                [], list.manifest,
+                ObjectLocation(bucket: list.manifest.bucket, key: String(list.manifest.key.dropLast(4)))
+            )
+        }
+        let set = try ObjectDiscovery.resolve(
+            list.map { [$0.first!] } ?? locations, store: store, asGiven: asGiven, jobs: objectJobs)
+        for note in set.resolved.notes { notice(.note(note)) }
+        if manifest == nil, let note = set.unusedManifestNote { notice(.note(note)) }
+        if manifest == nil, manifestPolicy != .disabled, let list {
+            return (set.parts, list.manifest, set.defaultOutput)
+        }
+        return (set.parts, try manifestObject(beside: set, first: names[0], notice: notice), set.defaultOutput)
     }
 
     /// The SFV manifest object the parts are checked against: `--manifest`, else the set's own
@@ -87,14 +101,15 @@ extension MergeJob {
     }
 
     /// The first part of the set an SFV object names (``SetFromList``'s rules, over the keys
-    /// beside it) when `list` is one; nil for a part. A checksum list of another kind cannot
-    /// check object parts: refused by name.
+    /// beside it) when `list` is one, or nil as the first part when the list records an empty
+    /// file and no parts (`wholeName` is then its name); nil for a part. A checksum list of
+    /// another kind cannot check object parts: refused by name.
     ///
     /// ## Errors
     /// The list's load errors; `.invalidInput` for a list that is not an SFV, or that names no
     /// set or several (as a local list's).
     private static func listedSet(_ list: ObjectLocation, store: any ObjectStore) throws
-        -> (first: ObjectLocation, manifest: ObjectLocation)?
+        -> (first: ObjectLocation?, manifest: ObjectLocation, wholeName: String)?
     {
         guard let kind = ChecksumListDetector.kind(ofName: list.key) else { return nil }
         guard kind == "sfv" else {
@@ -103,12 +118,12 @@ extension MergeJob {
                 message: "a checksum list (\(kind)), not a part; object parts are checked against an SFV only: "
                     + "give the set's first part, or its parts, with --manifest naming an SFV")
         }
-        let keys = try ObjectDiscovery.loadManifest(list, store: store).entries.map {
-            list.sibling($0.name).description
-        }
+        let loaded = try ObjectDiscovery.loadManifest(list, store: store)
+        if let whole = loaded.emptyWholeOnly { return (nil, list, whole.name) }
+        let keys = loaded.entries.map { list.sibling($0.name).description }
         let first = try SetFromList.firstPart(
             listing: keys, of: list.description, names: ObjectStoreNames(store: store))
-        return (try ObjectLocation(parsing: first)!, list)
+        return (try ObjectLocation(parsing: first)!, list, "")
     }
 
     /// What the report says about where the parts' crc32s and bytes came from.
