@@ -58,3 +58,18 @@ extension Optional where Wrapped == OwnedDescriptor {
         }
     }
 }
+
+/// A regular file open for reading (``Syscall/openRegularFile(_:)``): its descriptor, which
+/// closes with it, and its size when it was opened.
+package struct OpenedRegularFile: ~Copyable {
+    package let descriptor: OwnedDescriptor
+    package let size: Int64
+
+    /// The descriptor's number, lent for reads while this value lives.
+    package var raw: Int32 { descriptor.raw }
+
+    /// The descriptor alone, for an owner that needs no size.
+    package consuming func takeDescriptor() -> OwnedDescriptor {
+        descriptor
+    }
+}

@@ -22,22 +22,21 @@ package enum Syscall {
         }
     }
 
-    /// Opens `path` for reading and requires a regular file; the descriptor (the caller closes
-    /// it) and the file's size.
+    /// Opens `path` for reading and requires a regular file: its owned descriptor and its size.
     ///
     /// ## Errors
     /// `.io` naming the syscall; `.invalidInput` ("not a regular file") for anything else.
     ///
     /// The open never blocks: a FIFO with no writer would hold it (and the signals it defers)
     /// for ever; it is refused by its type instead, and the flag cleared for the reads.
-    package static func openRegularFile(_ path: String) throws(GCDCatError) -> (fd: Int32, size: Int64) {
+    package static func openRegularFile(_ path: String) throws(GCDCatError) -> OpenedRegularFile {
         let file = try OwnedDescriptor(opening: path, O_RDONLY | O_NONBLOCK)
         let info = try fstat(file.raw, path: path)
         guard info.st_mode & S_IFMT == S_IFREG else {
             throw GCDCatError(.invalidInput, path: path, message: notRegularReason(info.st_mode))
         }
         _ = fcntl(file.raw, F_SETFL, fcntl(file.raw, F_GETFL) & ~O_NONBLOCK)
-        return (file.release(), Int64(info.st_size))
+        return OpenedRegularFile(descriptor: file, size: Int64(info.st_size))
     }
 
     /// What a file of `mode`'s type is, said for one that should be regular.

@@ -9,14 +9,13 @@ extension GCDCat.Verify {
         var sets: [Par2SetReport] = []
         var errors: [ErrorReport.Details] = []
         var exitStatus: Int32 = 0
-        for list in lists {
-            do {
-                let set = try Par2RecoverySet.load(indexPath: list)
-                let verification = try Par2Verifier.verify(set, jobs: jobs)
+        try VerifyJob.par2(
+            lists, jobs: jobs,
+            checked: { list, set, verification in
                 let report = Par2SetReport(par2: list, verification)
                 sets.append(report)
                 exitStatus = VerifyReport.worse(exitStatus, report.exitStatus)
-                guard !status && !json else { continue }
+                guard !status && !json else { return }
                 var text = ""
                 for (line, file) in zip(report.lines, report.files) where !quiet || file.status != .ok {
                     text += line + "\n"
@@ -29,12 +28,12 @@ extension GCDCat.Verify {
                 if !quiet || report.exitStatus != 0 {
                     writeToStandardError("gcdcat: \(list.displayPath): \(report.verdict)\n")
                 }
-            } catch let error as GCDCatError {
+            },
+            failed: { _, error in
                 if !status { writeToStandardError("gcdcat: \(error)\n") }
                 errors.append(ErrorReport(command: "verify", error: error).error)
                 exitStatus = VerifyReport.worse(exitStatus, 1)
-            }
-        }
+            })
         if json {
             let document = Par2VerifyDocument(
                 inputs: lists, wallSeconds: roundedToMicroseconds(clock.elapsed().wall), sets: sets, errors: errors,

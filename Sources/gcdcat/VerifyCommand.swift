@@ -133,54 +133,30 @@ extension GCDCat {
             }
         }
 
-        /// Checks one list (``ListCheck``), printing its notices, its listing (every outcome,
-        /// or with --quiet those not OK) and what follows it. An unusable list is reported, and
-        /// verifies nothing.
-        private func verifyList(
-            _ list: String, store: inout CountingObjectStore?, report: inout VerifyReport,
-            known: inout UnlistedFiles.Known?
-        ) throws {
-            let shown = list == "-" ? "standard input" : list
-            let options = checkOptions
-            var listing = ListingWriter(clearsProgressLine: options.showsProgress)
-            let (lists, listsOK) = (!status && !json, !quiet)
-            let listed: (ChecksumListVerifier.Outcome) throws -> Void = { outcome in
-                if lists && (listsOK || outcome.status != .ok) { try listing.append(outcome.line) }
-            }
-            let found: ListCheck.Found
-            do {
-                if ObjectLocation.isObjectPath(list) {
-                    let objects = try store ?? reportingFailures { try objectStore.makeStore() }
-                    store = objects  // one client for every list object
-                    found = try ListCheck.object(
-                        list, store: objects, options: options, report: &report,
-                        notice: { say($0, shown: shown) }, listed: listed)
-                } else {
-                    found = try ListCheck.local(
-                        list, options: options, report: &report, known: &known, notice: { say($0, shown: shown) },
-                        listed: listed)
-                }
-            } catch let interrupted as ListCheck.Interrupted {  // the list could not be read again, or changed
-                try listing.flush()
-                writeToStandardError("gcdcat: \(interrupted.error)\n")
-                report.failList(list, error: interrupted.error)
-                return
-            } catch let error as GCDCatError {
+        /// Prints how one list's check ended: after an unusable list, its error (and a hint);
+        /// after an interrupted one, its listing so far and the error; after a checked one, its
+        /// listing and what follows it (``sayAfterList(_:list:found:)``).
+        private func sayEnd(_ end: VerifyJob.ListEnd, of list: String, listing: inout ListingWriter) throws {
+            switch end {
+            case .unusable(let error):
+                listing = ListingWriter(clearsProgressLine: listing.clearsProgressLine)  // nothing of it is shown
                 writeToStandardError("gcdcat: \(error)\n")
                 if !status, let hint = NotAListHint.hint(for: list, error: error) {
                     writeToStandardError("gcdcat: \(hint)\n")
                 }
-                report.failList(list, error: error)
-                return
+            case .interrupted(let error):  // the list could not be read again, or changed
+                try listing.flush()
+                writeToStandardError("gcdcat: \(error)\n")
+            case .checked(let found):
+                try listing.flush()
+                sayAfterList(list == "-" ? "standard input" : list, list: list, found: found)
             }
-            try listing.flush()
-            sayAfterList(shown, list: list, found: found, report: &report)
         }
 
         /// What follows a list's listing on standard error: its summary, the unconfirmed guesses,
         /// a note for each `missing` file whose look-alike name (NFC for NFD) lies beside it, the
-        /// --ignore-missing hint; a list that --ignore-missing left empty fails.
-        private func sayAfterList(_ shown: String, list: String, found: ListCheck.Found, report: inout VerifyReport) {
+        /// --ignore-missing hint, or that --ignore-missing left the list with no file verified.
+        private func sayAfterList(_ shown: String, list: String, found: ListCheck.Found) {
             let summary = found.summary
             var objectNote = ""
             if let reading = found.objectReading {
@@ -191,8 +167,6 @@ extension GCDCat {
             }
             if ignoreMissing && summary.files == 0 {
                 if !json { writeToStandardError("gcdcat: \(shown.displayPath): no file was verified\n") }
-                report.failList(
-                    list, error: GCDCatError(.missingPart, path: shown, message: "no file was verified"))
             } else if !status && !json && (!quiet || summary.exitStatus != 0) {
                 writeToStandardError("gcdcat: \(shown.displayPath): \(summary.text)\(objectNote)\n")
             }
@@ -216,23 +190,22 @@ extension GCDCat {
 
         func run() throws {
             if lists.contains(where: isPar2File) { return try runPar2() }
-            // A folder that cannot be listed fails now, not after every file was read.
-            if let unlisted { _ = try reportingFailures { try directoryEntries(unlisted) } }
             let clock = ProcessClock()
-            var report = VerifyReport()
-            var known: UnlistedFiles.Known? = unlisted == nil ? nil : UnlistedFiles.Known()
-            var store: CountingObjectStore?
-            for list in lists { try verifyList(list, store: &store, report: &report, known: &known) }
-            if let store { report.noteObjectStore(store.counts) }
-            if let unlisted {
-                let found = try reportingFailures {
-                    try UnlistedFiles.find(
-                        in: unlisted, known: known ?? UnlistedFiles.Known(), lists: lists.filter { $0 != "-" })
-                }
-                report.unlisted = found
-                if !status && !json {
-                    for path in found { try write("\(path.displayPath): UNLISTED\n") }
-                }
+            let options = checkOptions
+            let job = VerifyJob(lists: lists, options: options, unlisted: unlisted)
+            var listing = ListingWriter(clearsProgressLine: options.showsProgress)
+            let (printsListing, printsOK) = (!status && !json, !quiet)
+            var report = try reportingFailures {
+                try job.run(
+                    makeStore: { try reportingFailures { try objectStore.makeStore() } },
+                    notice: { say($1, shown: $0 == "-" ? "standard input" : $0) },
+                    listed: { outcome in
+                        if printsListing && (printsOK || outcome.status != .ok) { try listing.append(outcome.line) }
+                    },
+                    ended: { try sayEnd($1, of: $0, listing: &listing) })
+            }
+            if let found = report.unlisted, !status && !json {
+                for path in found { try write("\(path.displayPath): UNLISTED\n") }
             }
             if json {
                 report.inputs = lists

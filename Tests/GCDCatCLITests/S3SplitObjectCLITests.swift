@@ -24,10 +24,6 @@ struct S3SplitObjectCLITests {
         let parts = ["001", "002", "003"].compactMap { scratch.read("big.bin.\($0)") }
         #expect(parts.map(\.count) == [16 * Self.mib, 16 * Self.mib, 8 * Self.mib + 7])
         #expect(parts.reduce(Data(), +) == input)
-        if toolExists("cksfv") {
-            let checked = try runTool("cksfv", ["-q", "-f", "big.bin.sfv"], in: scratch.path)
-            #expect(checked.status == 0, "\(checked.stdoutText)")
-        }
         let merged = try gcdcat(["merge", "big.bin.001", "-o", "back", "-q"], in: scratch.path)
         #expect(merged.status == 0 && scratch.read("back") == input, "\(merged.stderr)")
         // --parts, into a folder named by --prefix, with the JSON report.
@@ -43,6 +39,19 @@ struct S3SplitObjectCLITests {
         #expect(try schema("split").violations(of: document) == [], "\(byCount.stdoutText)")
         let thirds = ["001", "002", "003"].compactMap { scratch.read("out/b.\($0)") }
         #expect(thirds.reduce(Data(), +) == input)
+    }
+
+    /// cksfv checks the parts an object split wrote into a local folder against their SFV.
+    @Test(.enabled(if: toolExists("cksfv"), "needs cksfv (apt-get install cksfv)"))
+    func cksfvChecksTheLocalPartsOfAnObjectSplit() throws {
+        let scratch = try Scratch()
+        let bucket = try LiveS3.freshBucket("cksfv")
+        try LiveS3.put(bucket, "dir/big.bin", randomData(3 * Self.mib + 7, seed: 32))
+        let split = try LiveS3.gcdcat(["split", "s3://\(bucket)/dir/big.bin", "--size", "1M", "-q"], in: scratch.path)
+        #expect(split.status == 0, "\(split.stderr)")
+        #expect(scratch.listing() == ["big.bin.001", "big.bin.002", "big.bin.003", "big.bin.004", "big.bin.sfv"])
+        let checked = try runTool("cksfv", ["-q", "-f", "big.bin.sfv"], in: scratch.path)
+        #expect(checked.status == 0, "\(checked.stdoutText)")
     }
 
     @Test(arguments: ["16M", "3M"])

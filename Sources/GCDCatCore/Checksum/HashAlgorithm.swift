@@ -1,5 +1,6 @@
 /// Every checksum gcdcat computes: zlib's crc32 and adler32, and the md5/sha/sha3/BLAKE2b
-/// digests that download sites publish. One name for the command line, manifests and reports.
+/// digests that download sites publish (``DigestAlgorithm``, whose cases are not repeated
+/// here). One name for the command line, manifests and reports.
 ///
 /// Its ``rawValue`` is that name (`sha256`, `sha3-256`, `blake2b`, `blake2b-256`). ``allCases``
 /// holds the fixed-length algorithms; BLAKE2b of another length than 512 bits, as `b2sum -l N`
@@ -7,25 +8,26 @@
 public enum HashAlgorithm: Hashable, CaseIterable, Sendable, NamedByRawValue {
     case crc32
     case adler32
-    case md5
-    case sha1
-    case sha224
-    case sha256
-    case sha384
-    case sha512
-    case sha3Bits224
-    case sha3Bits256
-    case sha3Bits384
-    case sha3Bits512
-    /// BLAKE2b-512, `b2sum`'s default.
-    case blake2b
-    /// BLAKE2b of 8 to 504 bits, a multiple of 8 (`b2sum -l 256`); 512 is ``blake2b``.
-    case blake2bBits(Int)
+    /// A cryptographic digest: `.md5`, `.sha256`, `.blake2b`, … name them below.
+    case digest(DigestAlgorithm)
 
-    public static let allCases: [HashAlgorithm] = [
-        .crc32, .adler32, .md5, .sha1, .sha224, .sha256, .sha384, .sha512, .sha3Bits224, .sha3Bits256,
-        .sha3Bits384, .sha3Bits512, .blake2b,
-    ]
+    public static let allCases: [HashAlgorithm] = [.crc32, .adler32] + DigestAlgorithm.allCases.map(digest)
+
+    // The digests by their own names, so that `.sha256` reads as it does for DigestAlgorithm.
+    public static let md5 = digest(.md5)
+    public static let sha1 = digest(.sha1)
+    public static let sha224 = digest(.sha224)
+    public static let sha256 = digest(.sha256)
+    public static let sha384 = digest(.sha384)
+    public static let sha512 = digest(.sha512)
+    public static let sha3Bits224 = digest(.sha3Bits224)
+    public static let sha3Bits256 = digest(.sha3Bits256)
+    public static let sha3Bits384 = digest(.sha3Bits384)
+    public static let sha3Bits512 = digest(.sha3Bits512)
+    /// BLAKE2b-512, `b2sum`'s default.
+    public static let blake2b = digest(.blake2b)
+    /// BLAKE2b of 8 to 504 bits, a multiple of 8 (`b2sum -l 256`); 512 is ``blake2b``.
+    public static func blake2bBits(_ bits: Int) -> HashAlgorithm { .digest(.blake2bBits(bits)) }
 
     /// BLAKE2b of `bits` (a multiple of 8 from 8 to 512), as `b2sum -l bits`; nil for another
     /// length.
@@ -37,7 +39,7 @@ public enum HashAlgorithm: Hashable, CaseIterable, Sendable, NamedByRawValue {
         switch self {
         case .crc32: return "crc32"
         case .adler32: return "adler32"
-        default: return digest!.rawValue
+        case .digest(let digest): return digest.rawValue
         }
     }
 
@@ -57,27 +59,13 @@ public enum HashAlgorithm: Hashable, CaseIterable, Sendable, NamedByRawValue {
         switch self {
         case .crc32: return .crc32
         case .adler32: return .adler32
-        default: return nil
+        case .digest: return nil
         }
     }
 
     /// The cryptographic digest this is, if it is one.
     public var digest: DigestAlgorithm? {
-        switch self {
-        case .crc32, .adler32: return nil
-        case .md5: return .md5
-        case .sha1: return .sha1
-        case .sha224: return .sha224
-        case .sha256: return .sha256
-        case .sha384: return .sha384
-        case .sha512: return .sha512
-        case .sha3Bits224: return .sha3Bits224
-        case .sha3Bits256: return .sha3Bits256
-        case .sha3Bits384: return .sha3Bits384
-        case .sha3Bits512: return .sha3Bits512
-        case .blake2b: return .blake2b
-        case .blake2bBits(let bits): return .blake2bBits(bits)
-        }
+        if case .digest(let digest) = self { digest } else { nil }
     }
 
     public init(_ checksum: ChecksumAlgorithm) {
@@ -88,20 +76,7 @@ public enum HashAlgorithm: Hashable, CaseIterable, Sendable, NamedByRawValue {
     }
 
     public init(_ digest: DigestAlgorithm) {
-        switch digest {
-        case .md5: self = .md5
-        case .sha1: self = .sha1
-        case .sha224: self = .sha224
-        case .sha256: self = .sha256
-        case .sha384: self = .sha384
-        case .sha512: self = .sha512
-        case .sha3Bits224: self = .sha3Bits224
-        case .sha3Bits256: self = .sha3Bits256
-        case .sha3Bits384: self = .sha3Bits384
-        case .sha3Bits512: self = .sha3Bits512
-        case .blake2b: self = .blake2b
-        case .blake2bBits(let bits): self = .blake2bBits(bits)
-        }
+        self = .digest(digest)
     }
 
     /// Whether this is BLAKE2b of any length.
@@ -113,7 +88,7 @@ public enum HashAlgorithm: Hashable, CaseIterable, Sendable, NamedByRawValue {
     /// The tag of a BSD-style line, as `sha256sum --tag`, `b2sum --tag` and `rhash --bsd`
     /// write it: `SHA256`, `SHA3-256`, `BLAKE2b`, and `BLAKE2b-256` as `b2sum -l 256 --tag`.
     public var tag: String {
-        switch self {
+        switch digest {
         case .blake2b: return "BLAKE2b"
         case .blake2bBits(let bits): return "BLAKE2b-\(bits)"
         default: return rawValue.uppercased()

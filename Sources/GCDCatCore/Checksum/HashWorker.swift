@@ -36,7 +36,7 @@ final class HashWorker {
     /// The hash of the regular file at `path`, as ``FileHash/of(_:algorithm:jobs:counter:)``
     /// computes it, with the same errors.
     func hash(_ path: String, algorithm: HashAlgorithm, jobs: Int, counter: TransferCounter?) throws -> String {
-        let descriptor = OwnedDescriptor(adopting: try PartFile.openForReading(path, noAccessTime: true))
+        let descriptor = try PartFile.openForReading(path, noAccessTime: true)
         return try hash(descriptor, path: path, algorithm: algorithm, jobs: jobs, counter: counter)
     }
 

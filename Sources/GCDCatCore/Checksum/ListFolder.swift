@@ -93,7 +93,7 @@ final class ListFolder: Sendable {
 
     /// `open(path)`, as ``PartFile/openValidated(_:noAccessTime:)`` opens a part.
     private static func openPath(_ path: String) throws(GCDCatError) -> OwnedDescriptor {
-        OwnedDescriptor(adopting: try PartFile.openForReading(path, noAccessTime: true))
+        try PartFile.openForReading(path, noAccessTime: true)
     }
 
     /// Without `openat2`: one `lstat` of `path` (`name` in the folder), and realpath(3) only for

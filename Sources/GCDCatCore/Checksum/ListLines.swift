@@ -113,7 +113,7 @@ public final class ChecksumListSource {
     /// deferred); the reads then do, as on standard input, until every writer is gone: at
     /// once when a FIFO has none, which reads as an empty list.
     private static func openPipe(_ path: String) throws -> OwnedDescriptor? {
-        let descriptor = OwnedDescriptor(adopting: try PartFile.openForReading(path, noAccessTime: false))
+        let descriptor = try PartFile.openForReading(path, noAccessTime: false)
         let info = try Syscall.fstat(descriptor.raw, path: path)
         guard info.st_mode & S_IFMT == S_IFIFO else { return nil }
         let flags = fcntl(descriptor.raw, F_GETFL)

@@ -75,7 +75,7 @@ public struct PartFile: Sendable, Hashable {
     /// `noAccessTime` opens with `O_NOATIME` where the kernel allows it (the caller owns the
     /// file): reading 100,000 files then writes no inode back.
     package static func openValidated(_ path: String, noAccessTime: Bool = false) throws -> OpenedPart {
-        let descriptor = OwnedDescriptor(adopting: try openForReading(path, noAccessTime: noAccessTime))
+        let descriptor = try openForReading(path, noAccessTime: noAccessTime)
         let info = try Syscall.fstat(descriptor.raw, path: path)
         try requireRegularFile(info, path: path)
         try requireRealFile(descriptor.raw, path: path)
@@ -84,13 +84,13 @@ public struct PartFile: Sendable, Hashable {
 
     /// `open(path, O_RDONLY | O_NONBLOCK)`, with `O_NOATIME` when asked and allowed (EPERM for
     /// a file of another owner: then without); `.missingPart` when nothing is at `path`.
-    static func openForReading(_ path: String, noAccessTime: Bool) throws(GCDCatError) -> Int32 {
+    static func openForReading(_ path: String, noAccessTime: Bool) throws(GCDCatError) -> OwnedDescriptor {
         do {
-            guard noAccessTime else { return try Syscall.open(path, O_RDONLY | O_NONBLOCK) }
+            guard noAccessTime else { return try OwnedDescriptor(opening: path, O_RDONLY | O_NONBLOCK) }
             do {
-                return try Syscall.open(path, O_RDONLY | O_NONBLOCK | noAccessTimeFlag)
+                return try OwnedDescriptor(opening: path, O_RDONLY | O_NONBLOCK | noAccessTimeFlag)
             } catch  where error.errno == EPERM {
-                return try Syscall.open(path, O_RDONLY | O_NONBLOCK)
+                return try OwnedDescriptor(opening: path, O_RDONLY | O_NONBLOCK)
             }
         } catch  where error.errno == ENOENT {
             throw missing(path)

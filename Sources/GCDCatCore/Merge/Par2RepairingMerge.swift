@@ -330,7 +330,7 @@ extension MergeOperation {
         guard let header = list.set.header else { return }
         for (position, index) in list.order.enumerated() where verification.files[index].state == .ok {
             let path = list.paths[position]
-            let opened = OwnedDescriptor(adopting: try Syscall.openRegularFile(path).fd)
+            let opened = try Syscall.openRegularFile(path)
             let checksum = try ParallelChecksum.compute(
                 .crc32, fd: opened.raw, path: path, offset: 0, length: header.size, jobs: 1)
             guard checksum.value != header.crc32 else { continue }

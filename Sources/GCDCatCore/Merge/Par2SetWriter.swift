@@ -44,7 +44,7 @@ extension MergeOperation {
             // The check counted the bytes it copied; a missing part's are new.
             let counts = !intactWritten || state == .missing
             let part: OwnedDescriptor? =
-                state == .missing ? nil : OwnedDescriptor(adopting: try Syscall.openRegularFile(path).fd)
+                state == .missing ? nil : try Syscall.openRegularFile(path).takeDescriptor()
             let source = part.raw  // lent to the reads below, all done while `part` lives
             let whole = MD5Stream()
             var crc = Checksum(.crc32)

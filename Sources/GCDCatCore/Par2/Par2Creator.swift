@@ -47,9 +47,7 @@ public enum Par2Creator {
 
     /// The size of `path`, a regular file.
     public static func fileSize(_ path: String) throws -> Int64 {
-        let (opened, openedSize) = try Syscall.openRegularFile(path)
-        _ = OwnedDescriptor(adopting: opened)  // opened only to check it; closed here
-        return openedSize
+        try Syscall.openRegularFile(path).size  // opened only to check it; closed here
     }
 
     /// par2's default: the smallest multiple of 4 that gives at most 2000 blocks in all (at
@@ -194,15 +192,14 @@ public enum Par2Creator {
     /// The input's name, length and first-16-KiB MD5, and its `fstat` then, which the whole
     /// read must find unchanged.
     static func describe(_ input: (path: String, name: String)) throws -> (Par2Encoder.Description, stat) {
-        let (opened, openedSize) = try Syscall.openRegularFile(input.path)
-        let file = OwnedDescriptor(adopting: opened)
+        let file = try Syscall.openRegularFile(input.path)
         let state = try Syscall.fstat(file.raw, path: input.path)
         var head = [UInt8](repeating: 0, count: 16384)
         let got = try head.withUnsafeMutableBytes { (raw) throws -> Int in
             try Syscall.pread(file.raw, into: raw.baseAddress!, count: raw.count, offset: 0, path: input.path)
         }
         let description = Par2Encoder.Description(
-            name: input.name, length: openedSize, md5First16K: Par2Hash.md5(Array(head.prefix(got))))
+            name: input.name, length: file.size, md5First16K: Par2Hash.md5(Array(head.prefix(got))))
         return (description, state)
     }
 
@@ -219,7 +216,7 @@ public enum Par2Creator {
     ) throws -> Int64 {
         // Shared only to hold several non-copyable descriptors; each closes with the array.
         let inputs = try files.map {
-            SharedDescriptor(OwnedDescriptor(adopting: try Syscall.openRegularFile($0.path).fd))
+            SharedDescriptor(try Syscall.openRegularFile($0.path).takeDescriptor())
         }
         let files = files.map {
             (path: $0.path, length: Int64($0.described.st_size), described: $0.described, index: $0.index)

@@ -224,7 +224,7 @@ public enum Par2FileRestorer {
         _ file: Par2RecoverySet.File, path: String, sliceSize: Int, rebuilt: Par2Repairer.Rebuilt?, fsync: Bool,
         repairedLater: [String] = []
     ) throws -> [String] {
-        let damaged: OwnedDescriptor? = try? OwnedDescriptor(adopting: Syscall.openRegularFile(path).fd)
+        let damaged: OwnedDescriptor? = try? Syscall.openRegularFile(path).takeDescriptor()
         let source = damaged.raw  // lent to the reads below, all done while `damaged` lives
         // A symlink is repaired through: its target gets the rebuilt bytes, the link stays.
         let linkInfo = (try? Syscall.statIfExists(path, followLinks: false)).flatMap { $0 }

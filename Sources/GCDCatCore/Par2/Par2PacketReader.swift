@@ -50,8 +50,8 @@ public enum Par2PacketReader {
     /// ## Errors
     /// `.io` naming `path` and the syscall when it cannot be opened or read.
     public static func scan(path: String) throws -> (packets: [Par2ScannedPacket], damaged: [Par2DamagedPacket]) {
-        let (raw, size) = try Syscall.openRegularFile(path)
-        let file = OwnedDescriptor(adopting: raw)
+        let file = try Syscall.openRegularFile(path)
+        let size = file.size
         var packets: [Par2ScannedPacket] = []
         var damaged: [Par2DamagedPacket] = []
         var position: Int64 = 0

@@ -143,9 +143,8 @@ extension Par2RecoverySet {
     /// that none does.
     private static func missingIndex(_ indexPath: String, volumes: [String]) -> GCDCatError {
         let usable = volumes.first { path in
-            guard let (raw, size) = try? Syscall.openRegularFile(path) else { return false }
-            let file = OwnedDescriptor(adopting: raw)
-            return (try? Par2PacketReader.findMagic(file.raw, path: path, from: 0, size: size)) != nil
+            guard let file = try? Syscall.openRegularFile(path) else { return false }
+            return (try? Par2PacketReader.findMagic(file.raw, path: path, from: 0, size: file.size)) != nil
         }
         let message =
             usable.map {

@@ -104,7 +104,7 @@ public enum Par2Repairer {
         var buffer = [UInt8](repeating: 0, count: set.sliceSize)
         for (file, status) in zip(set.files, verification.files) where status.state != .missing {
             let path = set.path(of: file)
-            guard let opened = try? OwnedDescriptor(adopting: Syscall.openRegularFile(path).fd) else {
+            guard let opened = try? Syscall.openRegularFile(path) else {
                 return GCDCatError(.inputChanged, path: path, message: "was removed after it was verified")
             }
             let fd = opened.raw  // lent to the reads below, all done while `opened` lives
@@ -174,7 +174,7 @@ public enum Par2Repairer {
         of file: Par2RecoverySet.File, path: String, sliceSize: Int, skipping: Set<Int>,
         into accumulator: Par2SliceAccumulator, coefficients: Par2RepairCoefficients
     ) throws {
-        let opened = OwnedDescriptor(adopting: try Syscall.openRegularFile(path).fd)
+        let opened = try Syscall.openRegularFile(path)
         let fd = opened.raw  // lent to the reads below, all done while `opened` lives
         var local = 0
         while local < file.slices.count {

@@ -40,7 +40,7 @@ final class Par2SliceAccumulator: @unchecked Sendable {
     private var pendingCoefficients: [UInt16] = []
     private var pending = 0
     /// The background flush under way, and what runs on the caller's thread once it ends.
-    private var inFlight: (done: DispatchGroup, then: () -> Void)?
+    private var inFlight: (done: BackgroundWork<Void>, then: () -> Void)?
 
     /// ## Errors
     /// `.io` (ENOMEM) when the buffers cannot be had, naming `path`.
@@ -72,7 +72,7 @@ final class Par2SliceAccumulator: @unchecked Sendable {
     }
 
     deinit {
-        inFlight?.done.wait()
+        _ = inFlight?.done.outcome()
         free(storage)
         free(batch)
         free(spare)
@@ -143,15 +143,13 @@ final class Par2SliceAccumulator: @unchecked Sendable {
         waitForBackgroundFlush()
         let job = takeBatch(alongside: work)
         swap(&batch, &spare!)
-        let done = DispatchGroup()
-        DispatchQueue.global().async(group: done, execute: job)
-        inFlight = (done, then)
+        inFlight = (BackgroundWork(qos: .default, job), then)
     }
 
     /// Waits for the background flush, if one is under way, and runs its `then`.
     func waitForBackgroundFlush() {
         guard let flight = inFlight else { return }
-        flight.done.wait()
+        _ = flight.done.outcome()  // the multiply-adds cannot fail
         inFlight = nil
         flight.then()
     }

@@ -41,8 +41,7 @@ extension Par2RecoverySet {
     /// The recovery set ids of the valid packets in `path`, or nil when it is no PAR2 file: it
     /// does not start with a packet's magic (every PAR2 file does), or holds no valid packet.
     static func setIDs(ofFileAt path: String) throws -> Set<Par2Hash>? {
-        let (raw, _) = try Syscall.openRegularFile(path)
-        let file = OwnedDescriptor(adopting: raw)
+        let file = try Syscall.openRegularFile(path)
         var magic = [UInt8](repeating: 0, count: Par2Packet.magic.count)
         let got = try magic.withUnsafeMutableBytes { (buffer) throws -> Int in
             try Syscall.pread(file.raw, into: buffer.baseAddress!, count: buffer.count, offset: 0, path: path)

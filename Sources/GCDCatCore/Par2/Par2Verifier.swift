@@ -154,9 +154,9 @@ public enum Par2Verifier {
                     state: .missing, badSlices: Array(file.slices.indices), sizeOnDisk: nil)
                 continue
             }
-            let (opened, size) = try Syscall.openRegularFile(path)
-            lanes.append(
-                Lane(index: index, file: file, path: path, opened: OwnedDescriptor(adopting: opened), size: size))
+            let opened = try Syscall.openRegularFile(path)
+            let size = opened.size
+            lanes.append(Lane(index: index, file: file, path: path, opened: opened.takeDescriptor(), size: size))
         }
         let sliceSize = Int64(set.sliceSize)
         var zeroCRC: UInt32?

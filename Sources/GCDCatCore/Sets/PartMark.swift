@@ -125,8 +125,8 @@ public struct PartMark: Sendable {
     /// The crc32 of the first and the last 4 KiB of the file at `path` (of all of a smaller
     /// one, twice); nil when it cannot be read.
     static func edgeCRC(_ path: String) -> UInt32? {
-        guard let (raw, size) = try? Syscall.openRegularFile(path) else { return nil }
-        let file = OwnedDescriptor(adopting: raw)
+        guard let file = try? Syscall.openRegularFile(path) else { return nil }
+        let size = file.size
         let span = Int(min(size, 4096))
         var bytes = [UInt8](repeating: 0, count: 2 * span)
         let read = bytes.withUnsafeMutableBytes { buffer -> Int? in

@@ -149,15 +149,7 @@ struct ObjectStreamSplit: Sendable {
     /// Opens the next part's object in `set` (refusing an existing key without `--force`) and
     /// starts its upload.
     private func startPart(_ pass: inout Pass, set: OutputSet) throws -> ObjectOutput {
-        let index = pass.names.count
-        try SplitLimits.requirePartCount(Int64(index + 1), path: path)
-        let name = try operation.naming.name(at: index)
-        if let manifestPath = operation.manifestPath, name == manifestPath {
-            throw GCDCatError(
-                .invalidInput, path: manifestPath,
-                message: "the manifest would be part \(name.displayPath); name another manifest")
-        }
-        let sink = try set.open(.part(index), try operation.target(name))
+        let (name, sink) = try operation.startStreamedPart(index: pass.names.count, input: path, set: set)
         pass.names.append(sink.path)
         guard let object = sink.object else {
             throw GCDCatError(.invalidInput, path: name, message: "not an object")

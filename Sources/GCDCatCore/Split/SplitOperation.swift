@@ -345,36 +345,48 @@ public struct SplitOperation: Sendable {
             }
             let crcs = try pieceCRCs?.wait() ?? finished.map { $0.crc32 ?? 0 }
             try reader?.requireUnchangedSinceValidation()
-            // The PAR2 set records the repeated header too, so that a merge by it drops it.
-            var recordedHeader: Par2SetRecord.Header?
-            if recovery != nil, let header {
-                let checksum = try Self.checksum(of: header, in: file)
-                recordedHeader = Par2SetRecord.Header(size: checksum.length, crc32: checksum.value)
-            }
-            let volumes = try recovery?.addOutputs(to: set, header: recordedHeader, target: target)
-            let record =
-                try manifestPath == nil ? nil : wholeRecord(crcs: crcs, pieces: pieces, header: header, file: file)
-            var warnings = try conclude(
-                set, names: names, crcs: crcs, whole: record?.whole, header: record?.header, sources: pieces,
-                joining: header != nil && names.count > 1 ? .repeatedHeader : .concatenated)
-            if manifestPath == nil, header != nil, names.count > 1 {
-                // Only the manifest records the header: without it a merge joins the parts as
-                // they are, the header once per part (a checksum list checks the parts, not that).
-                warnings.append(
-                    "no manifest records the header, so merging these parts repeats it in each of them; "
-                        + "drop --no-manifest to have merge restore \(file.path.displayPath) exactly")
-            }
-            if self.recovery != nil && volumes == nil {
-                // PAR2 has no empty set: par2 create refuses one, and an index of no files repairs nothing.
-                warnings.append(
-                    "\(file.path.displayPath) is empty: no PAR2 recovery volumes were written, since there is no "
-                        + "block to protect (par2 create refuses an empty set too)")
-            }
-            var result = fileResult(
-                names: names, crcs: crcs, file: file, finished: finished, inputCRC: record?.whole.crc32)
+            let (volumes, inputCRC, warnings) = try concludeFile(
+                set, names: names, crcs: crcs, pieces: pieces, header: header, file: file, recovery: recovery)
+            var result = fileResult(names: names, crcs: crcs, file: file, finished: finished, inputCRC: inputCRC)
             result.recovery = volumes
             return result.adding(warnings: warnings)
         }
+    }
+
+    /// A file split's tail: its PAR2 volumes added to `set` (recording the repeated `header`, so
+    /// that a merge by them drops it), then ``conclude(_:names:crcs:whole:header:hexes:sources:joining:)``.
+    /// Returns the volumes, the input's crc32 when the manifest records it, and the warnings,
+    /// with one for a header no manifest records and one for an empty input no volume protects.
+    private func concludeFile(
+        _ set: OutputSet, names: [String], crcs: [UInt32], pieces: [[SourceRange]], header: Range<Int64>?,
+        file: PartFile, recovery: SplitRecoveryVolumes?
+    ) throws -> (volumes: Par2Creator.Result?, inputCRC: UInt32?, warnings: [String]) {
+        // The PAR2 set records the repeated header too, so that a merge by it drops it.
+        var recordedHeader: Par2SetRecord.Header?
+        if recovery != nil, let header {
+            let checksum = try Self.checksum(of: header, in: file)
+            recordedHeader = Par2SetRecord.Header(size: checksum.length, crc32: checksum.value)
+        }
+        let volumes = try recovery?.addOutputs(to: set, header: recordedHeader, target: target)
+        let record =
+            try manifestPath == nil ? nil : wholeRecord(crcs: crcs, pieces: pieces, header: header, file: file)
+        var warnings = try conclude(
+            set, names: names, crcs: crcs, whole: record?.whole, header: record?.header, sources: pieces,
+            joining: header != nil && names.count > 1 ? .repeatedHeader : .concatenated)
+        if manifestPath == nil, header != nil, names.count > 1 {
+            // Only the manifest records the header: without it a merge joins the parts as
+            // they are, the header once per part (a checksum list checks the parts, not that).
+            warnings.append(
+                "no manifest records the header, so merging these parts repeats it in each of them; "
+                    + "drop --no-manifest to have merge restore \(file.path.displayPath) exactly")
+        }
+        if self.recovery != nil && volumes == nil {
+            // PAR2 has no empty set: par2 create refuses one, and an index of no files repairs nothing.
+            warnings.append(
+                "\(file.path.displayPath) is empty: no PAR2 recovery volumes were written, since there is no "
+                    + "block to protect (par2 create refuses an empty set too)")
+        }
+        return (volumes, record?.whole.crc32, warnings)
     }
 
     /// Refuses `--par2` where the volumes cannot come from the one read of a file's pieces.

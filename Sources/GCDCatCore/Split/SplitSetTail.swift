@@ -21,6 +21,31 @@ extension SplitOperation {
         return names
     }
 
+    /// Opens part `index` of a streamed split (standard input, whose part count is known only at
+    /// its end) in `set`, checked as ``partNames(count:inputs:refusing:)`` checks a file split's
+    /// names up front: within the part limit (`input` named), not the manifest, the output
+    /// checked. Returns the part's name and its sink.
+    ///
+    /// ## Errors
+    /// `.invalidInput` past the limit or for the manifest's name; the output checks'.
+    func startStreamedPart(index: Int, input: String, set: OutputSet) throws -> (name: String, sink: OutputSink) {
+        try SplitLimits.requirePartCount(Int64(index + 1), path: input)
+        let name = try naming.name(at: index)
+        // A file has several spellings (`x`, `./x`, a link to its folder); an object key only one.
+        let isManifest = { (manifest: String) in
+            ObjectLocation.isObjectPath(name) ? name == manifest : samePath(name, manifest)
+        }
+        if let manifestPath, isManifest(manifestPath) {
+            throw GCDCatError(
+                .invalidInput, path: manifestPath,
+                message: "the manifest would be part \(name.displayPath); name another manifest")
+        }
+        let target = try target(name)
+        if case .path = target { try OutputSink.check(name, inputs: set.inputs, overwrite: overwrite) }
+        let unnamed = index < SplitLimits.unnamedPartBudget(jobs: jobs)
+        return (name, try set.open(.part(index), target, unnamed: unnamed))
+    }
+
     /// An input that is one of the old parts `--force` would remove past the new set's last
     /// (``staleParts(after:)``) is refused as one the new set would overwrite is: removed, it
     /// would be gone before its bytes were all read, and gone for good if the split then failed.

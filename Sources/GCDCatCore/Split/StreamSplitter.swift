@@ -177,17 +177,8 @@ struct StreamSplitter {
     /// Opens the next part in `set`, checked as a file split checks all of them up front, and
     /// writes the repeated header into it.
     private func startPart(_ pass: inout Pass, set: OutputSet) throws -> OpenPart {
-        let index = pass.names.count
-        try SplitLimits.requirePartCount(Int64(index + 1), path: path)
-        let name = try operation.naming.name(at: index)
-        if let manifestPath = operation.manifestPath, samePath(name, manifestPath) {
-            throw GCDCatError(
-                .invalidInput, path: manifestPath,
-                message: "the manifest would be part \(name.displayPath); name another manifest")
-        }
-        try OutputSink.check(name, inputs: set.inputs, overwrite: operation.overwrite)
-        let unnamed = index < SplitLimits.unnamedPartBudget(jobs: operation.jobs)
-        var part = OpenPart(sink: try set.open(.part(index), .path(name), unnamed: unnamed))
+        let (name, sink) = try operation.startStreamedPart(index: pass.names.count, input: path, set: set)
+        var part = OpenPart(sink: sink)
         pass.names.append(name)
         if !pass.header.isEmpty {
             try write(pass.header, to: &part)
