@@ -35,6 +35,13 @@ package struct AWSSharedConfigFile {
         }
     }
 
+    /// `path` with a leading `~` (alone, or before `/`) replaced by `home`, as awscli expands the
+    /// files' paths and a profile's `ca_bundle`; unchanged without a home, or for `~user`.
+    package static func expandingHome(_ path: String, home: String?) -> String {
+        guard let home, path == "~" || path.hasPrefix("~/") else { return path }
+        return home + path.dropFirst()
+    }
+
     /// Reads `path`; nil when the file does not exist.
     ///
     /// ## Errors

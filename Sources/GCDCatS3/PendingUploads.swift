@@ -77,7 +77,9 @@ extension S3Client {
         let request = S3Request(
             operation: "ListParts", method: "GET", location: upload.location, query: [("uploadId", upload.uploadID)],
             checkBody: {
-                $0.status == 404 || Self.isXML("ListPartsResult", $0) ? nil : "the answer is not a ListPartsResult"
+                // moto names the root ListPartsResponse; botocore reads the parts either way.
+                $0.status == 404 || Self.isXML("ListPartsResult", $0) || Self.isXML("ListPartsResponse", $0)
+                    ? nil : "the answer is not a ListPartsResult"
             })
         var parts: [ListedPart] = []
         let gone = try forEachPage(

@@ -587,7 +587,7 @@ public final class S3Client: ObjectStore {
     /// ## Errors
     /// The refusal (``virtualHostRefusal(_:_:)``) when the server answered with its buckets.
     func requireVirtualHostServed(_ object: ObjectLocation) throws(GCDCatError) {
-        guard configuration.endpoint != nil, configuration.addressingStyle == .virtualHost,
+        guard configuration.endpoint != nil, configuration.hostsBuckets,
             !virtualHostsServed.withLock({ $0.contains(object.bucket) })
         else { return }
         // Its refusal (a ListAllMyBucketsResult) is thrown by perform (checkBody).
@@ -603,7 +603,7 @@ public final class S3Client: ObjectStore {
     /// bucket (a ListAllMyBucketsResult), and what to do; nil for any other answer, or another
     /// addressing.
     package func virtualHostRefusal(_ bucket: String, _ response: HTTPResponse) -> String? {
-        guard let endpoint = configuration.endpoint, configuration.addressingStyle == .virtualHost, !bucket.isEmpty,
+        guard let endpoint = configuration.endpoint, configuration.hostsBuckets, !bucket.isEmpty,
             Self.isXML("ListAllMyBucketsResult", response)
         else { return nil }
         return "the server answered with its list of buckets, as if the request named none: it does not serve "

@@ -57,11 +57,18 @@ public struct S3Configuration: Sendable, CustomStringConvertible, CustomDebugStr
 
     public var debugDescription: String { description }
 
+    /// Whether a custom endpoint's requests name the bucket in the host: virtual-hosted
+    /// addressing, except on an IP address, which names no host to put a bucket in (AWS's rules,
+    /// and awscli, then address by path).
+    package var hostsBuckets: Bool {
+        addressingStyle == .virtualHost && !(endpoint?.isIPAddress ?? false)
+    }
+
     /// The scheme, host (with a port when it is not the scheme's default) and path prefix
     /// that a request for `bucket` goes to.
     package func target(bucket: String) -> (scheme: String, host: String, pathPrefix: String) {
         if let endpoint {
-            if addressingStyle == .virtualHost && !bucket.isEmpty {
+            if hostsBuckets && !bucket.isEmpty {
                 return (endpoint.scheme, "\(bucket).\(endpoint.hostAndPort)", "")
             }
             return (endpoint.scheme, endpoint.hostAndPort, bucket.isEmpty ? "" : "/\(S3URIEncoding.encode(bucket))")
@@ -104,6 +111,17 @@ public struct S3Endpoint: Sendable, Equatable, CustomStringConvertible {
             port = nil
         }
         guard Self.isHost(host) else { throw Self.invalid(url) }
+    }
+
+    /// Whether the host is an IP address: a bracketed IPv6 literal, or four dotted decimals.
+    public var isIPAddress: Bool {
+        if host.hasPrefix("[") { return true }
+        let fields = host.split(separator: ".", omittingEmptySubsequences: false)
+        return fields.count == 4
+            && fields.allSatisfy { field in
+                !field.isEmpty && field.count <= 3 && field.allSatisfy(\.isASCII) && field.allSatisfy(\.isNumber)
+                    && Int(field).map { $0 <= 255 } == true
+            }
     }
 
     /// A host name (letters, digits, `-`, `.`, `_`) or a bracketed IPv6 literal: anything else

@@ -28,8 +28,14 @@ extension S3Configuration {
         }
         let home = env("HOME")
         let profile = env("AWS_PROFILE") ?? "default"
-        let credentialsPath = env("AWS_SHARED_CREDENTIALS_FILE") ?? home.map { "\($0)/.aws/credentials" }
-        let configPath = env("AWS_CONFIG_FILE") ?? home.map { "\($0)/.aws/config" }
+        // A `~` in the variables (a Dockerfile's ENV, a quoted value) is expanded, as awscli does;
+        // left as it is, the file would be missed and the profile's endpoint with it.
+        let credentialsPath =
+            env("AWS_SHARED_CREDENTIALS_FILE").map { AWSSharedConfigFile.expandingHome($0, home: home) }
+            ?? home.map { "\($0)/.aws/credentials" }
+        let configPath =
+            env("AWS_CONFIG_FILE").map { AWSSharedConfigFile.expandingHome($0, home: home) }
+            ?? home.map { "\($0)/.aws/config" }
         let credentialsFile = try credentialsPath.flatMap { try AWSSharedConfigFile.load($0) }
         let configFile = try configPath.flatMap { try AWSSharedConfigFile.load($0) }
         let fromConfigFile = configFile?.configSection(profile)

@@ -27,16 +27,32 @@ package enum S3Dates {
         return seconds(year: year, month: month + 1, day: day, time: fields[4])
     }
 
-    /// An XML timestamp such as ListMultipartUploads' `Initiated`: `2026-11-25T02:51:43.123Z`
-    /// (the fraction is dropped).
+    /// An ISO 8601 timestamp such as ListMultipartUploads' `Initiated`, `2026-11-25T02:51:43.123Z`
+    /// (the fraction is dropped), or a credential's `Expiration` with an offset
+    /// (`2026-11-25T11:51:43+09:00`, `…-0500`) or awscli v2's older `…UTC`: the offset is taken
+    /// off, so the result is UTC. No zone at all is read as UTC; an unreadable zone gives nil.
     package static func isoDate(_ text: String) -> Double? {
-        let halves = text.split(separator: "T")
+        let halves = text.split(separator: "T", maxSplits: 1)
         guard halves.count == 2 else { return nil }
         let date = halves[0].split(separator: "-")
-        guard date.count == 3, let year = Int(date[0]), let month = Int(date[1]), let day = Int(date[2]) else {
-            return nil
-        }
-        return seconds(year: year, month: month, day: day, time: halves[1].prefix(8))
+        guard date.count == 3, let year = Int(date[0]), let month = Int(date[1]), let day = Int(date[2]),
+            let local = seconds(year: year, month: month, day: day, time: halves[1].prefix(8)),
+            let offset = zoneOffset(halves[1].dropFirst(8).drop { $0 == "." || $0.isNumber })
+        else { return nil }
+        return local - offset
+    }
+
+    /// `Z`, `UTC`, nothing, `+HH:MM`, `-HHMM` or `+HH`, as seconds east of UTC; nil for anything else.
+    private static func zoneOffset(_ zone: Substring) -> Double? {
+        if zone.isEmpty || zone == "Z" || zone == "z" || zone == "UTC" { return 0 }
+        guard let sign = zone.first, sign == "+" || sign == "-" else { return nil }
+        let digits = zone.dropFirst().filter { $0 != ":" }
+        guard digits.count == 2 || digits.count == 4, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
+            let hours = Int(digits.prefix(2)),
+            let minutes = Int(digits.dropFirst(2).isEmpty ? "0" : digits.dropFirst(2)),
+            hours < 24, minutes < 60
+        else { return nil }
+        return Double((hours * 3600 + minutes * 60) * (sign == "-" ? -1 : 1))
     }
 
     /// `HH:MM:SS` on a civil date, as seconds since 1970.

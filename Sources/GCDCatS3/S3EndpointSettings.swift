@@ -60,7 +60,8 @@ struct S3EndpointSettings {
         } else {
             endpoint = nil
         }
-        switch section["s3.addressing_style"]?.lowercased() {
+        // As awscli: the values are lowercase (`Virtual` is refused, not taken for `virtual`).
+        switch section["s3.addressing_style"] {
         case nil, "", "auto": addressingStyle = nil
         case "path": addressingStyle = .path
         case "virtual": addressingStyle = .virtualHost
@@ -72,7 +73,9 @@ struct S3EndpointSettings {
             try S3TLSSettings.checkBundle(bundle, source: "AWS_CA_BUNDLE")
             tls.caBundle = bundle
             tls.caBundleSource = "AWS_CA_BUNDLE"
-        } else if let bundle = Self.nonEmpty(section["ca_bundle"]) {
+        } else if let written = Self.nonEmpty(section["ca_bundle"]) {
+            // awscli expands a leading `~` here.
+            let bundle = AWSSharedConfigFile.expandingHome(written, home: env("HOME"))
             let source = "the profile's ca_bundle in \(configPath ?? "~/.aws/config")"
             try S3TLSSettings.checkBundle(bundle, source: source)
             tls.caBundle = bundle

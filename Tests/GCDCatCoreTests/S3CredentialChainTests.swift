@@ -242,6 +242,18 @@ import Testing
                 == "AssumeRole of arn:r/x for profile 'default': role_arn needs source_profile or credential_source")
     }
 
+    /// IMDS turned off is off for a role's credential_source too, as awscli has it (the keys
+    /// were fetched from the instance anyway).
+    @Test func anInstanceMetadataSourceIsRefusedWhenTheServiceIsOff() throws {
+        let off = try #require(throws: GCDCatError.self) {
+            try resolve(environment(config: "[default]\nrole_arn = arn:r/x\ncredential_source = Ec2InstanceMetadata\n"))
+        }
+        #expect(
+            off.message
+                == "credential_source Ec2InstanceMetadata for profile 'default': the instance metadata service is off "
+                + "(AWS_EC2_METADATA_DISABLED=true)")
+    }
+
     @Test func ssoSessionTokenFromTheCacheBuysRoleCredentials() throws {
         let portal = try CredentialStubs.ssoPortal(token: "SSOACCESS", account: "123456789012", role: "Admin")
         defer { portal.stop() }

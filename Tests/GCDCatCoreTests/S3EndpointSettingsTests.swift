@@ -137,4 +137,46 @@ struct S3EndpointSettingsTests {
         #expect(notPEM?.error.path == folder.file("text.pem"))
         #expect(notPEM?.error.message.contains("has no PEM certificate") == true)
     }
+
+    /// `~` in AWS_CONFIG_FILE, AWS_SHARED_CREDENTIALS_FILE and a profile's ca_bundle is the home
+    /// folder, as awscli reads them: left as it was, the files were missed and a profile's
+    /// endpoint with them, so the requests went to AWS instead.
+    @Test func aTildeInTheFilesPathsIsTheHomeFolder() throws {
+        let pem = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
+        writeFile(folder.file("ca.pem"), Array(pem.utf8))
+        writeFile(
+            folder.file("lab.cfg"),
+            Array("[profile z]\nregion = eu-west-1\nendpoint_url = http://lab:1\nca_bundle = ~/ca.pem\n".utf8))
+        writeFile(folder.file("keys"), Array("[z]\naws_access_key_id = Z\naws_secret_access_key = zz\n".utf8))
+        let configuration = try S3Configuration.resolve(
+            environment: [
+                "HOME": folder.path, "AWS_CONFIG_FILE": "~/lab.cfg", "AWS_SHARED_CREDENTIALS_FILE": "~/keys",
+                "AWS_PROFILE": "z",
+            ], endpointURL: nil)
+        #expect(configuration.endpoint?.host == "lab")
+        #expect(configuration.region == "eu-west-1")
+        #expect(configuration.credentials == S3Credentials(accessKeyID: "Z", secretAccessKey: "zz"))
+        #expect(configuration.tls.caBundle == folder.file("ca.pem"))
+    }
+
+    /// Virtual-hosted addressing on an IP address has no host to put the bucket in: path style,
+    /// as AWS's rules and awscli have it (it tried `bkt.127.0.0.1`); a host name keeps the bucket.
+    @Test(arguments: [
+        ("http://127.0.0.1:5714", ("http", "127.0.0.1:5714", "/bkt")),
+        ("http://[::1]:5714", ("http", "[::1]:5714", "/bkt")),
+        ("http://10.0.0.256:7480", ("http", "bkt.10.0.0.256:7480", "")),
+        ("http://s3.lan:7480", ("http", "bkt.s3.lan:7480", "")),
+    ])
+    func virtualHostedAddressingOnAnIPAddressIsByPath(endpoint: String, target: (String, String, String)) throws {
+        let configuration = try resolve("[default]\ns3 =\n  addressing_style = virtual\n", flag: endpoint)
+        #expect(configuration.target(bucket: "bkt") == target)
+    }
+
+    /// The values are lowercase, as awscli reads them: `Virtual` is refused, not taken for `virtual`.
+    @Test func anAddressingStyleInAnotherCaseIsRefused() throws {
+        let error = #expect(throws: S3ConfigurationRefusal.self) {
+            try resolve("[default]\ns3 =\n  addressing_style = Virtual\n")
+        }
+        #expect(error?.error.message == "s3 addressing_style = Virtual: expected path, virtual or auto")
+    }
 }

@@ -68,6 +68,15 @@ struct S3ListingPagingTests {
         return .answer(HTTPResponse(status: 200, body: Data((xml + "</\(listing.root)>").utf8)))
     }
 
+    /// moto answers ListParts under the root `ListPartsResponse`; botocore reads the parts, and
+    /// so does gcdcat (it refused the answer, so no resume and no `uploads` worked against moto).
+    @Test func listPartsUnderMotosRootIsRead() throws {
+        var moto = Self.listings[3]
+        moto.root = "ListPartsResponse"
+        let s3 = try client(ScriptedTransport([page(moto, ["1", "2"], markers: ["2"]), page(moto, ["3"])]))
+        #expect(try moto.list(s3) == ["1", "2", "3"])
+    }
+
     @Test(arguments: listings)
     func everyListingSendsBackTheMarkersOfATruncatedPage(_ listing: Listing) throws {
         let markers = listing.markers.indices.map { "m\($0)/+" }

@@ -35,6 +35,16 @@ struct S3RetrySafetyTests {
         #expect(S3Dates.httpDate("Wed, 25 Nov 2026 02:51:43 GMT") == 1_795_575_103)
         #expect(S3Dates.isoDate("2026-11-25T02:51:43.123Z") == 1_795_575_103)
         #expect(S3Dates.isoDate("2026-11-25T02:51:43Z") == 1_795_575_103)
+        // A credential's Expiration with an offset is the same instant (it was read as UTC: keys
+        // 2 minutes from expiry seemed good for 9 hours, fresh ones expired).
+        for written in [
+            "2026-11-25T11:51:43+09:00", "2026-11-24T21:51:43-05:00", "2026-11-24T21:51:43-0500",
+            "2026-11-25T02:51:43UTC", "2026-11-25T02:51:43", "2026-11-25T04:51:43.5+02",
+        ] {
+            #expect(S3Dates.isoDate(written) == 1_795_575_103, Comment(rawValue: written))
+        }
+        #expect(S3Dates.isoDate("2026-11-25T02:51:43+9") == nil)
+        #expect(S3Dates.isoDate("2026-11-25T02:51:43 PST") == nil)
         #expect(S3Dates.httpDate("yesterday") == nil)
     }
 

@@ -88,6 +88,10 @@ extension S3CredentialChain {
                 S3Credentials(accessKeyID: id, secretAccessKey: secret, sessionToken: environment["AWS_SESSION_TOKEN"]),
                 sourceName: "environment")
         case "Ec2InstanceMetadata":
+            // Off means off here too, as awscli has it: the role is not assumed from IMDS keys.
+            if environment["AWS_EC2_METADATA_DISABLED"]?.lowercased() == "true" {
+                throw .credentialSource(source, "the instance metadata service is off (AWS_EC2_METADATA_DISABLED=true)")
+            }
             return instanceMetadata()
         case "EcsContainer":
             guard let container = try ContainerCredentials(environment: environment, http: http) else {
