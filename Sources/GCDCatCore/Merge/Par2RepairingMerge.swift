@@ -143,6 +143,7 @@ extension MergeOperation {
                     + "or check the parts against an SFV")
         case .standardOutput: break
         }
+        try refuseShortOfRecoveryBlocks(list)
         for note in list.set.foreignVolumeNotes + list.set.notPar2Notes { notice(.note(note)) }
         let total = list.outputLength
         var operation = self
@@ -150,15 +151,17 @@ extension MergeOperation {
         var rebuilt: [RebuiltPart] = []
         // The notes come once the check has run, inside the write (notice does not escape).
         let result = try withoutActuallyEscaping(notice) { notice in
-            try measure(target, total) { counter in
-                try OutputSet.transaction(inputs: inputs, overwrite: overwrite, fsync: fsync) { set in
-                    let result = try set.produce(.whole, target, bytes: total) { sink in
-                        try operation.checkAndWrite(
-                            list, afterListFailure: listFailure, into: sink, counter: counter, rebuilt: &rebuilt,
-                            notice: notice)
-                    }.value
-                    try set.publish()
-                    return result
+            try Self.namingTheIndex(of: list, ifReserving: total) {
+                try measure(target, total) { counter in
+                    try OutputSet.transaction(inputs: inputs, overwrite: overwrite, fsync: fsync) { set in
+                        let result = try set.produce(.whole, target, bytes: total) { sink in
+                            try operation.checkAndWrite(
+                                list, afterListFailure: listFailure, into: sink, counter: counter, rebuilt: &rebuilt,
+                                notice: notice)
+                        }.value
+                        try set.publish()
+                        return result
+                    }
                 }
             }
         }
@@ -170,6 +173,63 @@ extension MergeOperation {
         outcome.rebuiltParts = rebuilt
         outcome.partCount = list.paths.count
         return outcome
+    }
+
+    /// Refuses, before the output is created or any part read, a set whose recovery blocks
+    /// cannot make up for what the sizes on disk already show lost: a part missing loses all its
+    /// blocks, a part shorter than the set says loses each block wholly past its end (unless that
+    /// block is all zeros, as a file's end read past is). The output's size comes from the
+    /// `.par2`, and a few bytes of a hostile one declaring tens of GiB had that much reserved
+    /// before anything was checked.
+    ///
+    /// ## Errors
+    /// `.missingPart` (a part missing) or `.checksumMismatch` (parts short only) naming the index.
+    private func refuseShortOfRecoveryBlocks(_ list: Par2PartList) throws {
+        let set = list.set
+        let sliceSize = Int64(set.sliceSize)
+        var zeroCRC: UInt32?
+        var lost = 0
+        var short: [(path: String, what: String)] = []
+        for (position, index) in list.order.enumerated() {
+            let file = set.files[index]
+            let path = list.paths[position]
+            guard try Par2Verifier.exists(set.path(of: file)) else {
+                lost += file.slices.count
+                if !file.slices.isEmpty { short.append((path, "missing")) }
+                continue
+            }
+            guard let info = try Syscall.statIfExists(set.path(of: file)), info.st_mode & S_IFMT == S_IFREG,
+                Int64(info.st_size) < file.length
+            else { continue }
+            let size = Int64(info.st_size)
+            let first = Int((size + sliceSize - 1) / sliceSize)
+            guard first < file.slices.count else { continue }
+            if zeroCRC == nil { zeroCRC = Par2Verifier.zeroSliceCRC(set.sliceSize) }
+            let past = file.slices[first...].filter { $0.crc32 != zeroCRC }.count
+            guard past > 0 else { continue }
+            lost += past
+            short.append((path, "\(size) bytes on disk, \(file.length) in the set"))
+        }
+        guard lost > set.recoverySlices.count else { return }
+        let named = short.prefix(5).map { "\($0.path.displayPath) (\($0.what))" }.joined(separator: ", ")
+        throw GCDCatError(
+            short.contains { $0.what == "missing" } ? .missingPart : .checksumMismatch, path: list.index,
+            message:
+                "not repairable: \(lost) blocks missing, \(set.recoverySlices.count) recovery blocks "
+                + "available (\(named)\(short.count > 5 ? ", …" : "")); nothing was written")
+    }
+
+    /// Runs `body`, which makes an output of `bytes`, the size `list`'s index gives the set: a
+    /// failure to reserve them (`fallocate`: too large for the filesystem, a full disk) names
+    /// the index as where the size came from.
+    static func namingTheIndex<T>(of list: Par2PartList, ifReserving bytes: Int64, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch var error as GCDCatError where error.syscall == "fallocate" {
+            error.message +=
+                "; the output's size, \(bytes) bytes, is what \(list.index.displayPath) declares for the set's files"
+            throw error
+        }
     }
 
     /// The body of ``mergeRepairing(_:afterListFailure:notice:measure:)``'s output: checks the
