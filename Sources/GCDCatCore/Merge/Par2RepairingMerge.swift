@@ -441,6 +441,9 @@ extension MergeOperation {
     /// a recovery set is another file's (an older version's index or volumes left beside a new
     /// split), and rebuilding every part from it would publish that file. Damage, even heavy,
     /// leaves some block intact; a set overwritten whole is `gcdcat repair`'s to mend, by name.
+    /// Unless every such part shows damage rather than other contents (``showsDamage(_:listed:)``):
+    /// a part overwritten whole with zeros, beside another part lost, was refused although its
+    /// set was repairable and the SFV beside it also said the part was bad.
     ///
     /// ## Errors
     /// `.invalidInput` naming the index and the parts.
@@ -452,6 +455,8 @@ extension MergeOperation {
         guard !present.isEmpty, unmatched.count == present.count,
             present.contains(where: { !list.set.files[$0.element].slices.isEmpty })
         else { return }
+        let listed = ListedCRCs(list)
+        if try present.allSatisfy({ try Self.showsDamage(list.paths[$0.offset], listed: listed) }) { return }
         let named = present.prefix(5).map { list.paths[$0.offset].displayPath }.joined(separator: ", ")
         throw GCDCatError(
             .invalidInput, path: list.index,
@@ -460,6 +465,38 @@ extension MergeOperation {
                 + "matches its checksums, so it is another file's set (an older version's?); nothing was written. "
                 + "Remove it and merge again, or, if these parts are what was overwritten, "
                 + "gcdcat repair \(list.index.displayPath) rebuilds them")
+    }
+
+    /// Whether the part at `path`, none of whose blocks matches the recovery set, reads as damage
+    /// rather than as another version's bytes: it holds only zeros (wiped, or a hole), or the
+    /// SFV beside the set (`listed`) gives it another crc32 too, so both of the set's lists call
+    /// it bad (a part written from the recovery set must then have the SFV's crc32, which
+    /// ``writeSet(_:_:rebuilt:intactWritten:into:counter:listed:)`` checks). Reads the part once,
+    /// and without an SFV line for it stops at its first byte that is not zero.
+    ///
+    /// ## Errors
+    /// `.io` naming the part.
+    static func showsDamage(_ path: String, listed: ListedCRCs?) throws -> Bool {
+        let expected = listed?.crcs[splitPath(path).name]?.0
+        let opened = OwnedDescriptor(adopting: try Syscall.openRegularFile(path).fd)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 64)
+        defer { buffer.deallocate() }
+        var crc = Checksum(.crc32)
+        var zeros = true
+        var offset: Int64 = 0
+        while true {
+            let got = try Syscall.pread(
+                opened.raw, into: buffer.baseAddress!, count: buffer.count, offset: offset, path: path)
+            if got == 0 { break }
+            let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<got])
+            if zeros && bytes.contains(where: { $0 != 0 }) {
+                zeros = false
+                if expected == nil { return false }
+            }
+            crc.update(bytes)
+            offset += Int64(got)
+        }
+        return zeros || expected.map { $0 != crc.value } ?? false
     }
 
     /// The parts to rebuild, in part order; refuses, before anything is written, a set whose
