@@ -437,4 +437,32 @@ extension Par2MergeCLITests {
         )
         #expect(scratch.read("whole") == input)
     }
+
+    /// The SFV lists four parts, the `.par2` protects the first three, and all four lie beside
+    /// it: from the first part the list decides and the merge joins all four, but by the
+    /// `.par2` it was refused (f.bin.004 "lies beside the set"). Both now merge the four by the
+    /// list; with the fourth gone, both still refuse (the output would stop short).
+    @Test func aListBesideTheSetDecidesByThePar2AsFromTheFirstPart() throws {
+        let scratch = try Scratch()
+        let input = randomData(400_000, seed: 2512)
+        try scratch.write("f.bin", input)
+        #expect(try gcdcat(["split", "f.bin", "--size", "100000", "-q"], in: scratch.path).status == 0)
+        try FileManager.default.removeItem(atPath: scratch.file("f.bin"))
+        #expect(try gcdcat(["protect", "f.bin.001", "f.bin.002", "f.bin.003", "-q"], in: scratch.path).status == 0)
+        for (argument, output) in [("f.bin.par2", "a"), ("f.bin.001", "b")] {
+            let merged = try gcdcat([argument, "-o", output], in: scratch.path)
+            #expect(merged.status == 0, "\(argument): \(merged.stderr)")
+            #expect(
+                merged.stderr
+                    == "gcdcat: note: f.bin.par2 does not list f.bin.004, which lies beside the set; the set's list "
+                    + "decides\ngcdcat: 4 parts verified against f.bin.sfv\n", "\(argument)")
+            #expect(scratch.read(output) == input, "\(argument)")
+        }
+        try FileManager.default.moveItem(atPath: scratch.file("f.bin.004"), toPath: scratch.file("kept"))
+        for argument in ["f.bin.par2", "f.bin.001"] {
+            let short = try gcdcat([argument, "-o", "c"], in: scratch.path)
+            #expect(short.status == 1, "\(argument): \(short.stderr)")
+            #expect(scratch.read("c") == nil)
+        }
+    }
 }

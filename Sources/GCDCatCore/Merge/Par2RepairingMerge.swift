@@ -21,6 +21,9 @@ extension MergeOperation {
         case check(Par2PartList)
         /// An SFV or list checks the parts as before; the PAR2 repairs a part that fails it.
         case repairOnly(Par2PartList)
+        /// The set's list (this path) names it: the `.par2` given lists fewer parts than lie
+        /// beside the set, and the list decides, as it does from the first part.
+        case byList(String)
     }
 
     /// How to use a PAR2 index of the set, or nil for today's merge: one argument (a part or
@@ -35,6 +38,18 @@ extension MergeOperation {
             // Named, the .par2 must still list the whole set: no part beside it left out.
             guard let list = try Par2PartList.named(by: argument) else { return nil }
             try Self.refuseUnlistedStart(list)
+            // Parts beside the set past the index's last, and a list beside it: the list decides,
+            // as from the first part (which says so). Without a list, the refusals below.
+            var unsaid: [String] = []
+            if !(try emptyPartsPastLast(list, notes: &unsaid)),
+                let beyond = PartDiscovery.existing(list.naming.with(number: lastNumber(list) + 1), FileSystemNames()),
+                let byList = try list.naming.manifestCandidates.first(where: { try Syscall.statIfExists($0) != nil })
+            {
+                notes.append(
+                    "\(list.index.displayPath) does not list \(beyond.displayPath), which lies beside the set; the set's "
+                        + "list decides")
+                return .byList(byList)
+            }
             try Self.refuseShortOfTheSet(list, sfv: Self.sfvBeside(list))
             try refusePartsPastPar2(list, notes: &notes)
             return .check(list)
