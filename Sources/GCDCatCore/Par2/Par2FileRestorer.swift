@@ -40,10 +40,17 @@ public enum Par2FileRestorer {
         let linked = LinkedNames(set)
         for (position, index) in pending.enumerated() {
             let (file, status) = (set.files[index], verification.files[index])
-            try create(missingFolders(set, file))
-            let notes = try restore(
-                file, path: set.path(of: file), sliceSize: set.sliceSize, rebuilt: rebuilt, fsync: fsync,
-                repairedLater: pending[(position + 1)...].map { set.path(of: set.files[$0]) }, linked: linked)
+            let made = try create(missingFolders(set, file))
+            let notes: [String]
+            do {
+                notes = try restore(
+                    file, path: set.path(of: file), sliceSize: set.sliceSize, rebuilt: rebuilt, fsync: fsync,
+                    repairedLater: pending[(position + 1)...].map { set.path(of: set.files[$0]) }, linked: linked)
+            } catch {
+                // No folder made for a file that was not restored is left behind.
+                removeFolders(made)
+                throw error
+            }
             restored.append(
                 Restored(
                     path: set.path(of: file), blocksRebuilt: status.badSlices.count, bytes: file.length,
@@ -227,15 +234,31 @@ public enum Par2FileRestorer {
         return missing
     }
 
-    /// Creates `folders` in order (``missingFolders(_:_:)``).
+    /// Creates `folders` in order (``missingFolders(_:_:)``); returns those it made. A failure
+    /// removes the folders it made first.
     ///
     /// ## Errors
     /// `.io` naming the folder and `mkdir`.
-    static func create(_ folders: [String]) throws {
-        for folder in folders where PathName.withPathCString(folder, { mkdir($0, 0o777) }) != 0 {
+    @discardableResult
+    static func create(_ folders: [String]) throws -> [String] {
+        var made: [String] = []
+        for folder in folders {
+            guard PathName.withPathCString(folder, { mkdir($0, 0o777) }) != 0 else {
+                made.append(folder)
+                continue
+            }
             let code = errno
-            if code != EEXIST { throw GCDCatError.syscall("mkdir", path: folder, errno: code) }
+            if code == EEXIST { continue }
+            removeFolders(made)
+            throw GCDCatError.syscall("mkdir", path: folder, errno: code)
         }
+        return made
+    }
+
+    /// Removes `folders`, made by ``create(_:)``, innermost first; one no longer empty (another
+    /// process put something there) is left.
+    static func removeFolders(_ folders: [String]) {
+        for folder in folders.reversed() { _ = PathName.withPathCString(folder) { rmdir($0) } }
     }
 
     /// Refuses to replace what is at `path` unless it is still the file the repair read (`read`:
