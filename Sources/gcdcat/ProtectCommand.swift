@@ -191,8 +191,9 @@ extension GCDCat {
             if !quiet && !json {
                 for empty in (try? protection.emptyFiles()) ?? [] {
                     writeToStandardError(
-                        "gcdcat: note: \(empty.displayPath) is empty; left out of the set, as par2 create leaves out "
-                            + "0-byte files\n")
+                        "gcdcat: note: \(empty.displayPath) is empty: PAR2 lists no 0-byte file (par2 create leaves "
+                            + "them out), so \(index.displayPath) names it in a packet of gcdcat's own, which gcdcat "
+                            + "verify and repair check (par2 does not)\n")
                 }
             }
             if let volumes, !quiet && !json, result.volumes.count < volumes {

@@ -189,7 +189,8 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         #expect(
             result.stderr.hasPrefix(
-                "gcdcat: note: c is empty; left out of the set, as par2 create leaves out 0-byte files\n"))
+                "gcdcat: note: c is empty: PAR2 lists no 0-byte file (par2 create leaves them out), so g.par2 names "
+                    + "it in a packet of gcdcat's own, which gcdcat verify and repair check (par2 does not)\n"))
         let verified = try runTool("par2", ["v", "-q", "-q", "g.par2"], in: scratch.path)
         #expect(verified.status == 0, "\(verified.stdout) \(verified.stderr)")
     }

@@ -83,7 +83,7 @@ public struct Par2Protection: Sendable {
         return nil
     }
 
-    /// The files left out of the set because they are empty.
+    /// The files left out of PAR2's lists because they are empty (gcdcat's own packet names them).
     public func emptyFiles() throws -> [String] {
         try files.filter { try Par2Creator.fileSize($0) == 0 }
     }
