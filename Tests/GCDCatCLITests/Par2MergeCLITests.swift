@@ -465,4 +465,26 @@ extension Par2MergeCLITests {
             #expect(scratch.read("c") == nil)
         }
     }
+
+    /// A `.par2` with damaged packets (PAR2 repeats them, so the intact copies are used): verify
+    /// named them, a merge that repaired from it said nothing. Its notes say so, as verify does.
+    @Test(.enabled(if: Par2Tool.cmdline.isInstalled, "needs par2 (Debian)"))
+    func aMergeNamesTheDamagedPacketsItSkipped() throws {
+        let set = try Par2MergeFixture(.cmdline, recovery: 32)
+        var index = try #require(set.scratch.read("movie.zip.par2"))
+        for offset in [100, 500] { index[offset] ^= 0xFF }
+        try set.scratch.write("movie.zip.par2", index)
+        let verify = try gcdcat(["verify", "movie.zip.par2"], in: set.scratch.path)
+        let line = try #require(
+            verify.stderr.split(separator: "\n").first { $0.contains("damaged packet") }.map {
+                String($0.dropFirst("gcdcat: ".count))
+            })
+        try set.remove("movie.zip.002")
+        let result = try gcdcat(["movie.zip.001", "--json"], in: set.scratch.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(set.scratch.read("movie.zip") == set.whole)
+        #expect(result.stderr.hasPrefix("gcdcat: note: \(line)\n"), "\(result.stderr)")
+        let document = try set.json(result)
+        #expect((document["notes"] as? [String])?.first == line)
+    }
 }

@@ -159,7 +159,9 @@ extension MergeOperation {
         case .standardOutput: break
         }
         try refuseShortOfRecoveryBlocks(list)
-        for note in list.set.foreignVolumeNotes + list.set.notPar2Notes { notice(.note(note)) }
+        for note in list.set.foreignVolumeNotes + list.set.notPar2Notes + list.set.damagedPacketNotes {
+            notice(.note(note))
+        }
         let total = list.outputLength
         var operation = self
         operation.output = target
