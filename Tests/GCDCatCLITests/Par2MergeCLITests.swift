@@ -383,18 +383,24 @@ extension Par2MergeCLITests {
         #expect(try gcdcat(["f.bin.001", "-q"], in: scratch.path).status == 0)
         #expect(scratch.read("f.bin") == input)
         try FileManager.default.removeItem(atPath: scratch.file("f.bin"))
-        // The first part gone, and no list beside the set: nothing vouches that it starts at .002.
+        // The first part gone: nothing vouches that the set starts at .002. The refusal names the
+        // set's list beside it (it printed a literal `NAME.sfv`), or the name split gives one.
         try FileManager.default.removeItem(atPath: scratch.file("f.bin.001"))
-        try FileManager.default.removeItem(atPath: scratch.file("f.bin.sfv"))
-        for argument in ["f.bin.par2", "f.bin.002"] {
-            let late = try gcdcat([argument], in: scratch.path)
-            #expect(late.status == 1, "\(argument)")
-            #expect(
-                late.stderr
-                    == "gcdcat: f.bin.002: no f.bin.001 before it, and f.bin.par2 protects the set only from f.bin.002, "
-                    + "so the set's first part may be missing; nothing was written. If the set really starts here, merge "
-                    + "it by its list (gcdcat merge NAME.sfv) or list its parts with --as-given\n", "\(argument)")
-            #expect(scratch.read("f.bin") == nil)
+        for (byList, removing) in [
+            ("merge it by its list (gcdcat merge f.bin.sfv)", nil),
+            ("merge it by its list if it has one (gcdcat merge f.bin.sfv, as split names it)", "f.bin.sfv"),
+        ] {
+            if let removing { try FileManager.default.removeItem(atPath: scratch.file(removing)) }
+            for argument in ["f.bin.par2", "f.bin.002"] {
+                let late = try gcdcat([argument], in: scratch.path)
+                #expect(late.status == 1, "\(argument)")
+                #expect(
+                    late.stderr
+                        == "gcdcat: f.bin.002: no f.bin.001 before it, and f.bin.par2 protects the set only from "
+                        + "f.bin.002, so the set's first part may be missing; nothing was written. If the set really "
+                        + "starts here, \(byList) or list its parts with --as-given\n", "\(argument)")
+                #expect(scratch.read("f.bin") == nil)
+            }
         }
     }
 
