@@ -19,8 +19,8 @@ extension GCDCat {
                 are read once. All outputs are written unnamed and named only when every one is \
                 complete, the index last, so an error or a signal leaves none of them.
 
-                The files must lie in NAME.par2's folder (their names in the set are relative to \
-                it). NAME defaults to the files' common name without a trailing part number \
+                The files must lie in NAME.par2's folder or below it (their names in the set are \
+                relative to it: sub/b.bin). NAME defaults to the files' common name without a trailing part number \
                 (movie.zip.001 … .004 give movie.zip.par2; one file f gives f.par2); -o names it \
                 otherwise.
 
@@ -98,10 +98,10 @@ extension GCDCat {
             try checkNamesDiffer()
             try checkBlockCount()
             try checkRecoveryBlocks()
-            let directory = parentFolder(try indexPath())
-            if let file = files.first(where: { parentFolder($0) != directory }) {
+            if let file = files.first(where: { protection.setName(of: $0) == nil }) {
                 throw ValidationError(
-                    "\(file) is not in \(try indexPath())'s folder; a set's names are relative to its .par2's folder")
+                    "\(file) is not in \(try indexPath())'s folder or below it; a set's names are relative to its "
+                        + ".par2's folder")
             }
             if let clash = try protection.inputAmongOutputs() {
                 throw ValidationError(
@@ -126,19 +126,20 @@ extension GCDCat {
                     + "\(Par2RecoverySet.maximumSlices): \(fix)")
         }
 
-        /// PAR2 names each file by its name alone (relative to the index's folder): two inputs
-        /// of one name (`x ./x`, `d1/x d2/x`) would be one file of the set twice.
+        /// PAR2 names each file by its path relative to the index's folder: two inputs of one
+        /// name there (`x ./x`, or `d1/x d2/x` for `d1/x.par2`) would be one file of the set twice.
         func checkNamesDiffer() throws {
             var seen: [String: String] = [:]
             for file in files {
-                let name = String(file.split(separator: "/").last ?? "")
+                let name = protection.setName(of: file) ?? String(file.split(separator: "/").last ?? "")
                 if let refusal = Par2Backslash.refusal(path: file, name: name, fix: "rename it, then protect it") {
                     throw ValidationError(refusal)
                 }
                 if let first = seen[name] {
                     throw ValidationError(
                         "\(first.displayPath) and \(file.displayPath) have the same name \(name.displayPath), and PAR2 "
-                            + "names a set's files by name alone: give each file once, under names that differ")
+                            + "names a set's files by their paths from its .par2's folder: give each file once, under "
+                            + "names that differ")
                 }
                 seen[name] = file
             }
@@ -191,8 +192,9 @@ extension GCDCat {
             if !quiet && !json {
                 for empty in (try? protection.emptyFiles()) ?? [] {
                     writeToStandardError(
-                        "gcdcat: note: \(empty.displayPath) is empty; left out of the set, as par2 create leaves out "
-                            + "0-byte files\n")
+                        "gcdcat: note: \(empty.displayPath) is empty: PAR2 lists no 0-byte file (par2 create leaves "
+                            + "them out), so \(index.displayPath) names it in a packet of gcdcat's own, which gcdcat "
+                            + "verify and repair check (par2 does not)\n")
                 }
             }
             if let volumes, !quiet && !json, result.volumes.count < volumes {
@@ -215,13 +217,6 @@ extension GCDCat {
                         + "\(counted(result.recoveryBlocks, "recovery block")) in \(counted(result.volumes.count, "volume"))\n"
                 )
             }
-        }
-
-        /// The folder of `path`, spelt so that `a` and `./a` compare equal.
-        private func parentFolder(_ path: String) -> String {
-            guard let slash = path.lastIndex(of: "/") else { return "." }
-            let folder = String(path[..<slash])
-            return folder.isEmpty ? "/" : folder
         }
     }
 }

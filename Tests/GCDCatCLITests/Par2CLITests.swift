@@ -337,6 +337,43 @@ func par2PartSet(_ scratch: Scratch) throws -> [String: Data] {
         #expect(scratch.read("copy") == image)
     }
 
+    /// A name with a component longer than 255 bytes, which no file system takes: verify called
+    /// the file missing and the set repairable, and repair failed (`lstat: File name too long`)
+    /// after it had made the file's folder, which it left. Both refuse it as a bad name.
+    @Test(.enabled(if: toolExists("python3"), "python3 writes the .par2"))
+    func aNameComponentLongerThan255BytesIsRefused() throws {
+        let scratch = try Scratch()
+        try scratch.write("a.bin", randomData(500, seed: 2513))
+        try scratch.write("X", randomData(300, seed: 2514))
+        let folder = String(repeating: "d", count: 255)
+        let name = folder + "/" + String(repeating: "b", count: 256)
+        let script = """
+            import sys,struct,zlib,hashlib
+            M=lambda b:hashlib.md5(b).digest()
+            def pk(s,t,b): return b'PAR2\\0PKT'+struct.pack('<Q',64+len(b))+M(s+t+b)+s+t+b
+            bs=64; F=[]
+            for n,src in [(b'a.bin','a.bin'),(sys.argv[1].encode(),'X')]:
+                d=open(src,'rb').read(); F.append((M(M(d[:16384])+struct.pack('<Q',len(d))+n),n,d))
+            F.sort(); mb=struct.pack('<QI',bs,len(F))+b''.join(f[0] for f in F); sid=M(mb)
+            P=[pk(sid,b'PAR 2.0\\0Main\\0\\0\\0\\0',mb)]
+            for fid,n,d in F:
+                P.append(pk(sid,b'PAR 2.0\\0FileDesc',fid+M(d)+M(d[:16384])+struct.pack('<Q',len(d))+n+b'\\0'*(-len(n)%4)))
+                bl=[d[i:i+bs].ljust(bs,b'\\0') for i in range(0,len(d),bs)]
+                P.append(pk(sid,b'PAR 2.0\\0IFSC\\0\\0\\0\\0',fid+b''.join(M(b)+struct.pack('<I',zlib.crc32(b)) for b in bl)))
+            open('s.par2','wb').write(b''.join(P))
+            """
+        #expect(try runTool("python3", ["-c", script, name], in: scratch.path).status == 0)
+        try FileManager.default.removeItem(atPath: scratch.file("X"))
+        for command in ["verify", "repair"] {
+            let result = try gcdcat([command, "s.par2"], in: scratch.path)
+            #expect(result.status == 1, "\(command): \(result.stderr)")
+            #expect(
+                result.stderr == "gcdcat: s.par2: file name \(name) has a component longer than 255 bytes\n",
+                "\(command)")
+            #expect(scratch.listing() == ["a.bin", "s.par2"], "\(command)")
+        }
+    }
+
     /// A file of the set that is a link to the recovery set's own index or a volume is refused:
     /// repair wrote the file's bytes over the recovery data (outside attack).
     @Test func repairRefusesALinkToTheRecoverySetsOwnFiles() throws {

@@ -383,18 +383,24 @@ extension Par2MergeCLITests {
         #expect(try gcdcat(["f.bin.001", "-q"], in: scratch.path).status == 0)
         #expect(scratch.read("f.bin") == input)
         try FileManager.default.removeItem(atPath: scratch.file("f.bin"))
-        // The first part gone, and no list beside the set: nothing vouches that it starts at .002.
+        // The first part gone: nothing vouches that the set starts at .002. The refusal names the
+        // set's list beside it (it printed a literal `NAME.sfv`), or the name split gives one.
         try FileManager.default.removeItem(atPath: scratch.file("f.bin.001"))
-        try FileManager.default.removeItem(atPath: scratch.file("f.bin.sfv"))
-        for argument in ["f.bin.par2", "f.bin.002"] {
-            let late = try gcdcat([argument], in: scratch.path)
-            #expect(late.status == 1, "\(argument)")
-            #expect(
-                late.stderr
-                    == "gcdcat: f.bin.002: no f.bin.001 before it, and f.bin.par2 protects the set only from f.bin.002, "
-                    + "so the set's first part may be missing; nothing was written. If the set really starts here, merge "
-                    + "it by its list (gcdcat merge NAME.sfv) or list its parts with --as-given\n", "\(argument)")
-            #expect(scratch.read("f.bin") == nil)
+        for (byList, removing) in [
+            ("merge it by its list (gcdcat merge f.bin.sfv)", nil),
+            ("merge it by its list if it has one (gcdcat merge f.bin.sfv, as split names it)", "f.bin.sfv"),
+        ] {
+            if let removing { try FileManager.default.removeItem(atPath: scratch.file(removing)) }
+            for argument in ["f.bin.par2", "f.bin.002"] {
+                let late = try gcdcat([argument], in: scratch.path)
+                #expect(late.status == 1, "\(argument)")
+                #expect(
+                    late.stderr
+                        == "gcdcat: f.bin.002: no f.bin.001 before it, and f.bin.par2 protects the set only from "
+                        + "f.bin.002, so the set's first part may be missing; nothing was written. If the set really "
+                        + "starts here, \(byList) or list its parts with --as-given\n", "\(argument)")
+                #expect(scratch.read("f.bin") == nil)
+            }
         }
     }
 
@@ -436,5 +442,55 @@ extension Par2MergeCLITests {
                 == "gcdcat: note: f.bin.par2 does not list f.bin.004, which lies beside the set; the set's marks decide\n"
         )
         #expect(scratch.read("whole") == input)
+    }
+
+    /// The SFV lists four parts, the `.par2` protects the first three, and all four lie beside
+    /// it: from the first part the list decides and the merge joins all four, but by the
+    /// `.par2` it was refused (f.bin.004 "lies beside the set"). Both now merge the four by the
+    /// list; with the fourth gone, both still refuse (the output would stop short).
+    @Test func aListBesideTheSetDecidesByThePar2AsFromTheFirstPart() throws {
+        let scratch = try Scratch()
+        let input = randomData(400_000, seed: 2512)
+        try scratch.write("f.bin", input)
+        #expect(try gcdcat(["split", "f.bin", "--size", "100000", "-q"], in: scratch.path).status == 0)
+        try FileManager.default.removeItem(atPath: scratch.file("f.bin"))
+        #expect(try gcdcat(["protect", "f.bin.001", "f.bin.002", "f.bin.003", "-q"], in: scratch.path).status == 0)
+        for (argument, output) in [("f.bin.par2", "a"), ("f.bin.001", "b")] {
+            let merged = try gcdcat([argument, "-o", output], in: scratch.path)
+            #expect(merged.status == 0, "\(argument): \(merged.stderr)")
+            #expect(
+                merged.stderr
+                    == "gcdcat: note: f.bin.par2 does not list f.bin.004, which lies beside the set; the set's list "
+                    + "decides\ngcdcat: 4 parts verified against f.bin.sfv\n", "\(argument)")
+            #expect(scratch.read(output) == input, "\(argument)")
+        }
+        try FileManager.default.moveItem(atPath: scratch.file("f.bin.004"), toPath: scratch.file("kept"))
+        for argument in ["f.bin.par2", "f.bin.001"] {
+            let short = try gcdcat([argument, "-o", "c"], in: scratch.path)
+            #expect(short.status == 1, "\(argument): \(short.stderr)")
+            #expect(scratch.read("c") == nil)
+        }
+    }
+
+    /// A `.par2` with damaged packets (PAR2 repeats them, so the intact copies are used): verify
+    /// named them, a merge that repaired from it said nothing. Its notes say so, as verify does.
+    @Test(.enabled(if: Par2Tool.cmdline.isInstalled, "needs par2 (Debian)"))
+    func aMergeNamesTheDamagedPacketsItSkipped() throws {
+        let set = try Par2MergeFixture(.cmdline, recovery: 32)
+        var index = try #require(set.scratch.read("movie.zip.par2"))
+        for offset in [100, 500] { index[offset] ^= 0xFF }
+        try set.scratch.write("movie.zip.par2", index)
+        let verify = try gcdcat(["verify", "movie.zip.par2"], in: set.scratch.path)
+        let line = try #require(
+            verify.stderr.split(separator: "\n").first { $0.contains("damaged packet") }.map {
+                String($0.dropFirst("gcdcat: ".count))
+            })
+        try set.remove("movie.zip.002")
+        let result = try gcdcat(["movie.zip.001", "--json"], in: set.scratch.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(set.scratch.read("movie.zip") == set.whole)
+        #expect(result.stderr.hasPrefix("gcdcat: note: \(line)\n"), "\(result.stderr)")
+        let document = try set.json(result)
+        #expect((document["notes"] as? [String])?.first == line)
     }
 }

@@ -63,9 +63,9 @@ extension Par2ProtectCLITests {
         #expect(scratch.listing().filter { $0.contains(".vol") }.count == 6)
     }
 
-    /// PAR2 names each file by its name alone: `d1/x d2/x` was refused for a folder the
-    /// default name made up, `x ./x` for sharing no name, and `x x` with exit 1 after reading.
-    @Test(arguments: [["d1/x", "d2/x"], ["x", "./x"], ["x", "x"]])
+    /// PAR2 names each file by its path from the index's folder: `x ./x` was refused for sharing
+    /// no name, and `x x` with exit 1 after reading. (`d1/x d2/x` are two names in `s.par2`'s set.)
+    @Test(arguments: [["x", "./x"], ["x", "x"], ["d1/x", "d1/../d1/x"]])
     func twoFilesOfTheSameNameAreAUsageErrorNamingBoth(files: [String]) throws {
         let scratch = try Scratch()
         for folder in ["d1", "d2"] {
@@ -76,9 +76,42 @@ extension Par2ProtectCLITests {
         #expect(result.status == 64)
         #expect(
             result.stderr.hasPrefix(
-                "Error: \(files[0]) and \(files[1]) have the same name x, and PAR2 names a set's files by name alone: "
-                    + "give each file once, under names that differ\n"), "\(result.stderr)")
+                "Error: \(files[0]) and \(files[1]) have the same name \(files[0]), and PAR2 names a set's files by "
+                    + "their paths from its .par2's folder: give each file once, under names that differ\n"),
+            "\(result.stderr)")
         #expect(!scratch.listing().contains { $0.hasSuffix(".par2") })
+    }
+
+    /// A file in a subfolder of the set's folder is named by its path from there, as par2
+    /// create names it (protect refused it as "not in s.par2's folder"): verify reads it, repair
+    /// restores it, and par2 verifies the set. A file outside the folder is still refused.
+    @Test func aFileInASubfolderIsNamedByItsPathFromTheSetsFolder() throws {
+        let scratch = try Scratch()
+        try FileManager.default.createDirectory(atPath: scratch.file("set/sub"), withIntermediateDirectories: true)
+        let b = randomData(5000, seed: 2515)
+        try scratch.write("set/a.bin", randomData(5000, seed: 2516))
+        try scratch.write("set/sub/b.bin", b)
+        try scratch.write("c.bin", randomData(100, seed: 2517))
+        let protect = try gcdcat(
+            ["protect", "a.bin", "./sub/b.bin", "-o", "s.par2", "--par2", "100%", "-q"], in: scratch.file("set"))
+        #expect(protect.status == 0, "\(protect.stderr)")
+        let verify = try gcdcat(["verify", "s.par2"], in: scratch.file("set"))
+        #expect(verify.status == 0, "\(verify.stderr)")
+        #expect(verify.stdoutText.split(separator: "\n").sorted() == ["a.bin: OK", "sub/b.bin: OK"])
+        if Par2Tool.cmdline.isInstalled {
+            let par2 = try Par2Tool.cmdline.execute(["verify", "-q", "s.par2"], in: scratch.file("set"))
+            #expect(par2.status == 0, "\(par2.stdoutText)")
+        }
+        try FileManager.default.removeItem(atPath: scratch.file("set/sub"))
+        let repair = try gcdcat(["repair", "s.par2", "-q"], in: scratch.file("set"))
+        #expect(repair.status == 0, "\(repair.stderr)")
+        #expect(scratch.read("set/sub/b.bin") == b)
+        let outside = try gcdcat(["protect", "a.bin", "../c.bin", "-o", "t.par2"], in: scratch.file("set"))
+        #expect(outside.status == 64)
+        #expect(
+            outside.stderr.hasPrefix(
+                "Error: ../c.bin is not in t.par2's folder or below it; a set's names are relative to its .par2's "
+                    + "folder\n"), "\(outside.stderr)")
     }
 
     /// `--par2-block-size 1G --par2 1000%` on small files held 1 GiB a recovery block and wrote

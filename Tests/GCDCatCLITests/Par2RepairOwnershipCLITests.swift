@@ -52,8 +52,9 @@ import Testing
         #expect(
             repair.stderr.hasSuffix(
                 "gcdcat: f: repaired (1 block rebuilt)\n"
-                    + "gcdcat: note: f had 1 other hard link, which still holds the damaged bytes: the repaired file "
-                    + "is a new one at this name (as par2 repair's is); link the other names to it again\n"),
+                    + "gcdcat: note: f had 1 other hard link (a name that is no file of the set), which still holds the "
+                    + "damaged bytes: the repaired file is a new one at this name (as par2 repair's is); link that "
+                    + "name to it again if it should hold the repaired bytes\n"),
             "\(repair.stderr)")
         #expect(scratch.read("f") == whole)
         #expect(scratch.read("g") == damaged)
@@ -69,8 +70,9 @@ import Testing
         let repaired = document["repaired"] as! [[String: Any]]
         #expect(
             repaired.first?["notes"] as? [String] == [
-                "f had 1 other hard link, which still holds the damaged bytes: the repaired file is a new one at this "
-                    + "name (as par2 repair's is); link the other names to it again"
+                "f had 1 other hard link (a name that is no file of the set), which still holds the damaged bytes: "
+                    + "the repaired file is a new one at this name (as par2 repair's is); link that name to it again "
+                    + "if it should hold the repaired bytes"
             ])
     }
 
@@ -130,9 +132,47 @@ import Testing
             again.stderr.hasSuffix(
                 "gcdcat: g: repaired (1 block rebuilt)\n"
                     + "gcdcat: f: repaired (1 block rebuilt)\n"
-                    + "gcdcat: note: f had 1 other hard link, which still holds the damaged bytes: the repaired file "
-                    + "is a new one at this name (as par2 repair's is); link the other names to it again\n"),
+                    + "gcdcat: note: f had 1 other hard link (a name that is no file of the set), which still holds the "
+                    + "damaged bytes: the repaired file is a new one at this name (as par2 repair's is); link that "
+                    + "name to it again if it should hold the repaired bytes\n"),
             "\(again.stderr)")
         #expect(scratch.read("h") != whole)
+    }
+
+    /// A damaged file hard-linked to another file of the set that verifies (`ln a.bin x.bin`):
+    /// the note said the other link held the damaged bytes and told the user to link it to the
+    /// repaired file again, which would have destroyed the good `a.bin`. Names of the set, and
+    /// of its recovery set, are not counted; a name outside both still is.
+    @Test func aHardLinkThatIsAnotherFileOfTheSetIsNotNamed() throws {
+        let scratch = try Scratch()
+        let a = randomData(5000, seed: 2501)
+        let x = randomData(5000, seed: 2502)
+        try scratch.write("a.bin", a)
+        try scratch.write("x.bin", x)
+        let protect = try gcdcat(
+            ["protect", "a.bin", "x.bin", "-o", "s.par2", "--par2", "100%", "-q"], in: scratch.path)
+        #expect(protect.status == 0, "\(protect.stderr)")
+        try FileManager.default.removeItem(atPath: scratch.file("x.bin"))
+        try FileManager.default.linkItem(atPath: scratch.file("a.bin"), toPath: scratch.file("x.bin"))
+        let repair = try gcdcat(["repair", "s.par2"], in: scratch.path)
+        #expect(repair.status == 0, "\(repair.stderr)")
+        #expect(!repair.stderr.contains("hard link"), "\(repair.stderr)")
+        #expect(scratch.read("a.bin") == a && scratch.read("x.bin") == x)
+        // A link to a volume is no name holding damaged bytes either; one outside the set is.
+        let volume = try #require(scratch.listing().filter { $0.hasPrefix("s.vol") }.last)
+        try FileManager.default.removeItem(atPath: scratch.file("x.bin"))
+        try FileManager.default.linkItem(atPath: scratch.file(volume), toPath: scratch.file("x.bin"))
+        try FileManager.default.linkItem(atPath: scratch.file(volume), toPath: scratch.file("keep"))
+        let again = try gcdcat(["repair", "s.par2", "--json"], in: scratch.path)
+        #expect(again.status == 0, "\(again.stderr)")
+        let document = try JSONSerialization.jsonObject(with: again.stdout) as! [String: Any]
+        let repaired = document["repaired"] as! [[String: Any]]
+        #expect(
+            repaired.first?["notes"] as? [String] == [
+                "x.bin had 1 other hard link (a name that is no file of the set), which still holds the damaged "
+                    + "bytes: the repaired file is a new one at this name (as par2 repair's is); link that name to "
+                    + "it again if it should hold the repaired bytes"
+            ])
+        #expect(scratch.read("x.bin") == x && scratch.read("keep") == scratch.read(volume))
     }
 }

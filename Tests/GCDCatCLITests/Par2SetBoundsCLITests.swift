@@ -120,6 +120,66 @@ import Testing
         #expect(scratch.read("f.bin.002") == nil)
     }
 
+    /// A hostile `.par2` of a few hundred bytes declaring 20 MiB for each of two 10-byte parts:
+    /// the merge reserved the 40 MiB it declares (`fallocate`) before it checked anything, then
+    /// refused the set. The sizes on disk already show 38 blocks lost and none to rebuild them
+    /// from: refused before the output is made (exit 2: the parts are damaged, beyond repair).
+    @Test(.enabled(if: toolExists("python3") && toolExists("strace"), "python3 writes the .par2, strace counts"))
+    func aSetDeclaringMoreThanItCanRebuildIsRefusedBeforeAnythingIsReserved() throws {
+        let scratch = try Scratch()
+        for name in ["a.bin.001", "a.bin.002"] { try scratch.write(name, Data("0123456789".utf8)) }
+        let script = """
+            import hashlib,struct; M=lambda b:hashlib.md5(b).digest()
+            def pk(s,t,b): return b'PAR2\\0PKT'+struct.pack('<Q',64+len(b))+M(s+t+b)+s+t+b
+            L=20<<20; F=[]
+            for n in [b'a.bin.001',b'a.bin.002']:
+                h=M(n); F.append((M(h+struct.pack('<Q',L)+n),h,n))
+            F.sort(); mb=struct.pack('<QI',1<<20,2)+b''.join(f[0] for f in F); s=M(mb)
+            P=[pk(s,b'PAR 2.0\\0Main\\0\\0\\0\\0',mb)]
+            for fid,h,n in F:
+                P.append(pk(s,b'PAR 2.0\\0FileDesc',fid+h+h+struct.pack('<Q',L)+n+b'\\0'*(-len(n)%4)))
+                P.append(pk(s,b'PAR 2.0\\0IFSC\\0\\0\\0\\0',fid+bytes(20)*20))
+            open('a.bin.par2','wb').write(b''.join(P))
+            """
+        #expect(try runTool("python3", ["-c", script], in: scratch.path).status == 0)
+        let result = try runTool(
+            "strace", ["-f", "-o", "trace", "-e", "trace=fallocate", gcdcatPath, "a.bin.001"], in: scratch.path)
+        #expect(result.status == 2)
+        #expect(
+            result.stderr
+                == "gcdcat: a.bin.par2: not repairable: 38 blocks missing, 0 recovery blocks available "
+                + "(a.bin.001 (10 bytes on disk, 20971520 in the set), a.bin.002 (10 bytes on disk, 20971520 in the "
+                + "set)); nothing was written\n")
+        #expect(!String(decoding: scratch.read("trace") ?? Data(), as: UTF8.self).contains("fallocate("))
+        #expect(scratch.listing() == ["a.bin.001", "a.bin.002", "a.bin.par2", "trace"])
+    }
+
+    /// The output's size comes from the `.par2`: when it cannot be reserved (strace makes
+    /// `fallocate` fail as a size past the filesystem's limit does), the error names the `.par2`
+    /// as where the size came from, not only the output.
+    @Test(.enabled(if: toolExists("strace"), "needs strace to fail fallocate"))
+    func aSizeThatCannotBeReservedNamesThePar2() throws {
+        let scratch = try Scratch()
+        _ = try splitSet(scratch, size: 300_000, seed: 48)
+        try FileManager.default.removeItem(atPath: scratch.file("f.bin"))
+        var part = try #require(scratch.read("f.bin.002"))
+        part[5000] ^= 0xFF
+        try scratch.write("f.bin.002", part)
+        let result = try runTool(
+            "strace",
+            [
+                "-f", "-o", "/dev/null", "-e", "trace=fallocate", "-e", "inject=fallocate:error=EFBIG", gcdcatPath,
+                "f.bin.001",
+            ],
+            in: scratch.path)
+        #expect(result.status == 1)
+        #expect(
+            result.stderr.hasSuffix(
+                "gcdcat: f.bin: fallocate: File too large; the output's size, 300000 bytes, is what f.bin.par2 "
+                    + "declares for the set's files\n"), "\(result.stderr)")
+        #expect(scratch.read("f.bin") == nil)
+    }
+
     @Test(.enabled(if: toolExists("par2"), "needs par2 (Debian's par2cmdline)"))
     func protectLeavesEmptyFilesOutAsPar2CreateDoes() throws {
         let scratch = try Scratch()
@@ -129,7 +189,8 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         #expect(
             result.stderr.hasPrefix(
-                "gcdcat: note: c is empty; left out of the set, as par2 create leaves out 0-byte files\n"))
+                "gcdcat: note: c is empty: PAR2 lists no 0-byte file (par2 create leaves them out), so g.par2 names "
+                    + "it in a packet of gcdcat's own, which gcdcat verify and repair check (par2 does not)\n"))
         let verified = try runTool("par2", ["v", "-q", "-q", "g.par2"], in: scratch.path)
         #expect(verified.status == 0, "\(verified.stdout) \(verified.stderr)")
     }

@@ -105,6 +105,43 @@ import Testing
         #expect(scratch.read("f.bin") == nil)
     }
 
+    /// A part overwritten whole, another part lost: no block of the part present matches, yet
+    /// the set is repairable and verify says so; the merge called it another file's set. A part
+    /// of zeros is damage, not another version, and so is a part the set's SFV rejects too; a
+    /// part of other bytes with no list to say so is still another file's set.
+    @Test func aPartOverwrittenWholeBesideALostOneIsRebuilt() throws {
+        let scratch = try Scratch()
+        let whole = randomData(200_000, seed: 2510)
+        try scratch.write("f", whole)
+        let split = try gcdcat(["split", "f", "--size", "100000", "--par2", "100%", "-q"], in: scratch.path)
+        #expect(split.status == 0, "\(split.stderr)")
+        try FileManager.default.removeItem(atPath: scratch.file("f"))
+        try FileManager.default.removeItem(atPath: scratch.file("f.002"))
+        for (bytes, argument) in [
+            (Data(count: 100_000), "f.par2"), (Data(count: 100_000), "f.001"),
+            (randomData(100_000, seed: 2511), "f.par2"),
+        ] {
+            try scratch.write("f.001", bytes)
+            let merge = try gcdcat([argument, "-o", "out", "--json"], in: scratch.path)
+            #expect(merge.status == 0, "\(argument): \(merge.stderr)")
+            #expect(scratch.read("out") == whole, "\(argument)")
+            let document = try JSONSerialization.jsonObject(with: merge.stdout) as! [String: Any]
+            let rebuilt = (document["rebuiltParts"] as? [[String: Any]] ?? []).map { "\($0["path"]!) \($0["state"]!)" }
+            #expect(rebuilt == ["f.001 damaged", "f.002 missing"], "\(argument)")
+            try FileManager.default.removeItem(atPath: scratch.file("out"))
+        }
+        #expect(scratch.read("f.002") == nil)
+        // Other bytes, and no SFV to say the part is bad: another file's set, as before.
+        try FileManager.default.removeItem(atPath: scratch.file("f.sfv"))
+        let foreign = try gcdcat(["f.par2", "-o", "out"], in: scratch.path)
+        #expect(foreign.status == 1)
+        #expect(
+            foreign.stderr.contains(
+                "gcdcat: f.par2: the recovery set describes other contents: not one block of f.001 matches its "
+                    + "checksums"), "\(foreign.stderr)")
+        #expect(scratch.read("out") == nil)
+    }
+
     /// Heavy damage still leaves blocks that match: the part is rebuilt as before.
     @Test func aPartMostlyOverwrittenIsStillRebuilt() throws {
         let scratch = try Scratch()

@@ -210,6 +210,16 @@ import Testing
         ("a.bin", nil), ("sub/a.bin", nil), ("", "is empty"), ("/etc/passwd", "is absolute"),
         ("sub/../../x", "contains '..'"), ("sub//a.bin", "has an empty component"), ("./a.bin", "has a '.' component"),
         ("sub/./a.bin", "has a '.' component"), (".a.bin", nil), ("a.bin.", nil),
+        (String(repeating: "b", count: 255), nil),
+        (String(repeating: "b", count: 256), "has a component longer than 255 bytes"),
+        (
+            String(repeating: "d", count: 255) + "/" + String(repeating: "b", count: 256),
+            "has a component longer than 255 bytes"
+        ),
+        (
+            Array(repeating: String(repeating: "d", count: 200), count: 21).joined(separator: "/"),
+            "is longer than 4095 bytes"
+        ),
     ])
     func unsafeNamesAreRefused(name: String, reason: String?) {
         #expect(Par2RecoverySet.unsafeNameReason(Array(name.utf8)) == reason)

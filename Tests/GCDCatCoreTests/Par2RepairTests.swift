@@ -95,4 +95,34 @@ import Testing
         _ = try Par2FileRestorer.repair(verification, jobs: 2, fsync: false)
         for (name, bytes) in zip(names, contents) { #expect(readFile(scratch.file(name)) == bytes, "\(name)") }
     }
+
+    /// A repair that fails after making a lost file's folders (`sub/deep` of `sub/deep/b`)
+    /// leaves none of them behind: a failed repair left a folder the set's verify then tripped on.
+    @Test func aFailedRepairRemovesTheFoldersItMade() throws {
+        let scratch = TemporaryDirectory()
+        #expect(mkdir(scratch.file("sub"), 0o755) == 0 && mkdir(scratch.file("sub/deep"), 0o755) == 0)
+        writeFile(scratch.file("a"), seededBytes(5000, seed: 950))
+        writeFile(scratch.file("sub/deep/b"), seededBytes(3000, seed: 951))
+        _ = try Par2Creator.create(
+            .init(
+                inputs: ["a", "sub/deep/b"].map { (scratch.file($0), $0) }, indexPath: scratch.file("f.par2"),
+                sliceSize: 512, recoverySlices: 10, layout: .variable(files: nil), overwrite: false, fsync: false,
+                jobs: 2))
+        #expect(unlink(scratch.file("sub/deep/b")) == 0)
+        #expect(rmdir(scratch.file("sub/deep")) == 0 && rmdir(scratch.file("sub")) == 0)
+        let verification = try Par2Verifier.verify(try Par2RecoverySet.load(indexPath: scratch.file("f.par2")), jobs: 2)
+        #expect(verification.files.map(\.state).sorted { $0.rawValue < $1.rawValue } == [.missing, .ok])
+        let (thrown, fired) = FaultInjection.withFaults([.init(.pwrite, pathContains: "sub/deep/b", .fail(EIO))]) {
+            do {
+                _ = try Par2FileRestorer.repair(verification, jobs: 2, fsync: false)
+                return nil as GCDCatError?
+            } catch {
+                return error as? GCDCatError
+            }
+        }
+        #expect(fired == 1)
+        #expect(thrown?.errno == EIO && thrown?.path?.hasSuffix("sub/deep/b") == true, "\(String(describing: thrown))")
+        var info = stat()
+        #expect(lstat(scratch.file("sub"), &info) != 0 && errno == ENOENT)
+    }
 }

@@ -404,6 +404,7 @@ public struct MergeOperation: Sendable {
             switch par2 {
             case .check(let list): return try mergeRepairing(list, notice: saying, measure: measure)
             case .repairOnly(let list): return try mergeListed(repairingFrom: list, notice: saying, measure: measure)
+            case .byList(let list): return try fromList(list).merge(notice: saying, measure: measure)
             case nil: return nil
             }
         }

@@ -21,6 +21,9 @@ extension MergeOperation {
         case check(Par2PartList)
         /// An SFV or list checks the parts as before; the PAR2 repairs a part that fails it.
         case repairOnly(Par2PartList)
+        /// The set's list (this path) names it: the `.par2` given lists fewer parts than lie
+        /// beside the set, and the list decides, as it does from the first part.
+        case byList(String)
     }
 
     /// How to use a PAR2 index of the set, or nil for today's merge: one argument (a part or
@@ -35,6 +38,18 @@ extension MergeOperation {
             // Named, the .par2 must still list the whole set: no part beside it left out.
             guard let list = try Par2PartList.named(by: argument) else { return nil }
             try Self.refuseUnlistedStart(list)
+            // Parts beside the set past the index's last, and a list beside it: the list decides,
+            // as from the first part (which says so). Without a list, the refusals below.
+            var unsaid: [String] = []
+            if !(try emptyPartsPastLast(list, notes: &unsaid)),
+                let beyond = PartDiscovery.existing(list.naming.with(number: lastNumber(list) + 1), FileSystemNames()),
+                let byList = try list.naming.manifestCandidates.first(where: { try Syscall.statIfExists($0) != nil })
+            {
+                notes.append(
+                    "\(list.index.displayPath) does not list \(beyond.displayPath), which lies beside the set; the set's "
+                        + "list decides")
+                return .byList(byList)
+            }
             try Self.refuseShortOfTheSet(list, sfv: Self.sfvBeside(list))
             try refusePartsPastPar2(list, notes: &notes)
             return .check(list)
@@ -143,22 +158,27 @@ extension MergeOperation {
                     + "or check the parts against an SFV")
         case .standardOutput: break
         }
-        for note in list.set.foreignVolumeNotes + list.set.notPar2Notes { notice(.note(note)) }
+        try refuseShortOfRecoveryBlocks(list)
+        for note in list.set.foreignVolumeNotes + list.set.notPar2Notes + list.set.damagedPacketNotes {
+            notice(.note(note))
+        }
         let total = list.outputLength
         var operation = self
         operation.output = target
         var rebuilt: [RebuiltPart] = []
         // The notes come once the check has run, inside the write (notice does not escape).
         let result = try withoutActuallyEscaping(notice) { notice in
-            try measure(target, total) { counter in
-                try OutputSet.transaction(inputs: inputs, overwrite: overwrite, fsync: fsync) { set in
-                    let result = try set.produce(.whole, target, bytes: total) { sink in
-                        try operation.checkAndWrite(
-                            list, afterListFailure: listFailure, into: sink, counter: counter, rebuilt: &rebuilt,
-                            notice: notice)
-                    }.value
-                    try set.publish()
-                    return result
+            try Self.namingTheIndex(of: list, ifReserving: total) {
+                try measure(target, total) { counter in
+                    try OutputSet.transaction(inputs: inputs, overwrite: overwrite, fsync: fsync) { set in
+                        let result = try set.produce(.whole, target, bytes: total) { sink in
+                            try operation.checkAndWrite(
+                                list, afterListFailure: listFailure, into: sink, counter: counter, rebuilt: &rebuilt,
+                                notice: notice)
+                        }.value
+                        try set.publish()
+                        return result
+                    }
                 }
             }
         }
@@ -170,6 +190,63 @@ extension MergeOperation {
         outcome.rebuiltParts = rebuilt
         outcome.partCount = list.paths.count
         return outcome
+    }
+
+    /// Refuses, before the output is created or any part read, a set whose recovery blocks
+    /// cannot make up for what the sizes on disk already show lost: a part missing loses all its
+    /// blocks, a part shorter than the set says loses each block wholly past its end (unless that
+    /// block is all zeros, as a file's end read past is). The output's size comes from the
+    /// `.par2`, and a few bytes of a hostile one declaring tens of GiB had that much reserved
+    /// before anything was checked.
+    ///
+    /// ## Errors
+    /// `.missingPart` (a part missing) or `.checksumMismatch` (parts short only) naming the index.
+    private func refuseShortOfRecoveryBlocks(_ list: Par2PartList) throws {
+        let set = list.set
+        let sliceSize = Int64(set.sliceSize)
+        var zeroCRC: UInt32?
+        var lost = 0
+        var short: [(path: String, what: String)] = []
+        for (position, index) in list.order.enumerated() {
+            let file = set.files[index]
+            let path = list.paths[position]
+            guard try Par2Verifier.exists(set.path(of: file)) else {
+                lost += file.slices.count
+                if !file.slices.isEmpty { short.append((path, "missing")) }
+                continue
+            }
+            guard let info = try Syscall.statIfExists(set.path(of: file)), info.st_mode & S_IFMT == S_IFREG,
+                Int64(info.st_size) < file.length
+            else { continue }
+            let size = Int64(info.st_size)
+            let first = Int((size + sliceSize - 1) / sliceSize)
+            guard first < file.slices.count else { continue }
+            if zeroCRC == nil { zeroCRC = Par2Verifier.zeroSliceCRC(set.sliceSize) }
+            let past = file.slices[first...].filter { $0.crc32 != zeroCRC }.count
+            guard past > 0 else { continue }
+            lost += past
+            short.append((path, "\(size) bytes on disk, \(file.length) in the set"))
+        }
+        guard lost > set.recoverySlices.count else { return }
+        let named = short.prefix(5).map { "\($0.path.displayPath) (\($0.what))" }.joined(separator: ", ")
+        throw GCDCatError(
+            short.contains { $0.what == "missing" } ? .missingPart : .checksumMismatch, path: list.index,
+            message:
+                "not repairable: \(lost) blocks missing, \(set.recoverySlices.count) recovery blocks "
+                + "available (\(named)\(short.count > 5 ? ", …" : "")); nothing was written")
+    }
+
+    /// Runs `body`, which makes an output of `bytes`, the size `list`'s index gives the set: a
+    /// failure to reserve them (`fallocate`: too large for the filesystem, a full disk) names
+    /// the index as where the size came from.
+    static func namingTheIndex<T>(of list: Par2PartList, ifReserving bytes: Int64, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch var error as GCDCatError where error.syscall == "fallocate" {
+            error.message +=
+                "; the output's size, \(bytes) bytes, is what \(list.index.displayPath) declares for the set's files"
+            throw error
+        }
     }
 
     /// The body of ``mergeRepairing(_:afterListFailure:notice:measure:)``'s output: checks the
@@ -381,6 +458,9 @@ extension MergeOperation {
     /// a recovery set is another file's (an older version's index or volumes left beside a new
     /// split), and rebuilding every part from it would publish that file. Damage, even heavy,
     /// leaves some block intact; a set overwritten whole is `gcdcat repair`'s to mend, by name.
+    /// Unless every such part shows damage rather than other contents (``showsDamage(_:listed:)``):
+    /// a part overwritten whole with zeros, beside another part lost, was refused although its
+    /// set was repairable and the SFV beside it also said the part was bad.
     ///
     /// ## Errors
     /// `.invalidInput` naming the index and the parts.
@@ -392,6 +472,8 @@ extension MergeOperation {
         guard !present.isEmpty, unmatched.count == present.count,
             present.contains(where: { !list.set.files[$0.element].slices.isEmpty })
         else { return }
+        let listed = ListedCRCs(list)
+        if try present.allSatisfy({ try Self.showsDamage(list.paths[$0.offset], listed: listed) }) { return }
         let named = present.prefix(5).map { list.paths[$0.offset].displayPath }.joined(separator: ", ")
         throw GCDCatError(
             .invalidInput, path: list.index,
@@ -400,6 +482,38 @@ extension MergeOperation {
                 + "matches its checksums, so it is another file's set (an older version's?); nothing was written. "
                 + "Remove it and merge again, or, if these parts are what was overwritten, "
                 + "gcdcat repair \(list.index.displayPath) rebuilds them")
+    }
+
+    /// Whether the part at `path`, none of whose blocks matches the recovery set, reads as damage
+    /// rather than as another version's bytes: it holds only zeros (wiped, or a hole), or the
+    /// SFV beside the set (`listed`) gives it another crc32 too, so both of the set's lists call
+    /// it bad (a part written from the recovery set must then have the SFV's crc32, which
+    /// ``writeSet(_:_:rebuilt:intactWritten:into:counter:listed:)`` checks). Reads the part once,
+    /// and without an SFV line for it stops at its first byte that is not zero.
+    ///
+    /// ## Errors
+    /// `.io` naming the part.
+    static func showsDamage(_ path: String, listed: ListedCRCs?) throws -> Bool {
+        let expected = listed?.crcs[splitPath(path).name]?.0
+        let opened = try Syscall.openRegularFile(path)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 64)
+        defer { buffer.deallocate() }
+        var crc = Checksum(.crc32)
+        var zeros = true
+        var offset: Int64 = 0
+        while true {
+            let got = try Syscall.pread(
+                opened.raw, into: buffer.baseAddress!, count: buffer.count, offset: offset, path: path)
+            if got == 0 { break }
+            let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<got])
+            if zeros && bytes.contains(where: { $0 != 0 }) {
+                zeros = false
+                if expected == nil { return false }
+            }
+            crc.update(bytes)
+            offset += Int64(got)
+        }
+        return zeros || expected.map { $0 != crc.value } ?? false
     }
 
     /// The parts to rebuild, in part order; refuses, before anything is written, a set whose

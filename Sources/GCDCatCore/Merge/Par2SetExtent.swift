@@ -42,13 +42,20 @@ extension MergeOperation {
             : PartDiscovery.isLateLonePart(list.naming)
         guard list.paths.count > 1 || lonePart else { return }
         if let found = PartMark.readAny(first), found.standing == .current, found.mark.index == 0 { return }
+        // The set's list beside it, or the name split gives one.
+        let candidates = list.naming.manifestCandidates
+        let byList =
+            candidates.first { (try? Syscall.statIfExists($0)) != nil }.map {
+                "merge it by its list (gcdcat merge \($0.displayPath))"
+            }
+            ?? "merge it by its list if it has one (gcdcat merge \(candidates[0].displayPath), as split names it)"
         throw GCDCatError(
             .missingPart, path: first,
             message:
                 "no \(list.naming.with(number: number - 1).name.displayPath) before it, and "
                 + "\(list.index.displayPath) protects the set only from \(first.displayPath), so the set's first part "
-                + "may be missing; nothing was written. If the set really starts here, merge it by its list (gcdcat "
-                + "merge NAME.sfv) or list its parts with --as-given")
+                + "may be missing; nothing was written. If the set really starts here, \(byList) or list its parts "
+                + "with --as-given")
     }
 
     /// Refuses a merge by `list` that stops short of what the set says of itself: the mark a

@@ -37,12 +37,20 @@ public enum Par2FileRestorer {
         let rebuilt = verification.badSliceCount == 0 ? nil : try Par2Repairer.rebuild(verification, jobs: jobs)
         var restored: [Restored] = []
         let pending = set.files.indices.filter { verification.files[$0].state != .ok }
+        let linked = LinkedNames(set)
         for (position, index) in pending.enumerated() {
             let (file, status) = (set.files[index], verification.files[index])
-            try create(missingFolders(set, file))
-            let notes = try restore(
-                file, path: set.path(of: file), sliceSize: set.sliceSize, rebuilt: rebuilt, fsync: fsync,
-                repairedLater: pending[(position + 1)...].map { set.path(of: set.files[$0]) })
+            let made = try create(missingFolders(set, file))
+            let notes: [String]
+            do {
+                notes = try restore(
+                    file, path: set.path(of: file), sliceSize: set.sliceSize, rebuilt: rebuilt, fsync: fsync,
+                    repairedLater: pending[(position + 1)...].map { set.path(of: set.files[$0]) }, linked: linked)
+            } catch {
+                // No folder made for a file that was not restored is left behind.
+                removeFolders(made)
+                throw error
+            }
             restored.append(
                 Restored(
                     path: set.path(of: file), blocksRebuilt: status.badSlices.count, bytes: file.length,
@@ -152,6 +160,44 @@ public enum Par2FileRestorer {
         }
     }
 
+    /// The names of the set's files and of its recovery set's own files that are hard links
+    /// (more than one name), by the file they name: a damaged file's other names among them are
+    /// no names left holding its damaged bytes (a set file that verified OK holds its own bytes,
+    /// one repaired gets a new file), and to link them to the repaired file would destroy them.
+    struct LinkedNames {
+        private var names: [FileIdentity: [String]] = [:]
+
+        init(_ set: Par2RecoverySet) {
+            for path in set.files.map({ set.path(of: $0) }) + [set.origin] + set.ownFiles {
+                guard let info = try? Syscall.statIfExists(path, followLinks: false), info.st_nlink > 1 else {
+                    continue
+                }
+                names[FileIdentity(info), default: []].append(path)
+            }
+        }
+
+        /// How many of the set's names other than `path` name the file `file` is now.
+        func count(of file: stat, other path: String) -> Int {
+            let identity = FileIdentity(file)
+            return Set(names[identity] ?? []).filter { name in
+                name != path
+                    && (try? Syscall.statIfExists(name, followLinks: false)).flatMap { $0 }.map(FileIdentity.init)
+                        == identity
+            }.count
+        }
+    }
+
+    /// A file on disk: its device and inode.
+    struct FileIdentity: Hashable {
+        var device: UInt64
+        var inode: UInt64
+
+        init(_ info: stat) {
+            device = UInt64(info.st_dev)
+            inode = UInt64(info.st_ino)
+        }
+    }
+
     /// The folders of `file`'s name that are missing, outermost first (`sub/deep` of a lost
     /// `sub/deep/b`): repair creates them, as par2 does. A folder on the way that exists must lie
     /// inside the set's folder, so that none is ever created outside it.
@@ -188,15 +234,31 @@ public enum Par2FileRestorer {
         return missing
     }
 
-    /// Creates `folders` in order (``missingFolders(_:_:)``).
+    /// Creates `folders` in order (``missingFolders(_:_:)``); returns those it made. A failure
+    /// removes the folders it made first.
     ///
     /// ## Errors
     /// `.io` naming the folder and `mkdir`.
-    static func create(_ folders: [String]) throws {
-        for folder in folders where PathName.withPathCString(folder, { mkdir($0, 0o777) }) != 0 {
+    @discardableResult
+    static func create(_ folders: [String]) throws -> [String] {
+        var made: [String] = []
+        for folder in folders {
+            guard PathName.withPathCString(folder, { mkdir($0, 0o777) }) != 0 else {
+                made.append(folder)
+                continue
+            }
             let code = errno
-            if code != EEXIST { throw GCDCatError.syscall("mkdir", path: folder, errno: code) }
+            if code == EEXIST { continue }
+            removeFolders(made)
+            throw GCDCatError.syscall("mkdir", path: folder, errno: code)
         }
+        return made
+    }
+
+    /// Removes `folders`, made by ``create(_:)``, innermost first; one no longer empty (another
+    /// process put something there) is left.
+    static func removeFolders(_ folders: [String]) {
+        for folder in folders.reversed() { _ = PathName.withPathCString(folder) { rmdir($0) } }
     }
 
     /// Refuses to replace what is at `path` unless it is still the file the repair read (`read`:
@@ -219,10 +281,11 @@ public enum Par2FileRestorer {
     /// Writes `file` anew at `path` (through a symlink, at its target), with the damaged file's
     /// owner and mode; returns the notes for the user (``Restored/notes``). Other hard links of
     /// the damaged file keep its bytes, and a note says so, except those among `repairedLater`
-    /// (`ln a c; protect a c`: c is repaired next).
+    /// (`ln a c; protect a c`: c is repaired next); names of the set's or its recovery set's
+    /// files (`linked`) are not counted.
     private static func restore(
         _ file: Par2RecoverySet.File, path: String, sliceSize: Int, rebuilt: Par2Repairer.Rebuilt?, fsync: Bool,
-        repairedLater: [String] = []
+        repairedLater: [String] = [], linked: LinkedNames
     ) throws -> [String] {
         let damaged: OwnedDescriptor? = try? Syscall.openRegularFile(path).takeDescriptor()
         let source = damaged.raw  // lent to the reads below, all done while `damaged` lives
@@ -248,12 +311,17 @@ public enum Par2FileRestorer {
                     return info.st_dev == damaged.st_dev && info.st_ino == damaged.st_ino
                 }.count
                 // Said once, by the last name of the set repaired (the earlier ones' links are gone).
-                if repairedLinks == 0 && damaged.st_nlink > 1 {
-                    let others = Int(damaged.st_nlink) - 1
+                let others =
+                    repairedLinks == 0 && damaged.st_nlink > 1
+                    ? Int(damaged.st_nlink) - 1 - linked.count(of: damaged, other: finalPath) : 0
+                if others > 0 {
+                    let one = others == 1
                     notes.append(
-                        "\(path.displayPath) had \(others) other hard link\(others == 1 ? "" : "s"), which still "
-                            + "hold\(others == 1 ? "s" : "") the damaged bytes: the repaired file is a new one at this "
-                            + "name (as par2 repair's is); link the other names to it again")
+                        "\(path.displayPath) had \(others) other hard link\(one ? "" : "s") (\(one ? "a name" : "names") "
+                            + "that \(one ? "is" : "are") no file of the set), which still hold\(one ? "s" : "") the "
+                            + "damaged bytes: the repaired file is a new one at this name (as par2 repair's is); link "
+                            + "\(one ? "that name" : "those names") to it again if \(one ? "it" : "they") should hold "
+                            + "the repaired bytes")
                 }
             }
             let whole = MD5Stream()

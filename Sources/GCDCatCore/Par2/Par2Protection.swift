@@ -83,7 +83,23 @@ public struct Par2Protection: Sendable {
         return nil
     }
 
-    /// The files left out of the set because they are empty.
+    /// The name the file at `path` takes in the set: its path relative to the index's folder
+    /// (`sub/b.bin` for a file in a subfolder of it, as par2 create names it), or nil when it
+    /// lies outside that folder. Folders are compared where they lead (`./sub`, a symlink into
+    /// the folder); one that cannot be resolved (a file not there) is compared as spelt.
+    public func setName(of path: String) -> String? {
+        guard let index = indexPath else { return nil }
+        let (folder, name) = splitPath(path)
+        let top = splitPath(index).directory
+        guard let realTop = Syscall.realPath(top), let real = Syscall.realPath(folder) else {
+            return folder == top ? name : nil
+        }
+        guard ListFolder.lies(real, inside: realTop) else { return nil }
+        guard real != realTop else { return name }
+        return String(real.dropFirst(realTop == "/" ? 1 : realTop.count + 1)) + "/" + name
+    }
+
+    /// The files left out of PAR2's lists because they are empty (gcdcat's own packet names them).
     public func emptyFiles() throws -> [String] {
         try files.filter { try Par2Creator.fileSize($0) == 0 }
     }
@@ -114,7 +130,7 @@ public struct Par2Protection: Sendable {
         guard !sized.isEmpty else {
             throw GCDCatError(.invalidInput, path: files.first, message: "every file is empty: nothing to protect")
         }
-        let name = { (path: String) in String(path.split(separator: "/").last ?? "") }
+        let name = { (path: String) in setName(of: path) ?? String(path.split(separator: "/").last ?? "") }
         let inputs = sized.map { (path: $0.path, name: name($0.path)) }
         let (size, _, recovery) = blocks(fileSizes: sized.map(\.size))
         let layout: Par2VolumeLayout = uniform ? .uniform(files: volumes ?? 1) : .variable(files: volumes)

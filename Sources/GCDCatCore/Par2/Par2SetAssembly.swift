@@ -156,6 +156,10 @@ extension Par2RecoverySet {
         if components.contains(where: \.isEmpty) { return "has an empty component" }
         // `./a.bin` beside `a.bin` would name one file twice, each with its own bytes.
         if components.contains(where: { $0.elementsEqual(".".utf8) }) { return "has a '.' component" }
+        // No file system takes such a name (NAME_MAX): verify called the file missing and repairable,
+        // and repair failed after it had made the file's folder.
+        if components.contains(where: { $0.count > 255 }) { return "has a component longer than 255 bytes" }
+        if name.count >= 4096 { return "is longer than 4095 bytes" }
         return nil
     }
 }
