@@ -7,10 +7,14 @@ public struct PendingUpload: Sendable, Equatable {
     /// When the server initiated it, seconds since 1970 by the server's clock; nil when the
     /// listing gave no readable `Initiated`.
     public var initiated: Double?
+    /// The storage class the listing gives the upload (`STANDARD`, `GLACIER`, …): the one
+    /// setting of its creation S3 shows before it completes; nil when the listing gave none.
+    public var storageClass: String?
 
-    public init(upload: MultipartUpload, initiated: Double?) {
+    public init(upload: MultipartUpload, initiated: Double?, storageClass: String? = nil) {
         self.upload = upload
         self.initiated = initiated
+        self.storageClass = storageClass
     }
 }
 
@@ -66,7 +70,8 @@ extension S3Client {
                 listing.uploads.append(
                     PendingUpload(
                         upload: MultipartUpload(location: ObjectLocation(bucket: bucket, key: key), uploadID: id),
-                        initiated: S3XML.value("Initiated", in: entry).flatMap(S3Dates.isoDate)))
+                        initiated: S3XML.value("Initiated", in: entry).flatMap(S3Dates.isoDate),
+                        storageClass: S3XML.value("StorageClass", in: entry)))
             }
         }
         return listing

@@ -89,6 +89,34 @@ import Testing
                     + "so it is aborted and the object written afresh"))
     }
 
+    /// A killed run that chose `--storage-class GLACIER` left its upload; a rerun with no
+    /// setting resumed it, and the object came out in GLACIER, unreadable (outside attack on
+    /// issue 24). The listing shows the class: such an upload is aborted and the object written
+    /// afresh, in the class this run asks for.
+    @Test func anUploadInAnotherStorageClassIsAbortedAndWrittenAfresh() throws {
+        let directory = TemporaryDirectory()
+        let input = seededBytes(60 * Self.mib + 5, seed: 16)
+        writeFile(directory.file("big"), input)
+        let memory = MemoryObjectStore()
+        #expect(throws: GCDCatError.self) {
+            try Self.split(KilledAfterParts(inner: memory, parts: 2), directory.file("big")).run()
+        }
+        let left = try #require(try memory.listMultipartUploads(bucket: "bkt", prefix: "big.001").first)
+        memory.advanceClock(by: Self.killedAgo)
+        _ = RunNotes.take()
+        let counting = CountingObjectStore(InStorageClass(inner: memory, storageClass: "GLACIER"))
+
+        _ = try Self.split(counting, directory.file("big")).run()
+
+        try Self.expectWholeSet(memory, input)
+        #expect(try memory.listMultipartUploads(bucket: "bkt", prefix: "") == [])
+        #expect(counting.counts.bytesUploaded >= UInt64(input.count))
+        #expect(
+            RunNotes.take().contains(
+                "s3://bkt/big.001: the unfinished upload \(left.uploadID) an earlier run left is in storage class "
+                    + "GLACIER, and this run asks for none: it is not resumed, and the object is written afresh"))
+    }
+
     /// The HEAD that checks a resumed object's record was refused (RGW refuses one without the
     /// object's SSE-C key, when the killed run had one): the error was thrown and the object
     /// this run completed stayed in the bucket, unnamed (outside attack on issue 24). It is
@@ -268,4 +296,17 @@ private final class KilledAfterParts: ForwardingStore, Sendable {
     func abortMultipartUpload(_ upload: MultipartUpload) throws {}
 
     func delete(_ object: ObjectLocation) throws {}
+}
+
+/// A store whose listing of unfinished uploads gives each the storage class `storageClass`, as
+/// S3 does for an upload created with `x-amz-storage-class`.
+struct InStorageClass: ForwardingStore {
+    let inner: MemoryObjectStore
+    let storageClass: String
+
+    func listPendingUploads(bucket: String, prefix: String) throws -> PendingUploadListing {
+        var listing = try inner.listPendingUploads(bucket: bucket, prefix: prefix)
+        for index in listing.uploads.indices { listing.uploads[index].storageClass = storageClass }
+        return listing
+    }
 }

@@ -100,6 +100,16 @@ public enum UploadResumption {
             for each in found { abort(each.pending.upload, store, registry) }
             return nil
         }
+        // A run that chooses no setting resumes only an upload made without one; the storage
+        // class is the setting the listing shows (GLACIER left by a killed run would make the
+        // object unreadable). The others (type, tags, encryption) do not show.
+        if let kept = newest.pending.storageClass, kept != "STANDARD" {
+            RunNotes.post(
+                "\(location): the unfinished upload \(newest.pending.upload.uploadID) an earlier run left is in storage "
+                    + "class \(kept), and this run asks for none: it is not resumed, and the object is written afresh")
+            for each in found { abort(each.pending.upload, store, registry) }
+            return nil
+        }
         if let partCount, let last = newest.parts.map(\.partNumber).max(), last > partCount {
             // S3 completes an upload with only the parts named, but Ceph RGW answers InvalidPart
             // when parts it holds are left out, and no request removes a part: start afresh.
