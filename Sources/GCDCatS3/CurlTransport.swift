@@ -217,7 +217,7 @@ public final class CurlTransport: HTTPTransport {
         switch code {
         case CURLE_PEER_FAILED_VERIFICATION:
             return HTTPTransportError(
-                message: "the endpoint's TLS certificate is not trusted: \(detail) (\(tls.untrustedHint))",
+                message: "the endpoint's TLS certificate is not trusted: \(detail) (\(tls.untrustedHint(detail)))",
                 isRetryable: false)
         case CURLE_SSL_CACERT_BADFILE:
             return HTTPTransportError(message: "the CA bundle cannot be used: \(detail)", isRetryable: false)

@@ -34,7 +34,8 @@ public enum LeftBehindAdvice {
     /// The `gcdcat uploads … --abort` command that aborts the uploads left on `locations`' keys:
     /// one per bucket, over the keys' longest common prefix (which may hold other uploads:
     /// the command lists each one it aborts). None when nothing was left.
-    public static func abortCommands(for locations: [ObjectLocation]) -> [String] {
+    public static func abortCommands(for locations: [ObjectLocation], connection: [String]? = nil) -> [String] {
+        let connection = connection ?? connectionArguments.withLock { $0 }
         let byBucket = Dictionary(grouping: locations, by: \.bucket)
         return byBucket.keys.sorted().map { bucket in
             let keys = byBucket[bucket, default: []].map(\.key)
@@ -45,16 +46,26 @@ public enum LeftBehindAdvice {
             var text = ""
             text.unicodeScalars.append(contentsOf: prefix)
             return "to abort the uploads above: gcdcat uploads \(shellQuoted("s3://\(bucket)/\(text)")) --abort"
-                + endpointArgument.withLock { $0.map { " --endpoint-url \(shellQuoted($0))" } ?? "" }
+                + connection.map { " " + $0 }.joined()
         }
     }
 
-    /// The `--endpoint-url` the command was given, repeated in the `gcdcat uploads` command
-    /// (the environment's and the profile's endpoints reach that command by themselves).
-    private static let endpointArgument = Mutex<String?>(nil)
+    /// The options the command was given that reach the server (`--endpoint-url`, `--ca-bundle`,
+    /// `--no-verify-ssl`, `--request-payer`, `--expected-bucket-owner`), each already quoted,
+    /// repeated in the `gcdcat uploads` command: without them it could not reach the uploads
+    /// (a private CA's endpoint fails TLS). The environment's and the profile's settings reach
+    /// that command by themselves.
+    private static let connectionArguments = Mutex<[String]>([])
 
-    public static func useEndpointArgument(_ url: String?) {
-        endpointArgument.withLock { $0 = url }
+    /// Records them as given: `(option, value)`, a nil value for a flag.
+    public static func useConnectionArguments(_ arguments: [(option: String, value: String?)]) {
+        let words = connectionWords(arguments)
+        connectionArguments.withLock { $0 = words }
+    }
+
+    /// `arguments` as the command line's words, each value quoted for the shell.
+    public static func connectionWords(_ arguments: [(option: String, value: String?)]) -> [String] {
+        arguments.map { option, value in value.map { "\(option) \(shellQuoted($0))" } ?? option }
     }
 
     /// awscli needs the endpoint too, unless it is AWS or `AWS_ENDPOINT_URL` names it.

@@ -19,6 +19,15 @@ public struct S3TLSSettings: Sendable, Equatable {
 
     /// What a certificate was checked against, for the error of one not trusted: the bundle and
     /// where it was named, or the system's certificates, and how to name another.
+    /// A certificate for another host name (libcurl's `detail` says so) is not a missing CA:
+    /// the chain may be trusted, and only the name differs.
+    public func untrustedHint(_ detail: String) -> String {
+        guard detail.contains("subject name") && detail.contains("target host") else { return untrustedHint }
+        return "the certificate was issued for other host names than the endpoint's (none of its subject and "
+            + "alternative names matches): give the endpoint by a name the certificate holds, or have one issued "
+            + "for this name"
+    }
+
     public var untrustedHint: String {
         guard let caBundle else {
             return "checked against the system's CA certificates; for a private CA, name its certificate with "

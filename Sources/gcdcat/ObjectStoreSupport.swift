@@ -124,7 +124,13 @@ func makeObjectStore(_ options: ObjectStoreOptions, objectOptions: S3ObjectOptio
     configuration.requestTimeout = try parseDuration(options.requestTimeout ?? "60s", option: "--request-timeout")
     // The variable carried the flag's bundle through the resolution; the flag is what to name.
     if options.caBundle != nil { configuration.tls.caBundleSource = "--ca-bundle" }
-    LeftBehindAdvice.useEndpointArgument(options.endpointURL)
+    LeftBehindAdvice.useConnectionArguments(
+        [
+            options.endpointURL.map { ("--endpoint-url", $0) }, options.caBundle.map { ("--ca-bundle", $0) },
+            options.noVerifySSL ? ("--no-verify-ssl", nil) : nil,
+            options.access.requestPayer ? ("--request-payer", nil) : nil,
+            options.access.expectedBucketOwner.map { ("--expected-bucket-owner", $0) },
+        ].compactMap { $0 })
     CleanupRegistry.shared.setUndoDeadline(
         try parseDuration(options.cleanupTimeout ?? "30s", option: "--cleanup-timeout"))
     configuration.objectOptions = objectOptions

@@ -146,4 +146,20 @@ final class SlowFailingTransport: HTTPTransport {
                 "to abort the uploads above: gcdcat uploads 's3://b2/x y/a.0' --abort",
             ])
     }
+
+    /// The options that reach the server are repeated in the command: without `--ca-bundle` it
+    /// failed TLS against a private CA's endpoint (outside attack on issue 24).
+    @Test func theAbortCommandRepeatsTheOptionsThatReachTheServer() {
+        let connection = LeftBehindAdvice.connectionWords([
+            ("--endpoint-url", "https://127.0.0.1:5727"), ("--ca-bundle", "tls dir/ca.pem"), ("--no-verify-ssl", nil),
+            ("--request-payer", nil), ("--expected-bucket-owner", "123456789012"),
+        ])
+        #expect(
+            LeftBehindAdvice.abortCommands(for: [ObjectLocation(bucket: "b", key: "i/d.001")], connection: connection)
+                == [
+                    "to abort the uploads above: gcdcat uploads s3://b/i/d.001 --abort --endpoint-url "
+                        + "https://127.0.0.1:5727 --ca-bundle 'tls dir/ca.pem' --no-verify-ssl --request-payer "
+                        + "--expected-bucket-owner 123456789012"
+                ])
+    }
 }

@@ -179,4 +179,23 @@ struct S3EndpointSettingsTests {
         }
         #expect(error?.error.message == "s3 addressing_style = Virtual: expected path, virtual or auto")
     }
+
+    /// A certificate for another host name was reported as a bundle lacking the CA, which was
+    /// untrue when the bundle held it (outside attack on issue 24): libcurl's words decide.
+    @Test func aCertificateForAnotherHostIsNotCalledAMissingCA() {
+        let tls = S3TLSSettings(caBundle: "ca.pem", source: "--ca-bundle")
+        let otherName =
+            "the certificate was issued for other host names than the endpoint's (none of its subject and alternative "
+            + "names matches): give the endpoint by a name the certificate holds, or have one issued for this name"
+        #expect(
+            tls.untrustedHint("SSL: no alternative certificate subject name matches target host name '127.0.0.1'")
+                == otherName)
+        #expect(
+            tls.untrustedHint("SSL: certificate subject name 'a.lan' does not match target host name 'b.lan'")
+                == otherName)
+        #expect(
+            tls.untrustedHint("SSL certificate problem: unable to get local issuer certificate")
+                == "checked against the CA bundle ca.pem, from --ca-bundle; it does not hold the CA that signed the "
+                + "endpoint's certificate")
+    }
 }
