@@ -51,33 +51,55 @@ package struct SpawnedChild: ~Copyable {
         return SpawnedChild(pid: pid, output: output, errors: errors)
     }
 
+    /// Why ``drain(limit:seconds:)`` stopped before the child's streams ended.
+    package enum DrainStop: Error {
+        /// More than its `limit` bytes.
+        case tooMuch
+        /// Not ended within its `seconds`.
+        case tooSlow
+    }
+
     /// Reads standard output and standard error to their ends with `poll`, so that neither pipe
     /// can fill up and block the child, and closes both; a read error ends that stream there.
-    /// Past `limit` bytes in all, stops reading and returns nil (the caller ends the child).
-    package consuming func drain(limit: Int = .max) -> (output: [UInt8], errors: [UInt8])? {
+    /// Past `limit` bytes in all, or `seconds` after it began, stops reading and says which (the
+    /// caller ends the child).
+    package consuming func drain(limit: Int = .max, seconds: Double? = nil) -> Result<
+        (output: [UInt8], errors: [UInt8]), DrainStop
+    > {
         // Nil once a stream ended: setting it closes its read end.
         var output: OwnedDescriptor? = self.output
         var errors: OwnedDescriptor? = self.errors
         var collected: [[UInt8]] = [[], []]
         var buffer = [UInt8](repeating: 0, count: 65536)
+        let end = seconds.map { ContinuousClock.now + .milliseconds(Int64(min($0, 1e9) * 1000)) }
         while output != nil || errors != nil {
             // poll skips a negative descriptor.
             var fds = [output.raw ?? -1, errors.raw ?? -1].map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-            if poll(&fds, nfds_t(fds.count), -1) < 0 {
+            var wait: Int32 = -1
+            if let end {
+                let left = ContinuousClock.now.duration(to: end).components
+                let milliseconds = Double(left.seconds) * 1000 + Double(left.attoseconds) / 1e15
+                // poll waits forever on a negative timeout: past the end is the end.
+                guard milliseconds > 0 else { return .failure(.tooSlow) }
+                wait = Int32(min(milliseconds.rounded(.up), 3_600_000))
+            }
+            let ready = poll(&fds, nfds_t(fds.count), wait)
+            if ready < 0 {
                 if errno == EINTR { continue }
                 break
             }
+            if ready == 0 { continue }
             for index in fds.indices where fds[index].fd >= 0 && fds[index].revents != 0 {
                 let count = read(fds[index].fd, &buffer, buffer.count)
                 if count > 0 {
                     collected[index] += buffer[..<count]
-                    if collected[0].count + collected[1].count > limit { return nil }
+                    if collected[0].count + collected[1].count > limit { return .failure(.tooMuch) }
                 } else if count == 0 || errno != EINTR {
                     if index == 0 { output = nil } else { errors = nil }
                 }
             }
         }
-        return (collected[0], collected[1])
+        return .success((collected[0], collected[1]))
     }
 
     /// A `wait` status as a shell shows it: the exit code, or 128 + the signal that ended it.

@@ -50,6 +50,19 @@ import Testing
         #expect(CredentialProcess.split("a 'b") == nil)
     }
 
+    /// A process that never answers is stopped at its deadline and named (it was waited for
+    /// forever, and a Ctrl-C left it running; outside attack on issue 24).
+    @Test func aCredentialProcessThatHangsIsStoppedAtItsDeadline() throws {
+        let program = script("hangs", "exec sleep 600")
+        var process = CredentialProcess(command: program, profile: "slow")
+        process.deadline = 1
+        let error = try #require(throws: GCDCatError.self) { try process.fetch() }
+        #expect(
+            error.message
+                == "credential_process for profile 'slow': \(program) gave no credentials within 1 s; it was stopped "
+                + "(a process that asks for input must be answered by then)")
+    }
+
     @Test func aFailingCredentialProcessNamesItselfItsExitAndItsError() throws {
         let program = script("fails", "echo 'token expired, run sso login' >&2\necho second line >&2\nexit 3")
         let error = try #require(throws: GCDCatError.self) {

@@ -14,6 +14,9 @@ import GCDCatSystem
 package struct CredentialProcess: S3CredentialProvider {
     package let command: String
     package let profile: String
+    /// Seconds the process has to print its credentials and end, as a request has 60 s by
+    /// default: one that hangs is stopped and named, not waited for forever.
+    package var deadline: Double = 60
 
     package init(command: String, profile: String) {
         self.command = command
@@ -47,14 +50,21 @@ package struct CredentialProcess: S3CredentialProvider {
     private func run(_ arguments: [String]) throws(GCDCatError) -> (Int32, [UInt8], [UInt8]) {
         let child = try start(arguments)
         let pid = child.pid
-        let drained = child.drain(limit: Self.outputLimit)
-        if drained == nil { kill(pid, SIGKILL) }
+        let drained = child.drain(limit: Self.outputLimit, seconds: deadline)
+        if case .failure = drained { kill(pid, SIGKILL) }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        guard let (output, errors) = drained else {
+        switch drained {
+        case .success(let (output, errors)):
+            return (SpawnedChild.exitCode(status), output, errors)
+        case .failure(.tooMuch):
             throw .credentialSource(sourceName, "\(arguments[0]) printed more than 1 MiB; it was stopped")
+        case .failure(.tooSlow):
+            throw .credentialSource(
+                sourceName,
+                "\(arguments[0]) gave no credentials within \(Int(deadline)) s; it was stopped (a process that asks "
+                    + "for input must be answered by then)")
         }
-        return (SpawnedChild.exitCode(status), output, errors)
     }
 
     /// Starts the process, its failure said as the credential source's. (A function of its own:
