@@ -146,6 +146,39 @@ struct RecordedChecksumTests {
         #expect(try store.listMultipartUploads(bucket: "bkt", prefix: "").isEmpty)
     }
 
+    /// A record left stale (a run killed between completing a part and rewriting its record
+    /// keeps the old bytes' crc32) made a server-side merge call an intact part corrupt, exit 2,
+    /// where verify said OK (outside attack on issue 24). A recorded crc32 that disagrees with the
+    /// manifest is read before the part is called corrupt: here the bytes match, so the merge
+    /// publishes; and a part whose bytes disagree too is still refused, with the crc32 read.
+    @Test func aStaleRecordIsReadBeforeThePartIsCalledCorrupt() throws {
+        let store = MemoryObjectStore()
+        let input = try Self.splitSet(store)
+        var stale = store.metadata(Self.at("big.002"))!
+        stale["gcdcat-crc32"] = "0badc0de"
+        store.store(Self.at("big.002"), store.bytes(Self.at("big.002"))!, metadata: stale)
+        let result = try ObjectSetMerge(
+            store: store, parts: try Self.listedParts(store), manifest: Self.at("big.sfv"),
+            output: S3MergeTests.objectOutput(store, "joined")
+        ).run()
+        #expect(store.bytes(Self.at("joined")) == input)
+        #expect(result.recordedChecksums == 3 && result.readChecksums == 1)
+        var bytes = store.bytes(Self.at("big.002"))!
+        bytes[5] ^= 1
+        store.store(Self.at("big.002"), bytes, metadata: stale)
+        let error = #expect(throws: GCDCatError.self) {
+            try ObjectSetMerge(
+                store: store, parts: try Self.listedParts(store), manifest: Self.at("big.sfv"),
+                output: S3MergeTests.objectOutput(store, "again")
+            ).run()
+        }
+        #expect(error?.code == .checksumMismatch)
+        #expect(error?.path == "s3://bkt/big.002")
+        #expect(
+            error?.message.hasPrefix("crc32 is \(hex8(Self.crc(bytes))), but ") == true, "\(String(describing: error))")
+        #expect(store.bytes(Self.at("again")) == nil)
+    }
+
     /// The limit the README states: a record forged to match is believed; reading catches it.
     @Test func aForgedRecordIsBelievedAndReadingCatchesIt() throws {
         let store = MemoryObjectStore()
