@@ -10,11 +10,17 @@ public struct PendingUpload: Sendable, Equatable {
     /// The storage class the listing gives the upload (`STANDARD`, `GLACIER`, …): the one
     /// setting of its creation S3 shows before it completes; nil when the listing gave none.
     public var storageClass: String?
+    /// The flexible checksum the upload was created with (`CRC32C`, …), which the listing shows
+    /// too; nil when it gave none.
+    public var checksumAlgorithm: String?
 
-    public init(upload: MultipartUpload, initiated: Double?, storageClass: String? = nil) {
+    public init(
+        upload: MultipartUpload, initiated: Double?, storageClass: String? = nil, checksumAlgorithm: String? = nil
+    ) {
         self.upload = upload
         self.initiated = initiated
         self.storageClass = storageClass
+        self.checksumAlgorithm = checksumAlgorithm
     }
 }
 
@@ -71,7 +77,8 @@ extension S3Client {
                     PendingUpload(
                         upload: MultipartUpload(location: ObjectLocation(bucket: bucket, key: key), uploadID: id),
                         initiated: S3XML.value("Initiated", in: entry).flatMap(S3Dates.isoDate),
-                        storageClass: S3XML.value("StorageClass", in: entry)))
+                        storageClass: S3XML.value("StorageClass", in: entry),
+                        checksumAlgorithm: S3XML.value("ChecksumAlgorithm", in: entry)))
             }
         }
         return listing

@@ -69,7 +69,7 @@ struct S3EndpointSettings {
             throw S3ConfigurationRefusal(
                 file: configPath, "s3 addressing_style = \(other): expected path, virtual or auto")
         }
-        if let bundle = env("AWS_CA_BUNDLE") {
+        if let bundle = env("AWS_CA_BUNDLE").map({ AWSSharedConfigFile.expandingHome($0, home: env("HOME")) }) {
             try S3TLSSettings.checkBundle(bundle, source: "AWS_CA_BUNDLE")
             tls.caBundle = bundle
             tls.caBundleSource = "AWS_CA_BUNDLE"

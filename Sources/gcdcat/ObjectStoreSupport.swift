@@ -87,7 +87,10 @@ struct ObjectStoreOptions: ParsableArguments {
             throw ValidationError("--ca-bundle is empty: give a PEM file of CA certificates.")
         }
         do {
-            try S3TLSSettings.checkBundle(caBundle, source: "--ca-bundle")
+            // A quoted `~` is the home folder, as AWS_CA_BUNDLE's is (awscli expands both).
+            let home = ProcessInfo.processInfo.environment["HOME"]
+            try S3TLSSettings.checkBundle(
+                AWSSharedConfigFile.expandingHome(caBundle, home: home), source: "--ca-bundle")
         } catch let refusal as S3ConfigurationRefusal {
             throw ValidationError(refusal.description)
         }

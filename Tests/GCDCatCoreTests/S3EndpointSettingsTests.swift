@@ -157,6 +157,12 @@ struct S3EndpointSettingsTests {
         #expect(configuration.region == "eu-west-1")
         #expect(configuration.credentials == S3Credentials(accessKeyID: "Z", secretAccessKey: "zz"))
         #expect(configuration.tls.caBundle == folder.file("ca.pem"))
+        let fromVariable = try S3Configuration.resolve(
+            environment: [
+                "HOME": folder.path, "AWS_CONFIG_FILE": "~/none", "AWS_SHARED_CREDENTIALS_FILE": "~/keys",
+                "AWS_PROFILE": "z", "AWS_CA_BUNDLE": "~/ca.pem",
+            ], endpointURL: nil)
+        #expect(fromVariable.tls.caBundle == folder.file("ca.pem"))
     }
 
     /// Virtual-hosted addressing on an IP address has no host to put the bucket in: path style,

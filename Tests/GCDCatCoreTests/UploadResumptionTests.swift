@@ -6,7 +6,8 @@ import Testing
 /// A rerun of a split into objects, after its predecessor was killed (SIGKILL: nothing
 /// aborted), resumes the uploads it left: only the parts the server does not hold are sent,
 /// and the result is byte-identical with a manifest that covers the whole.
-@Suite struct UploadResumptionTests {
+/// Serialized: its tests read the process-wide RunNotes, and one test's take() took another's.
+@Suite(.serialized) struct UploadResumptionTests {
     static let mib = 1 << 20
     /// How long before the rerun its predecessor was killed: past the 5 minutes after which an
     /// upload counts as idle and is taken over.
@@ -113,8 +114,25 @@ import Testing
         #expect(counting.counts.bytesUploaded >= UInt64(input.count))
         #expect(
             RunNotes.take().contains(
-                "s3://bkt/big.001: the unfinished upload \(left.uploadID) an earlier run left is in storage class "
-                    + "GLACIER, and this run asks for none: it is not resumed, and the object is written afresh"))
+                "s3://bkt/big.001: the unfinished upload \(left.uploadID) an earlier run left was made with storage "
+                    + "class GLACIER, and this run asks for none: it is not resumed, and the object is written afresh"))
+    }
+
+    /// The listing shows an upload's checksum algorithm too (a killed `--checksum-algorithm
+    /// CRC32C` run's upload was resumed quietly by a run that asked for none; outside re-check).
+    @Test func theSettingsAListingShowsAreTheOnesARerunChecks() {
+        let upload = MultipartUpload(location: ObjectLocation(bucket: "b", key: "k"), uploadID: "u")
+        #expect(UploadResumption.chosenSetting(PendingUpload(upload: upload, initiated: nil)) == nil)
+        #expect(
+            UploadResumption.chosenSetting(PendingUpload(upload: upload, initiated: nil, storageClass: "STANDARD"))
+                == nil)
+        #expect(
+            UploadResumption.chosenSetting(PendingUpload(upload: upload, initiated: nil, storageClass: "GLACIER"))
+                == "storage class GLACIER")
+        #expect(
+            UploadResumption.chosenSetting(
+                PendingUpload(upload: upload, initiated: nil, storageClass: "STANDARD", checksumAlgorithm: "CRC32C"))
+                == "checksum algorithm CRC32C")
     }
 
     /// The HEAD that checks a resumed object's record was refused (RGW refuses one without the

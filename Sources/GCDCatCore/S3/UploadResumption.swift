@@ -59,6 +59,14 @@ public enum UploadResumption {
         idleMilliseconds.store(Int(min(max(seconds, 0), 1e12) * 1000), ordering: .relaxed)
     }
 
+    /// The creation setting a listing shows for `pending` that a run choosing none would not
+    /// make, said as the note says it; nil when it shows none.
+    static func chosenSetting(_ pending: PendingUpload) -> String? {
+        if let kept = pending.storageClass, kept != "STANDARD" { return "storage class \(kept)" }
+        if let algorithm = pending.checksumAlgorithm, !algorithm.isEmpty { return "checksum algorithm \(algorithm)" }
+        return nil
+    }
+
     /// Lists the uploads of exactly `location`'s key and takes over the newest one (its parts
     /// listed); aborts the others. Best effort for the aborts: one that fails is named.
     /// Without `resuming` (an object whose crc32 record is not known when its upload starts:
@@ -100,13 +108,13 @@ public enum UploadResumption {
             for each in found { abort(each.pending.upload, store, registry) }
             return nil
         }
-        // A run that chooses no setting resumes only an upload made without one; the storage
-        // class is the setting the listing shows (GLACIER left by a killed run would make the
-        // object unreadable). The others (type, tags, encryption) do not show.
-        if let kept = newest.pending.storageClass, kept != "STANDARD" {
+        // A run that chooses no setting resumes only an upload made without one, as far as the
+        // listing shows: its storage class (GLACIER left by a killed run would make the object
+        // unreadable) and its checksum algorithm. The others (type, tags, encryption) do not show.
+        if let setting = chosenSetting(newest.pending) {
             RunNotes.post(
-                "\(location): the unfinished upload \(newest.pending.upload.uploadID) an earlier run left is in storage "
-                    + "class \(kept), and this run asks for none: it is not resumed, and the object is written afresh")
+                "\(location): the unfinished upload \(newest.pending.upload.uploadID) an earlier run left was made with "
+                    + "\(setting), and this run asks for none: it is not resumed, and the object is written afresh")
             for each in found { abort(each.pending.upload, store, registry) }
             return nil
         }
