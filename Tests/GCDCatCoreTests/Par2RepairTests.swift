@@ -30,8 +30,11 @@ import Testing
         for (count, slices) in [(1, 0..<1), (5, 3..<40), (17, 100..<300), (64, 7..<8)] {
             let inverse = (0..<count).map { _ in (0..<count).map { _ in UInt16(truncatingIfNeeded: generator.next()) } }
             let exponents = (0..<count).map { _ in Int(generator.next() % 65535) }
-            let rows = Par2RepairCoefficients(inverse: inverse, exponents: exponents, constants: constants)
-                .rows(forSlices: slices)
+            let byColumn = (0..<count).flatMap { j in (0..<count).map { m in inverse[m][j] } }
+            let coefficients = Par2RepairCoefficients(
+                inverseByColumn: byColumn, exponents: exponents, constants: constants)
+            let rows = coefficients.rows(forSlices: slices)
+            #expect(coefficients.recoveryRow(count - 1) == inverse.map { $0[count - 1] })
             var expected: [UInt16] = []
             for slice in slices {
                 for m in 0..<count {

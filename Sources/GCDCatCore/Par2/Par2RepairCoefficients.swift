@@ -15,17 +15,20 @@ struct Par2RepairCoefficients {
     private let exponents: [Int]
     private let constants: [UInt16]
 
-    init(inverse: [[UInt16]], exponents: [Int], constants: [UInt16]) {
-        let count = inverse.count
-        precondition(exponents.count == count)
-        var byColumn = [UInt16](repeating: 0, count: count * count)
-        for (m, row) in inverse.enumerated() {
-            for (j, value) in row.enumerated() { byColumn[j * count + m] = value }
-        }
+    /// `inverseByColumn` is A⁻¹ transposed (k × k, row by row), as ``Par2Matrix/invert(_:size:jobs:)``
+    /// leaves the inverse of Aᵀ.
+    init(inverseByColumn: [UInt16], exponents: [Int], constants: [UInt16]) {
+        let count = exponents.count
+        precondition(inverseByColumn.count == count * count)
         self.count = count
-        inverseByColumn = byColumn
+        self.inverseByColumn = inverseByColumn
         self.exponents = exponents
         self.constants = constants
+    }
+
+    /// Recovery slice j's coefficient for every output: column j of A⁻¹.
+    func recoveryRow(_ j: Int) -> [UInt16] {
+        Array(inverseByColumn[(j * count)..<((j + 1) * count)])
     }
 
     /// For the input slices `slices` (global indices), a row of ``count`` coefficients each,

@@ -10,8 +10,8 @@
 /// c_i^e_j · D_i over the good slices is the sum over m of c_m^e_j · D_m: a k × k system A whose
 /// inverse (Gauss-Jordan over GF(2^16)) gives D_m = Σ_j A⁻¹[m][j] · R_j + Σ_i (Σ_j A⁻¹[m][j] ·
 /// c_i^e_j) · D_i. So every input, recovery or good slice, is read once and multiplied into all
-/// k outputs (``Par2SliceAccumulator``). Memory: k slices plus a batch of inputs; the inversion
-/// costs k³ field operations.
+/// k outputs (``Par2SliceAccumulator``). Memory: k slices plus a batch of inputs, and the k × k
+/// system (2k² bytes); the inversion costs k³ field operations, shared among the cores.
 public enum Par2Repairer {
     /// The rebuilt slices of a set, by global slice index; nothing is written.
     public final class Rebuilt: Sendable {
@@ -49,12 +49,8 @@ public enum Par2Repairer {
         guard bad.count <= set.recoverySlices.count else { throw insufficient(verification) }
         let recovery = Array(set.recoverySlices.prefix(bad.count))
         let constants = Par2SliceConstants.constants(count: set.sliceCount)
-        let matrix = recovery.map { slice in bad.map { GaloisField16.power(constants[$0], slice.exponent) } }
-        guard let inverse = Par2Matrix.inverse(matrix) else {
-            throw GCDCatError(
-                .checksumMismatch, path: set.directory,
-                message: "the recovery blocks' equations are singular for these missing blocks; par2 may use others")
-        }
+        let coefficients = try solve(
+            lost: bad, recovery: recovery.map(\.exponent), constants: constants, jobs: jobs, path: set.directory)
         // Overlapped: the next batch is read while the last is multiplied in, so reading the
         // set (a third of a CPU second a GiB) is not a pause between the cores' multiplications.
         let accumulator = try Par2SliceAccumulator(
@@ -67,14 +63,12 @@ public enum Par2Repairer {
             while column < recovery.count, recovery[column].path == path {
                 if accumulator.isFull { accumulator.flushInBackground() }
                 let slice = recovery[column]
-                try accumulator.add(inputs: 1, coefficients: inverse.map { $0[column] }) {
+                try accumulator.add(inputs: 1, coefficients: coefficients.recoveryRow(column)) {
                     try readRecovery(slice, from: volume, into: $0)
                 }
                 column += 1
             }
         }
-        let coefficients = Par2RepairCoefficients(
-            inverse: inverse, exponents: recovery.map(\.exponent), constants: constants)
         let badSet = Set(bad)
         for (file, status) in zip(set.files, verification.files) where status.state != .missing {
             try addGoodSlices(
@@ -90,6 +84,40 @@ public enum Par2Repairer {
             throw try changedInput(verification, skipping: badSet) ?? error
         }
         return rebuilt
+    }
+
+    /// The coefficients that rebuild the slices `lost` (global indices) from the recovery slices
+    /// of `recovery` (their exponents) and the good slices.
+    ///
+    /// The system is built transposed, Aᵀ with a row per lost slice, because the inverse of Aᵀ
+    /// is A⁻¹ transposed: the layout the coefficients are read in, with no second copy.
+    ///
+    /// ## Errors
+    /// `.io` (ENOMEM) naming `path` when the k² system would take more than half the memory;
+    /// `.checksumMismatch` when it is singular.
+    static func solve(
+        lost: [Int], recovery: [Int], constants: [UInt16], jobs: Int, path: String
+    ) throws -> Par2RepairCoefficients {
+        let size = lost.count
+        let bytes = Int64(size) * Int64(size) * 2
+        guard bytes <= Par2RecoveryBounds.memoryLimit else {
+            throw GCDCatError(
+                .io, path: path, syscall: "malloc", errno: ENOMEM,
+                message: "rebuilding \(size) blocks solves a system of \(bytes) bytes, more than half of this "
+                    + "machine's memory (\(Par2RecoveryBounds.memoryLimit) bytes); par2 with larger blocks needs fewer")
+        }
+        var system = [UInt16](repeating: 0, count: size * size)
+        for (m, slice) in lost.enumerated() {
+            for (j, exponent) in recovery.enumerated() {
+                system[m * size + j] = GaloisField16.power(constants[slice], exponent)
+            }
+        }
+        guard Par2Matrix.invert(&system, size: size, jobs: jobs) else {
+            throw GCDCatError(
+                .checksumMismatch, path: path,
+                message: "the recovery blocks' equations are singular for these missing blocks; par2 may use others")
+        }
+        return Par2RepairCoefficients(inverseByColumn: system, exponents: recovery, constants: constants)
     }
 
     /// The error for the first file of `verification` that changed after it was verified: one
