@@ -50,6 +50,58 @@ import Testing
         }
     }
 
+    /// Recovery slices of consecutive exponents have a closed-form inverse (Lagrange's basis
+    /// polynomials): the same coefficients as Gauss-Jordan's, for recovery and good slices, from
+    /// exponent 0 and from far along.
+    @Test func consecutiveExponentsGiveEliminationsCoefficients() throws {
+        var generator = SplitMix64(seed: 77)
+        let constants = Par2SliceConstants.constants(count: 300)
+        for (count, first) in [(1, 0), (2, 5), (9, 0), (40, 3), (64, 65_534 - 63)] {
+            var lost: [Int] = []
+            while lost.count < count {
+                let slice = 150 + Int(generator.next() % 150)
+                if !lost.contains(slice) { lost.append(slice) }
+            }
+            let exponents = Array(first..<(first + count))
+            let closed = Par2RepairCoefficients.consecutive(lost: lost, firstExponent: first, constants: constants)
+            let eliminated = try Par2Repairer.solve(
+                lost: lost, recovery: exponents, constants: constants, jobs: 2, path: "set")
+            for j in 0..<count {
+                #expect(closed.recoveryRow(j) == eliminated.recoveryRow(j), "k = \(count), e₀ = \(first), row \(j)")
+            }
+            #expect(
+                closed.rows(forSlices: 0..<150) == eliminated.rows(forSlices: 0..<150), "k = \(count), e₀ = \(first)")
+        }
+    }
+
+    /// The first run of `count` consecutive exponents, or none.
+    @Test func consecutiveRunsAreFoundWhereTheyAre() {
+        #expect(Par2Repairer.consecutiveRun(of: 2, in: [0, 1, 2, 3]) == 0..<2)
+        #expect(Par2Repairer.consecutiveRun(of: 2, in: [0, 2, 3, 5]) == 1..<3)
+        #expect(Par2Repairer.consecutiveRun(of: 3, in: [4, 5, 6]) == 0..<3)
+        #expect(Par2Repairer.consecutiveRun(of: 2, in: [0, 2, 4]) == nil)
+        #expect(Par2Repairer.consecutiveRun(of: 4, in: [0, 1, 2]) == nil)
+        #expect(Par2Repairer.consecutiveRun(of: 0, in: [0, 1]) == nil)
+    }
+
+    /// With every other recovery slice lost, no run of consecutive exponents is long enough:
+    /// the repair solves by elimination and is still byte-exact.
+    @Test func aRepairWithoutConsecutiveRecoverySlicesEliminates() throws {
+        let scratch = TemporaryDirectory()
+        let (names, contents) = try Self.makeSet(scratch, sizes: [6400, 6390], sliceSize: 64, recovery: 40, seed: 960)
+        var damaged = contents[0]
+        for block in stride(from: 0, to: 100, by: 10) { damaged[block * 64 + 3] ^= 0x5A }
+        writeFile(scratch.file(names[0]), damaged)
+        writeFile(scratch.file(names[1]), Array(contents[1][0..<6000]))  // its last 7 blocks cut
+        var set = try Par2RecoverySet.load(indexPath: scratch.file("f.par2"))
+        set.recoverySlices = set.recoverySlices.filter { $0.exponent % 2 == 0 }
+        let verification = try Par2Verifier.verify(set, jobs: 2)
+        #expect(verification.badSliceCount == 17 && set.recoverySlices.count == 20)
+        #expect(Par2Repairer.consecutiveRun(of: 17, in: set.recoverySlices.map(\.exponent)) == nil)
+        _ = try Par2FileRestorer.repair(verification, jobs: 2, fsync: false)
+        for (name, bytes) in zip(names, contents) { #expect(readFile(scratch.file(name)) == bytes, "\(name)") }
+    }
+
     /// Ten files (two lane groups), slices longer than a read (``Par2Verifier/stretchBytes``),
     /// files that end mid-slice, mid-read and on a read's edge: the bad slices are exactly
     /// those whose bytes changed.

@@ -11,7 +11,9 @@
 /// inverse (Gauss-Jordan over GF(2^16)) gives D_m = Σ_j A⁻¹[m][j] · R_j + Σ_i (Σ_j A⁻¹[m][j] ·
 /// c_i^e_j) · D_i. So every input, recovery or good slice, is read once and multiplied into all
 /// k outputs (``Par2SliceAccumulator``). Memory: k slices plus a batch of inputs, and the k × k
-/// system (2k² bytes); the inversion costs k³ field operations, shared among the cores.
+/// inverse (2k² bytes). With k recovery slices of consecutive exponents, as a set whose volumes
+/// are all there has, A⁻¹ has a closed form (k² field operations, ``Par2RepairCoefficients``);
+/// otherwise Gauss-Jordan costs k³, shared among the cores.
 public enum Par2Repairer {
     /// The rebuilt slices of a set, by global slice index; nothing is written.
     public final class Rebuilt: Sendable {
@@ -47,10 +49,18 @@ public enum Par2Repairer {
             bad += status.badSlices.map { file.firstSlice + $0 }
         }
         guard bad.count <= set.recoverySlices.count else { throw insufficient(verification) }
-        let recovery = Array(set.recoverySlices.prefix(bad.count))
+        try requireRoomForInverse(of: bad.count, path: set.directory)
         let constants = Par2SliceConstants.constants(count: set.sliceCount)
-        let coefficients = try solve(
-            lost: bad, recovery: recovery.map(\.exponent), constants: constants, jobs: jobs, path: set.directory)
+        let recovery: [Par2RecoverySliceLocation]
+        let coefficients: Par2RepairCoefficients
+        if let run = consecutiveRun(of: bad.count, in: set.recoverySlices.map(\.exponent)) {
+            recovery = Array(set.recoverySlices[run])
+            coefficients = .consecutive(lost: bad, firstExponent: recovery[0].exponent, constants: constants)
+        } else {
+            recovery = Array(set.recoverySlices.prefix(bad.count))
+            coefficients = try solve(
+                lost: bad, recovery: recovery.map(\.exponent), constants: constants, jobs: jobs, path: set.directory)
+        }
         // Overlapped: the next batch is read while the last is multiplied in, so reading the
         // set (a third of a CPU second a GiB) is not a pause between the cores' multiplications.
         let accumulator = try Par2SliceAccumulator(
@@ -86,26 +96,39 @@ public enum Par2Repairer {
         return rebuilt
     }
 
-    /// The coefficients that rebuild the slices `lost` (global indices) from the recovery slices
-    /// of `recovery` (their exponents) and the good slices.
+    /// Throws `.io` (ENOMEM) naming `path` when the k × k inverse for `size` rebuilt slices
+    /// would take more than half of this machine's memory.
+    private static func requireRoomForInverse(of size: Int, path: String) throws {
+        let bytes = Int64(size) * Int64(size) * 2
+        guard bytes > Par2RecoveryBounds.memoryLimit else { return }
+        throw GCDCatError(
+            .io, path: path, syscall: "malloc", errno: ENOMEM,
+            message: "rebuilding \(size) blocks takes a system of \(bytes) bytes, more than half of this machine's "
+                + "memory (\(Par2RecoveryBounds.memoryLimit) bytes); a set with larger blocks needs fewer")
+    }
+
+    /// Where `exponents` (ascending, distinct) hold `count` consecutive ones, the first such
+    /// run: its recovery slices make a system with a closed-form inverse.
+    static func consecutiveRun(of count: Int, in exponents: [Int]) -> Range<Int>? {
+        guard count > 0 else { return nil }
+        return (0..<max(0, exponents.count - count + 1)).first {
+            exponents[$0 + count - 1] - exponents[$0] == count - 1
+        }
+        .map { $0..<($0 + count) }
+    }
+
+    /// The coefficients, by Gauss-Jordan, that rebuild the slices `lost` (global indices) from
+    /// the recovery slices of `recovery` (their exponents) and the good slices.
     ///
     /// The system is built transposed, Aᵀ with a row per lost slice, because the inverse of Aᵀ
     /// is A⁻¹ transposed: the layout the coefficients are read in, with no second copy.
     ///
     /// ## Errors
-    /// `.io` (ENOMEM) naming `path` when the k² system would take more than half the memory;
-    /// `.checksumMismatch` when it is singular.
+    /// `.checksumMismatch` when the system is singular.
     static func solve(
         lost: [Int], recovery: [Int], constants: [UInt16], jobs: Int, path: String
     ) throws -> Par2RepairCoefficients {
         let size = lost.count
-        let bytes = Int64(size) * Int64(size) * 2
-        guard bytes <= Par2RecoveryBounds.memoryLimit else {
-            throw GCDCatError(
-                .io, path: path, syscall: "malloc", errno: ENOMEM,
-                message: "rebuilding \(size) blocks solves a system of \(bytes) bytes, more than half of this "
-                    + "machine's memory (\(Par2RecoveryBounds.memoryLimit) bytes); par2 with larger blocks needs fewer")
-        }
         var system = [UInt16](repeating: 0, count: size * size)
         for (m, slice) in lost.enumerated() {
             for (j, exponent) in recovery.enumerated() {
