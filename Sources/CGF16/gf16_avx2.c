@@ -45,14 +45,6 @@ static AVX2 inline avx2_tables avx2_tables_build(uint16_t c) {
     return t;
 }
 
-/// dst ^= c·src over the words after the last whole 64-byte step.
-static void avx2_tail(uint8_t *dst, const uint8_t *src, size_t words, uint16_t c) {
-    if (words == 0 || c == 0) return;
-    gf16_nibble_tables nt;
-    gf16_nibble_tables_init(&nt, c);
-    gf16_nibble_muladd(&nt, dst, src, words);
-}
-
 /// The 4-bit digits of the 32 words at p. packus works within 128-bit lanes, and so does the
 /// unpack in avx2_product_xor, so the lane order comes back as it was.
 static AVX2 inline avx2_digits avx2_digits_load(const uint8_t *p) {
@@ -96,7 +88,7 @@ static AVX2 void avx2_muladd(uint8_t *dst, const uint8_t *src, size_t len, uint1
         const avx2_digits d = avx2_digits_load(src + i);
         avx2_product_xor(dst + i, &t, &d);
     }
-    avx2_tail(dst + body, src + body, (len - body) / 2, c);
+    gf16_tail_muladd(dst + body, src + body, (len - body) / 2, c);
 }
 
 /// One tile of up to GF16_TILE_BYTES (a multiple of 64) into a batch of outputs.
@@ -123,7 +115,7 @@ static AVX2 void avx2_muladd_multi(uint8_t *const *dst, const uint16_t *c, size_
             const size_t tile = body - offset < GF16_TILE_BYTES ? body - offset : GF16_TILE_BYTES;
             avx2_tile(dst + first, tables, c + first, n, src, offset, tile);
         }
-        for (size_t j = 0; j < n; j++) avx2_tail(dst[first + j] + body, src + body, (len - body) / 2, c[first + j]);
+        for (size_t j = 0; j < n; j++) gf16_tail_muladd(dst[first + j] + body, src + body, (len - body) / 2, c[first + j]);
     }
 }
 
@@ -194,7 +186,8 @@ static AVX2 int avx2_muladd_matrix(uint8_t *const *dst, size_t ndst, const uint8
     avx2_tables *tables = aligned_alloc(32, sizeof(avx2_tables) * GF16_MATRIX_INPUTS * GF16_MATRIX_GROUP);
     if (!tables) return 0;
     const size_t body = len & ~(size_t)63;
-    for (size_t first = 0; first < ndst; first += GF16_MATRIX_GROUP) {
+    // With no whole step (tiny blocks), building the constants' tables is all waste.
+    for (size_t first = 0; body > 0 && first < ndst; first += GF16_MATRIX_GROUP) {
         const size_t n = ndst - first < GF16_MATRIX_GROUP ? ndst - first : GF16_MATRIX_GROUP;
         for (size_t i0 = 0; i0 < nsrc; i0 += GF16_MATRIX_INPUTS) {
             const size_t ni = nsrc - i0 < GF16_MATRIX_INPUTS ? nsrc - i0 : GF16_MATRIX_INPUTS;
@@ -208,7 +201,7 @@ static AVX2 int avx2_muladd_matrix(uint8_t *const *dst, size_t ndst, const uint8
     free(tables);
     if (body < len)
         for (size_t i = 0; i < nsrc; i++)
-            for (size_t j = 0; j < ndst; j++) avx2_tail(dst[j] + body, src[i] + body, (len - body) / 2, c[i * ndst + j]);
+            for (size_t j = 0; j < ndst; j++) gf16_tail_muladd(dst[j] + body, src[i] + body, (len - body) / 2, c[i * ndst + j]);
     return 1;
 }
 

@@ -52,6 +52,25 @@ void gf16_basis(uint16_t c, uint16_t b[16]) {
     memcpy(b, &gf16_exp[gf16_log[c]], 16 * sizeof b[0]);
 }
 
+void gf16_tail_muladd(uint8_t *dst, const uint8_t *src, size_t words, uint16_t c) {
+    if (words == 0 || c == 0) return;
+    if (words > GF16_LOG_TAIL_WORDS) {
+        gf16_nibble_tables nt;
+        gf16_nibble_tables_init(&nt, c);
+        gf16_nibble_muladd(&nt, dst, src, words);
+        return;
+    }
+    gf16_tables_ready();
+    const uint32_t log_c = gf16_log[c];
+    for (size_t i = 0; i < words; i++) {
+        const uint16_t word = (uint16_t)(src[2 * i] | src[2 * i + 1] << 8);
+        if (word == 0) continue;
+        const uint16_t p = gf16_exp[log_c + gf16_log[word]];
+        dst[2 * i] ^= (uint8_t)p;
+        dst[2 * i + 1] ^= (uint8_t)(p >> 8);
+    }
+}
+
 void gf16_nibble_tables_init(gf16_nibble_tables *t, uint16_t c) {
     uint16_t b[16];
     gf16_basis(c, b);

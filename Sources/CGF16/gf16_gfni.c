@@ -93,13 +93,6 @@ static GFNI inline void gfni_product_xor(uint8_t *dst, const gfni_matrices *t, c
     _mm256_storeu_si256(out + 1, _mm256_xor_si256(_mm256_loadu_si256(out + 1), _mm256_unpackhi_epi8(low, high)));
 }
 
-static void gfni_tail(uint8_t *dst, const uint8_t *src, size_t words, uint16_t c) {
-    if (words == 0 || c == 0) return;
-    gf16_nibble_tables nt;
-    gf16_nibble_tables_init(&nt, c);
-    gf16_nibble_muladd(&nt, dst, src, words);
-}
-
 GFNI void gf16_gfni_muladd(uint8_t *dst, const uint8_t *src, size_t len, uint16_t c) {
     if (c == 0) return;
     const gfni_matrices t = gfni_matrices_load(c);
@@ -108,7 +101,7 @@ GFNI void gf16_gfni_muladd(uint8_t *dst, const uint8_t *src, size_t len, uint16_
         const gfni_bytes v = gfni_bytes_load(src + i);
         gfni_product_xor(dst + i, &t, &v);
     }
-    gfni_tail(dst + body, src + body, (len - body) / 2, c);
+    gf16_tail_muladd(dst + body, src + body, (len - body) / 2, c);
 }
 
 static GFNI void gfni_tile(uint8_t *const *dst, const gfni_matrices *t, const uint16_t *c, size_t n,
@@ -134,7 +127,7 @@ GFNI void gf16_gfni_muladd_multi(uint8_t *const *dst, const uint16_t *c, size_t 
             const size_t tile = body - offset < GF16_TILE_BYTES ? body - offset : GF16_TILE_BYTES;
             gfni_tile(dst + first, t, c + first, n, src, offset, tile);
         }
-        for (size_t j = 0; j < n; j++) gfni_tail(dst[first + j] + body, src + body, (len - body) / 2, c[first + j]);
+        for (size_t j = 0; j < n; j++) gf16_tail_muladd(dst[first + j] + body, src + body, (len - body) / 2, c[first + j]);
     }
 }
 

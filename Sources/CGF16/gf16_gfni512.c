@@ -91,14 +91,6 @@ static GFNI512 void gfni512_matrix_chunk(uint8_t *const *dst, size_t n, const ui
     }
 }
 
-/// dst ^= c·src over the words after the vector body, as the other kernels' tails do.
-static void gfni512_tail(uint8_t *dst, const uint8_t *src, size_t words, uint16_t c) {
-    if (words == 0 || c == 0) return;
-    gf16_nibble_tables nt;
-    gf16_nibble_tables_init(&nt, c);
-    gf16_nibble_muladd(&nt, dst, src, words);
-}
-
 static GFNI512 int gfni512_muladd_matrix(uint8_t *const *dst, size_t ndst, const uint8_t *const *src, size_t nsrc,
                                          const uint16_t *c, size_t len) {
     const size_t matrices_bytes = sizeof(uint64_t[4]) * GF16_MATRIX_INPUTS * GF16_MATRIX_GROUP;
@@ -108,7 +100,8 @@ static GFNI512 int gfni512_muladd_matrix(uint8_t *const *dst, size_t ndst, const
     uint64_t(*m)[4] = (uint64_t(*)[4])scratch;
     __m512i *split = (__m512i *)(scratch + matrices_bytes);
     const size_t body = len & ~(size_t)127;
-    for (size_t first = 0; first < ndst; first += GF16_MATRIX_GROUP) {
+    // With no whole step (tiny blocks), building the constants' tables is all waste.
+    for (size_t first = 0; body > 0 && first < ndst; first += GF16_MATRIX_GROUP) {
         const size_t n = ndst - first < GF16_MATRIX_GROUP ? ndst - first : GF16_MATRIX_GROUP;
         for (size_t i0 = 0; i0 < nsrc; i0 += GF16_MATRIX_INPUTS) {
             const size_t ni = nsrc - i0 < GF16_MATRIX_INPUTS ? nsrc - i0 : GF16_MATRIX_INPUTS;
@@ -125,7 +118,7 @@ static GFNI512 int gfni512_muladd_matrix(uint8_t *const *dst, size_t ndst, const
     if (body < len)
         for (size_t i = 0; i < nsrc; i++)
             for (size_t j = 0; j < ndst; j++)
-                gfni512_tail(dst[j] + body, src[i] + body, (len - body) / 2, c[i * ndst + j]);
+                gf16_tail_muladd(dst[j] + body, src[i] + body, (len - body) / 2, c[i * ndst + j]);
     return 1;
 }
 

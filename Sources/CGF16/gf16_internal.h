@@ -67,6 +67,15 @@ static inline void gf16_nibble_muladd(const gf16_nibble_tables *t, uint8_t *dst,
     }
 }
 
+/// Up to this many words, a tail is multiplied word by word through the log and exp tables:
+/// building a constant's nibble tables costs more than that. Repairs of tiny blocks (4 bytes)
+/// are all tails, one per input and output: the tables' builds took most of such a repair.
+#define GF16_LOG_TAIL_WORDS 16
+
+/// dst ^= c·src over `words` little-endian words: every vector kernel's tail (shorter than one
+/// vector step).
+void gf16_tail_muladd(uint8_t *dst, const uint8_t *src, size_t words, uint16_t c);
+
 /// 1 if the CPU and OS support the instructions of kernel k (CPUID and XGETBV).
 int gf16_cpu_supports(gf16_kernel k);
 

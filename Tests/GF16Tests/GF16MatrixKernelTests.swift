@@ -6,7 +6,8 @@ import Testing
 /// around the 4096-byte tile (and gfni512's 1024-byte tile of 128-byte steps: a short last tile
 /// with and without whole tiles before it), input counts around the 16 whose tables AVX2 builds
 /// at once (odd and even: AVX2 folds inputs two at a time), zero rows (alone in a pair, and a
-/// whole pair) and zero coefficients, unaligned starts.
+/// whole pair) and zero coefficients, unaligned starts; blocks shorter than any vector step, all
+/// tail, word by word (up to 16 words) or by tables.
 @Suite struct GF16MatrixKernelTests {
     @Test func scalarMatrixMatchesGFComplete() throws { try checkMatrix(GF16_KERNEL_SCALAR) }
     @Test(.enabled(if: cpuRuns(GF16_KERNEL_AVX2), "this CPU lacks AVX2"))
@@ -27,6 +28,7 @@ import Testing
         for (outputs, inputs, length) in [
             (1, 1, 66), (2, 3, 0), (3, 2, 4096), (5, 7, 4098), (64, 3, 8254), (65, 4, 12_414), (102, 5, 8192),
             (7, 16, 20_002), (66, 17, 4160), (3, 33, 8258), (9, 18, 1408), (4, 2, 900), (2, 3, 130),
+            (6, 5, 4), (4, 9, 30), (3, 4, 34), (5, 3, 100),
         ] {
             let sources = (0..<inputs).map { _ in Region(count: length + 8, using: &generator) }
             // Rows 1, 6 and 7 are all zero (with 0 and 1, and 6 with 7, folded together by AVX2);
