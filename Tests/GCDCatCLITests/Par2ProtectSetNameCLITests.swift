@@ -36,6 +36,32 @@ extension Par2ProtectCLITests {
         #expect(scratch.read("out") == whole)
     }
 
+    /// A file smaller than one part leaves 7-Zip's or split's set as just `NAME.001`: its index
+    /// is `NAME.par2`, which the merge of that part finds and repairs by (outside attack a23c
+    /// F11: `NAME.001.par2` went unused, and a damaged part merged to wrong bytes, exit 0). A
+    /// lone file that is no first part keeps its own name.
+    @Test(arguments: [
+        ("arc.7z.001", "arc.7z.par2"), ("f.bin.000", "f.bin.par2"), ("f.bin.002", "f.bin.002.par2"),
+        ("photo.2023", "photo.2023.par2"), ("notes.001.txt", "notes.001.txt.par2"),
+    ])
+    func aLoneFirstPartIsProtectedUnderItsSetsName(file: String, index: String) throws {
+        let scratch = try Scratch()
+        let whole = randomData(200_000, seed: 62)
+        try scratch.write(file, whole)
+        let protect = try gcdcat(["protect", file, "--par2", "10", "-q"], in: scratch.path)
+        #expect(protect.status == 0, "\(protect.stderr)")
+        #expect(scratch.read(index) != nil, "\(scratch.listing())")
+        guard index != file + ".par2" else { return }
+        var damaged = whole
+        damaged.replaceSubrange(100_000..<100_004, with: Data("QQQQ".utf8))
+        try scratch.write(file, damaged)
+        let merged = try gcdcat([file, "-o", "out"], in: scratch.path)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(merged.stderr.contains("gcdcat: note: rebuilding \(file) (damaged, 1 block)"), "\(merged.stderr)")
+        #expect(scratch.read("out") == whole)
+        #expect(scratch.read(file) == damaged, "the part is left as it was")
+    }
+
     @Test(arguments: [63, 200])
     func protectTakesManyFiles(count: Int) throws {
         let scratch = try Scratch()

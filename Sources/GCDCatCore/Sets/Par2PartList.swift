@@ -140,10 +140,18 @@ public struct Par2PartList: Sendable {
 
     /// The index a merge of the numbered set `files` looks for first (``find(for:notes:)``),
     /// named as its manifest is: `x.par2` for GNU split's `xaa` `xab` …, `movie.zip.par2` for
-    /// `movie.zip.001` …; nil when they are not parts of one numbered set.
+    /// `movie.zip.001` …; nil when they are not parts of one numbered set. A lone file is one
+    /// only when its name leaves no doubt, a first part `NAME.001` (or `.000`, `.0001`): 7-Zip
+    /// and split leave just that of a file smaller than one part, and its merge looks for
+    /// `NAME.par2`, not `NAME.001.par2`.
     public static func indexName(forParts files: [String]) -> String? {
-        guard files.count > 1, let first = files.min(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) else {
-            return nil
+        guard let first = files.min(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) else { return nil }
+        guard files.count > 1 else {
+            let lone = NumberedName.readings(of: first).first {
+                $0.alphabet == .digits && $0.tail.isEmpty && $0.width >= 3 && $0.number <= 1 && $0.stem.hasSuffix(".")
+                    && !splitPath($0.stem).name.dropLast().isEmpty
+            }
+            return lone.flatMap { candidates(for: $0).first }
         }
         for naming in NumberedName.readings(of: first)
         where files.allSatisfy({ number(of: $0, in: naming) != nil }) {
