@@ -146,7 +146,7 @@ struct Par2MergeFixture {
         #expect(result.status == 1)
         #expect(
             result.stderr
-                == "gcdcat: movie.zip.par2: not repairable: 25 blocks missing, 7 recovery blocks available "
+                == "gcdcat: movie.zip.par2: not repairable: at least 25 blocks missing, 7 recovery blocks available "
                 + "(movie.zip.002 (missing)); nothing was written\n")
         #expect(set.scratch.listing() == listing)
     }

@@ -147,7 +147,7 @@ import Testing
         #expect(result.status == 2)
         #expect(
             result.stderr
-                == "gcdcat: a.bin.par2: not repairable: 38 blocks missing, 0 recovery blocks available "
+                == "gcdcat: a.bin.par2: not repairable: at least 38 blocks missing, 0 recovery blocks available "
                 + "(a.bin.001 (10 bytes on disk, 20971520 in the set), a.bin.002 (10 bytes on disk, 20971520 in the "
                 + "set)); nothing was written\n")
         #expect(!String(decoding: scratch.read("trace") ?? Data(), as: UTF8.self).contains("fallocate("))

@@ -139,7 +139,11 @@ extension MergeOperation {
         defer { pending.map(CleanupRegistry.shared.endOutput) }
         let presentPaths = try list.paths.filter { try Syscall.statIfExists($0, followLinks: false) != nil }
         let parts = try validatedParts(presentPaths)
-        let inputs = parts + [try PartFile.validate(list.index)]
+        // The extras are read too: no output may be written over one.
+        let extras = try list.extras.map { list.set.path(of: list.set.files[$0]) }.filter {
+            try Syscall.statIfExists($0, followLinks: false) != nil
+        }.map { try PartFile.validate($0) }
+        let inputs = parts + extras + [try PartFile.validate(list.index)]
         switch target {
         case .path(let path):
             // A missing part is no input to check against, yet it is the set's: never written over.
@@ -159,7 +163,9 @@ extension MergeOperation {
         case .standardOutput: break
         }
         try refuseShortOfRecoveryBlocks(list)
-        for note in list.set.foreignVolumeNotes + list.set.notPar2Notes + list.set.damagedPacketNotes {
+        for note in [list.extrasNote].compactMap({ $0 }) + list.set.foreignVolumeNotes + list.set.notPar2Notes
+            + list.set.damagedPacketNotes
+        {
             notice(.note(note))
         }
         let total = list.outputLength
@@ -207,9 +213,14 @@ extension MergeOperation {
         var zeroCRC: UInt32?
         var lost = 0
         var short: [(path: String, what: String)] = []
-        for (position, index) in list.order.enumerated() {
+        var partsLost = 0
+        // The parts first: only when one of them needs repair do the extras' blocks count too.
+        let files =
+            list.order.enumerated().map { (list.paths[$0.offset], $0.element) }
+            + list.extras.map { (set.path(of: set.files[$0]), $0) }
+        for (position, (path, index)) in files.enumerated() {
+            if position == list.order.count { partsLost = lost }
             let file = set.files[index]
-            let path = list.paths[position]
             guard try Par2Verifier.exists(set.path(of: file)) else {
                 lost += file.slices.count
                 if !file.slices.isEmpty { short.append((path, "missing")) }
@@ -227,12 +238,14 @@ extension MergeOperation {
             lost += past
             short.append((path, "\(size) bytes on disk, \(file.length) in the set"))
         }
-        guard lost > set.recoverySlices.count else { return }
+        if list.extras.isEmpty { partsLost = lost }
+        guard partsLost > 0, lost > set.recoverySlices.count else { return }
         let named = short.prefix(5).map { "\($0.path.displayPath) (\($0.what))" }.joined(separator: ", ")
         throw GCDCatError(
             short.contains { $0.what == "missing" } ? .missingPart : .checksumMismatch, path: list.index,
             message:
-                "not repairable: \(lost) blocks missing, \(set.recoverySlices.count) recovery blocks "
+                // The parts present at full size are not read yet: their damage would add to these.
+                "not repairable: at least \(counted(lost, "block")) missing, \(set.recoverySlices.count) recovery blocks "
                 + "available (\(named)\(short.count > 5 ? ", …" : "")); nothing was written")
     }
 
@@ -268,7 +281,8 @@ extension MergeOperation {
         defer { _ = early?.outcome() }
         let (verification, copied) = try checkParts(list, copyingInto: sink, counter: counter)
         // The SFV rejected a part the PAR2 finds intact: the lists disagree, and neither wins.
-        if var listFailure, verification.isComplete {
+        let partsIntact = list.order.allSatisfy { verification.files[$0].state == .ok }
+        if var listFailure, partsIntact {
             listFailure.message +=
                 "; \(list.index.displayPath) finds every part intact, so the two lists disagree: nothing was written"
             throw listFailure
@@ -279,7 +293,7 @@ extension MergeOperation {
         announce(rebuilt, of: list, verification, notice: notice)
         // Empty parts lost or grown have no block to rebuild: they are written as nothing.
         let repaired: Par2Repairer.Rebuilt?
-        if verification.badSliceCount == 0 {
+        if partsIntact || verification.badSliceCount == 0 {
             repaired = nil
         } else if let early, zip(expected.files, verification.files).allSatisfy({ $0.badSlices == $1.badSlices }) {
             repaired = try early.wait()
@@ -351,9 +365,12 @@ extension MergeOperation {
             dropped[index] = list.droppedHeader(at: position)
             offset += list.set.files[index].length - dropped[index]
         }
-        let (fd, path, starts, drops) = (try sink.fd, sink.path, offsets, dropped)
+        var joined = [Bool](repeating: false, count: list.set.files.count)
+        for index in list.order { joined[index] = true }
+        let (fd, path, starts, drops, parts) = (try sink.fd, sink.path, offsets, dropped, joined)
         let verification = try Par2Verifier.verify(list.set, jobs: jobs, counter: counter) { file, offset, bytes in
-            guard let (offset, bytes) = keptBytes(bytes, at: offset, dropping: drops[file]) else { return }
+            // An extra is checked, never written.
+            guard parts[file], let (offset, bytes) = keptBytes(bytes, at: offset, dropping: drops[file]) else { return }
             try Syscall.pwriteAll(
                 fd, from: bytes.baseAddress!, count: bytes.count, offset: starts[file] + offset, path: path)
         }
@@ -524,13 +541,14 @@ extension MergeOperation {
             guard status.state != .ok else { return nil }
             return RebuiltPart(path: list.paths[position], state: status.state.rawValue, blocks: status.badSlices.count)
         }
-        guard !verification.isRepairable else { return rebuilt }
+        // Parts intact: an extra's damage is no matter to the output.
+        guard !rebuilt.isEmpty, !verification.isRepairable else { return rebuilt }
         let missing = rebuilt.contains { $0.state == "missing" }
         let named = rebuilt.prefix(5).map { "\($0.path.displayPath) (\($0.state))" }.joined(separator: ", ")
         throw GCDCatError(
             missing ? .missingPart : .checksumMismatch, path: list.index,
             message:
-                "not repairable: \(verification.badSliceCount) blocks missing, "
+                "not repairable: \(counted(verification.badSliceCount, "block")) missing, "
                 + "\(list.set.recoverySlices.count) recovery blocks available (\(named)\(rebuilt.count > 5 ? ", …" : "")); "
                 + "nothing was written")
     }

@@ -201,7 +201,7 @@ public enum Par2Repairer {
     static func insufficient(_ verification: Par2Verification) -> GCDCatError {
         GCDCatError(
             .missingPart, path: verification.set.origin,
-            message: "not repairable: \(verification.badSliceCount) blocks missing, "
+            message: "not repairable: \(counted(verification.badSliceCount, "block")) missing, "
                 + "\(verification.set.recoverySlices.count) recovery blocks available")
     }
 

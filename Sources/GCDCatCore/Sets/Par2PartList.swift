@@ -8,8 +8,9 @@ import GCDCatSystem
 /// parts `NAME.001`, …, or the whole file's name plus `.par2`), whose files are that set's parts.
 ///
 /// The files of a PAR2 set are listed by file id, not by name: the parts' order is their numbers
-/// in the set's naming. A file of the recovery set that is no number of it (a `README` protected
-/// with the parts) means the index is not this set's list of parts, and it is not used.
+/// in the set's naming. A file of the recovery set that is no number of it (the `.nfo` a Usenet
+/// release protects with its parts) is one of its ``extras``: checked and, when a part needs
+/// repair, rebuilt too (its blocks are in the recovery equations), but never joined.
 public struct Par2PartList: Sendable {
     /// The `.par2` file read (the index, or a volume when the index is gone).
     public var index: String
@@ -19,6 +20,8 @@ public struct Par2PartList: Sendable {
     /// The parts' paths in order, spelt with the index's folder as given.
     public var paths: [String]
     public var naming: NumberedName
+    /// The set's files that are no parts of it (indices into `set.files`), by name.
+    public var extras: [Int] = []
 
     /// The `.par2` names a set of `naming` may have beside it, in order of preference.
     public static func candidates(for naming: NumberedName) -> [String] {
@@ -50,7 +53,7 @@ public struct Par2PartList: Sendable {
                 let set = try Par2RecoverySet.load(indexPath: candidate)
                 try requireOneSet(set, index: name)
                 if let list = list(set, index: candidate, naming: naming) { return list }
-                why = "protects files that are not all parts of this set"
+                why = "protects no part of this set"
             } catch let error as GCDCatError where error.code == .malformedManifest {
                 why = "is not a usable PAR2 set (\(error.message))"
             }
@@ -109,26 +112,50 @@ public struct Par2PartList: Sendable {
         let set = try Par2RecoverySet.load(indexPath: path)
         let prefix = folderPrefix(of: path)
         let names = set.files.map { prefix + $0.name }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-        guard let first = names.first else { return nil }
-        for naming in NumberedName.readings(of: first) {
-            if let list = list(set, index: path, naming: naming) { return list }
+        // The first file by name may be an extra (`a.nfo` before `movie.mkv.001`): of the
+        // readings of the first few, the one that makes the most files parts.
+        var best: Par2PartList?
+        for name in names.prefix(8) {
+            for naming in NumberedName.readings(of: name) {
+                guard let list = list(set, index: path, naming: naming) else { continue }
+                if list.order.count > best?.order.count ?? 0 { best = list }
+            }
         }
-        return nil
+        return best
     }
 
-    /// `set`'s files in `naming`'s order, or nil when one of them is no number of it.
+    /// `set`'s files that are numbers of `naming`, in its order, the others its extras; nil
+    /// when none is, or two have one number.
     static func list(_ set: Par2RecoverySet, index: String, naming: NumberedName) -> Par2PartList? {
         let prefix = folderPrefix(of: index)
         var numbered: [(number: Int, file: Int, path: String)] = []
+        var extras: [Int] = []
         for (position, file) in set.files.enumerated() {
             let path = prefix + file.name
-            guard let number = number(of: path, in: naming) else { return nil }
+            guard let number = number(of: path, in: naming) else {
+                extras.append(position)
+                continue
+            }
             numbered.append((number, position, path))
         }
         numbered.sort { $0.number < $1.number }
-        guard !numbered.isEmpty, Set(numbered.map(\.number)).count == numbered.count else { return nil }
+        guard let first = numbered.first, Set(numbered.map(\.number)).count == numbered.count else { return nil }
+        // Beside other files, the parts must start the set (`.001`, `.000`, `aa`): a name that
+        // merely reads as a number (`notes.txt` as `notes.` + `txt`) is no set.
+        guard extras.isEmpty || first.number <= 1 else { return nil }
         return Par2PartList(
-            index: index, set: set, order: numbered.map(\.file), paths: numbered.map(\.path), naming: naming)
+            index: index, set: set, order: numbered.map(\.file), paths: numbered.map(\.path), naming: naming,
+            extras: extras)
+    }
+
+    /// Says that the extras are checked but not joined; nil when there are none.
+    public var extrasNote: String? {
+        guard !extras.isEmpty else { return nil }
+        let names = extras.prefix(3).map { set.files[$0].name.displayPath }.joined(separator: ", ")
+        let more = extras.count > 3 ? " and \(extras.count - 3) more" : ""
+        let one = extras.count == 1
+        return "\(index.displayPath) also protects \(names)\(more), \(one ? "which is no part" : "which are no parts") "
+            + "of the set: \(one ? "it is" : "they are") checked, and rebuilt if a part needs repair, but not joined"
     }
 
     /// `path`'s number in `naming`, or nil when it is no part of it.
