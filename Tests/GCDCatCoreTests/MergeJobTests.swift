@@ -218,6 +218,23 @@ struct MergeJobTests {
         #expect(store.bytes(S3MergeTests.at("other")) == [1, 2, 3])
     }
 
+    /// A list given alone is read once: the GET that finds its set also gives the lines the
+    /// parts are checked against (a set's list, and the empty input's list).
+    @Test func aListGivenAloneIsFetchedOnce() throws {
+        let memory = MemoryObjectStore()
+        let set = S3MergeTests.storeSet(memory, sizes: [3, 5, 2])
+        memory.store(S3MergeTests.at("e.sfv"), Array("; gcdcat-whole: 0 00000000 e\n".utf8))
+        for (list, output, whole) in [("set.sfv", "set", set.whole), ("e.sfv", "e", [])] {
+            let store = InstrumentedStore(memory)
+            var job = Self.job(["s3://bkt/\(list)"], output: nil, store: memory)
+            job.makeStore = { CountingObjectStore(store) }
+            let report = try #require(try job.run(notice: { _ in }, measure: Self.measure))
+            #expect(report.verified)
+            #expect(memory.bytes(S3MergeTests.at(output)) == whole)
+            #expect(store.gets.filter { $0.object == S3MergeTests.at(list) }.count == 1, "\(list)")
+        }
+    }
+
     /// A list alone that names two sets is refused with the same words for objects and files,
     /// naming the command that merges one of them.
     @Test func aListOfTwoSetsIsRefusedAlikeForObjectsAndFiles() throws {

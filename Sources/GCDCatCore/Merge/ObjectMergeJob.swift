@@ -9,13 +9,14 @@ extension MergeJob {
         _ names: [String], notice: (MergeOperation.Notice) -> Void, measure: Measure
     ) throws -> RunReport? {
         let store = try makeStore()
-        let (parts, manifestObject, derived) = try objectSet(names, store: store, notice: notice)
+        let (parts, manifestObject, loaded, derived) = try objectSet(names, store: store, notice: notice)
         let target = try MergeOutputName.resolve(
             try output.map { try Self.target($0, store: store) },
             derived: derived.map { .object(ObjectTarget(location: $0, store: store)) }, first: names[0])
         var merge = ObjectSetMerge(
             store: store, parts: parts, manifest: manifestObject, output: target, jobs: objectJobs,
             overwrite: overwrite, fsync: fsync)
+        merge.loadedManifest = loaded
         merge.allowDuplicates = allowDuplicates
         merge.trustStoredChecksums = trustStoredChecksums
         let total = Int64(parts.reduce(0) { $0 + $1.size })
@@ -49,13 +50,13 @@ extension MergeJob {
     /// parts, and the output is empty, as on disk.
     private func objectSet(
         _ names: [String], store: CountingObjectStore, notice: (MergeOperation.Notice) -> Void
-    ) throws -> (parts: [ObjectInfo], manifest: ObjectLocation?, derived: ObjectLocation?) {
+    ) throws -> (parts: [ObjectInfo], manifest: ObjectLocation?, loaded: Manifest?, derived: ObjectLocation?) {
         let locations = try names.map { try ObjectLocation(parsing: $0)! }
         let list = asGiven || locations.count > 1 ? nil : try Self.listedSet(locations[0], store: store)
         if let list, list.first == nil {
             notice(.note(MergeOperation.emptyWholeNote(list: list.manifest.description, whole: list.wholeName)))
             return (
-                [], list.manifest,
+                [], list.manifest, list.loaded,
                 ObjectLocation(bucket: list.manifest.bucket, key: String(list.manifest.key.dropLast(4)))
             )
         }
@@ -64,9 +65,9 @@ extension MergeJob {
         for note in set.resolved.notes { notice(.note(note)) }
         if manifest == nil, let note = set.unusedManifestNote { notice(.note(note)) }
         if manifest == nil, manifestPolicy != .disabled, let list {
-            return (set.parts, list.manifest, set.defaultOutput)
+            return (set.parts, list.manifest, list.loaded, set.defaultOutput)
         }
-        return (set.parts, try manifestObject(beside: set, first: names[0], notice: notice), set.defaultOutput)
+        return (set.parts, try manifestObject(beside: set, first: names[0], notice: notice), nil, set.defaultOutput)
     }
 
     /// The SFV manifest object the parts are checked against: `--manifest`, else the set's own
@@ -101,7 +102,8 @@ extension MergeJob {
     }
 
     /// The first part of the set an SFV object names (``SetFromList``'s rules, over the keys
-    /// beside it) when `list` is one, or nil as the first part when the list records an empty
+    /// beside it) when `list` is one, with the list as read (the merge checks against it, not
+    /// a second GET of it), or nil as the first part when the list records an empty
     /// file and no parts (`wholeName` is then its name); nil for a part. A checksum list of
     /// another kind cannot check object parts: refused by name.
     ///
@@ -109,7 +111,7 @@ extension MergeJob {
     /// The list's load errors; `.invalidInput` for a list that is not an SFV, or that names no
     /// set or several (as a local list's).
     private static func listedSet(_ list: ObjectLocation, store: any ObjectStore) throws
-        -> (first: ObjectLocation?, manifest: ObjectLocation, wholeName: String)?
+        -> (first: ObjectLocation?, manifest: ObjectLocation, loaded: Manifest, wholeName: String)?
     {
         guard let kind = ChecksumListDetector.kind(ofName: list.key) else { return nil }
         guard kind == "sfv" else {
@@ -119,11 +121,11 @@ extension MergeJob {
                     + "give the set's first part, or its parts, with --manifest naming an SFV")
         }
         let loaded = try ObjectDiscovery.loadManifest(list, store: store)
-        if let whole = loaded.emptyWholeOnly { return (nil, list, whole.name) }
+        if let whole = loaded.emptyWholeOnly { return (nil, list, loaded, whole.name) }
         let keys = loaded.entries.map { list.sibling($0.name).description }
         let first = try SetFromList.firstPart(
             listing: keys, of: list.description, names: ObjectStoreNames(store: store))
-        return (try ObjectLocation(parsing: first)!, list, "")
+        return (try ObjectLocation(parsing: first)!, list, loaded, "")
     }
 
     /// What the report says about where the parts' crc32s and bytes came from.
