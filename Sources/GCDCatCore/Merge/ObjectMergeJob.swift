@@ -52,20 +52,20 @@ extension MergeJob {
         _ names: [String], store: CountingObjectStore, notice: (MergeOperation.Notice) -> Void
     ) throws -> (parts: [ObjectInfo], manifest: ObjectLocation?, loaded: Manifest?, derived: ObjectLocation?) {
         let locations = try names.map { try ObjectLocation(parsing: $0)! }
-        let list = asGiven || locations.count > 1 ? nil : try Self.listedSet(locations[0], store: store)
-        if let list, list.first == nil {
-            notice(.note(MergeOperation.emptyWholeNote(list: list.manifest.description, whole: list.wholeName)))
-            return (
-                [], list.manifest, list.loaded,
-                ObjectLocation(bucket: list.manifest.bucket, key: String(list.manifest.key.dropLast(4)))
-            )
+        let listed = asGiven || locations.count > 1 ? nil : try Self.listedSet(locations[0], store: store)
+        var given = locations
+        switch listed {
+        case .emptyWhole(let whole, let list, let loaded):
+            notice(.note(MergeOperation.emptyWholeNote(list: list.description, whole: whole)))
+            return ([], list, loaded, ObjectLocation(bucket: list.bucket, key: String(list.key.dropLast(4))))
+        case .set(let first, _, _): given = [first]
+        case nil: break
         }
-        let set = try ObjectDiscovery.resolve(
-            list.map { [$0.first!] } ?? locations, store: store, asGiven: asGiven, jobs: objectJobs)
+        let set = try ObjectDiscovery.resolve(given, store: store, asGiven: asGiven, jobs: objectJobs)
         for note in set.resolved.notes { notice(.note(note)) }
         if manifest == nil, let note = set.unusedManifestNote { notice(.note(note)) }
-        if manifest == nil, manifestPolicy != .disabled, let list {
-            return (set.parts, list.manifest, list.loaded, set.defaultOutput)
+        if manifest == nil, manifestPolicy != .disabled, case .set(_, let list, let loaded) = listed {
+            return (set.parts, list, loaded, set.defaultOutput)
         }
         return (set.parts, try manifestObject(beside: set, first: names[0], notice: notice), nil, set.defaultOutput)
     }
@@ -101,18 +101,22 @@ extension MergeJob {
         return manifestObject
     }
 
-    /// The first part of the set an SFV object names (``SetFromList``'s rules, over the keys
-    /// beside it) when `list` is one, with the list as read (the merge checks against it, not
-    /// a second GET of it), or nil as the first part when the list records an empty
-    /// file and no parts (`wholeName` is then its name); nil for a part. A checksum list of
-    /// another kind cannot check object parts: refused by name.
+    /// An SFV object given alone, as read (the merge checks the parts against it, not a second
+    /// GET of it).
+    private enum ListedSet {
+        /// It names a set: its first part, by ``SetFromList``'s rules over the keys beside it.
+        case set(first: ObjectLocation, list: ObjectLocation, loaded: Manifest)
+        /// It records an empty file, `whole`, and lists no parts (a split of an empty input).
+        case emptyWhole(whole: String, list: ObjectLocation, loaded: Manifest)
+    }
+
+    /// What `list` names when it is an SFV object; nil for a part. A checksum list of another
+    /// kind cannot check object parts: refused by name.
     ///
     /// ## Errors
     /// The list's load errors; `.invalidInput` for a list that is not an SFV, or that names no
     /// set or several (as a local list's).
-    private static func listedSet(_ list: ObjectLocation, store: any ObjectStore) throws
-        -> (first: ObjectLocation?, manifest: ObjectLocation, loaded: Manifest, wholeName: String)?
-    {
+    private static func listedSet(_ list: ObjectLocation, store: any ObjectStore) throws -> ListedSet? {
         guard let kind = ChecksumListDetector.kind(ofName: list.key) else { return nil }
         guard kind == "sfv" else {
             throw GCDCatError(
@@ -121,11 +125,11 @@ extension MergeJob {
                     + "give the set's first part, or its parts, with --manifest naming an SFV")
         }
         let loaded = try ObjectDiscovery.loadManifest(list, store: store)
-        if let whole = loaded.emptyWholeOnly { return (nil, list, loaded, whole.name) }
+        if let whole = loaded.emptyWholeOnly { return .emptyWhole(whole: whole.name, list: list, loaded: loaded) }
         let keys = loaded.entries.map { list.sibling($0.name).description }
         let first = try SetFromList.firstPart(
             listing: keys, of: list.description, names: ObjectStoreNames(store: store))
-        return (try ObjectLocation(parsing: first)!, list, loaded, "")
+        return .set(first: try ObjectLocation(parsing: first)!, list: list, loaded: loaded)
     }
 
     /// What the report says about where the parts' crc32s and bytes came from.
