@@ -235,6 +235,35 @@ struct MergeJobTests {
         }
     }
 
+    /// A set's own list is found by one rule among files and objects: the first of `NAME.sfv`,
+    /// `NAME.sha256`, `NAME.md5` that is there, whether the set is found from its first part
+    /// (a listing) or given part by part (a HEAD of each name).
+    @Test func aSetsOwnListIsFoundAlikeAmongFilesAndObjects() throws {
+        let parts = ["set.001": Array("one".utf8), "set.002": Array("two".utf8)]
+        let lists: [String: [UInt8]] = [
+            "set.sfv": Array("set.001 00000000\n".utf8),
+            "set.sha256": Array("\(String(repeating: "0", count: 64))  set.001\n".utf8),
+            "set.md5": Array("\(String(repeating: "0", count: 32))  set.001\n".utf8),
+        ]
+        for (present, expected) in [
+            (["set.sfv", "set.sha256", "set.md5"], "set.sfv"), (["set.sha256", "set.md5"], "set.sha256"),
+            (["set.md5", "set.sfv"], "set.sfv"), (["set.md5"], "set.md5"), ([], nil),
+        ] as [([String], String?)] {
+            let store = MemoryObjectStore()
+            let directory = TemporaryDirectory()
+            Self.storeBothWays(store, directory, parts.merging(present.map { ($0, lists[$0]!) }) { $1 })
+            let files = try PartArguments.resolve([directory.file("set.001")])
+            let local = try MergeVerification.locate(
+                explicit: nil, candidates: files.manifestCandidates, policy: .automatic,
+                besideParts: try files.parts.map(PartFile.validate))
+            #expect(local.manifest.map { splitPath($0.path).name } == expected, "\(present)")
+            for given in [["s3://bkt/set.001"], ["s3://bkt/set.001", "s3://bkt/set.002"]] {
+                let set = try ObjectDiscovery.resolve(given.map { try ObjectLocation(parsing: $0)! }, store: store)
+                #expect(set.manifest?.location.key == expected, "\(present) \(given)")
+            }
+        }
+    }
+
     /// A list alone that names two sets is refused with the same words for objects and files,
     /// naming the command that merges one of them.
     @Test func aListOfTwoSetsIsRefusedAlikeForObjectsAndFiles() throws {

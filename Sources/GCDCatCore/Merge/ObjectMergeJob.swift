@@ -81,6 +81,13 @@ extension MergeJob {
         beside set: ObjectDiscovery.ObjectSet, first: String, notice: (MergeOperation.Notice) -> Void
     ) throws -> ObjectLocation? {
         var manifestObject = try manifest.flatMap { try ObjectLocation(parsing: $0) }
+        // The set's own list, found by the local rule (``MergeVerification/ownList(_:names:)``,
+        // in ``ObjectDiscovery``). A `.sha256` or `.md5` is passed over with a warning, as it
+        // always was: a server-side merge checks each part by a crc32 it need not read (S3's
+        // `x-amz-checksum-crc32`, or gcdcat's record), where a digest would mean downloading
+        // every part; `gcdcat verify` reads them for such a list. The other lists a local merge
+        // looks through beside the set (``ListsBesideSet``) would each cost a GET, and none of
+        // them is read here.
         if manifestObject == nil && manifestPolicy != .disabled, let found = set.manifest?.location {
             if found.key.hasSuffix(".sfv") {
                 manifestObject = found
