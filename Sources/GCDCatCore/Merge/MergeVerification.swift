@@ -143,7 +143,8 @@ public struct MergeVerification: Sendable, Equatable {
     /// (``NumberedName/manifestCandidates``: `NAME.sfv`, then `NAME.sha256`, then `NAME.md5`)
     /// that `names` holds and `kind` takes for a list, and the warnings for those passed over.
     /// `names` is the folder beside local parts (``FileSystemNames``), or the keys beside object
-    /// parts: the set's listing (``ListedNames``) or a HEAD per name (``ObjectStoreNames``).
+    /// parts: the set's listing (``ListedNames``), or a HEAD per name through `kind`
+    /// (``ObjectDiscovery``, where a failed HEAD must be an error, not a list that is not there).
     static func ownList(
         _ candidates: [String], names: some SetNames, kind: (String) throws -> Candidate
     ) rethrows -> (list: String?, passedOver: [String]) {
