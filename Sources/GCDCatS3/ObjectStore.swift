@@ -127,6 +127,14 @@ public protocol ObjectStore: Sendable {
     /// CreateMultipartUpload; `metadata` becomes the completed object's user metadata (S3 takes
     /// it here, not at completion).
     func createMultipartUpload(_ object: ObjectLocation, metadata: [String: String]) throws -> MultipartUpload
+    /// The same two with the object's Content-Type given, which the run's `--content-type`
+    /// does not replace; nil is that option's type, or the key's guess (``S3ContentType``).
+    func put(
+        _ object: ObjectLocation, body: UnsafeRawBufferPointer, ifNoneMatch: Bool, metadata: [String: String],
+        contentType: String?
+    ) throws
+    func createMultipartUpload(_ object: ObjectLocation, metadata: [String: String], contentType: String?) throws
+        -> MultipartUpload
     func uploadPart(_ upload: MultipartUpload, partNumber: Int, body: UnsafeRawBufferPointer) throws
         -> UploadedPart
     /// UploadPartCopy of `range` of `source` (at most 5 GiB) on the server. With `ifMatch`
@@ -165,6 +173,23 @@ extension ObjectStore {
         _ upload: MultipartUpload, partNumber: Int, source: ObjectLocation, range: Range<UInt64>
     ) throws -> UploadedPart {
         try uploadPartCopy(upload, partNumber: partNumber, source: source, range: range, ifMatch: nil)
+    }
+
+    /// PutObject of an object whose type the caller gives (`contentType`, sent as it is
+    /// whatever the run's `--content-type` says); nil is the run's type or the key's guess. A
+    /// store that keeps no types (a test's) drops it.
+    public func put(
+        _ object: ObjectLocation, body: UnsafeRawBufferPointer, ifNoneMatch: Bool, metadata: [String: String],
+        contentType: String?
+    ) throws {
+        try put(object, body: body, ifNoneMatch: ifNoneMatch, metadata: metadata)
+    }
+
+    /// CreateMultipartUpload of an object whose type the caller gives, as for ``put(_:body:ifNoneMatch:metadata:contentType:)``.
+    public func createMultipartUpload(
+        _ object: ObjectLocation, metadata: [String: String], contentType: String?
+    ) throws -> MultipartUpload {
+        try createMultipartUpload(object, metadata: metadata)
     }
 
     /// PutObject without user metadata (tests, fixtures; gcdcat's own outputs go through

@@ -184,7 +184,15 @@ public final class S3Client: ObjectStore {
     public func put(
         _ object: ObjectLocation, body: UnsafeRawBufferPointer, ifNoneMatch: Bool, metadata: [String: String]
     ) throws {
+        try put(object, body: body, ifNoneMatch: ifNoneMatch, metadata: metadata, contentType: nil)
+    }
+
+    public func put(
+        _ object: ObjectLocation, body: UnsafeRawBufferPointer, ifNoneMatch: Bool, metadata: [String: String],
+        contentType: String?
+    ) throws {
         var headers = Self.metadataHeaders(metadata)
+        if let contentType { headers["content-type"] = contentType }
         if ifNoneMatch { headers["if-none-match"] = "*" }
         if configuration.objectOptions.checksumAlgorithm == .crc32c {
             headers["x-amz-checksum-crc32c"] = CRC32C.base64(CRC32C.of(body))
@@ -337,9 +345,17 @@ public final class S3Client: ObjectStore {
     /// fewer were found than answers lost (a hanging server may create one later), the error
     /// names the command that finds and aborts them.
     public func createMultipartUpload(_ object: ObjectLocation, metadata: [String: String]) throws -> MultipartUpload {
+        try createMultipartUpload(object, metadata: metadata, contentType: nil)
+    }
+
+    /// The same, with the object's Content-Type given (it replaces `--content-type`'s and the guess).
+    public func createMultipartUpload(_ object: ObjectLocation, metadata: [String: String], contentType: String?)
+        throws -> MultipartUpload
+    {
         var request = S3Request(
             operation: "CreateMultipartUpload", method: "POST", location: object, query: [("uploads", "")],
             headers: Self.metadataHeaders(metadata))
+        if let contentType { request.headers["content-type"] = contentType }
         var retried = false
         var lostAnswers = 0
         request.onRetry = { retried = true }

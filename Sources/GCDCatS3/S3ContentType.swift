@@ -1,6 +1,7 @@
-/// The Content-Type an object is written with: the one the user chose, else a guess from the
-/// key's extension (as awscli guesses from the name); a part (`movie.zip.001`) is
-/// `application/octet-stream`, its merged whole (`movie.zip`) `application/zip`.
+/// The Content-Type an object is written with: the one its writer gives (gcdcat's own sidecars,
+/// which the core names), else the one the user chose, else a guess from the key's extension
+/// (as awscli guesses from the name); a part (`movie.zip.001`) is `application/octet-stream`,
+/// its merged whole (`movie.zip`) `application/zip`.
 public enum S3ContentType {
     /// When nothing is known.
     public static let fallback = "application/octet-stream"
@@ -14,25 +15,16 @@ public enum S3ContentType {
         "json": "application/json", "mp4": "video/mp4", "mkv": "video/x-matroska",
     ]
 
-    /// gcdcat's own sidecars (checksum lists, PAR2 files): they keep their type whatever
-    /// `--content-type` says, which is about the data.
-    static let sidecars: [String: String] = [
-        "sfv": "text/plain", "md5": "text/plain", "sha1": "text/plain", "sha256": "text/plain",
-        "sha512": "text/plain", "b2": "text/plain", "crc": "text/plain", "par2": fallback,
-    ]
-
-    /// `chosen` for a data object, the sidecar's type for a sidecar, else the guess.
+    /// `chosen`, else the guess.
     public static func of(key: String, chosen: String?) -> String {
-        let suffix = fileExtension(key)
-        if let sidecar = sidecars[suffix] { return sidecar }
-        return chosen ?? byExtension[suffix] ?? fallback
+        chosen ?? byExtension[fileExtension(key)] ?? fallback
     }
 
     /// The guess alone.
     public static func guess(forKey key: String) -> String { of(key: key, chosen: nil) }
 
     /// After the last `.` of the key's last segment, lowercased; empty when there is none.
-    private static func fileExtension(_ key: String) -> String {
+    package static func fileExtension(_ key: String) -> String {
         let name = key.split(separator: "/", omittingEmptySubsequences: false).last ?? Substring(key)
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "" }
         return name[name.index(after: dot)...].lowercased()

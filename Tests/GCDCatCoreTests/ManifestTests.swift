@@ -20,6 +20,7 @@ import Testing
         ("", "m.sfv: no entries: nothing to verify"),
         ("ok 00000000\n  00000000\n", "m.sfv: line 2: expected 'NAME CRC32', found no CRC"),
         ("a 00000000\nb 00000001\na 00000002\n", "m.sfv: line 3: 'a' is listed twice (first on line 1)"),
+        ("a 00000000\n./a 00000000\na 00000000\n", "m.sfv: line 2: './a' is listed twice (first on line 1)"),
         ("a\0b 00000000\n", "m.sfv: line 1: contains a NUL byte"),
         ("a +0000000\n", "m.sfv: line 1: '+0000000' is not a CRC32 of 8 hex digits"),
     ])

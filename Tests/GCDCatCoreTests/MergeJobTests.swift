@@ -218,6 +218,52 @@ struct MergeJobTests {
         #expect(store.bytes(S3MergeTests.at("other")) == [1, 2, 3])
     }
 
+    /// A list given alone is read once: the GET that finds its set also gives the lines the
+    /// parts are checked against (a set's list, and the empty input's list).
+    @Test func aListGivenAloneIsFetchedOnce() throws {
+        let memory = MemoryObjectStore()
+        let set = S3MergeTests.storeSet(memory, sizes: [3, 5, 2])
+        memory.store(S3MergeTests.at("e.sfv"), Array("; gcdcat-whole: 0 00000000 e\n".utf8))
+        for (list, output, whole) in [("set.sfv", "set", set.whole), ("e.sfv", "e", [])] {
+            let store = InstrumentedStore(memory)
+            var job = Self.job(["s3://bkt/\(list)"], output: nil, store: memory)
+            job.makeStore = { CountingObjectStore(store) }
+            let report = try #require(try job.run(notice: { _ in }, measure: Self.measure))
+            #expect(report.verified)
+            #expect(memory.bytes(S3MergeTests.at(output)) == whole)
+            #expect(store.gets.filter { $0.object == S3MergeTests.at(list) }.count == 1, "\(list)")
+        }
+    }
+
+    /// A set's own list is found by one rule among files and objects: the first of `NAME.sfv`,
+    /// `NAME.sha256`, `NAME.md5` that is there, whether the set is found from its first part
+    /// (a listing) or given part by part (a HEAD of each name).
+    @Test func aSetsOwnListIsFoundAlikeAmongFilesAndObjects() throws {
+        let parts = ["set.001": Array("one".utf8), "set.002": Array("two".utf8)]
+        let lists: [String: [UInt8]] = [
+            "set.sfv": Array("set.001 00000000\n".utf8),
+            "set.sha256": Array("\(String(repeating: "0", count: 64))  set.001\n".utf8),
+            "set.md5": Array("\(String(repeating: "0", count: 32))  set.001\n".utf8),
+        ]
+        for (present, expected) in [
+            (["set.sfv", "set.sha256", "set.md5"], "set.sfv"), (["set.sha256", "set.md5"], "set.sha256"),
+            (["set.md5", "set.sfv"], "set.sfv"), (["set.md5"], "set.md5"), ([], nil),
+        ] as [([String], String?)] {
+            let store = MemoryObjectStore()
+            let directory = TemporaryDirectory()
+            Self.storeBothWays(store, directory, parts.merging(present.map { ($0, lists[$0]!) }) { $1 })
+            let files = try PartArguments.resolve([directory.file("set.001")])
+            let local = try MergeVerification.locate(
+                explicit: nil, candidates: files.manifestCandidates, policy: .automatic,
+                besideParts: try files.parts.map(PartFile.validate))
+            #expect(local.manifest.map { splitPath($0.path).name } == expected, "\(present)")
+            for given in [["s3://bkt/set.001"], ["s3://bkt/set.001", "s3://bkt/set.002"]] {
+                let set = try ObjectDiscovery.resolve(given.map { try ObjectLocation(parsing: $0)! }, store: store)
+                #expect(set.manifest?.location.key == expected, "\(present) \(given)")
+            }
+        }
+    }
+
     /// A list alone that names two sets is refused with the same words for objects and files,
     /// naming the command that merges one of them.
     @Test func aListOfTwoSetsIsRefusedAlikeForObjectsAndFiles() throws {

@@ -195,7 +195,7 @@ struct S3ObjectOptionsTests {
         let transport = ScriptedTransport([.answer(HTTPResponse(status: 200, headers: ["etag": "\"e\""]))])
         let client = try client(S3ObjectOptions(), transport)
         try [UInt8]([1]).withUnsafeBytes {
-            try client.put(ObjectLocation(bucket: "b", key: "movie.zip.sfv"), body: $0, ifNoneMatch: false)
+            try client.put(ObjectLocation(bucket: "b", key: "notes.txt"), body: $0, ifNoneMatch: false)
         }
         let request = try #require(transport.requests.first)
         #expect(request.headers["content-type"] == "text/plain")
@@ -218,19 +218,51 @@ struct S3ObjectOptionsTests {
             ("notes.txt", nil, "text/plain"),
             ("table.csv", nil, "text/csv"),
             ("doc.json", nil, "application/json"),
-            ("movie.zip.sfv", nil, "text/plain"),
-            ("movie.zip.md5", nil, "text/plain"),
-            ("movie.zip.sha256", nil, "text/plain"),
             ("noextension", nil, "application/octet-stream"),
             (".hidden", nil, "application/octet-stream"),
             ("dir.zip/name", nil, "application/octet-stream"),
             ("movie.zip", "video/mp4", "video/mp4"),
             ("movie.zip.001", "application/zip", "application/zip"),
-            ("movie.zip.sfv", "application/zip", "text/plain"),  // a sidecar keeps its type
-            ("movie.zip.par2", "application/zip", "application/octet-stream"),
+            // The client knows no sidecars: the core gives their type (``SidecarContentType``).
+            ("movie.zip.sfv", "application/zip", "application/zip"),
+            ("movie.zip.sfv", nil, "application/octet-stream"),
         ] as [(String, String?, String)])
     func theContentTypeIsChosenOrGuessedFromTheName(key: String, chosen: String?, expected: String) {
         #expect(S3ContentType.of(key: key, chosen: chosen) == expected)
+    }
+
+    @Test(
+        arguments: [
+            ("movie.zip.sfv", "text/plain"), ("dir/movie.zip.SHA256", "text/plain"), ("movie.zip.md5", "text/plain"),
+            ("a.sha1", "text/plain"), ("a.sha512", "text/plain"), ("a.b2", "text/plain"), ("a.crc", "text/plain"),
+            ("movie.zip.par2", "application/octet-stream"), ("movie.zip.vol0+1.par2", "application/octet-stream"),
+            ("movie.zip", nil), ("movie.zip.001", nil), ("sfv", nil),
+        ] as [(String, String?)])
+    func aSidecarsTypeIsTheCores(key: String, expected: String?) {
+        #expect(SidecarContentType.of(key: key) == expected)
+    }
+
+    /// A type the writer gives is sent whatever `--content-type` says (a checksum list stays
+    /// text/plain), by PutObject and CreateMultipartUpload alike; nil leaves the option's.
+    @Test func aGivenTypeIsSentOverTheChosenOne() throws {
+        let transport = ScriptedTransport([
+            .answer(HTTPResponse(status: 200, headers: ["etag": "\"e\""])),
+            .answer(HTTPResponse(status: 200, body: Data("<UploadId>U1</UploadId>".utf8))),
+            .answer(HTTPResponse(status: 200, headers: ["etag": "\"e\""])),
+        ])
+        var options = S3ObjectOptions()
+        options.contentType = "application/zip"
+        let client = try client(options, transport)
+        let list = ObjectLocation(bucket: "b", key: "movie.zip.sfv")
+        try [UInt8]([1]).withUnsafeBytes {
+            try client.put(list, body: $0, ifNoneMatch: false, metadata: [:], contentType: "text/plain")
+        }
+        _ = try client.createMultipartUpload(list, metadata: [:], contentType: "text/plain")
+        try [UInt8]([1]).withUnsafeBytes {
+            try client.put(list, body: $0, ifNoneMatch: false, metadata: [:], contentType: nil)
+        }
+        #expect(
+            transport.requests.map { $0.headers["content-type"] } == ["text/plain", "text/plain", "application/zip"])
     }
 
     @Test func tagsAreParsedAndRefusedAsS3Would() {

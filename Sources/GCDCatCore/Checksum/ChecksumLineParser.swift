@@ -60,13 +60,11 @@ struct ChecksumLineParser {
     /// Set when ``entry(_:number:)`` refused the list for giving one name two values: a list
     /// gcdcat reads, yet cannot trust, unlike one in an algorithm it does not compute.
     private(set) var refusedListedTwice = false
-    /// Each name's first line, by a 128-bit digest of its algorithm and normalized bytes
-    /// (``NameKey``), instead of the name.
-    private var seen: [NameKey: Int] = [:]
-    /// The value each name in ``seen`` was first listed with (its hash): a line that repeats
-    /// another whole (`sha256sum a b >> SUMS` run twice) says nothing new, as `sha256sum -c` reads
-    /// it, and is skipped; one that gives the name another value is refused.
-    private var seenValues: [NameKey: Int] = [:]
+    /// Each name's first line and value, by a 128-bit digest of its algorithm and normalized
+    /// bytes (``NameKey``), instead of the name: a line that repeats another whole
+    /// (`sha256sum a b >> SUMS` run twice) says nothing new, as `sha256sum -c` reads it, and is
+    /// skipped; one that gives the name another value is refused.
+    private var seen = FirstLines()
     private var sieve: NameSieve?
 
     init(path: String, forced: HashAlgorithm?, duplicates: DuplicateCheck = .exact) {
@@ -102,7 +100,7 @@ struct ChecksumLineParser {
             if malformed.count < Self.keptMalformed { malformed.append(error) }
             // A file that is no list (an ISO given as one) is refused without reading it all:
             // a NUL before any entry, or as many bad lines as are kept and no entry, says so.
-            let binary = line.baseAddress.map { memchr($0, 0, line.count) != nil } ?? false
+            let binary = Self.holdsNUL(line)
             if count == 0 && (binary || (givesUpOnText && malformedCount == Self.keptMalformed)) { throw malformed[0] }
             return nil
         }
@@ -137,9 +135,7 @@ struct ChecksumLineParser {
         func malformed(_ why: String) -> GCDCatError {
             GCDCatError(.malformedManifest, path: path, message: "line \(number): \(why)")
         }
-        if let base = line.baseAddress, memchr(base, 0, line.count) != nil {
-            throw malformed("contains a NUL byte")
-        }
+        if Self.holdsNUL(line) { throw malformed(Self.nulByte) }
         if !armor.isActive, let (fast, name) = try fastEntry(line, number: number, malformed: malformed) {
             return (fast, firstLine(of: name, algorithm: fast.algorithm, value: fast.expected, number: number))
         }
@@ -161,16 +157,17 @@ struct ChecksumLineParser {
             sieve?.insert(NameKey.hash(algorithm, name, seed: 1))
             return nil
         case .among(let firsts) where !firsts.contains(NameKey.hash(algorithm, name, seed: 1)): return nil
-        case .exact, .among:
-            let key = NameKey(algorithm, name)
-            guard let earlier = seen.updateValue(number, forKey: key) else {
-                seenValues[key] = value.hashValue
-                return nil
-            }
-            seen[key] = earlier
-            return (earlier, seenValues[key] == value.hashValue)
+        case .exact, .among: return seen.insert(NameKey(algorithm, name), line: number, value: value.hashValue)
         }
     }
+
+    /// Whether `line` holds a NUL byte, which no line of a list does (a file that is no list
+    /// does): refused as ``nulByte`` by SFV manifests and checksum lists alike.
+    static func holdsNUL(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        line.baseAddress.map { memchr($0, 0, line.count) != nil } ?? false
+    }
+
+    static let nulByte = "contains a NUL byte"
 
     /// Throws when the list held no entry (and is not an empty file's manifest): its first
     /// malformed line's error when it had one, so a file that is no list is refused as one.
@@ -287,6 +284,21 @@ struct ChecksumLineParser {
             for (index, byte) in hex.enumerated() { out[index] = (0x41...0x46).contains(byte) ? byte | 0x20 : byte }
             return hex.count
         }
+    }
+}
+
+/// Each name's first line in a list and the value it was listed with (a hash), by its
+/// ``NameKey``: the one table an SFV manifest (``Manifest/parse(bytes:path:)``) and a checksum
+/// list (``ChecksumLineParser``) find a name listed twice with.
+struct FirstLines {
+    private var lines: [NameKey: (line: Int, value: Int)] = [:]
+
+    /// Records `key` as listed on line `number` with `value`, unless listed before: then the
+    /// line that listed it first, and whether it gave the same value.
+    mutating func insert(_ key: NameKey, line number: Int, value: Int) -> (line: Int, sameValue: Bool)? {
+        if let earlier = lines[key] { return (earlier.line, earlier.value == value) }
+        lines[key] = (number, value)
+        return nil
     }
 }
 

@@ -132,14 +132,12 @@ public struct Manifest: Sendable, Equatable {
         var whole: Whole?
         var header: Header?
         var sections: [Section] = []
-        var seen: [NameKey: Int] = [:]
+        var seen = FirstLines()
         try ListLines.forEach(in: bytes) { lineBytes, lineNumber in
             func malformed(_ why: String) -> GCDCatError {
                 GCDCatError(.malformedManifest, path: path, message: "line \(lineNumber): \(why)")
             }
-            if let base = lineBytes.baseAddress, memchr(base, 0, lineBytes.count) != nil {
-                throw malformed("contains a NUL byte")
-            }
+            if ChecksumLineParser.holdsNUL(lineBytes) { throw malformed(ChecksumLineParser.nulByte) }
             let decoded = PathName.decode(lineBytes)
             if !decoded.hasPrefix("\\") || EscapedLine(decoded) == nil {
                 let line = decoded.trimmingSpaces
@@ -161,9 +159,9 @@ public struct Manifest: Sendable, Equatable {
                 throw malformed("expected 'NAME CRC32', found no CRC")
             }
             let key = PathName.bytes(of: name).withUnsafeBufferPointer { NameKey(nil, $0) }
-            if let earlier = seen.updateValue(lineNumber, forKey: key) {
-                seen[key] = earlier
-                throw malformed("'\(name.displayPath)' is listed twice (first on line \(earlier))")
+            // Any repeat is refused, the same value too (a checksum list skips that one).
+            if let earlier = seen.insert(key, line: lineNumber, value: 0) {
+                throw malformed("'\(name.displayPath)' is listed twice (first on line \(earlier.line))")
             }
             entries.append(Entry(name: name, crc32: UInt32(hex, radix: 16)!, line: lineNumber))
         }
@@ -260,7 +258,3 @@ public struct Manifest: Sendable, Equatable {
         PathName.bytes(of: render(generator: generator))
     }
 }
-
-#if canImport(Glibc)
-    import Glibc
-#endif

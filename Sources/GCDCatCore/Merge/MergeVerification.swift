@@ -79,13 +79,17 @@ public struct MergeVerification: Sendable, Equatable {
                         + "with --manifest \(list.displayPath)"
                 }
             let unreadableNames = unreadableLists.map(\.0) + found.tooLarge
-            for candidate in candidates {
-                guard let info = try Syscall.statIfExists(candidate) else { continue }
-                if info.st_mode & S_IFMT != S_IFREG {
-                    warnings.append("\(candidate.displayPath) is not a regular file; not used as the set's manifest")
-                    continue
+            // The set's own list, by the rule the object merge finds it with too.
+            let (ownList, passedOver) = try Self.ownList(candidates, names: FileSystemNames()) { candidate in
+                guard let info = try Syscall.statIfExists(candidate) else { return .absent }
+                guard info.st_mode & S_IFMT == S_IFREG else {
+                    return .passedOver("\(candidate.displayPath) is not a regular file; not used as the set's manifest")
                 }
-                let own = try PartFile.validate(candidate)
+                return .list
+            }
+            warnings += passedOver
+            if let ownList {
+                let own = try PartFile.validate(ownList)
                 // The set's own list wins, but the others that also list it are named.
                 let isOther = { (list: String) throws -> Bool in
                     guard let info = try Syscall.statIfExists(list) else { return false }
@@ -125,6 +129,39 @@ public struct MergeVerification: Sendable, Equatable {
                     : "not found: \(needs) (name one with --manifest PATH)")
         }
         return (nil, warnings, [])
+    }
+
+    /// What a merge makes of a name among a set's list candidates (``ownList(_:names:kind:)``).
+    enum Candidate: Equatable {
+        case absent
+        /// There, but no list to read (a folder named `NAME.sfv`): passed over, with this warning.
+        case passedOver(String)
+        case list
+    }
+
+    /// The set's own list, by the one rule both merges find it with: the first of `candidates`
+    /// (``NumberedName/manifestCandidates``: `NAME.sfv`, then `NAME.sha256`, then `NAME.md5`)
+    /// that `names` holds and `kind` takes for a list, and the warnings for those passed over.
+    /// `names` is the folder beside local parts (``FileSystemNames``), or the keys beside object
+    /// parts: the set's listing (``ListedNames``), or a HEAD per name through `kind`
+    /// (``ObjectDiscovery``, where a failed HEAD must be an error, not a list that is not there).
+    static func ownList(
+        _ candidates: [String], names: some SetNames, kind: (String) throws -> Candidate
+    ) rethrows -> (list: String?, passedOver: [String]) {
+        var passedOver: [String] = []
+        for candidate in candidates where names.exists(candidate) {
+            switch try kind(candidate) {
+            case .absent: continue
+            case .passedOver(let warning): passedOver.append(warning)
+            case .list: return (candidate, passedOver)
+            }
+        }
+        return (nil, passedOver)
+    }
+
+    /// The same where every name `names` holds is a list (objects: a key is no folder).
+    static func ownList(_ candidates: [String], names: some SetNames) -> String? {
+        ownList(candidates, names: names, kind: { _ in .list }).list
     }
 
     /// "MD5SUMS, SHA256SUMS beside the set also list it, and agree with x.bin.b2 about its parts".

@@ -9,13 +9,14 @@ extension MergeJob {
         _ names: [String], notice: (MergeOperation.Notice) -> Void, measure: Measure
     ) throws -> RunReport? {
         let store = try makeStore()
-        let (parts, manifestObject, derived) = try objectSet(names, store: store, notice: notice)
+        let (parts, manifestObject, loaded, derived) = try objectSet(names, store: store, notice: notice)
         let target = try MergeOutputName.resolve(
             try output.map { try Self.target($0, store: store) },
             derived: derived.map { .object(ObjectTarget(location: $0, store: store)) }, first: names[0])
         var merge = ObjectSetMerge(
             store: store, parts: parts, manifest: manifestObject, output: target, jobs: objectJobs,
             overwrite: overwrite, fsync: fsync)
+        merge.loadedManifest = loaded
         merge.allowDuplicates = allowDuplicates
         merge.trustStoredChecksums = trustStoredChecksums
         let total = Int64(parts.reduce(0) { $0 + $1.size })
@@ -49,24 +50,24 @@ extension MergeJob {
     /// parts, and the output is empty, as on disk.
     private func objectSet(
         _ names: [String], store: CountingObjectStore, notice: (MergeOperation.Notice) -> Void
-    ) throws -> (parts: [ObjectInfo], manifest: ObjectLocation?, derived: ObjectLocation?) {
+    ) throws -> (parts: [ObjectInfo], manifest: ObjectLocation?, loaded: Manifest?, derived: ObjectLocation?) {
         let locations = try names.map { try ObjectLocation(parsing: $0)! }
-        let list = asGiven || locations.count > 1 ? nil : try Self.listedSet(locations[0], store: store)
-        if let list, list.first == nil {
-            notice(.note(MergeOperation.emptyWholeNote(list: list.manifest.description, whole: list.wholeName)))
-            return (
-                [], list.manifest,
-                ObjectLocation(bucket: list.manifest.bucket, key: String(list.manifest.key.dropLast(4)))
-            )
+        let listed = asGiven || locations.count > 1 ? nil : try Self.listedSet(locations[0], store: store)
+        var given = locations
+        switch listed {
+        case .emptyWhole(let whole, let list, let loaded):
+            notice(.note(MergeOperation.emptyWholeNote(list: list.description, whole: whole)))
+            return ([], list, loaded, ObjectLocation(bucket: list.bucket, key: String(list.key.dropLast(4))))
+        case .set(let first, _, _): given = [first]
+        case nil: break
         }
-        let set = try ObjectDiscovery.resolve(
-            list.map { [$0.first!] } ?? locations, store: store, asGiven: asGiven, jobs: objectJobs)
+        let set = try ObjectDiscovery.resolve(given, store: store, asGiven: asGiven, jobs: objectJobs)
         for note in set.resolved.notes { notice(.note(note)) }
         if manifest == nil, let note = set.unusedManifestNote { notice(.note(note)) }
-        if manifest == nil, manifestPolicy != .disabled, let list {
-            return (set.parts, list.manifest, set.defaultOutput)
+        if manifest == nil, manifestPolicy != .disabled, case .set(_, let list, let loaded) = listed {
+            return (set.parts, list, loaded, set.defaultOutput)
         }
-        return (set.parts, try manifestObject(beside: set, first: names[0], notice: notice), set.defaultOutput)
+        return (set.parts, try manifestObject(beside: set, first: names[0], notice: notice), nil, set.defaultOutput)
     }
 
     /// The SFV manifest object the parts are checked against: `--manifest`, else the set's own
@@ -80,6 +81,13 @@ extension MergeJob {
         beside set: ObjectDiscovery.ObjectSet, first: String, notice: (MergeOperation.Notice) -> Void
     ) throws -> ObjectLocation? {
         var manifestObject = try manifest.flatMap { try ObjectLocation(parsing: $0) }
+        // The set's own list, found by the local rule (``MergeVerification/ownList(_:names:)``,
+        // in ``ObjectDiscovery``). A `.sha256` or `.md5` is passed over with a warning, as it
+        // always was: a server-side merge checks each part by a crc32 it need not read (S3's
+        // `x-amz-checksum-crc32`, or gcdcat's record), where a digest would mean downloading
+        // every part; `gcdcat verify` reads them for such a list. The other lists a local merge
+        // looks through beside the set (``ListsBesideSet``) would each cost a GET, and none of
+        // them is read here.
         if manifestObject == nil && manifestPolicy != .disabled, let found = set.manifest?.location {
             if found.key.hasSuffix(".sfv") {
                 manifestObject = found
@@ -100,17 +108,22 @@ extension MergeJob {
         return manifestObject
     }
 
-    /// The first part of the set an SFV object names (``SetFromList``'s rules, over the keys
-    /// beside it) when `list` is one, or nil as the first part when the list records an empty
-    /// file and no parts (`wholeName` is then its name); nil for a part. A checksum list of
-    /// another kind cannot check object parts: refused by name.
+    /// An SFV object given alone, as read (the merge checks the parts against it, not a second
+    /// GET of it).
+    private enum ListedSet {
+        /// It names a set: its first part, by ``SetFromList``'s rules over the keys beside it.
+        case set(first: ObjectLocation, list: ObjectLocation, loaded: Manifest)
+        /// It records an empty file, `whole`, and lists no parts (a split of an empty input).
+        case emptyWhole(whole: String, list: ObjectLocation, loaded: Manifest)
+    }
+
+    /// What `list` names when it is an SFV object; nil for a part. A checksum list of another
+    /// kind cannot check object parts: refused by name.
     ///
     /// ## Errors
     /// The list's load errors; `.invalidInput` for a list that is not an SFV, or that names no
     /// set or several (as a local list's).
-    private static func listedSet(_ list: ObjectLocation, store: any ObjectStore) throws
-        -> (first: ObjectLocation?, manifest: ObjectLocation, wholeName: String)?
-    {
+    private static func listedSet(_ list: ObjectLocation, store: any ObjectStore) throws -> ListedSet? {
         guard let kind = ChecksumListDetector.kind(ofName: list.key) else { return nil }
         guard kind == "sfv" else {
             throw GCDCatError(
@@ -119,11 +132,11 @@ extension MergeJob {
                     + "give the set's first part, or its parts, with --manifest naming an SFV")
         }
         let loaded = try ObjectDiscovery.loadManifest(list, store: store)
-        if let whole = loaded.emptyWholeOnly { return (nil, list, whole.name) }
+        if let whole = loaded.emptyWholeOnly { return .emptyWhole(whole: whole.name, list: list, loaded: loaded) }
         let keys = loaded.entries.map { list.sibling($0.name).description }
         let first = try SetFromList.firstPart(
             listing: keys, of: list.description, names: ObjectStoreNames(store: store))
-        return (try ObjectLocation(parsing: first)!, list, "")
+        return .set(first: try ObjectLocation(parsing: first)!, list: list, loaded: loaded)
     }
 
     /// What the report says about where the parts' crc32s and bytes came from.

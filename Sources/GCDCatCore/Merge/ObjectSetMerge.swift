@@ -26,6 +26,9 @@ public struct ObjectSetMerge: Sendable {
     public var parts: [ObjectInfo]
     /// The set's SFV manifest object, if any.
     public var manifest: ObjectLocation?
+    /// The manifest as already read, when the caller read it (a list given alone, read to
+    /// find its set); nil fetches it.
+    public var loadedManifest: Manifest?
     public var output: OutputTarget
     public var jobs: Int
     public var overwrite: Bool
@@ -116,7 +119,7 @@ public struct ObjectSetMerge: Sendable {
     /// that are no part of the set (a README), left out as a local list's are
     /// (``SetListEntries``). Its names are relative to its "folder" (``ObjectLocation/sibling(_:)``).
     func expectedCRCs(manifest: ObjectLocation) throws -> (crcs: [UInt32], notes: [String]) {
-        let loaded = try ObjectDiscovery.loadManifest(manifest, store: store)
+        let loaded = try loadedManifest ?? ObjectDiscovery.loadManifest(manifest, store: store)
         let (parsed, notes) = MergeVerification.setEntries(
             of: loaded, path: manifest.description,
             roles: SetListEntries(

@@ -56,13 +56,26 @@ public final class CountingObjectStore: ObjectStore {
     public func put(
         _ object: ObjectLocation, body: UnsafeRawBufferPointer, ifNoneMatch: Bool, metadata: [String: String]
     ) throws {
+        try put(object, body: body, ifNoneMatch: ifNoneMatch, metadata: metadata, contentType: nil)
+    }
+
+    public func put(
+        _ object: ObjectLocation, body: UnsafeRawBufferPointer, ifNoneMatch: Bool, metadata: [String: String],
+        contentType: String?
+    ) throws {
         count(up: body.count)
-        try base.put(object, body: body, ifNoneMatch: ifNoneMatch, metadata: metadata)
+        try base.put(object, body: body, ifNoneMatch: ifNoneMatch, metadata: metadata, contentType: contentType)
     }
 
     public func createMultipartUpload(_ object: ObjectLocation, metadata: [String: String]) throws -> MultipartUpload {
+        try createMultipartUpload(object, metadata: metadata, contentType: nil)
+    }
+
+    public func createMultipartUpload(_ object: ObjectLocation, metadata: [String: String], contentType: String?)
+        throws -> MultipartUpload
+    {
         count()
-        return try base.createMultipartUpload(object, metadata: metadata)
+        return try base.createMultipartUpload(object, metadata: metadata, contentType: contentType)
     }
 
     public func uploadPart(_ upload: MultipartUpload, partNumber: Int, body: UnsafeRawBufferPointer) throws

@@ -89,14 +89,14 @@ public enum ObjectDiscovery {
                 resolved.manifestCandidates, bucket: bucket, store: store)
             return set
         }
-        // A listed set's manifest is looked for beside it, as a local one is.
+        // A listed set's manifest is looked for beside it, by the rule a local one is, with a
+        // HEAD of each name (the listing may stop short of them: --as-given lists nothing); a
+        // failed HEAD is an error, not a list that is not there.
+        let candidates = try resolved.manifestCandidates.filter { try ObjectLocation(parsing: $0)?.bucket == bucket }
         var manifest: ObjectInfo?
-        for candidate in resolved.manifestCandidates {
-            guard let location = try ObjectLocation(parsing: candidate), location.bucket == bucket else { continue }
-            if let info = try store.head(location) {
-                manifest = info
-                break
-            }
+        _ = try MergeVerification.ownList(candidates, names: ListedNames(candidates)) { name in
+            manifest = try store.head(ObjectLocation(parsing: name)!)
+            return manifest == nil ? .absent : .list
         }
         return ObjectSet(parts: parts, resolved: resolved, manifest: manifest)
     }
@@ -109,7 +109,7 @@ public enum ObjectDiscovery {
         guard byName[first.description] != nil else { throw missing(first, store: store) }
         let names = ListedNames(byName.keys)
         let resolved = try PartArguments.resolve([first.description], names: names)
-        let manifest = resolved.manifestCandidates.lazy.compactMap { byName[$0] }.first
+        let manifest = MergeVerification.ownList(resolved.manifestCandidates, names: names).flatMap { byName[$0] }
         return ObjectSet(
             parts: resolved.parts.map { byName[$0]! }, resolved: resolved, manifest: manifest,
             lateStart: resolved.lateStartRefusal(names: names))

@@ -102,7 +102,11 @@ public final class ObjectOutput: Sendable {
                 {
                     return (inherited.upload, inherited)
                 }
-                return (try store.createMultipartUpload(location, metadata: metadata), nil)
+                return (
+                    try store.createMultipartUpload(
+                        location, metadata: metadata, contentType: SidecarContentType.of(key: location.key)),
+                    nil
+                )
             }
         ) { upload, inherited in
             // An upload taken over from an earlier run is not this run's to abort: an interrupted
@@ -218,7 +222,8 @@ public final class ObjectOutput: Sendable {
                         try bytes.withUnsafeBytes {
                             try store.put(
                                 location, body: $0, ifNoneMatch: !overwrite,
-                                metadata: UploadRunMark.marking(RecordedChecksum.metadata(crc.value)))
+                                metadata: UploadRunMark.marking(RecordedChecksum.metadata(crc.value)),
+                                contentType: SidecarContentType.of(key: location.key))
                         }
                     }
                 } catch let error as GCDCatError where error.code == .outputExists {

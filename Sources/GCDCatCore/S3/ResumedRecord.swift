@@ -51,7 +51,8 @@ enum ResumedRecord {
         let (upload, token) = try registry.make(
             naming: location.description,
             {
-                try store.createMultipartUpload(location, metadata: metadata)
+                try store.createMultipartUpload(
+                    location, metadata: metadata, contentType: SidecarContentType.of(key: location.key))
             }
         ) { upload in
             .undo(
