@@ -66,7 +66,13 @@ extension GCDCat {
             if json {
                 let document = Document(
                     set: report, repaired: repaired, wallSeconds: roundedToMicroseconds(clock.elapsed().wall))
-                try reportingFailures { try StandardStreams.writeOutput(JSONDocument.encode(document)) }
+                // The files are repaired: a report that cannot be written must not read as a failed
+                // repair (protect's and a merge's say the same).
+                try reportingFailures {
+                    try afterPublishing(repaired.map(\.path), manifest: nil) {
+                        try StandardStreams.writeOutput(JSONDocument.encode(document))
+                    }
+                }
             } else if !quiet {
                 for file in repaired {
                     writeToStandardError(

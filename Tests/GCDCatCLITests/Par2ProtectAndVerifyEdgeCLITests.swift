@@ -161,6 +161,24 @@ extension Par2ProtectCLITests {
         #expect(try gcdcat(["verify", "f.par2"], in: scratch.path).status == 0)
     }
 
+    /// `repair --json` into a full disk said only "No space left on device", exit 1, although the
+    /// files were repaired (outside attack a23c F3): it names them as staying.
+    @Test func aRepairsLostReportSaysTheRepairedFilesStay() throws {
+        let scratch = try Scratch()
+        try scratch.write("a.bin", randomData(300_000, seed: 68))
+        try scratch.write("b.bin", randomData(100_000, seed: 69))
+        let protect = try gcdcat(["protect", "a.bin", "b.bin", "-o", "s.par2", "--par2", "40", "-q"], in: scratch.path)
+        #expect(protect.status == 0, "\(protect.stderr)")
+        try FileManager.default.removeItem(atPath: scratch.file("b.bin"))
+        let result = try runTool("bash", ["-c", "'\(gcdcatPath)' repair s.par2 --json >/dev/full"], in: scratch.path)
+        #expect(result.status == 1)
+        #expect(
+            result.stderr
+                == "gcdcat: standard output: write: No space left on device; only the report was lost\n"
+                + "gcdcat: b.bin was published and stays\n", "\(result.stderr)")
+        #expect(scratch.read("b.bin") == randomData(100_000, seed: 69))
+    }
+
     /// `split --par2 --json` into a full disk named the parts as staying, not the PAR2 files.
     @Test func aSplitsLostReportNamesItsRecoveryFilesAsStaying() throws {
         let scratch = try Scratch()
