@@ -187,6 +187,7 @@ extension GCDCat {
 
         func run() throws {
             InterruptHandler.install()
+            showRunNotes(quiet: quiet)
             let index = try indexPath()
             let result = try reportingFailures { try protection.run() }
             if !quiet && !json {

@@ -49,6 +49,7 @@ extension GCDCat {
 
         func run() throws {
             InterruptHandler.install()
+            showRunNotes(quiet: quiet)
             let clock = ProcessClock()
             let (verification, repaired) = try reportingFailures {
                 let set = try Par2RecoverySet.load(indexPath: par2)

@@ -56,6 +56,7 @@ public final class AtomicOutputFile: Sendable {
             try registry.requireLive()
             let fd = PathName.withPathCString(directory) { gcdcat_open_tmpfile($0, 0o666) }
             if fd >= 0 {
+                Self.holdLock(fd)
                 self.descriptor = SharedDescriptor(OwnedDescriptor(adopting: fd))
                 self.temporaryPath = "/proc/self/fd/\(fd)"
                 self.isUnnamed = true
@@ -78,6 +79,7 @@ public final class AtomicOutputFile: Sendable {
                 }
             }
             if let token {
+                Self.holdLock(fd)
                 self.temporaryPath = candidate
                 self.descriptor = SharedDescriptor(OwnedDescriptor(adopting: fd))
                 self.token = token
@@ -90,6 +92,14 @@ public final class AtomicOutputFile: Sendable {
             // Name the final path: the temporary one means nothing to the user.
             throw Self.creationError(finalPath, errno: code)
         }
+    }
+
+    /// Locks the new file's descriptor (`flock`) for as long as it is open: what tells a later
+    /// run that a `.NAME.gcdcat-XXXXXX` is an output under way, not a leftover of a killed run
+    /// (``LeftoverTemporaries``). Where the filesystem cannot lock, nothing is held, and such a
+    /// leftover is only named.
+    private static func holdLock(_ fd: Int32) {
+        _ = flock(fd, LOCK_EX | LOCK_NB)
     }
 
     /// The descriptor, lent for writing until the file is finished, published or discarded.

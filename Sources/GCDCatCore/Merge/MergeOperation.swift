@@ -219,7 +219,6 @@ public struct MergeOperation: Sendable {
         // From here an interruption says that this output was not created.
         let pending = target.path.map { CleanupRegistry.shared.beginOutput($0) }
         defer { pending.map(CleanupRegistry.shared.endOutput) }
-        Self.noteLeftovers(of: target, notice: notice)
         let parts = try validatedParts(resolved.parts, numbered: resolved.discovered)
         try refuseSpannedZip(parts.first)
         let (manifestFile, otherLists, uncheckedHeader) = try manifestInUse(for: parts, resolved, notice: notice)
@@ -265,14 +264,6 @@ public struct MergeOperation: Sendable {
         return try measuredRun(
             request, into: target, otherInputs: inputs, checking: overlapped?.check, verification,
             partCount: parts.count, notice: notice, measure: measure)
-    }
-
-    /// Notes the temporary a killed earlier run for `target` left (SIGKILL during a --force publish).
-    private static func noteLeftovers(of target: OutputTarget, notice: (Notice) -> Void) {
-        guard let path = target.path else { return }
-        for found in LeftoverTemporaries.find(for: [path]) {
-            notice(.note(LeftoverTemporaries.note(leftover: found.leftover, output: found.output)))
-        }
     }
 
     /// The manifest that verifies `parts` (nil for none) and the other lists beside them that

@@ -343,6 +343,7 @@ public enum Par2FileRestorer {
             output.discard()
             throw error
         }
+        LeftoverTemporaries.removeStale(for: [finalPath])
         return notes
     }
 
