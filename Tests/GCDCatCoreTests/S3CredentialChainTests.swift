@@ -53,7 +53,9 @@ import Testing
     /// A process that never answers is stopped at its deadline and named (it was waited for
     /// forever, and a Ctrl-C left it running; outside attack on issue 24).
     @Test func aCredentialProcessThatHangsIsStoppedAtItsDeadline() throws {
-        let program = script("hangs", "exec sleep 600")
+        // The sleep the script starts is stopped with it (its process group is killed).
+        let pids = folder.file("pids")
+        let program = script("hangs", "echo $$ >> \(pids)\nsleep 600 &\necho $! >> \(pids)\nwait")
         var process = CredentialProcess(command: program, profile: "slow")
         process.deadline = 1
         let error = try #require(throws: GCDCatError.self) { try process.fetch() }
@@ -61,6 +63,24 @@ import Testing
             error.message
                 == "credential_process for profile 'slow': \(program) gave no credentials within 1 s; it was stopped "
                 + "(a process that asks for input must be answered by then)")
+        let started = String(decoding: readFile(pids) ?? [], as: UTF8.self).split(separator: "\n").compactMap {
+            Int32($0)
+        }
+        #expect(started.count == 2)
+        let reaped = ContinuousClock.now + .seconds(5)
+        while started.contains(where: { kill($0, 0) == 0 && !isZombie($0) }) && ContinuousClock.now < reaped {
+            usleep(20_000)
+        }
+        let alive = started.filter { kill($0, 0) == 0 && !isZombie($0) }
+        #expect(alive.isEmpty, "still running: \(alive)")
+        for pid in alive { kill(pid, SIGKILL) }
+    }
+
+    /// True when `pid` has ended and waits to be reaped.
+    func isZombie(_ pid: Int32) -> Bool {
+        let stat = String(decoding: readFile("/proc/\(pid)/stat") ?? [], as: UTF8.self)
+        guard let close = stat.lastIndex(of: ")") else { return true }
+        return stat[close...].hasPrefix(") Z")
     }
 
     @Test func aFailingCredentialProcessNamesItselfItsExitAndItsError() throws {
