@@ -320,6 +320,103 @@ import Testing
                 + " run aws sso login --sso-session corp")
     }
 
+    /// An `sso_session` token that expired, or expires within 15 minutes, is refreshed with the
+    /// cache's refresh token (SSO-OIDC CreateToken), and the cache file rewritten as awscli
+    /// rewrites it: its other fields kept, the new token, expiry and refresh token.
+    @Test(arguments: [-3600.0, 600.0])
+    func anSSOSessionTokenNearItsExpiryIsRefreshedAndTheCacheRewritten(expiresIn: Double) throws {
+        let portal = try CredentialStubs.ssoPortal(token: "SSOACCESS", account: "123456789012", role: "Admin")
+        let oidc = try CredentialStubs.ssoOIDC(clientID: "cid", secret: "csecret", refreshToken: "sso-refresh")
+        defer {
+            portal.stop()
+            oidc.stop()
+        }
+        let tokenFile = ssoCache(expiresAt: Date().addingTimeInterval(expiresIn))
+        let configuration = try resolve(
+            environment(
+                config: Self.ssoConfig,
+                [
+                    "AWS_PROFILE": "work", "AWS_ENDPOINT_URL_SSO": portal.url(""),
+                    "AWS_ENDPOINT_URL_SSO_OIDC": oidc.url(""),
+                ]
+            ))
+        #expect(
+            configuration.credentials
+                == S3Credentials(accessKeyID: "SSOKEY", secretAccessKey: "SSOSECRET", sessionToken: "SSOTOKEN"))
+        #expect(
+            oidc.requests.map { "\($0.method) \($0.target) \($0.header("content-type") ?? "")" } == [
+                "POST /token application/json"
+            ])
+        let rewritten = try JSONDecoder().decode([String: String].self, from: Data(readFile(tokenFile) ?? []))
+        let expiry = try #require(rewritten["expiresAt"].flatMap { ISO8601DateFormatter().date(from: $0) })
+        #expect(abs(expiry.timeIntervalSinceNow - 3600) < 60)
+        #expect(
+            rewritten.filter { $0.key != "expiresAt" } == [
+                "startUrl": "https://corp.awsapps.com/start", "region": "eu-west-1", "accessToken": "SSOACCESS",
+                "clientId": "cid", "clientSecret": "csecret", "registrationExpiresAt": "2100-01-01T00:00:00Z",
+                "refreshToken": "NEWREFRESH",
+            ])
+        var info = stat()
+        #expect(stat(tokenFile, &info) == 0 && info.st_mode & 0o777 == 0o600)
+    }
+
+    /// A token an hour from its expiry is used as it is; one that expired and whose refresh the
+    /// service refuses is refused, naming the cache file, the answer, and `aws sso login`.
+    @Test func anSSOTokenIsRefreshedOnlyNearItsExpiryAndAFailedRefreshIsNamed() throws {
+        let portal = try CredentialStubs.ssoPortal(token: "OLDACCESS", account: "123456789012", role: "Admin")
+        let oidc = try CredentialStubs.ssoOIDC(clientID: "cid", secret: "csecret", refreshToken: "other")
+        defer {
+            portal.stop()
+            oidc.stop()
+        }
+        let env = environment(
+            config: Self.ssoConfig,
+            ["AWS_PROFILE": "work", "AWS_ENDPOINT_URL_SSO": portal.url(""), "AWS_ENDPOINT_URL_SSO_OIDC": oidc.url("")])
+        let tokenFile = ssoCache(expiresAt: Date().addingTimeInterval(3600))
+        #expect(try resolve(env).credentials.accessKeyID == "SSOKEY")
+        #expect(oidc.requests.isEmpty)
+        // 10 minutes left and the refresh refused: the old token still serves.
+        _ = ssoCache(expiresAt: Date().addingTimeInterval(600))
+        #expect(try resolve(env).credentials.accessKeyID == "SSOKEY")
+        #expect(oidc.requests.count == 1)
+        _ = ssoCache(expiresAt: Date(timeIntervalSince1970: 1_577_836_800))
+        let failed = try #require(throws: GCDCatError.self) { try resolve(env) }
+        #expect(
+            failed.message
+                == "SSO for profile 'work': the SSO token in \(tokenFile) expired at 2020-01-01T00:00:00Z, and refreshing "
+                + "it failed: SSO-OIDC CreateToken request to \(oidc.url("/token")): HTTP 400 "
+                + #"{"error":"invalid_grant","error_description":"Invalid refresh token"}; "#
+                + "run aws sso login --sso-session corp")
+    }
+
+    static let ssoConfig = """
+        [profile work]
+        sso_session = corp
+        sso_account_id = 123456789012
+        sso_role_name = Admin
+        [sso-session corp]
+        sso_start_url = https://corp.awsapps.com/start
+        sso_region = eu-west-1
+        """
+
+    /// The cache file of `aws sso login --sso-session corp` (named by SHA-1 of "corp"), with a
+    /// refresh token and its client registration.
+    func ssoCache(expiresAt: Date) -> String {
+        let cache = folder.file(".aws/sso/cache")
+        mkdir(folder.file(".aws"), 0o755)
+        mkdir(folder.file(".aws/sso"), 0o755)
+        mkdir(cache, 0o755)
+        let tokenFile = "\(cache)/ee0bfd2552fbd840c02cc48b6e823320543c450f.json"
+        let time = ISO8601DateFormatter().string(from: expiresAt)
+        writeFile(
+            tokenFile,
+            Array(
+                (#"{"startUrl": "https://corp.awsapps.com/start", "region": "eu-west-1", "accessToken": "OLDACCESS", "#
+                    + #""expiresAt": "\#(time)", "clientId": "cid", "clientSecret": "csecret", "#
+                    + #""registrationExpiresAt": "2100-01-01T00:00:00Z", "refreshToken": "sso-refresh"}"#).utf8))
+        return tokenFile
+    }
+
     /// botocore's order: environment, role_arn, web identity, SSO, credentials file keys,
     /// credential_process, config file keys, container, IMDS.
     @Test func precedenceIsAWSCLIs() throws {
