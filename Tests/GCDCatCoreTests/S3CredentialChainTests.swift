@@ -135,6 +135,59 @@ import Testing
                     + " set the variables or add the profile"), "\(error)")
     }
 
+    /// `AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE` (or the profile's `ec2_metadata_service_endpoint_mode`)
+    /// picks IMDS's address as botocore does, any case; an explicit endpoint still wins.
+    @Test(arguments: [
+        (["AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE": "IPv6"], "", "http://[fd00:ec2::254]"),
+        ([:], "ec2_metadata_service_endpoint_mode = ipv6\n", "http://[fd00:ec2::254]"),
+        (
+            ["AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE": "IPV4"], "ec2_metadata_service_endpoint_mode = ipv6\n",
+            "http://169.254.169.254"
+        ),
+        ([:], "", "http://169.254.169.254"),
+        (
+            [
+                "AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE": "IPv6",
+                "AWS_EC2_METADATA_SERVICE_ENDPOINT": "http://127.0.0.1:9",
+            ],
+            "", "http://127.0.0.1:9"
+        ),
+    ])
+    func theInstanceMetadataEndpointModeChoosesItsAddress(variables: [String: String], profile: String, address: String)
+        throws
+    {
+        let transport = ScriptedTransport([.fail(HTTPTransportError(message: "no route", isRetryable: false))])
+        var env = environment(config: "[default]\n\(profile)", variables)
+        env["AWS_EC2_METADATA_DISABLED"] = nil
+        _ = try #require(throws: GCDCatError.self) {
+            try S3Configuration.resolve(
+                environment: env, endpointURL: "http://127.0.0.1:9", credentialTransport: transport)
+        }
+        #expect(transport.requests.map(\.url) == ["\(address)/latest/api/token"])
+    }
+
+    @Test func anInstanceMetadataEndpointModeOtherThanIPv4OrIPv6IsRefusedByName() throws {
+        let transport = ScriptedTransport([])
+        var env = environment(
+            config: "[default]\nec2_metadata_service_endpoint_mode = v6\n",
+            ["AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE": "IPv7"])
+        env["AWS_EC2_METADATA_DISABLED"] = nil
+        let error = try #require(throws: GCDCatError.self) {
+            try S3Configuration.resolve(
+                environment: env, endpointURL: "http://127.0.0.1:9", credentialTransport: transport)
+        }
+        #expect(error.message == "IMDSv2: AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE is 'IPv7'; it must be IPv4 or IPv6")
+        env["AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE"] = nil
+        let profileError = try #require(throws: GCDCatError.self) {
+            try S3Configuration.resolve(
+                environment: env, endpointURL: "http://127.0.0.1:9", credentialTransport: transport)
+        }
+        #expect(
+            profileError.message
+                == "IMDSv2: ec2_metadata_service_endpoint_mode of profile 'default' is 'v6'; it must be IPv4 or IPv6")
+        #expect(transport.requests.isEmpty)
+    }
+
     @Test func containerCredentialsCarryTheAuthorizationTokenFromItsFile() throws {
         let server = try LoopbackHTTPServer { request in
             request.header("authorization") == "Bearer rotated"

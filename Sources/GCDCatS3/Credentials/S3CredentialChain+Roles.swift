@@ -92,7 +92,7 @@ extension S3CredentialChain {
             if environment["AWS_EC2_METADATA_DISABLED"]?.lowercased() == "true" {
                 throw .credentialSource(source, "the instance metadata service is off (AWS_EC2_METADATA_DISABLED=true)")
             }
-            return instanceMetadata()
+            return try instanceMetadata()
         case "EcsContainer":
             guard let container = try ContainerCredentials(environment: environment, http: http) else {
                 throw .credentialSource(
