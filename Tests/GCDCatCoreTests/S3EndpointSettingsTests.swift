@@ -62,6 +62,29 @@ struct S3EndpointSettingsTests {
             error?.description == "configuration: AWS_IGNORE_CONFIGURED_ENDPOINT_URLS = yes: expected true or false")
     }
 
+    /// A section given twice in the config or the credentials file is refused, as awscli refuses
+    /// it, naming the file, the section and both lines (the last one silently won).
+    @Test func aSectionGivenTwiceIsRefusedNamingTheFileAndBothLines() throws {
+        let config =
+            "[default]\nendpoint_url = http://127.0.0.1:5799\n\n[profile x]\n[default]\nendpoint_url = http://a:1\n"
+        let error = #expect(throws: S3ConfigurationRefusal.self) { try resolve(config) }
+        #expect(
+            error?.description
+                == "\(folder.file("config")): configuration: the section [default] is given twice, on lines 1 and 5; "
+                + "awscli refuses such a file too (ConfigParseError): merge the two into one")
+        writeFile(folder.file("credentials"), Array("[x]\naws_access_key_id = A\n# c\n[ x ]\n".utf8))
+        let credentials = #expect(throws: S3ConfigurationRefusal.self) {
+            try resolve(
+                "[profile x]\nregion = eu-west-1\n", ["AWS_SHARED_CREDENTIALS_FILE": folder.file("credentials")])
+        }
+        #expect(
+            credentials?.description
+                == "\(folder.file("credentials")): configuration: the section [x] is given twice, on lines 1 and 4; "
+                + "awscli refuses such a file too (ConfigParseError): merge the two into one")
+        // [default] and [profile default] are two sections, as in awscli.
+        #expect(throws: Never.self) { try resolve("[default]\nregion = eu-west-1\n[profile default]\n") }
+    }
+
     @Test func aServicesNameWithoutItsSectionIsRefusedNotSentToAWS() throws {
         let error = #expect(throws: S3ConfigurationRefusal.self) {
             try resolve("[default]\nservices = missing\n")
