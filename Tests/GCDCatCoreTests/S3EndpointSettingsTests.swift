@@ -133,6 +133,30 @@ struct S3EndpointSettingsTests {
         _ = try resolve(config.replacing("true", with: "false"), environment.mapValues { _ in "false" })
     }
 
+    /// FIPS and dual-stack with an endpoint of the user's own use that endpoint, as awscli does;
+    /// accelerate is still refused.
+    @Test(arguments: [
+        ("[default]\nendpoint_url = http://127.0.0.1:5714\nuse_fips_endpoint = true\n", [:], nil),
+        ("[default]\nuse_dualstack_endpoint = true\n", ["AWS_ENDPOINT_URL": "http://127.0.0.1:5714"], nil),
+        (
+            "[default]\n", ["AWS_USE_FIPS_ENDPOINT": "true", "AWS_USE_DUALSTACK_ENDPOINT": "true"],
+            "http://127.0.0.1:5714"
+        ),
+        (
+            "[default]\ns3 =\n  use_fips_endpoint = true\n  endpoint_url = http://127.0.0.1:5714\n", [:],
+            "http://127.0.0.1:5714"
+        ),
+    ])
+    func fipsAndDualStackWithAnEndpointOfTheUsersOwnUseThatEndpoint(
+        config: String, environment: [String: String], flag: String?
+    ) throws {
+        #expect(try resolve(config, environment, flag: flag).endpoint?.host == "127.0.0.1")
+        let accelerate = #expect(throws: S3ConfigurationRefusal.self) {
+            try resolve(config + "s3 =\n  use_accelerate_endpoint = true\n", environment, flag: "http://127.0.0.1:5714")
+        }
+        #expect(accelerate?.error.message.hasPrefix("s3.use_accelerate_endpoint = true: gcdcat does not use") == true)
+    }
+
     @Test func caBundleFromTheVariableOverTheProfile() throws {
         let pem = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
         writeFile(folder.file("profile.pem"), Array(pem.utf8))
