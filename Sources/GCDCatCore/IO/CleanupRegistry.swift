@@ -98,6 +98,10 @@ public final class CleanupRegistry: Sendable {
         /// whether it is removing one now.
         var removedParts: [String] = []
         var removingPart = false
+        /// The published objects whose crc32 record is being rewritten (``ResumedRecord``), and
+        /// those whose rewrite was under way when the sweep stopped waiting for their set.
+        var recordRewrites: [String] = []
+        var recordRewritesCut: [String] = []
     }
 
     private let state = Mutex(State())
@@ -248,6 +252,23 @@ public final class CleanupRegistry: Sendable {
     /// Whether the sweep stopped waiting for the sets being published (``cutPublishing()``):
     /// then what they published stays, and nothing of them is undone but by the sweep.
     var publishingWasCut: Bool { state.withLock { $0.publishingCut } }
+
+    /// Notes that the crc32 record of the published object `name` is being rewritten, until
+    /// ``endRecordRewrite(_:)``: a sweep that stops waiting meanwhile names it (the object stays
+    /// published, its record maybe an earlier input's).
+    func beginRecordRewrite(_ name: String) {
+        state.withLock { $0.recordRewrites.append(name) }
+    }
+
+    func endRecordRewrite(_ name: String) {
+        state.withLock { state in
+            if let index = state.recordRewrites.firstIndex(of: name) { state.recordRewrites.remove(at: index) }
+        }
+    }
+
+    /// The objects whose crc32 record rewrite was cut short when the sweep stopped waiting for
+    /// their set (``beginRecordRewrite(_:)``).
+    public var recordRewritesCut: [String] { state.withLock { $0.recordRewritesCut } }
 
     /// What became of the sets being published when the sweep stopped waiting for them
     /// (`cut` false when it did not): the outputs published, which stay; those whose completion
@@ -627,6 +648,7 @@ public final class CleanupRegistry: Sendable {
         state.withLock { state in
             guard state.publishing > 0 else { return }
             state.publishingCut = true
+            state.recordRewritesCut = state.recordRewrites
             for (token, name) in state.publishedUndos.sorted(by: { $0.key < $1.key }) {
                 state.entries[token] = nil
                 state.publishedWhileInterrupted.append(name)

@@ -166,9 +166,10 @@ public enum InterruptHandler {
         // A reader that went away ends gcdcat silently, as it ends `cat`: the shell's 141 says it.
         if number != SIGPIPE, outcome.cut {
             let note = CleanupRegistry.shared.removalNote(removed)
-            StandardStreams.writeError(
-                "\ngcdcat: interrupted by \(name)\(note)\(cutNote(outcome.published, notCreated: outputs, outcome.unsettled))\n"
-            )
+            let cut = cutNote(
+                outcome.published, notCreated: outputs, outcome.unsettled,
+                recordRewrites: CleanupRegistry.shared.recordRewritesCut)
+            StandardStreams.writeError("\ngcdcat: interrupted by \(name)\(note)\(cut)\n")
             for published in outcome.published.sorted() {
                 StandardStreams.writeError("gcdcat: published and stays: \(published.displayPath)\n")
             }
@@ -228,8 +229,24 @@ public enum InterruptHandler {
     /// What the sweep says when it stopped waiting for a set being published (half of
     /// `--cleanup-timeout` passed, ``CleanupRegistry/publishingOutcome``): the set stays as far
     /// as it got, and each output is named on a line of its own after this.
-    static func cutNote(_ published: [String], notCreated: [String], _ unsettled: [String]) -> String {
+    static func cutNote(
+        _ published: [String], notCreated: [String], _ unsettled: [String], recordRewrites: [String] = []
+    ) -> String {
         let wait = RequestDeadline.text(CleanupRegistry.shared.undoDeadline / 2)
+        // Every output published: what was cut short came after the set (a resumed object's
+        // crc32 record being rewritten), and the set is whole.
+        if notCreated.isEmpty && unsettled.isEmpty && !published.isEmpty {
+            let rewrites =
+                recordRewrites.isEmpty
+                ? ""
+                : "; what was cut short is the rewrite of the crc32 record (x-amz-meta-gcdcat-crc32) of "
+                    + recordRewrites.sorted().joined(separator: ", ")
+                    + ", which may still describe an earlier input (merge and verify read such a part; split --force "
+                    + "writes the set again)"
+            return "; it waited \(wait) for the set being published (--cleanup-timeout): the whole set was published "
+                + "and stays, \(published.count == 1 ? "its 1 output" : "all \(published.count) outputs") named below"
+                + rewrites
+        }
         let counts = [
             published.isEmpty
                 ? nil

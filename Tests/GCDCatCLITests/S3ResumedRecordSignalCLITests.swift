@@ -1,0 +1,85 @@
+import Foundation
+import GCDCatCore
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A SIGINT while a resumed split rewrites a part's crc32 record (after the whole set was
+/// published): the message says the set is whole and names the record whose rewrite was cut,
+/// instead of "stopped halfway … rerun with --force to publish the whole set".
+@Suite(
+    .enabled(if: MotoServer.isAvailable, "needs moto_server (pip install 'moto[server]')"),
+    .enabled(if: AWSCLI.isAvailable, "needs awscli (aws) to make the bucket"))
+struct S3ResumedRecordSignalCLITests {
+    /// Runs a split through `proxy` and returns the process, started.
+    static func split(_ scratch: Scratch, _ proxy: HoldingProxy, _ extra: [String]) throws -> (Process, ReadAll) {
+        let process = signalableGCDCat(
+            ["split", "in.bin", "--size", "20M", "--prefix", "s3://gcdcat-moto/s4.", "--endpoint-url", proxy.url]
+                + extra)
+        process.currentDirectoryURL = URL(fileURLWithPath: scratch.path)
+        process.environment = LiveS3.environment()
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        let err = Pipe()
+        process.standardError = err
+        try process.run()
+        return (process, ReadAll(err.fileHandleForReading))
+    }
+
+    @Test func sigintDuringARecordRewriteSaysTheSetIsWholeAndNamesTheRecord() throws {
+        let moto = try MotoServer()
+        let scratch = try Scratch()
+        var input = try LiveS3.randomFile(scratch, "in.bin", 40 << 20)
+        #expect(try AWSCLI.s3api(moto.endpoint, ["create-bucket", "--bucket", "gcdcat-moto"]).status == 0)
+        // A first run killed while the second part's upload hangs: both uploads stay, unfinished.
+        let first = try HoldingProxy(upstream: moto.endpoint) { method, target in
+            method == "PUT" && target.contains("s4.002?partNumber=2")
+        }
+        defer { first.stop() }
+        let (killed, _) = try Self.split(scratch, first, [])
+        let holding = Date().addingTimeInterval(60)
+        while first.held.isEmpty && killed.isRunning && Date() < holding { usleep(20_000) }
+        try #require(first.held.count == 1)
+        kill(killed.processIdentifier, SIGKILL)
+        killed.waitUntilExit()
+        // The input changes in the first part: its resumed upload's record is the old input's.
+        input.replaceSubrange((1 << 20)..<((1 << 20) + 8), with: Data("CHANGED!".utf8))
+        try scratch.write("in.bin", input)
+        // The rerun resumes both uploads and publishes the set; the record rewrite's
+        // CreateMultipartUpload on s4.001 then hangs, and a SIGINT comes.
+        let second = try HoldingProxy(upstream: moto.endpoint) { method, target in
+            method == "POST" && target.contains("s4.001?uploads")
+        }
+        defer { second.stop() }
+        let (process, stderr) = try Self.split(
+            scratch, second, ["--take-over-after", "0", "--cleanup-timeout", "2s", "-q"])
+        let rewriting = Date().addingTimeInterval(120)
+        while second.held.isEmpty && process.isRunning && Date() < rewriting { usleep(20_000) }
+        try #require(second.held.count == 1)
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 130)
+        let lines = stderr.wait().split(separator: "\n").map(String.init)
+        #expect(
+            lines.contains(
+                "gcdcat: interrupted by SIGINT; it waited 1s for the set being published (--cleanup-timeout): the "
+                    + "whole set was published and stays, all 3 outputs named below; what was cut short is the rewrite "
+                    + "of the crc32 record (x-amz-meta-gcdcat-crc32) of s3://gcdcat-moto/s4.001, which may still "
+                    + "describe an earlier input (merge and verify read such a part; split --force writes the set "
+                    + "again)"), "\(lines)")
+        #expect(
+            lines.filter { $0.hasPrefix("gcdcat: published and stays: ") } == [
+                "gcdcat: published and stays: s3://gcdcat-moto/s4.001",
+                "gcdcat: published and stays: s3://gcdcat-moto/s4.002",
+                "gcdcat: published and stays: s3://gcdcat-moto/s4.sfv",
+            ], "\(lines)")
+        #expect(!lines.contains { $0.hasPrefix("gcdcat: not created") }, "\(lines)")
+        second.release()
+        let merged = try moto.gcdcat(["merge", "s3://gcdcat-moto/s4.001", "-o", "back", "-q"], in: scratch.path)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(scratch.read("back") == input)
+    }
+}
