@@ -83,3 +83,51 @@ struct S3ResumedRecordSignalCLITests {
         #expect(scratch.read("back") == input)
     }
 }
+
+/// `--json` after a SIGTERM that waited for a split's set of objects to be published: the
+/// `interrupted` object names the manifest object under `published.manifest`, as the report of
+/// a run that ended names it (it was null, the .sfv only among `outputs`).
+@Suite(
+    .enabled(if: MotoServer.isAvailable, "needs moto_server (pip install 'moto[server]')"),
+    .enabled(if: AWSCLI.isAvailable, "needs awscli (aws) to make the bucket"))
+struct S3SplitJSONSignalCLITests {
+    @Test func sigtermWhileObjectsArePublishedNamesTheManifestObjectInTheJSON() throws {
+        let moto = try MotoServer()
+        let scratch = try Scratch()
+        try scratch.write("in.bin", randomData(3 << 10, seed: 33))
+        #expect(try AWSCLI.s3api(moto.endpoint, ["create-bucket", "--bucket", "gcdcat-moto"]).status == 0)
+        // The second part's CompleteMultipartUpload (publishing) waits 2 s: the SIGTERM comes meanwhile.
+        let proxy = try HoldingProxy(
+            upstream: moto.endpoint, holding: { _, _ in false },
+            delaying: { method, target in method == "POST" && target.contains("/d.002?uploadId=") ? 2 : 0 })
+        defer { proxy.stop() }
+        let process = signalableGCDCat([
+            "split", "in.bin", "--size", "1K", "--prefix", "s3://gcdcat-moto/d.", "--json", "--endpoint-url", proxy.url,
+        ])
+        process.currentDirectoryURL = URL(fileURLWithPath: scratch.path)
+        process.environment = LiveS3.environment()
+        process.standardInput = FileHandle.nullDevice
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let stdout = ReadAll(out.fileHandleForReading)
+        let publishing = Date().addingTimeInterval(60)
+        while !proxy.passed.contains(where: { $0.hasPrefix("POST ") && $0.contains("/d.002?uploadId=") })
+            && process.isRunning
+            && Date() < publishing
+        {
+            usleep(5_000)
+        }
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 143, "\(proxy.passed)")
+        let document = try JSONSerialization.jsonObject(with: Data(stdout.wait().utf8)) as? [String: Any]
+        let published = document?["published"] as? [String: Any]
+        #expect(published?["manifest"] as? String == "s3://gcdcat-moto/d.sfv", "\(document ?? [:])")
+        #expect(
+            published?["outputs"] as? [String] == [
+                "s3://gcdcat-moto/d.001", "s3://gcdcat-moto/d.002", "s3://gcdcat-moto/d.003", "s3://gcdcat-moto/d.sfv",
+            ], "\(document ?? [:])")
+    }
+}
