@@ -131,3 +131,52 @@ struct S3SplitJSONSignalCLITests {
             ], "\(document ?? [:])")
     }
 }
+
+/// A SIGINT during `split --force` over an existing set of objects: the old set stays as it was,
+/// and the message says the outputs were not written (what was at their names stays), not that
+/// they "were not created" (g.001 still existed).
+@Suite(
+    .enabled(if: MotoServer.isAvailable, "needs moto_server (pip install 'moto[server]')"),
+    .enabled(if: AWSCLI.isAvailable, "needs awscli (aws) to make the bucket"))
+struct S3SplitForceSignalCLITests {
+    @Test func sigintDuringAForcedSplitSaysTheOldObjectsWereNotReplaced() throws {
+        let moto = try MotoServer()
+        let scratch = try Scratch()
+        let old = randomData(3 << 10, seed: 41)
+        try scratch.write("old.bin", old)
+        #expect(try AWSCLI.s3api(moto.endpoint, ["create-bucket", "--bucket", "gcdcat-moto"]).status == 0)
+        let first = try moto.gcdcat(
+            ["split", "old.bin", "--size", "1K", "--prefix", "s3://gcdcat-moto/g/g.", "-q"], in: scratch.path)
+        #expect(first.status == 0, "\(first.stderr)")
+        // A forced split of standard input that stops after 2.5 KiB: its first parts are under way.
+        let process = signalableGCDCat([
+            "split", "-", "--size", "1K", "--prefix", "s3://gcdcat-moto/g/g.", "--force", "-q", "--endpoint-url",
+            moto.endpoint,
+        ])
+        process.currentDirectoryURL = URL(fileURLWithPath: scratch.path)
+        process.environment = LiveS3.environment()
+        let input = Pipe()
+        process.standardInput = input
+        process.standardOutput = FileHandle.nullDevice
+        let err = Pipe()
+        process.standardError = err
+        try process.run()
+        let stderr = ReadAll(err.fileHandleForReading)
+        input.fileHandleForWriting.write(randomData(2560, seed: 42))
+        usleep(1_500_000)
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        try? input.fileHandleForWriting.close()
+        #expect(process.terminationStatus == 130)
+        let text = stderr.wait()
+        let line = text.split(separator: "\n").last { $0.hasPrefix("gcdcat: interrupted by SIGINT") }.map(String.init)
+        #expect(line?.contains("s3://gcdcat-moto/g/g.001 and ") == true, "\(line ?? text)")
+        #expect(
+            line?.hasSuffix(
+                "other outputs were not written (--force): what was at their names, if anything, stays as it was")
+                == true, "\(text)")
+        #expect(!text.contains("not created"), "\(text)")
+        let back = try moto.gcdcat(["merge", "s3://gcdcat-moto/g/g.001", "-o", "back", "-q"], in: scratch.path)
+        #expect(back.status == 0 && scratch.read("back") == old, "\(back.stderr)")
+    }
+}

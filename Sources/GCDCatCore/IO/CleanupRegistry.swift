@@ -81,6 +81,8 @@ public final class CleanupRegistry: Sendable {
         /// the token of each name (a split begins tens of thousands: both lookups are O(1)).
         var pendingOutputs: [Int: String] = [:]
         var pendingTokens: [String: Int] = [:]
+        /// The outputs begun that may replace what is at their name (``beginOutput(_:mayReplace:)``).
+        var mayReplace: Set<String> = []
         /// The names the last sweep undid by aborting an upload, for ``removalNote(_:)``.
         var abortedUploads: Set<String> = []
         /// Every output published in this run, in order (``publishedOutputs``), how many of
@@ -126,9 +128,11 @@ public final class CleanupRegistry: Sendable {
 
     /// Notes that the output `finalPath` is being made; returns a token for ``endOutput(_:)``.
     /// A note for the same name made earlier (a command's, before its file was opened) is
-    /// taken over: publishing the file ends both.
-    public func beginOutput(_ finalPath: String) -> Int {
+    /// taken over: publishing the file ends both. `mayReplace`: something may be at the name
+    /// already (`--force`), which an interruption leaves as it was (``mayReplace(_:)``).
+    public func beginOutput(_ finalPath: String, mayReplace: Bool = false) -> Int {
         state.withLock { state in
+            if mayReplace { state.mayReplace.insert(finalPath) }
             if let earlier = state.pendingTokens[finalPath] { state.pendingOutputs[earlier] = nil }
             state.nextToken += 1
             state.pendingOutputs[state.nextToken] = finalPath
@@ -159,6 +163,12 @@ public final class CleanupRegistry: Sendable {
     /// output can be published any more).
     public var unpublishedOutputs: [String] {
         state.withLock { state in state.pendingOutputs.sorted { $0.key < $1.key }.map(\.value) }
+    }
+
+    /// Whether the output `name` was begun to replace what may be at its name (`--force`): an
+    /// interruption did not create it, but left what was there as it was.
+    public func mayReplace(_ name: String) -> Bool {
+        state.withLock { $0.mayReplace.contains(name) }
     }
 
     /// Creates the file `path` with `create` (an `open` returning a descriptor or -1) and

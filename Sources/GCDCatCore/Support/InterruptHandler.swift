@@ -160,7 +160,8 @@ public enum InterruptHandler {
         // published in between (one set of several finishing) was said to be "not created".
         // Outputs given up after the interruption stay listed (CleanupRegistry.endOutput).
         let outcome = CleanupRegistry.shared.publishingOutcome
-        let outputs = (CleanupRegistry.shared.unpublishedOutputs + CleanupRegistry.shared.undonePublished).filter {
+        let unpublished = CleanupRegistry.shared.unpublishedOutputs.filter { !outcome.unsettled.contains($0) }
+        let outputs = (unpublished + CleanupRegistry.shared.undonePublished).filter {
             !outcome.unsettled.contains($0)
         }.map(\.displayPath)
         // A reader that went away ends gcdcat silently, as it ends `cat`: the shell's 141 says it.
@@ -176,11 +177,23 @@ public enum InterruptHandler {
             for output in outputs { StandardStreams.writeError("gcdcat: not created: \(output)\n") }
         } else if number != SIGPIPE {
             let note = CleanupRegistry.shared.removalNote(removed)
-            let notCreated =
-                switch outputs.count {
+            // With --force, an output not written leaves what was at its name as it was: it was
+            // not replaced, rather than not created.
+            let kept = unpublished.filter { CleanupRegistry.shared.mayReplace($0) }.map(\.displayPath)
+            let created = outputs.filter { !kept.contains($0) }
+            let notCreated: String =
+                switch created.count {
                 case 0: ""
-                case 1: "; \(outputs[0]) was not created"
-                default: "; \(outputs[0]) and \(outputs.count - 1) other outputs were not created"
+                case 1: "; \(created[0]) was not created"
+                default: "; \(created[0]) and \(created.count - 1) other outputs were not created"
+                }
+            let notReplaced: String =
+                switch kept.count {
+                case 0: ""
+                case 1: "; \(kept[0]) was not written (--force): what was at its name, if anything, stays as it was"
+                default:
+                    "; \(kept[0]) and \(kept.count - 1) other outputs were not written (--force): what was at their "
+                        + "names, if anything, stays as it was"
                 }
             let (published, failures) = CleanupRegistry.shared.publishedWhileInterrupted
             // Published before the signal, with no report said of them yet (the run had only
@@ -189,7 +202,7 @@ public enum InterruptHandler {
             let stays = published.isEmpty ? publishedBeforeNote(before) : publishedNote(published + before)
             let removedParts = PartRemoval.removedNote(CleanupRegistry.shared.removedParts).map { "; " + $0 } ?? ""
             StandardStreams.writeError(
-                "\ngcdcat: interrupted by \(name)\(note)\(notCreated)\(stays)\(removedParts)\n")
+                "\ngcdcat: interrupted by \(name)\(note)\(notCreated)\(notReplaced)\(stays)\(removedParts)\n")
             for failure in failures {
                 StandardStreams.writeError("gcdcat: publishing failed meanwhile, and was undone: \(failure)\n")
             }
