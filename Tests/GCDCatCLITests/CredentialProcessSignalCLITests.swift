@@ -41,10 +41,13 @@ import Testing
         ]
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
-        let err = Pipe()
+        // A file, not a pipe: a process left running would hold a pipe open, and reading it to
+        // its end would never end.
+        _ = FileManager.default.createFile(atPath: scratch.file("stderr"), contents: nil)
+        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: scratch.file("stderr")))
         process.standardError = err
         try process.run()
-        let stderr = ReadAll(err.fileHandleForReading)
+        try err.close()
         let started = Date().addingTimeInterval(60)
         var pids: [Int32] = []
         while pids.count < 2 && process.isRunning && Date() < started {
@@ -63,7 +66,8 @@ import Testing
             #expect(process.terminationReason == .exit)
             #expect(process.terminationStatus == 130)
         }
-        let lines = stderr.wait().split(separator: "\n").map(String.init)
+        let lines = String(decoding: scratch.read("stderr") ?? Data(), as: UTF8.self).split(separator: "\n").map(
+            String.init)
         #expect(
             lines.first
                 == "gcdcat: interrupted by SIGINT while waiting for credential_process for profile 'default' "
