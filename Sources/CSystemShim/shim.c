@@ -19,6 +19,8 @@
 #include <sys/vfs.h>
 #include <sys/xattr.h>
 #include <pthread.h>
+#include <spawn.h>
+#include <termios.h>
 #include <unistd.h>
 
 ssize_t gcdcat_copy_file_range(int fd_in, int64_t *off_in, int fd_out, int64_t *off_out, size_t len) {
@@ -124,9 +126,169 @@ static volatile sig_atomic_t gcdcat_signal_seen = 0;
 
 int gcdcat_signal_arrived(void) { return gcdcat_signal_seen != 0; }
 
+/// The process groups of the children gcdcat waits on (a credential_process), each with the line
+/// that names it; a slot is free when its group is 0. Read by signal handlers, so plain words only.
+#define GCDCAT_GUARDED_SLOTS 8
+static volatile pid_t gcdcat_guarded_group[GCDCAT_GUARDED_SLOTS];
+static const char *volatile gcdcat_guarded_line[GCDCAT_GUARDED_SLOTS];
+static volatile sig_atomic_t gcdcat_guarded_stopped = 0;
+static pthread_mutex_t gcdcat_guard_lock = PTHREAD_MUTEX_INITIALIZER;
+static int gcdcat_guard_count = 0;
+/// The signals whose default action gcdcat_guard_handler stands in for while a group is guarded.
+static int gcdcat_guard_installed[8];
+static int gcdcat_guard_installed_count = 0;
+
+static const char *gcdcat_signal_name(int signo) {
+    switch (signo) {
+    case SIGINT: return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+    case SIGHUP: return "SIGHUP";
+    case SIGPIPE: return "SIGPIPE";
+    case SIGQUIT: return "SIGQUIT";
+    case SIGALRM: return "SIGALRM";
+    default: return "a signal";
+    }
+}
+
+static void gcdcat_write_all(const char *text) {
+    size_t length = strlen(text);
+    while (length > 0) {
+        ssize_t written = write(2, text, length);
+        if (written <= 0) {
+            if (written < 0 && errno == EINTR) continue;
+            return;
+        }
+        text += written;
+        length -= (size_t)written;
+    }
+}
+
+/// Kills every guarded group (SIGKILL) and names each on standard error: async-signal-safe.
+static void gcdcat_stop_guarded_groups(int signo) {
+    for (int i = 0; i < GCDCAT_GUARDED_SLOTS; i++) {
+        pid_t group = gcdcat_guarded_group[i];
+        if (group <= 0) continue;
+        kill(-group, SIGKILL);
+        gcdcat_guarded_stopped = 1;
+        if (signo == SIGPIPE) continue;
+        const char *line = gcdcat_guarded_line[i];
+        gcdcat_write_all("\ngcdcat: interrupted by ");
+        gcdcat_write_all(gcdcat_signal_name(signo));
+        gcdcat_write_all(" while waiting for ");
+        if (line) gcdcat_write_all(line);
+        gcdcat_write_all("\n");
+    }
+}
+
+/// Stands in for a default action while a group is guarded: stops the groups, then takes the
+/// default action (the process ends by the signal, as it would have).
+static void gcdcat_guard_handler(int signo) {
+    gcdcat_stop_guarded_groups(signo);
+    signal(signo, SIG_DFL);
+    sigset_t unblock;
+    sigemptyset(&unblock);
+    sigaddset(&unblock, signo);
+    raise(signo);
+    sigprocmask(SIG_UNBLOCK, &unblock, NULL);
+}
+
+/// The signals gcdcat treats as a request to stop (as gcdcat_interrupt_signals below).
+static const int gcdcat_guard_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGALRM};
+#define GCDCAT_GUARD_SIGNAL_COUNT (sizeof gcdcat_guard_signals / sizeof gcdcat_guard_signals[0])
+
+int gcdcat_guard_group(pid_t group, const char *line) {
+    pthread_mutex_lock(&gcdcat_guard_lock);
+    int slot = -1;
+    for (int i = 0; i < GCDCAT_GUARDED_SLOTS; i++) {
+        if (gcdcat_guarded_group[i] == 0) {
+            slot = i;
+            break;
+        }
+    }
+    if (slot >= 0) {
+        gcdcat_guarded_line[slot] = line;
+        gcdcat_guarded_group[slot] = group;
+        if (gcdcat_guard_count++ == 0) {
+            struct sigaction action;
+            memset(&action, 0, sizeof action);
+            action.sa_handler = gcdcat_guard_handler;
+            sigemptyset(&action.sa_mask);
+            for (size_t i = 0; i < GCDCAT_GUARD_SIGNAL_COUNT; i++) sigaddset(&action.sa_mask, gcdcat_guard_signals[i]);
+            gcdcat_guard_installed_count = 0;
+            for (size_t i = 0; i < GCDCAT_GUARD_SIGNAL_COUNT; i++) {
+                struct sigaction current;
+                if (sigaction(gcdcat_guard_signals[i], NULL, &current) != 0) continue;
+                // Only a default action: an ignored signal stays ignored, and gcdcat's own
+                // handlers (the signal pipe) stop the groups themselves.
+                if (current.sa_handler != SIG_DFL || (current.sa_flags & SA_SIGINFO)) continue;
+                if (sigaction(gcdcat_guard_signals[i], &action, NULL) == 0)
+                    gcdcat_guard_installed[gcdcat_guard_installed_count++] = gcdcat_guard_signals[i];
+            }
+        }
+    }
+    pthread_mutex_unlock(&gcdcat_guard_lock);
+    return slot;
+}
+
+void gcdcat_release_group(int slot) {
+    if (slot < 0 || slot >= GCDCAT_GUARDED_SLOTS) return;
+    pthread_mutex_lock(&gcdcat_guard_lock);
+    gcdcat_guarded_group[slot] = 0;
+    gcdcat_guarded_line[slot] = NULL;
+    if (--gcdcat_guard_count == 0) {
+        for (int i = 0; i < gcdcat_guard_installed_count; i++) {
+            struct sigaction current;
+            if (sigaction(gcdcat_guard_installed[i], NULL, &current) != 0) continue;
+            if (current.sa_handler == gcdcat_guard_handler) signal(gcdcat_guard_installed[i], SIG_DFL);
+        }
+        gcdcat_guard_installed_count = 0;
+    }
+    pthread_mutex_unlock(&gcdcat_guard_lock);
+}
+
+int gcdcat_guarded_groups_stopped(void) { return gcdcat_guarded_stopped != 0; }
+
+int gcdcat_spawn_in_group(
+    pid_t *pid, const char *file, posix_spawn_file_actions_t *actions, char *const argv[], char *const envp[],
+    int foreground) {
+    posix_spawnattr_t attributes;
+    int failed = posix_spawnattr_init(&attributes);
+    if (failed != 0) return failed;
+    sigset_t none;
+    sigemptyset(&none);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
+    posix_spawnattr_setpgroup(&attributes, 0);
+    posix_spawnattr_setsigmask(&attributes, &none);
+    // Standard input is the terminal and gcdcat its foreground: the child's group becomes the
+    // terminal's foreground, so that it may prompt (a background group reading it is stopped).
+    if (foreground) posix_spawn_file_actions_addtcsetpgrp_np(actions, 0);
+    failed = posix_spawnp(pid, file, actions, &attributes, argv, envp);
+    posix_spawnattr_destroy(&attributes);
+    return failed;
+}
+
+int gcdcat_terminal_foreground(void) {
+    if (!isatty(0)) return 0;
+    pid_t foreground = tcgetpgrp(0);
+    return foreground > 0 && foreground == getpgrp() ? 1 : 0;
+}
+
+void gcdcat_take_terminal_back(void) {
+    // From a background group tcsetpgrp raises SIGTTOU, which would stop gcdcat: blocked here.
+    sigset_t block, saved;
+    sigemptyset(&block);
+    sigaddset(&block, SIGTTOU);
+    pthread_sigmask(SIG_BLOCK, &block, &saved);
+    tcsetpgrp(0, getpgrp());
+    pthread_sigmask(SIG_SETMASK, &saved, NULL);
+}
+
 static void gcdcat_signal_to_pipe(int signo) {
     int saved = errno;
     gcdcat_signal_seen = 1;
+    // A child gcdcat waits on (credential_process) is in a group of its own: the terminal's
+    // signal does not reach it, so it is stopped here, before the sweep.
+    if (gcdcat_signal_reader) gcdcat_stop_guarded_groups(signo);
     unsigned char byte = (unsigned char)signo;
     // The write end does not block: a signal that finds the pipe full adds nothing to the
     // bytes already waiting there.

@@ -5,19 +5,31 @@ import GCDCatSystem
 ///
 /// `key = value` lines are read; a key with no value followed by indented lines (a service's
 /// nested settings, `s3 =` then `  addressing_style = path`) gives keys `s3.addressing_style`.
-/// `#`/`;` comment lines are skipped, as is anything before the first section.
+/// `#`/`;` comment lines are skipped, as is anything before the first section. A section given
+/// twice is refused, as awscli refuses it (Python's configparser: ConfigParseError).
 package struct AWSSharedConfigFile {
     private(set) var sections: [String: [String: String]] = [:]
 
-    package init(text: String) {
+    /// ## Errors
+    /// A section given twice, naming `path`, the section and both lines.
+    package init(text: String, path: String? = nil) throws(S3ConfigurationRefusal) {
         var current: String?
         var parent: String?  // the top-level key whose nested settings the indented lines are
-        for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
+        var headerLines: [String: Int] = [:]
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+        for (index, rawLine) in lines.enumerated() {
             let indented = rawLine.first == " " || rawLine.first == "\t"
             let line = rawLine.trimmingSpaces
             if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
             if !indented && line.hasPrefix("[") && line.hasSuffix("]") {
                 let name = String(line.dropFirst().dropLast()).trimmingSpaces
+                if let first = headerLines[name] {
+                    throw S3ConfigurationRefusal(
+                        file: path,
+                        "the section [\(name)] is given twice, on lines \(first) and \(index + 1); awscli refuses such a "
+                            + "file too (ConfigParseError): merge the two into one")
+                }
+                headerLines[name] = index + 1
                 current = name
                 parent = nil
                 sections[name, default: [:]] = sections[name] ?? [:]
@@ -45,10 +57,11 @@ package struct AWSSharedConfigFile {
     /// Reads `path`; nil when the file does not exist.
     ///
     /// ## Errors
-    /// Any failure other than a missing file (a directory, EACCES), naming the path.
+    /// Any failure other than a missing file (a directory, EACCES), naming the path; a section
+    /// given twice (``S3ConfigurationRefusal``).
     package static func load(_ path: String) throws -> AWSSharedConfigFile? {
         guard try Syscall.statIfExists(path) != nil else { return nil }
-        return AWSSharedConfigFile(text: String(decoding: try readWholeFile(path), as: UTF8.self))
+        return try AWSSharedConfigFile(text: String(decoding: try readWholeFile(path), as: UTF8.self), path: path)
     }
 
     /// The credentials file's section for `profile`.

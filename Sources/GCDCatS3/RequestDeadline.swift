@@ -36,10 +36,19 @@ package struct RequestDeadline {
     }
 
     /// The error of a request that ran out of time: its operation and object, the deadline,
-    /// and the last failure.
+    /// and the last failure. A failure that was not a timeout, once the deadline had passed, is
+    /// the server's (it closed a transfer that kept moving bytes past the deadline, which the
+    /// deadline does not cut): said as such, not credited to the deadline.
     package func expired(_ last: GCDCatError, attempts: Int) -> GCDCatError {
         var error = last
         let tries = attempts == 1 ? "1 attempt" : "\(attempts) attempts"
+        if remaining == 0 && !last.message.hasPrefix("timed out") {
+            error.message =
+                last.message + (attempts == 1 ? "" : " (after \(tries))") + "; not tried again: the request deadline "
+                + "of \(Self.text(seconds)) (--request-timeout) passed during the attempt, which a transfer that still "
+                + "moves bytes may outlast"
+            return error
+        }
         error.message =
             "gave up at the request deadline of \(Self.text(seconds)) (--request-timeout) after \(tries): "
             + last.message

@@ -12,7 +12,8 @@ import GCDCatSystem
 /// - TLS: `AWS_CA_BUNDLE`, then the profile's `ca_bundle`.
 ///
 /// Settings that would send requests somewhere gcdcat does not go (accelerate, dual-stack and
-/// FIPS endpoints) are refused by name.
+/// FIPS endpoints) are refused by name; with an endpoint given, dual-stack and FIPS are ignored,
+/// as awscli ignores them.
 struct S3EndpointSettings {
     var endpoint: S3Endpoint?
     var addressingStyle: S3AddressingStyle?
@@ -26,11 +27,6 @@ struct S3EndpointSettings {
         configFile: AWSSharedConfigFile?, configPath: String?
     ) throws {
         let section = profile ?? [:]
-        for (name, value) in Self.unsupportedSettings(env, section) where Self.isTrue(value) {
-            throw S3ConfigurationRefusal(
-                file: name.hasPrefix("AWS_") ? nil : configPath,
-                "\(name) = \(value): gcdcat does not use that endpoint; remove the setting (or set it to false)")
-        }
         let ignoringFromEnvironment = try Self.flag(
             env("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS"), name: "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS", file: nil)
         let ignoringFromProfile = try Self.flag(
@@ -59,6 +55,14 @@ struct S3EndpointSettings {
             }
         } else {
             endpoint = nil
+        }
+        // With an endpoint of the user's own, FIPS and dual-stack are AWS's endpoints not taken,
+        // and awscli ignores them; accelerate is refused either way.
+        for (name, value) in Self.unsupportedSettings(env, section) where Self.isTrue(value) {
+            if endpoint != nil && !name.hasSuffix("use_accelerate_endpoint") { continue }
+            throw S3ConfigurationRefusal(
+                file: name.hasPrefix("AWS_") ? nil : configPath,
+                "\(name) = \(value): gcdcat does not use that endpoint; remove the setting (or set it to false)")
         }
         // As awscli: the values are lowercase (`Virtual` is refused, not taken for `virtual`).
         switch section["s3.addressing_style"] {

@@ -9,6 +9,10 @@ import CSystemShim
 /// read ends, so ``drain(limit:)`` consumes it: read them to their ends, once.
 package struct SpawnedChild: ~Copyable {
     package let pid: pid_t
+    /// True when the child was started as the foreground of the terminal on standard input
+    /// (``start(_:standardInput:standardOutputPath:ownProcessGroup:)``): the caller gives the
+    /// terminal back to gcdcat once it ended (`gcdcat_take_terminal_back`).
+    package let hasTerminal: Bool
     private var output: OwnedDescriptor
     private var errors: OwnedDescriptor
 
@@ -21,12 +25,16 @@ package struct SpawnedChild: ~Copyable {
     }
 
     /// Starts `arguments[0]`, looked up in PATH; with `standardOutputPath`, its standard output
-    /// goes to a new file there instead of the pipe.
+    /// goes to a new file there instead of the pipe. With `ownProcessGroup`, the child leads a
+    /// process group of its own (its pid), which the caller can kill whole (`kill(-pid, …)`),
+    /// with no signal blocked; when standard input is the terminal and gcdcat its foreground,
+    /// that group becomes the terminal's foreground, so that the child may still prompt.
     ///
     /// ## Errors
     /// `.io` naming the program and `pipe` or `posix_spawn` when it cannot be started.
     package static func start(
-        _ arguments: [String], standardInput: StandardInput, standardOutputPath: String? = nil
+        _ arguments: [String], standardInput: StandardInput, standardOutputPath: String? = nil,
+        ownProcessGroup: Bool = false
     ) throws(GCDCatError) -> SpawnedChild {
         let outPipe = try OwnedPipe(for: arguments[0])
         let errPipe = try OwnedPipe(for: arguments[0])
@@ -43,12 +51,16 @@ package struct SpawnedChild: ~Copyable {
         let argv = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0
-        let spawned = posix_spawnp(&pid, arguments[0], &actions, nil, argv, environ)
+        let foreground = ownProcessGroup && standardInput == .inherited && gcdcat_terminal_foreground() != 0
+        let spawned =
+            ownProcessGroup
+            ? gcdcat_spawn_in_group(&pid, arguments[0], &actions, argv, environ, foreground ? 1 : 0)
+            : posix_spawnp(&pid, arguments[0], &actions, nil, argv, environ)
         // The child has its copies of the write ends (or never started): this process's close.
         let output = outPipe.keepingReadEnd()
         let errors = errPipe.keepingReadEnd()
         guard spawned == 0 else { throw .syscall("posix_spawn", path: arguments[0], errno: spawned) }
-        return SpawnedChild(pid: pid, output: output, errors: errors)
+        return SpawnedChild(pid: pid, hasTerminal: foreground, output: output, errors: errors)
     }
 
     /// Why ``drain(limit:seconds:)`` stopped before the child's streams ended.
@@ -105,5 +117,32 @@ package struct SpawnedChild: ~Copyable {
     /// A `wait` status as a shell shows it: the exit code, or 128 + the signal that ended it.
     package static func exitCode(_ status: Int32) -> Int32 {
         (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    }
+}
+
+/// The process group of a child gcdcat waits on (a `credential_process`), guarded against
+/// signals: one that asks gcdcat to stop kills the group (SIGKILL) and names it on standard
+/// error, whether gcdcat's own handler takes the signal or its default action would.
+package enum GuardedProcessGroup {
+    /// Guards the group `group` (a ``SpawnedChild`` started with `ownProcessGroup`); `line`
+    /// follows "gcdcat: interrupted by SIG… while waiting for ". Returns the token for
+    /// ``release(_:)``.
+    package static func guardGroup(_ group: pid_t, naming line: String) -> Int32 {
+        // Read by a signal handler, maybe while the guard ends: never freed (a few hundred bytes
+        // per child).
+        gcdcat_guard_group(group, strdup(line))
+    }
+
+    /// Ends the guard (the child was reaped).
+    package static func release(_ token: Int32) {
+        gcdcat_release_group(token)
+    }
+
+    /// True once a signal killed a guarded group: the process is ending by that signal.
+    package static var stoppedBySignal: Bool { gcdcat_guarded_groups_stopped() != 0 }
+
+    /// Gives the terminal back to gcdcat after a child held it (``SpawnedChild/hasTerminal``).
+    package static func takeTerminalBack() {
+        gcdcat_take_terminal_back()
     }
 }

@@ -131,8 +131,9 @@ extension GCDCat {
             try listing.flush()
             progress?.finish()
             let facts = job.facts
-            if let facts, !json {
-                let count = job.objectCount
+            // What the objects checksummed cost; none (every object failed, each said) says nothing.
+            let count = job.objectsChecksummed
+            if let facts, !json, count > 0 {
                 writeToStandardError(
                     "gcdcat: \(count) object\(count == 1 ? "" : "s"): "
                         + "\(ByteSize.humanReadable(Int64(facts.checkBytesRead))) read with ranged GETs"

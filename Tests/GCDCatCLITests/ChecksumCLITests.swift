@@ -20,6 +20,23 @@ import Testing
         #expect(sfvAdler.status == 64)
     }
 
+    /// An object that could not be read is said once, with no "1 object: 0 B read" summary after
+    /// it: there is nothing to sum up.
+    @Test func anObjectThatFailsIsNotFollowedByAReadSummary() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: gcdcatPath)
+        process.arguments = ["checksum", "s3://bkt/t.bin", "--endpoint-url", "http://127.0.0.1:9"]
+        process.environment = [
+            "AWS_ACCESS_KEY_ID": "A", "AWS_SECRET_ACCESS_KEY": "S", "AWS_CONFIG_FILE": "/nonexistent",
+            "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent",
+        ]
+        let result = try collect(process)
+        #expect(result.status == 1)
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 1, "\(result.stderr)")
+        #expect(lines.first?.hasPrefix("gcdcat: s3://bkt/t.bin: HeadObject: cannot connect to host") == true)
+    }
+
     @Test func standardInputIsRead() throws {
         let scratch = try Scratch()
         try scratch.write("nine", Data("123456789".utf8))

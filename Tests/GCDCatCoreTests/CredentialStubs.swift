@@ -89,4 +89,21 @@ enum CredentialStubs {
                     + #""sessionToken":"SSOTOKEN","expiration":4102444800000}}"#)
         }
     }
+
+    /// SSO-OIDC CreateToken (`POST /token`) for one client and refresh token: a new access token
+    /// for an hour, and a new refresh token; anything else is awscli's `invalid_grant`.
+    static func ssoOIDC(clientID: String, secret: String, refreshToken: String) throws -> LoopbackHTTPServer {
+        try LoopbackHTTPServer { request in
+            let fields = (try? JSONDecoder().decode([String: String].self, from: Data(request.body))) ?? [:]
+            guard request.method == "POST", request.target == "/token", fields["grantType"] == "refresh_token",
+                fields["clientId"] == clientID, fields["clientSecret"] == secret, fields["refreshToken"] == refreshToken
+            else {
+                return reply(
+                    "400 Bad Request", #"{"error":"invalid_grant","error_description":"Invalid refresh token"}"#)
+            }
+            return reply(
+                "200 OK",
+                #"{"accessToken":"SSOACCESS","tokenType":"Bearer","expiresIn":3600,"refreshToken":"NEWREFRESH"}"#)
+        }
+    }
 }

@@ -53,7 +53,9 @@ import Testing
     /// A process that never answers is stopped at its deadline and named (it was waited for
     /// forever, and a Ctrl-C left it running; outside attack on issue 24).
     @Test func aCredentialProcessThatHangsIsStoppedAtItsDeadline() throws {
-        let program = script("hangs", "exec sleep 600")
+        // The sleep the script starts is stopped with it (its process group is killed).
+        let pids = folder.file("pids")
+        let program = script("hangs", "echo $$ >> \(pids)\nsleep 600 &\necho $! >> \(pids)\nwait")
         var process = CredentialProcess(command: program, profile: "slow")
         process.deadline = 1
         let error = try #require(throws: GCDCatError.self) { try process.fetch() }
@@ -61,6 +63,24 @@ import Testing
             error.message
                 == "credential_process for profile 'slow': \(program) gave no credentials within 1 s; it was stopped "
                 + "(a process that asks for input must be answered by then)")
+        let started = String(decoding: readFile(pids) ?? [], as: UTF8.self).split(separator: "\n").compactMap {
+            Int32($0)
+        }
+        #expect(started.count == 2)
+        let reaped = ContinuousClock.now + .seconds(5)
+        while started.contains(where: { kill($0, 0) == 0 && !isZombie($0) }) && ContinuousClock.now < reaped {
+            usleep(20_000)
+        }
+        let alive = started.filter { kill($0, 0) == 0 && !isZombie($0) }
+        #expect(alive.isEmpty, "still running: \(alive)")
+        for pid in alive { kill(pid, SIGKILL) }
+    }
+
+    /// True when `pid` has ended and waits to be reaped.
+    func isZombie(_ pid: Int32) -> Bool {
+        let stat = String(decoding: readFile("/proc/\(pid)/stat") ?? [], as: UTF8.self)
+        guard let close = stat.lastIndex(of: ")") else { return true }
+        return stat[close...].hasPrefix(") Z")
     }
 
     @Test func aFailingCredentialProcessNamesItselfItsExitAndItsError() throws {
@@ -113,6 +133,59 @@ import Testing
             error.message.hasSuffix(
                 "then IMDSv2: token request to \(silent.url("/latest/api/token")): timed out after 1 s;"
                     + " set the variables or add the profile"), "\(error)")
+    }
+
+    /// `AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE` (or the profile's `ec2_metadata_service_endpoint_mode`)
+    /// picks IMDS's address as botocore does, any case; an explicit endpoint still wins.
+    @Test(arguments: [
+        (["AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE": "IPv6"], "", "http://[fd00:ec2::254]"),
+        ([:], "ec2_metadata_service_endpoint_mode = ipv6\n", "http://[fd00:ec2::254]"),
+        (
+            ["AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE": "IPV4"], "ec2_metadata_service_endpoint_mode = ipv6\n",
+            "http://169.254.169.254"
+        ),
+        ([:], "", "http://169.254.169.254"),
+        (
+            [
+                "AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE": "IPv6",
+                "AWS_EC2_METADATA_SERVICE_ENDPOINT": "http://127.0.0.1:9",
+            ],
+            "", "http://127.0.0.1:9"
+        ),
+    ])
+    func theInstanceMetadataEndpointModeChoosesItsAddress(variables: [String: String], profile: String, address: String)
+        throws
+    {
+        let transport = ScriptedTransport([.fail(HTTPTransportError(message: "no route", isRetryable: false))])
+        var env = environment(config: "[default]\n\(profile)", variables)
+        env["AWS_EC2_METADATA_DISABLED"] = nil
+        _ = try #require(throws: GCDCatError.self) {
+            try S3Configuration.resolve(
+                environment: env, endpointURL: "http://127.0.0.1:9", credentialTransport: transport)
+        }
+        #expect(transport.requests.map(\.url) == ["\(address)/latest/api/token"])
+    }
+
+    @Test func anInstanceMetadataEndpointModeOtherThanIPv4OrIPv6IsRefusedByName() throws {
+        let transport = ScriptedTransport([])
+        var env = environment(
+            config: "[default]\nec2_metadata_service_endpoint_mode = v6\n",
+            ["AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE": "IPv7"])
+        env["AWS_EC2_METADATA_DISABLED"] = nil
+        let error = try #require(throws: GCDCatError.self) {
+            try S3Configuration.resolve(
+                environment: env, endpointURL: "http://127.0.0.1:9", credentialTransport: transport)
+        }
+        #expect(error.message == "IMDSv2: AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE is 'IPv7'; it must be IPv4 or IPv6")
+        env["AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE"] = nil
+        let profileError = try #require(throws: GCDCatError.self) {
+            try S3Configuration.resolve(
+                environment: env, endpointURL: "http://127.0.0.1:9", credentialTransport: transport)
+        }
+        #expect(
+            profileError.message
+                == "IMDSv2: ec2_metadata_service_endpoint_mode of profile 'default' is 'v6'; it must be IPv4 or IPv6")
+        #expect(transport.requests.isEmpty)
     }
 
     @Test func containerCredentialsCarryTheAuthorizationTokenFromItsFile() throws {
@@ -298,6 +371,103 @@ import Testing
             expired.message
                 == "SSO for profile 'work': the SSO token in \(tokenFile) expired at 2020-01-01T00:00:00Z;"
                 + " run aws sso login --sso-session corp")
+    }
+
+    /// An `sso_session` token that expired, or expires within 15 minutes, is refreshed with the
+    /// cache's refresh token (SSO-OIDC CreateToken), and the cache file rewritten as awscli
+    /// rewrites it: its other fields kept, the new token, expiry and refresh token.
+    @Test(arguments: [-3600.0, 600.0])
+    func anSSOSessionTokenNearItsExpiryIsRefreshedAndTheCacheRewritten(expiresIn: Double) throws {
+        let portal = try CredentialStubs.ssoPortal(token: "SSOACCESS", account: "123456789012", role: "Admin")
+        let oidc = try CredentialStubs.ssoOIDC(clientID: "cid", secret: "csecret", refreshToken: "sso-refresh")
+        defer {
+            portal.stop()
+            oidc.stop()
+        }
+        let tokenFile = ssoCache(expiresAt: Date().addingTimeInterval(expiresIn))
+        let configuration = try resolve(
+            environment(
+                config: Self.ssoConfig,
+                [
+                    "AWS_PROFILE": "work", "AWS_ENDPOINT_URL_SSO": portal.url(""),
+                    "AWS_ENDPOINT_URL_SSO_OIDC": oidc.url(""),
+                ]
+            ))
+        #expect(
+            configuration.credentials
+                == S3Credentials(accessKeyID: "SSOKEY", secretAccessKey: "SSOSECRET", sessionToken: "SSOTOKEN"))
+        #expect(
+            oidc.requests.map { "\($0.method) \($0.target) \($0.header("content-type") ?? "")" } == [
+                "POST /token application/json"
+            ])
+        let rewritten = try JSONDecoder().decode([String: String].self, from: Data(readFile(tokenFile) ?? []))
+        let expiry = try #require(rewritten["expiresAt"].flatMap { ISO8601DateFormatter().date(from: $0) })
+        #expect(abs(expiry.timeIntervalSinceNow - 3600) < 60)
+        #expect(
+            rewritten.filter { $0.key != "expiresAt" } == [
+                "startUrl": "https://corp.awsapps.com/start", "region": "eu-west-1", "accessToken": "SSOACCESS",
+                "clientId": "cid", "clientSecret": "csecret", "registrationExpiresAt": "2100-01-01T00:00:00Z",
+                "refreshToken": "NEWREFRESH",
+            ])
+        var info = stat()
+        #expect(stat(tokenFile, &info) == 0 && info.st_mode & 0o777 == 0o600)
+    }
+
+    /// A token an hour from its expiry is used as it is; one that expired and whose refresh the
+    /// service refuses is refused, naming the cache file, the answer, and `aws sso login`.
+    @Test func anSSOTokenIsRefreshedOnlyNearItsExpiryAndAFailedRefreshIsNamed() throws {
+        let portal = try CredentialStubs.ssoPortal(token: "OLDACCESS", account: "123456789012", role: "Admin")
+        let oidc = try CredentialStubs.ssoOIDC(clientID: "cid", secret: "csecret", refreshToken: "other")
+        defer {
+            portal.stop()
+            oidc.stop()
+        }
+        let env = environment(
+            config: Self.ssoConfig,
+            ["AWS_PROFILE": "work", "AWS_ENDPOINT_URL_SSO": portal.url(""), "AWS_ENDPOINT_URL_SSO_OIDC": oidc.url("")])
+        let tokenFile = ssoCache(expiresAt: Date().addingTimeInterval(3600))
+        #expect(try resolve(env).credentials.accessKeyID == "SSOKEY")
+        #expect(oidc.requests.isEmpty)
+        // 10 minutes left and the refresh refused: the old token still serves.
+        _ = ssoCache(expiresAt: Date().addingTimeInterval(600))
+        #expect(try resolve(env).credentials.accessKeyID == "SSOKEY")
+        #expect(oidc.requests.count == 1)
+        _ = ssoCache(expiresAt: Date(timeIntervalSince1970: 1_577_836_800))
+        let failed = try #require(throws: GCDCatError.self) { try resolve(env) }
+        #expect(
+            failed.message
+                == "SSO for profile 'work': the SSO token in \(tokenFile) expired at 2020-01-01T00:00:00Z, and refreshing "
+                + "it failed: SSO-OIDC CreateToken request to \(oidc.url("/token")): HTTP 400 "
+                + #"{"error":"invalid_grant","error_description":"Invalid refresh token"}; "#
+                + "run aws sso login --sso-session corp")
+    }
+
+    static let ssoConfig = """
+        [profile work]
+        sso_session = corp
+        sso_account_id = 123456789012
+        sso_role_name = Admin
+        [sso-session corp]
+        sso_start_url = https://corp.awsapps.com/start
+        sso_region = eu-west-1
+        """
+
+    /// The cache file of `aws sso login --sso-session corp` (named by SHA-1 of "corp"), with a
+    /// refresh token and its client registration.
+    func ssoCache(expiresAt: Date) -> String {
+        let cache = folder.file(".aws/sso/cache")
+        mkdir(folder.file(".aws"), 0o755)
+        mkdir(folder.file(".aws/sso"), 0o755)
+        mkdir(cache, 0o755)
+        let tokenFile = "\(cache)/ee0bfd2552fbd840c02cc48b6e823320543c450f.json"
+        let time = ISO8601DateFormatter().string(from: expiresAt)
+        writeFile(
+            tokenFile,
+            Array(
+                (#"{"startUrl": "https://corp.awsapps.com/start", "region": "eu-west-1", "accessToken": "OLDACCESS", "#
+                    + #""expiresAt": "\#(time)", "clientId": "cid", "clientSecret": "csecret", "#
+                    + #""registrationExpiresAt": "2100-01-01T00:00:00Z", "refreshToken": "sso-refresh"}"#).utf8))
+        return tokenFile
     }
 
     /// botocore's order: environment, role_arn, web identity, SSO, credentials file keys,

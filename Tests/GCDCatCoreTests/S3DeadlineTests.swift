@@ -74,6 +74,27 @@ final class SlowFailingTransport: HTTPTransport {
                 + "(http://127.0.0.1:9)")
     }
 
+    /// A connection the server closed after the deadline passed (a transfer kept alive by slow
+    /// bytes, which the deadline does not cut) is said as the server's doing, not as the
+    /// deadline's: "gave up at the request deadline … connection lost" was untrue.
+    @Test func aConnectionClosedPastTheDeadlineIsNotCreditedToIt() throws {
+        final class ClosingTransport: HTTPTransport {
+            func send(_ request: HTTPRequest) throws(HTTPTransportError) -> HTTPResponse {
+                Thread.sleep(forTimeInterval: 1.3)
+                throw HTTPTransportError(message: "connection lost", isRetryable: true)
+            }
+        }
+        let sleeps = SleepLog()
+        let client = try Self.client(
+            ClosingTransport(), endpoint: "http://127.0.0.1:9", requestTimeout: 1, sleeps: sleeps)
+        let error = try #require(throws: GCDCatError.self) { try client.head(Self.location) }
+        #expect(
+            error.message
+                == "connection lost (http://127.0.0.1:9); not tried again: the request deadline of 1s "
+                + "(--request-timeout) passed during the attempt, which a transfer that still moves bytes may outlast")
+        #expect(sleeps.milliseconds == [])
+    }
+
     @Test func quickFailuresAreStillRetriedWithinTheDeadline() throws {
         let transport = ScriptedTransport([
             .fail(HTTPTransportError(message: "connection lost", isRetryable: true)),

@@ -62,6 +62,29 @@ struct S3EndpointSettingsTests {
             error?.description == "configuration: AWS_IGNORE_CONFIGURED_ENDPOINT_URLS = yes: expected true or false")
     }
 
+    /// A section given twice in the config or the credentials file is refused, as awscli refuses
+    /// it, naming the file, the section and both lines (the last one silently won).
+    @Test func aSectionGivenTwiceIsRefusedNamingTheFileAndBothLines() throws {
+        let config =
+            "[default]\nendpoint_url = http://127.0.0.1:5799\n\n[profile x]\n[default]\nendpoint_url = http://a:1\n"
+        let error = #expect(throws: S3ConfigurationRefusal.self) { try resolve(config) }
+        #expect(
+            error?.description
+                == "\(folder.file("config")): configuration: the section [default] is given twice, on lines 1 and 5; "
+                + "awscli refuses such a file too (ConfigParseError): merge the two into one")
+        writeFile(folder.file("credentials"), Array("[x]\naws_access_key_id = A\n# c\n[ x ]\n".utf8))
+        let credentials = #expect(throws: S3ConfigurationRefusal.self) {
+            try resolve(
+                "[profile x]\nregion = eu-west-1\n", ["AWS_SHARED_CREDENTIALS_FILE": folder.file("credentials")])
+        }
+        #expect(
+            credentials?.description
+                == "\(folder.file("credentials")): configuration: the section [x] is given twice, on lines 1 and 4; "
+                + "awscli refuses such a file too (ConfigParseError): merge the two into one")
+        // [default] and [profile default] are two sections, as in awscli.
+        #expect(throws: Never.self) { try resolve("[default]\nregion = eu-west-1\n[profile default]\n") }
+    }
+
     @Test func aServicesNameWithoutItsSectionIsRefusedNotSentToAWS() throws {
         let error = #expect(throws: S3ConfigurationRefusal.self) {
             try resolve("[default]\nservices = missing\n")
@@ -108,6 +131,30 @@ struct S3EndpointSettingsTests {
         let error = #expect(throws: S3ConfigurationRefusal.self) { try resolve(config, environment) }
         #expect(error?.error.message.hasPrefix("\(named): gcdcat does not use that endpoint") == true)
         _ = try resolve(config.replacing("true", with: "false"), environment.mapValues { _ in "false" })
+    }
+
+    /// FIPS and dual-stack with an endpoint of the user's own use that endpoint, as awscli does;
+    /// accelerate is still refused.
+    @Test(arguments: [
+        ("[default]\nendpoint_url = http://127.0.0.1:5714\nuse_fips_endpoint = true\n", [:], nil),
+        ("[default]\nuse_dualstack_endpoint = true\n", ["AWS_ENDPOINT_URL": "http://127.0.0.1:5714"], nil),
+        (
+            "[default]\n", ["AWS_USE_FIPS_ENDPOINT": "true", "AWS_USE_DUALSTACK_ENDPOINT": "true"],
+            "http://127.0.0.1:5714"
+        ),
+        (
+            "[default]\ns3 =\n  use_fips_endpoint = true\n  endpoint_url = http://127.0.0.1:5714\n", [:],
+            "http://127.0.0.1:5714"
+        ),
+    ])
+    func fipsAndDualStackWithAnEndpointOfTheUsersOwnUseThatEndpoint(
+        config: String, environment: [String: String], flag: String?
+    ) throws {
+        #expect(try resolve(config, environment, flag: flag).endpoint?.host == "127.0.0.1")
+        let accelerate = #expect(throws: S3ConfigurationRefusal.self) {
+            try resolve(config + "s3 =\n  use_accelerate_endpoint = true\n", environment, flag: "http://127.0.0.1:5714")
+        }
+        #expect(accelerate?.error.message.hasPrefix("s3.use_accelerate_endpoint = true: gcdcat does not use") == true)
     }
 
     @Test func caBundleFromTheVariableOverTheProfile() throws {

@@ -1,6 +1,7 @@
 #ifndef GCDCAT_CSYSTEMSHIM_H
 #define GCDCAT_CSYSTEMSHIM_H
 
+#include <spawn.h>
 #include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -89,6 +90,32 @@ int gcdcat_install_signal_pipe(const int *signals, int count);
 /// 1 once a handler of gcdcat_install_signal_pipe has run (a handled signal arrived), even if
 /// the pipe's reader has not read it yet; 0 before.
 int gcdcat_signal_arrived(void);
+
+/// Guards a child's process group (a credential_process) while gcdcat waits on it: a handled
+/// signal (SIGINT, TERM, HUP, PIPE, QUIT, ALRM) kills the group (SIGKILL) and writes
+/// "gcdcat: interrupted by SIG… while waiting for `line`" to standard error, whether gcdcat's
+/// signal pipe handles the signal or its default action would (then a handler does this and
+/// takes the default action). `line` must live until gcdcat_release_group. Returns the slot for
+/// gcdcat_release_group, or -1 when 8 groups are guarded already.
+int gcdcat_guard_group(pid_t group, const char *line);
+
+/// Ends the guard of gcdcat_guard_group's `slot` (its child was reaped).
+void gcdcat_release_group(int slot);
+
+/// 1 once a signal killed a guarded group: the process is ending by that signal.
+int gcdcat_guarded_groups_stopped(void);
+
+/// posix_spawnp into a new process group of the child's own (its pid), with no signal blocked;
+/// with `foreground`, that group is made the foreground of the terminal on standard input.
+int gcdcat_spawn_in_group(
+    pid_t *pid, const char *file, posix_spawn_file_actions_t *actions, char *const argv[], char *const envp[],
+    int foreground);
+
+/// 1 when standard input is a terminal whose foreground process group is gcdcat's.
+int gcdcat_terminal_foreground(void);
+
+/// Makes gcdcat's process group the foreground of the terminal on standard input again.
+void gcdcat_take_terminal_back(void);
 
 /// 1 when `signal`'s disposition is "ignore" (SIG_IGN), 0 when not, -1 on error.
 int gcdcat_signal_ignored(int signal);

@@ -164,4 +164,7 @@ public struct ChecksumJob {
 
     /// How many inputs were objects that a store was asked about.
     public var objectCount: Int { objects.count }
+
+    /// How many of those objects got their checksum (the others failed, each said by its error).
+    public var objectsChecksummed: Int { objects.values.filter { (try? $0.get()) != nil }.count }
 }

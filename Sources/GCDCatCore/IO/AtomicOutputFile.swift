@@ -61,7 +61,8 @@ public final class AtomicOutputFile: Sendable {
                 self.temporaryPath = "/proc/self/fd/\(fd)"
                 self.isUnnamed = true
                 self.token = nil
-                self.outputToken = registry.beginOutput(finalPath)
+                self.outputToken = registry.beginOutput(
+                    finalPath, mayReplace: overwrite && (try? Syscall.statIfExists(finalPath)) != nil)
                 return
             }
             let code = gcdcat_errno()
@@ -83,7 +84,8 @@ public final class AtomicOutputFile: Sendable {
                 self.temporaryPath = candidate
                 self.descriptor = SharedDescriptor(OwnedDescriptor(adopting: fd))
                 self.token = token
-                self.outputToken = registry.beginOutput(finalPath)
+                self.outputToken = registry.beginOutput(
+                    finalPath, mayReplace: overwrite && (try? Syscall.statIfExists(finalPath)) != nil)
                 return
             }
             attempt += 1

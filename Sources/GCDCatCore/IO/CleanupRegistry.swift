@@ -81,6 +81,8 @@ public final class CleanupRegistry: Sendable {
         /// the token of each name (a split begins tens of thousands: both lookups are O(1)).
         var pendingOutputs: [Int: String] = [:]
         var pendingTokens: [String: Int] = [:]
+        /// The outputs begun that may replace what is at their name (``beginOutput(_:mayReplace:)``).
+        var mayReplace: Set<String> = []
         /// The names the last sweep undid by aborting an upload, for ``removalNote(_:)``.
         var abortedUploads: Set<String> = []
         /// Every output published in this run, in order (``publishedOutputs``), how many of
@@ -98,6 +100,10 @@ public final class CleanupRegistry: Sendable {
         /// whether it is removing one now.
         var removedParts: [String] = []
         var removingPart = false
+        /// The published objects whose crc32 record is being rewritten (``ResumedRecord``), and
+        /// those whose rewrite was under way when the sweep stopped waiting for their set.
+        var recordRewrites: [String] = []
+        var recordRewritesCut: [String] = []
     }
 
     private let state = Mutex(State())
@@ -122,9 +128,11 @@ public final class CleanupRegistry: Sendable {
 
     /// Notes that the output `finalPath` is being made; returns a token for ``endOutput(_:)``.
     /// A note for the same name made earlier (a command's, before its file was opened) is
-    /// taken over: publishing the file ends both.
-    public func beginOutput(_ finalPath: String) -> Int {
+    /// taken over: publishing the file ends both. `mayReplace`: something may be at the name
+    /// already (`--force`), which an interruption leaves as it was (``mayReplace(_:)``).
+    public func beginOutput(_ finalPath: String, mayReplace: Bool = false) -> Int {
         state.withLock { state in
+            if mayReplace { state.mayReplace.insert(finalPath) }
             if let earlier = state.pendingTokens[finalPath] { state.pendingOutputs[earlier] = nil }
             state.nextToken += 1
             state.pendingOutputs[state.nextToken] = finalPath
@@ -155,6 +163,12 @@ public final class CleanupRegistry: Sendable {
     /// output can be published any more).
     public var unpublishedOutputs: [String] {
         state.withLock { state in state.pendingOutputs.sorted { $0.key < $1.key }.map(\.value) }
+    }
+
+    /// Whether the output `name` was begun to replace what may be at its name (`--force`): an
+    /// interruption did not create it, but left what was there as it was.
+    public func mayReplace(_ name: String) -> Bool {
+        state.withLock { $0.mayReplace.contains(name) }
     }
 
     /// Creates the file `path` with `create` (an `open` returning a descriptor or -1) and
@@ -248,6 +262,23 @@ public final class CleanupRegistry: Sendable {
     /// Whether the sweep stopped waiting for the sets being published (``cutPublishing()``):
     /// then what they published stays, and nothing of them is undone but by the sweep.
     var publishingWasCut: Bool { state.withLock { $0.publishingCut } }
+
+    /// Notes that the crc32 record of the published object `name` is being rewritten, until
+    /// ``endRecordRewrite(_:)``: a sweep that stops waiting meanwhile names it (the object stays
+    /// published, its record maybe an earlier input's).
+    func beginRecordRewrite(_ name: String) {
+        state.withLock { $0.recordRewrites.append(name) }
+    }
+
+    func endRecordRewrite(_ name: String) {
+        state.withLock { state in
+            if let index = state.recordRewrites.firstIndex(of: name) { state.recordRewrites.remove(at: index) }
+        }
+    }
+
+    /// The objects whose crc32 record rewrite was cut short when the sweep stopped waiting for
+    /// their set (``beginRecordRewrite(_:)``).
+    public var recordRewritesCut: [String] { state.withLock { $0.recordRewritesCut } }
 
     /// What became of the sets being published when the sweep stopped waiting for them
     /// (`cut` false when it did not): the outputs published, which stay; those whose completion
@@ -627,6 +658,7 @@ public final class CleanupRegistry: Sendable {
         state.withLock { state in
             guard state.publishing > 0 else { return }
             state.publishingCut = true
+            state.recordRewritesCut = state.recordRewrites
             for (token, name) in state.publishedUndos.sorted(by: { $0.key < $1.key }) {
                 state.entries[token] = nil
                 state.publishedWhileInterrupted.append(name)

@@ -65,7 +65,7 @@ public final class ObjectOutput: Sendable {
         self.target = target
         self.overwrite = overwrite
         self.registry = registry
-        outputToken = registry.beginOutput(target.location.description)
+        outputToken = registry.beginOutput(target.location.description, mayReplace: overwrite)
     }
 
     public var location: ObjectLocation { target.location }

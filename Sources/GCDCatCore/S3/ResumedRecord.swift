@@ -26,6 +26,8 @@ enum ResumedRecord {
                     message: "gone after its completion")
             }
             if info.recordedCRC32 == record { return }
+            registry.beginRecordRewrite(location.description)
+            defer { registry.endRecordRewrite(location.description) }
             try rewrite(info, record: record, store: store, registry: registry)
         } catch var error as GCDCatError where error.code != .inputChanged {
             do {

@@ -101,7 +101,12 @@ extension SplitOperation {
                 entries: zip(entryNames, crcs).map { Manifest.Entry(name: $0, crc32: $1) }, whole: whole,
                 header: header)
             let manifestTarget = try target(manifestPath)
-            if let path = manifestTarget.path { set.registry.willPublishManifest(path) }
+            // By the name it is published under: a file's path, an object's s3:// name.
+            switch manifestTarget {
+            case .path(let path): set.registry.willPublishManifest(path)
+            case .object(let object): set.registry.willPublishManifest(object.location.description)
+            case .standardOutput: break
+            }
             try set.write(.manifest, manifestTarget, manifest.encoded(generator: "gcdcat split"))
         }
         return try publish(set, crcs: crcs, joining: joining)

@@ -160,26 +160,40 @@ public enum InterruptHandler {
         // published in between (one set of several finishing) was said to be "not created".
         // Outputs given up after the interruption stay listed (CleanupRegistry.endOutput).
         let outcome = CleanupRegistry.shared.publishingOutcome
-        let outputs = (CleanupRegistry.shared.unpublishedOutputs + CleanupRegistry.shared.undonePublished).filter {
+        let unpublished = CleanupRegistry.shared.unpublishedOutputs.filter { !outcome.unsettled.contains($0) }
+        let outputs = (unpublished + CleanupRegistry.shared.undonePublished).filter {
             !outcome.unsettled.contains($0)
         }.map(\.displayPath)
         // A reader that went away ends gcdcat silently, as it ends `cat`: the shell's 141 says it.
         if number != SIGPIPE, outcome.cut {
             let note = CleanupRegistry.shared.removalNote(removed)
-            StandardStreams.writeError(
-                "\ngcdcat: interrupted by \(name)\(note)\(cutNote(outcome.published, notCreated: outputs, outcome.unsettled))\n"
-            )
+            let cut = cutNote(
+                outcome.published, notCreated: outputs, outcome.unsettled,
+                recordRewrites: CleanupRegistry.shared.recordRewritesCut)
+            StandardStreams.writeError("\ngcdcat: interrupted by \(name)\(note)\(cut)\n")
             for published in outcome.published.sorted() {
                 StandardStreams.writeError("gcdcat: published and stays: \(published.displayPath)\n")
             }
             for output in outputs { StandardStreams.writeError("gcdcat: not created: \(output)\n") }
         } else if number != SIGPIPE {
             let note = CleanupRegistry.shared.removalNote(removed)
-            let notCreated =
-                switch outputs.count {
+            // With --force, an output not written leaves what was at its name as it was: it was
+            // not replaced, rather than not created.
+            let kept = unpublished.filter { CleanupRegistry.shared.mayReplace($0) }.map(\.displayPath)
+            let created = outputs.filter { !kept.contains($0) }
+            let notCreated: String =
+                switch created.count {
                 case 0: ""
-                case 1: "; \(outputs[0]) was not created"
-                default: "; \(outputs[0]) and \(outputs.count - 1) other outputs were not created"
+                case 1: "; \(created[0]) was not created"
+                default: "; \(created[0]) and \(created.count - 1) other outputs were not created"
+                }
+            let notReplaced: String =
+                switch kept.count {
+                case 0: ""
+                case 1: "; \(kept[0]) was not written (--force): what was at its name, if anything, stays as it was"
+                default:
+                    "; \(kept[0]) and \(kept.count - 1) other outputs were not written (--force): what was at their "
+                        + "names, if anything, stays as it was"
                 }
             let (published, failures) = CleanupRegistry.shared.publishedWhileInterrupted
             // Published before the signal, with no report said of them yet (the run had only
@@ -188,7 +202,7 @@ public enum InterruptHandler {
             let stays = published.isEmpty ? publishedBeforeNote(before) : publishedNote(published + before)
             let removedParts = PartRemoval.removedNote(CleanupRegistry.shared.removedParts).map { "; " + $0 } ?? ""
             StandardStreams.writeError(
-                "\ngcdcat: interrupted by \(name)\(note)\(notCreated)\(stays)\(removedParts)\n")
+                "\ngcdcat: interrupted by \(name)\(note)\(notCreated)\(notReplaced)\(stays)\(removedParts)\n")
             for failure in failures {
                 StandardStreams.writeError("gcdcat: publishing failed meanwhile, and was undone: \(failure)\n")
             }
@@ -228,8 +242,24 @@ public enum InterruptHandler {
     /// What the sweep says when it stopped waiting for a set being published (half of
     /// `--cleanup-timeout` passed, ``CleanupRegistry/publishingOutcome``): the set stays as far
     /// as it got, and each output is named on a line of its own after this.
-    static func cutNote(_ published: [String], notCreated: [String], _ unsettled: [String]) -> String {
+    static func cutNote(
+        _ published: [String], notCreated: [String], _ unsettled: [String], recordRewrites: [String] = []
+    ) -> String {
         let wait = RequestDeadline.text(CleanupRegistry.shared.undoDeadline / 2)
+        // Every output published: what was cut short came after the set (a resumed object's
+        // crc32 record being rewritten), and the set is whole.
+        if notCreated.isEmpty && unsettled.isEmpty && !published.isEmpty {
+            let rewrites =
+                recordRewrites.isEmpty
+                ? ""
+                : "; what was cut short is the rewrite of the crc32 record (x-amz-meta-gcdcat-crc32) of "
+                    + recordRewrites.sorted().joined(separator: ", ")
+                    + ", which may still describe an earlier input (merge and verify read such a part; split --force "
+                    + "writes the set again)"
+            return "; it waited \(wait) for the set being published (--cleanup-timeout): the whole set was published "
+                + "and stays, \(published.count == 1 ? "its 1 output" : "all \(published.count) outputs") named below"
+                + rewrites
+        }
         let counts = [
             published.isEmpty
                 ? nil

@@ -47,13 +47,33 @@ package struct CredentialProcess: S3CredentialProvider {
 
     /// Runs `arguments[0]` (looked up in PATH) with standard input inherited, as awscli does
     /// (a process may prompt), and captures standard output and standard error.
+    ///
+    /// The process leads a process group of its own, so that everything it started can be
+    /// stopped with it: at the deadline, and when gcdcat is interrupted (a signal's handler kills
+    /// the group and names it, ``GuardedProcessGroup``; a Ctrl-C at the terminal reaches gcdcat,
+    /// or, when the process holds the terminal, ends it and is then passed on to gcdcat).
     private func run(_ arguments: [String]) throws(GCDCatError) -> (Int32, [UInt8], [UInt8]) {
         let child = try start(arguments)
         let pid = child.pid
+        let hasTerminal = child.hasTerminal
+        let token = GuardedProcessGroup.guardGroup(
+            pid, naming: "\(sourceName) (\(command)); it and the processes it started were stopped")
         let drained = child.drain(limit: Self.outputLimit, seconds: deadline)
-        if case .failure = drained { kill(pid, SIGKILL) }
+        if case .failure = drained { kill(-pid, SIGKILL) }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        if hasTerminal {
+            GuardedProcessGroup.takeTerminalBack()
+            // A Ctrl-C (or a Ctrl-backslash) at the terminal went to the process's group alone: gcdcat
+            // takes it too, as it would have without the process.
+            let signal = status & 0x7f
+            if signal == SIGINT || signal == SIGQUIT { raise(signal) }
+        }
+        // A signal killed the group: the process is ending by it (its handler or its sweep).
+        if GuardedProcessGroup.stoppedBySignal {
+            while true { pause() }
+        }
+        GuardedProcessGroup.release(token)
         switch drained {
         case .success(let (output, errors)):
             return (SpawnedChild.exitCode(status), output, errors)
@@ -71,7 +91,7 @@ package struct CredentialProcess: S3CredentialProvider {
     /// a noncopyable `let` set inside do/catch crashes Swift 6.3's compiler.)
     private func start(_ arguments: [String]) throws(GCDCatError) -> SpawnedChild {
         do {
-            return try SpawnedChild.start(arguments, standardInput: .inherited)
+            return try SpawnedChild.start(arguments, standardInput: .inherited, ownProcessGroup: true)
         } catch {
             let call = error.syscall ?? "posix_spawn"
             throw .credentialSource(

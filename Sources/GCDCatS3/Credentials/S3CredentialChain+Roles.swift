@@ -92,7 +92,7 @@ extension S3CredentialChain {
             if environment["AWS_EC2_METADATA_DISABLED"]?.lowercased() == "true" {
                 throw .credentialSource(source, "the instance metadata service is off (AWS_EC2_METADATA_DISABLED=true)")
             }
-            return instanceMetadata()
+            return try instanceMetadata()
         case "EcsContainer":
             guard let container = try ContainerCredentials(environment: environment, http: http) else {
                 throw .credentialSource(
@@ -157,6 +157,8 @@ extension S3CredentialChain {
             cacheFolder: "\(home)/.aws/sso/cache",
             portal: environment["AWS_ENDPOINT_URL_SSO"].flatMap { $0.isEmpty ? nil : $0 }
                 ?? "https://portal.sso.\(ssoRegion).amazonaws.com",
+            oidc: environment["AWS_ENDPOINT_URL_SSO_OIDC"].flatMap { $0.isEmpty ? nil : $0 }
+                ?? "https://oidc.\(ssoRegion).amazonaws.com",
             http: http, profile: name, clock: clock)
     }
 

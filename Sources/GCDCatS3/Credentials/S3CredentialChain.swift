@@ -74,8 +74,10 @@ package struct S3CredentialChain {
         if env("AWS_EC2_METADATA_DISABLED")?.lowercased() == "true" {
             imdsOutcome = "IMDSv2 (off: AWS_EC2_METADATA_DISABLED)"
         } else {
+            // A bad endpoint mode is refused, not taken for a machine outside EC2.
+            let instanceMetadata = try instanceMetadata()
             do {
-                return try cache(instanceMetadata())
+                return try cache(instanceMetadata)
             } catch {
                 imdsOutcome = error.message
             }
@@ -166,10 +168,33 @@ package struct S3CredentialChain {
     }
 
     /// The IMDSv2 source, at `AWS_EC2_METADATA_SERVICE_ENDPOINT` or the profile's
-    /// `ec2_metadata_service_endpoint` when set.
-    package func instanceMetadata() -> InstanceMetadataCredentials {
-        InstanceMetadataCredentials(
-            endpoint: env("AWS_EC2_METADATA_SERVICE_ENDPOINT") ?? section(profile)?["ec2_metadata_service_endpoint"],
+    /// `ec2_metadata_service_endpoint` when set, else at the address of the endpoint mode
+    /// (``instanceMetadataEndpointMode()``): `http://169.254.169.254` or `http://[fd00:ec2::254]`.
+    ///
+    /// ## Errors
+    /// An endpoint mode other than IPv4 or IPv6, naming where it was set.
+    package func instanceMetadata() throws(GCDCatError) -> InstanceMetadataCredentials {
+        let mode = try instanceMetadataEndpointMode()
+        return InstanceMetadataCredentials(
+            endpoint: env("AWS_EC2_METADATA_SERVICE_ENDPOINT") ?? section(profile)?["ec2_metadata_service_endpoint"]
+                ?? (mode == "ipv6" ? "http://[fd00:ec2::254]" : "http://169.254.169.254"),
             http: http)
+    }
+
+    /// `AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE`, else the profile's
+    /// `ec2_metadata_service_endpoint_mode`, lowercased as botocore reads it: `ipv4` (also
+    /// when neither is set) or `ipv6`.
+    private func instanceMetadataEndpointMode() throws(GCDCatError) -> String {
+        let variable = "AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE"
+        let setting =
+            env(variable).map { ($0, variable) }
+            ?? section(profile)?["ec2_metadata_service_endpoint_mode"].flatMap { $0.isEmpty ? nil : $0 }.map {
+                ($0, "ec2_metadata_service_endpoint_mode of profile '\(profile)'")
+            }
+        guard let (value, origin) = setting else { return "ipv4" }
+        guard ["ipv4", "ipv6"].contains(value.lowercased()) else {
+            throw .credentialSource("IMDSv2", "\(origin) is '\(value)'; it must be IPv4 or IPv6")
+        }
+        return value.lowercased()
     }
 }

@@ -2,13 +2,20 @@ import COpenSSL
 import FoundationEssentials
 import GCDCatSystem
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// IAM Identity Center (SSO) role credentials: the access token `aws sso login` left in
 /// `~/.aws/sso/cache/SHA1.json` (SHA-1 of the `sso_session` name, or of the legacy profile's
 /// `sso_start_url`), exchanged at the portal's GetRoleCredentials
 /// (`GET /federation/credentials`, `x-amz-sso_bearer_token`).
 ///
-/// gcdcat never logs in itself: an expired or missing token is refused naming the
-/// `aws sso login` command that renews it.
+/// gcdcat never logs in itself: a missing token, or an expired one it cannot refresh, is refused
+/// naming the `aws sso login` command that renews it. A token of an `sso_session` whose cache
+/// holds a refresh token and an unexpired client registration is refreshed as awscli refreshes it,
+/// within 15 minutes of its expiry: SSO-OIDC CreateToken (`POST /token`, grant type
+/// `refresh_token`), the cache file rewritten (atomically) with the new token.
 package struct SSOCredentials: S3CredentialProvider {
     /// The `sso_session` name, or the legacy start URL: what the cache file is named after.
     package let cacheKey: String
@@ -18,13 +25,16 @@ package struct SSOCredentials: S3CredentialProvider {
     package let cacheFolder: String
     /// `https://portal.sso.REGION.amazonaws.com`, or `AWS_ENDPOINT_URL_SSO`.
     package let portal: String
+    /// `https://oidc.REGION.amazonaws.com`, or `AWS_ENDPOINT_URL_SSO_OIDC`: where an `sso_session`'s
+    /// token is refreshed.
+    package let oidc: String
     package let http: CredentialHTTP
     package let profile: String
     package let clock: @Sendable () -> Double
 
     package init(
         cacheKey: String, isSession: Bool, accountID: String, roleName: String, cacheFolder: String, portal: String,
-        http: CredentialHTTP, profile: String,
+        oidc: String = "", http: CredentialHTTP, profile: String,
         clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
     ) {
         self.cacheKey = cacheKey
@@ -33,6 +43,7 @@ package struct SSOCredentials: S3CredentialProvider {
         self.roleName = roleName
         self.cacheFolder = cacheFolder
         self.portal = portal.hasSuffix("/") ? String(portal.dropLast()) : portal
+        self.oidc = oidc.hasSuffix("/") ? String(oidc.dropLast()) : oidc
         self.http = http
         self.profile = profile
         self.clock = clock
@@ -44,9 +55,14 @@ package struct SSOCredentials: S3CredentialProvider {
         isSession ? "aws sso login --sso-session \(cacheKey)" : "aws sso login --profile \(profile)"
     }
 
-    private struct CachedToken: Decodable {
+    /// awscli refreshes a token this many seconds before it expires.
+    private static let refreshWindow: Double = 15 * 60
+
+    /// SSO-OIDC CreateToken's answer.
+    private struct CreateTokenAnswer: Decodable {
         var accessToken: String?
-        var expiresAt: String?
+        var expiresIn: Double?
+        var refreshToken: String?
     }
 
     private struct RoleCredentialsAnswer: Decodable {
@@ -78,22 +94,133 @@ package struct SSOCredentials: S3CredentialProvider {
             expiration: role.expiration.map { $0 / 1000 })
     }
 
-    /// The access token in the cache, if it has not expired.
+    /// The access token in the cache: refreshed first when it expires within 15 minutes and the
+    /// cache can refresh it (an `sso_session`'s, as awscli), refused when it has expired.
     private func cachedToken() throws(GCDCatError) -> String {
         let path = "\(cacheFolder)/\(Self.sha1Hex(cacheKey)).json"
         guard (try? Syscall.statIfExists(path)).flatMap({ $0 }) != nil else {
             throw .credentialSource(sourceName, "no SSO token cached at \(path); run \(login)")
         }
         let text = try readCredentialFile(path, source: sourceName, what: "SSO token cache")
-        guard let cached = try? JSONDecoder().decode(CachedToken.self, from: Data(text.utf8)),
-            let token = cached.accessToken, let expiresAt = cached.expiresAt
+        guard let cached = try? JSONDecoder().decode([String: CacheJSON].self, from: Data(text.utf8)),
+            let token = cached["accessToken"]?.string, let expiresAt = cached["expiresAt"]?.string
         else {
             throw .credentialSource(sourceName, "\(path) has no accessToken and expiresAt; run \(login)")
         }
-        guard let expiry = S3Dates.isoDate(expiresAt), expiry > clock() else {
+        let now = clock()
+        let expiry = S3Dates.isoDate(expiresAt)
+        if isSession, expiry.map({ $0 - now < Self.refreshWindow }) ?? true, let refresh = refreshable(cached, now: now)
+        {
+            do throws(GCDCatError) {
+                return try refreshed(cached, refresh, path: path, now: now)
+            } catch {
+                // A token still valid is used as it is, as awscli uses it.
+                if let expiry, expiry > now { return token }
+                throw .credentialSource(
+                    sourceName,
+                    "the SSO token in \(path) expired at \(expiresAt), and refreshing it failed: \(error.message); "
+                        + "run \(login)")
+            }
+        }
+        guard let expiry, expiry > now else {
             throw .credentialSource(sourceName, "the SSO token in \(path) expired at \(expiresAt); run \(login)")
         }
         return token
+    }
+
+    /// What a refresh needs, when the cache holds it and its client registration has not
+    /// expired (awscli needs all four fields).
+    private func refreshable(_ cached: [String: CacheJSON], now: Double) -> (
+        refreshToken: String, clientID: String, clientSecret: String
+    )? {
+        guard let refreshToken = cached["refreshToken"]?.string, let clientID = cached["clientId"]?.string,
+            let clientSecret = cached["clientSecret"]?.string,
+            let registration = cached["registrationExpiresAt"]?.string.flatMap(S3Dates.isoDate), registration > now
+        else { return nil }
+        return (refreshToken, clientID, clientSecret)
+    }
+
+    /// CreateToken with the refresh token, then the cache file rewritten with the new token (its
+    /// other fields kept), as awscli rewrites it. Errors are said without the source's name.
+    private func refreshed(
+        _ cached: [String: CacheJSON], _ refresh: (refreshToken: String, clientID: String, clientSecret: String),
+        path: String, now: Double
+    ) throws(GCDCatError) -> String {
+        let url = "\(oidc)/token"
+        let body: [String: String] = [
+            "clientId": refresh.clientID, "clientSecret": refresh.clientSecret, "grantType": "refresh_token",
+            "refreshToken": refresh.refreshToken,
+        ]
+        let response: HTTPResponse
+        do {
+            response = try http.send(
+                HTTPRequest(
+                    method: "POST", url: url, headers: ["Content-Type": "application/json"],
+                    body: (try? JSONEncoder().encode(body)) ?? Data(), timeout: 10),
+                source: sourceName, what: "SSO-OIDC CreateToken request")
+        } catch {
+            let prefix = "\(sourceName): "
+            throw GCDCatError(
+                .invalidInput, syscall: "credentials",
+                message: error.message.hasPrefix(prefix) ? String(error.message.dropFirst(prefix.count)) : error.message
+            )
+        }
+        guard let answer = try? JSONDecoder().decode(CreateTokenAnswer.self, from: response.body),
+            let accessToken = answer.accessToken, let expiresIn = answer.expiresIn
+        else {
+            throw GCDCatError(
+                .invalidInput, syscall: "credentials",
+                message: "SSO-OIDC CreateToken to \(S3Endpoint.redactingUserInfo(url)) answered without accessToken "
+                    + "and expiresIn")
+        }
+        var updated = cached
+        updated["accessToken"] = .string(accessToken)
+        updated["expiresAt"] = .string(Self.isoTime(now + expiresIn))
+        if let refreshToken = answer.refreshToken { updated["refreshToken"] = .string(refreshToken) }
+        try rewrite(path, updated)
+        return accessToken
+    }
+
+    /// `path` replaced by `fields` as JSON, mode 0600 as awscli writes it: a new file beside it,
+    /// renamed over it.
+    private func rewrite(_ path: String, _ fields: [String: CacheJSON]) throws(GCDCatError) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let bytes = [UInt8]((try? encoder.encode(fields)) ?? Data())
+        let temporary = "\(path).gcdcat-\(getpid())"
+        do throws(GCDCatError) {
+            try Self.write(bytes, to: temporary)
+            try Syscall.rename(temporary, to: path, replace: true)
+        } catch {
+            Syscall.unlink(temporary)
+            throw GCDCatError(
+                .invalidInput, syscall: "credentials",
+                message: "the refreshed token could not be written to \(path) (\(error.syscall ?? "write")): "
+                    + describeErrno(error.errno ?? 0))
+        }
+    }
+
+    /// A new file at `path` (mode 0600) holding `bytes`. (A function of its own: a noncopyable
+    /// `let` inside do/catch crashes Swift 6.3's compiler.)
+    private static func write(_ bytes: [UInt8], to path: String) throws(GCDCatError) {
+        let descriptor = try OwnedDescriptor(opening: path, O_WRONLY | O_CREAT | O_TRUNC, mode: 0o600)
+        let written: Result<Void, GCDCatError> = bytes.withUnsafeBytes { buffer in
+            do throws(GCDCatError) {
+                try Syscall.writeAll(descriptor.raw, from: buffer.baseAddress!, count: buffer.count, path: path)
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
+        }
+        try written.get()
+        try descriptor.close(path: path)
+    }
+
+    /// `2026-11-27T20:14:07Z`.
+    private static func isoTime(_ seconds: Double) -> String {
+        let c = Array(SigV4Signer.amzDate(secondsSince1970: Int(seconds)))
+        return "\(String(c[0..<4]))-\(String(c[4..<6]))-\(String(c[6..<8]))T"
+            + "\(String(c[9..<11])):\(String(c[11..<13])):\(String(c[13..<15]))Z"
     }
 
     /// The cache file's name: SHA-1 in lowercase hex, as botocore names it.
@@ -105,5 +232,46 @@ package struct SSOCredentials: S3CredentialProvider {
             _ = EVP_Digest(input.baseAddress, input.count, &digest, &length, EVP_sha1(), nil)
         }
         return RequestDigests.hex(digest)
+    }
+}
+
+/// A JSON value as it was read, so that a cache file rewritten keeps the fields gcdcat does not use.
+package enum CacheJSON: Codable, Equatable, Sendable {
+    case string(String)
+    case number(Double)
+    case bool(Bool)
+    case null
+    case array([CacheJSON])
+    case object([String: CacheJSON])
+
+    var string: String? { if case .string(let text) = self { text } else { nil } }
+
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([CacheJSON].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: CacheJSON].self))
+        }
+    }
+
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .string(let value): try container.encode(value)
+        case .number(let value): try container.encode(value)
+        case .bool(let value): try container.encode(value)
+        case .null: try container.encodeNil()
+        case .array(let value): try container.encode(value)
+        case .object(let value): try container.encode(value)
+        }
     }
 }

@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A signal while gcdcat waits on a `credential_process`: the process and everything it started
+/// are stopped (it leads a process group of its own, which gcdcat kills), and one line names it,
+/// whether the command handles signals itself (split) or takes their default action (checksum).
+@Suite struct CredentialProcessSignalCLITests {
+    /// True while `pid` names a process that has not ended (a zombie has ended).
+    static func alive(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return false }
+        return !stat[close...].hasPrefix(") Z")
+    }
+
+    @Test(arguments: [
+        (["checksum", "s3://bkt/t.bin"], true),
+        (["split", "in.bin", "--size", "1k", "--prefix", "s3://bkt/t."], false),
+    ])
+    func sigintWhileACredentialProcessRunsStopsItsGroupAndNamesIt(arguments: [String], defaultAction: Bool) throws {
+        let scratch = try Scratch()
+        try scratch.write("in.bin", randomData(4096, seed: 5))
+        let program = scratch.file("hang.sh")
+        // The script and the sleep it starts record their PIDs, then wait.
+        try scratch.write(
+            "hang.sh",
+            Data(
+                "#!/bin/sh\necho $$ >> \(scratch.file("pids"))\nsleep 600 &\necho $! >> \(scratch.file("pids"))\nwait\n"
+                    .utf8))
+        chmod(program, 0o755)
+        try scratch.write("config", Data("[default]\ncredential_process = \(program)\n".utf8))
+        let process = signalableGCDCat(arguments + ["--endpoint-url", "http://127.0.0.1:9"])
+        process.currentDirectoryURL = URL(fileURLWithPath: scratch.path)
+        process.environment = [
+            "HOME": scratch.path, "PATH": "/usr/bin:/bin", "AWS_CONFIG_FILE": scratch.file("config"),
+            "AWS_SHARED_CREDENTIALS_FILE": scratch.file("credentials"), "AWS_EC2_METADATA_DISABLED": "true",
+        ]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        // A file, not a pipe: a process left running would hold a pipe open, and reading it to
+        // its end would never end.
+        _ = FileManager.default.createFile(atPath: scratch.file("stderr"), contents: nil)
+        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: scratch.file("stderr")))
+        process.standardError = err
+        try process.run()
+        try err.close()
+        let started = Date().addingTimeInterval(60)
+        var pids: [Int32] = []
+        while pids.count < 2 && process.isRunning && Date() < started {
+            usleep(20_000)
+            pids = String(decoding: scratch.read("pids") ?? Data(), as: UTF8.self).split(separator: "\n").compactMap {
+                Int32($0)
+            }
+        }
+        try #require(pids.count == 2)
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        if defaultAction {
+            #expect(process.terminationReason == .uncaughtSignal)
+            #expect(process.terminationStatus == SIGINT)
+        } else {
+            #expect(process.terminationReason == .exit)
+            #expect(process.terminationStatus == 130)
+        }
+        let lines = String(decoding: scratch.read("stderr") ?? Data(), as: UTF8.self).split(separator: "\n").map(
+            String.init)
+        #expect(
+            lines.first
+                == "gcdcat: interrupted by SIGINT while waiting for credential_process for profile 'default' "
+                + "(\(program)); it and the processes it started were stopped")
+        // The group was killed (SIGKILL): at most a moment for init to reap them.
+        let reaped = Date().addingTimeInterval(5)
+        while pids.contains(where: Self.alive) && Date() < reaped { usleep(20_000) }
+        #expect(pids.filter(Self.alive).isEmpty, "still running: \(pids.filter(Self.alive))")
+        for pid in pids where Self.alive(pid) { kill(pid, SIGKILL) }
+    }
+}
