@@ -349,15 +349,7 @@ import Testing
         // SHA-1 of "corp" (`printf corp | sha1sum`), as `aws sso login --sso-session corp` names the file.
         let tokenFile = "\(cache)/ee0bfd2552fbd840c02cc48b6e823320543c450f.json"
         writeFile(tokenFile, Array(#"{"accessToken": "SSOACCESS", "expiresAt": "2100-01-01T00:00:00Z"}"#.utf8))
-        let config = """
-            [profile work]
-            sso_session = corp
-            sso_account_id = 123456789012
-            sso_role_name = Admin
-            [sso-session corp]
-            sso_start_url = https://corp.awsapps.com/start
-            sso_region = eu-west-1
-            """
+        let config = Self.ssoConfig
         let configuration = try resolve(
             environment(config: config, ["AWS_PROFILE": "work", "AWS_ENDPOINT_URL_SSO": portal.url("")]))
         #expect(

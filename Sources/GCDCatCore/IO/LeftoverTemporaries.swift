@@ -10,15 +10,14 @@ import GCDCatSystem
 /// An output is written unnamed where the filesystem allows; a `--force` publish, and outputs
 /// where it does not, pass through a named `.NAME.gcdcat-XXXXXX` in the output's folder
 /// (``temporaryName(for:)``). SIGKILL or a power cut between its creation and its rename leaves
-/// it there. The next run that publishes the same output finds it by that name and removes it
-/// when no process holds it (``removeStale(for:)``).
+/// it there. The next run that publishes the same output finds it by that name and names it
+/// when no process holds it (``noteStale(for:)``).
 ///
 /// ## Implementation details
 /// Every output file is `flock`ed from its creation while its descriptor is open, and the
 /// kernel drops the lock with the last descriptor, whoever kills the process. So a leftover
-/// whose lock can be taken is nobody's; one whose lock is held is another gcdcat's output under
-/// way, and is left alone. Where `flock` is not supported (some FUSE filesystems), the leftover
-/// is only named, as before.
+/// whose lock can be taken is nobody's now; one whose lock is held is another gcdcat's output
+/// under way, and is not mentioned.
 public enum LeftoverTemporaries {
     /// The leftovers of each of `outputs` (paths): one folder read per folder, so thousands of
     /// parts cost one `readdir` each folder, not one each part. Sorted by name.
@@ -43,40 +42,29 @@ public enum LeftoverTemporaries {
 
     /// "out: .out.gcdcat-Ab3dE9 is left from a gcdcat that was killed while writing it; …".
     public static func note(leftover: String, output: String) -> String {
-        "\(output.displayPath): \(leftover.displayPath) is a temporary file left by a gcdcat run that was "
-            + "killed while writing it; unless another gcdcat is writing \(output.displayPath) now, it may be deleted"
+        "\(output.displayPath): \(leftover.displayPath) looks like a temporary file left by a gcdcat run that was "
+            + "killed while writing it, and no process holds it; if it is not a file of yours, it may be deleted"
     }
 
-    /// Removes the leftovers of `outputs` (paths just published) that no process holds, each
-    /// with a note (``RunNotes``); one that cannot be checked is named as a note instead.
-    public static func removeStale(for outputs: [String]) {
-        for found in find(for: outputs) {
-            switch claim(found.leftover) {
-            case .removed:
-                RunNotes.post(
-                    "removed \(found.leftover.displayPath), a temporary file that a gcdcat run killed while writing "
-                        + "\(found.output.displayPath) left")
-            case .inUse: continue
-            case .unknown: RunNotes.post(note(leftover: found.leftover, output: found.output))
-            }
+    /// Names, in a note each (``RunNotes``), the leftovers of `outputs` (paths just published)
+    /// that are regular files no process holds. Never removes one: a file of the user's may
+    /// bear such a name, or be this very run's input (an outside test had both removed).
+    public static func noteStale(for outputs: [String]) {
+        for found in find(for: outputs) where isStale(found.leftover) {
+            RunNotes.post(note(leftover: found.leftover, output: found.output))
         }
     }
 
-    enum Claim { case removed, inUse, unknown }
-
-    /// Removes `path` if it is a regular file whose lock no one holds.
-    static func claim(_ path: String) -> Claim {
+    /// Whether `path` is a regular file whose lock no process holds (or, where locks are not
+    /// supported, cannot be told to be held).
+    static func isStale(_ path: String) -> Bool {
         let fd = PathName.withPathCString(path) { open($0, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
-        guard fd >= 0 else { return .unknown }
+        guard fd >= 0 else { return false }
         let file = OwnedDescriptor(adopting: fd)
         var opened = stat()
-        guard fstat(file.raw, &opened) == 0, opened.st_mode & S_IFMT == S_IFREG else { return .unknown }
-        guard flock(file.raw, LOCK_EX | LOCK_NB) == 0 else { return gcdcat_errno() == EWOULDBLOCK ? .inUse : .unknown }
-        // Still the file locked at that name (a new temporary never takes a name that exists).
-        guard let named = try? Syscall.statIfExists(path, followLinks: false),
-            named.st_dev == opened.st_dev, named.st_ino == opened.st_ino
-        else { return .unknown }
-        return Syscall.unlink(path) == 0 ? .removed : .unknown
+        guard fstat(file.raw, &opened) == 0, opened.st_mode & S_IFMT == S_IFREG else { return false }
+        guard flock(file.raw, LOCK_EX | LOCK_NB) != 0 else { return true }
+        return gcdcat_errno() != EWOULDBLOCK
     }
 
     /// NAME in `.NAME.gcdcat-XXXXXX`, or nil for any other name.

@@ -155,7 +155,7 @@ public final class OutputSet: Sendable {
         // A job's one output has nothing to roll back with it: it is simply named.
         if members.count == 1, let only = members.first, only.role == .whole {
             try Self.inPublishingWindow([only.sink]) { try only.sink.publish(fsync: fsync) }
-            LeftoverTemporaries.removeStale(for: [only.sink.file?.finalPath].compactMap { $0 })
+            LeftoverTemporaries.noteStale(for: [only.sink.file?.finalPath].compactMap { $0 })
             return []
         }
         let whole = members.filter { $0.role == .whole }.map(\.sink)
@@ -168,7 +168,7 @@ public final class OutputSet: Sendable {
         let ordered =
             naming.map { PublishOrder.arrange(parts: parts, lists: lists, naming: $0) } ?? parts + lists
         try Self.publishAll(whole + ordered, fsync: fsync, jobs: jobs, prepare: prepare)
-        LeftoverTemporaries.removeStale(for: (whole + ordered).compactMap { $0.file?.finalPath })
+        LeftoverTemporaries.noteStale(for: (whole + ordered).compactMap { $0.file?.finalPath })
         return unmarked.map { part in
             "\(files[part.index].path.displayPath): not marked as part \(part.index + 1) of its set (setxattr "
                 + "\(PartMark.attribute): \(describeErrno(part.errno))); a merge reads it to check it"

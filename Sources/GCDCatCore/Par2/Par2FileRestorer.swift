@@ -343,7 +343,7 @@ public enum Par2FileRestorer {
             output.discard()
             throw error
         }
-        LeftoverTemporaries.removeStale(for: [finalPath])
+        LeftoverTemporaries.noteStale(for: [finalPath])
         return notes
     }
 

@@ -177,24 +177,7 @@ public enum InterruptHandler {
             for output in outputs { StandardStreams.writeError("gcdcat: not created: \(output)\n") }
         } else if number != SIGPIPE {
             let note = CleanupRegistry.shared.removalNote(removed)
-            // With --force, an output not written leaves what was at its name as it was: it was
-            // not replaced, rather than not created.
-            let kept = unpublished.filter { CleanupRegistry.shared.mayReplace($0) }.map(\.displayPath)
-            let created = outputs.filter { !kept.contains($0) }
-            let notCreated: String =
-                switch created.count {
-                case 0: ""
-                case 1: "; \(created[0]) was not created"
-                default: "; \(created[0]) and \(created.count - 1) other outputs were not created"
-                }
-            let notReplaced: String =
-                switch kept.count {
-                case 0: ""
-                case 1: "; \(kept[0]) was not written (--force): what was at its name, if anything, stays as it was"
-                default:
-                    "; \(kept[0]) and \(kept.count - 1) other outputs were not written (--force): what was at their "
-                        + "names, if anything, stays as it was"
-                }
+            let notWritten = notWrittenNote(unpublished: unpublished, outputs: outputs)
             let (published, failures) = CleanupRegistry.shared.publishedWhileInterrupted
             // Published before the signal, with no report said of them yet (the run had only
             // that left to do): they are the run's result, and stay.
@@ -202,7 +185,7 @@ public enum InterruptHandler {
             let stays = published.isEmpty ? publishedBeforeNote(before) : publishedNote(published + before)
             let removedParts = PartRemoval.removedNote(CleanupRegistry.shared.removedParts).map { "; " + $0 } ?? ""
             StandardStreams.writeError(
-                "\ngcdcat: interrupted by \(name)\(note)\(notCreated)\(notReplaced)\(stays)\(removedParts)\n")
+                "\ngcdcat: interrupted by \(name)\(note)\(notWritten)\(stays)\(removedParts)\n")
             for failure in failures {
                 StandardStreams.writeError("gcdcat: publishing failed meanwhile, and was undone: \(failure)\n")
             }
@@ -217,6 +200,29 @@ public enum InterruptHandler {
             try? StandardStreams.writeOutput(words(number, name))
         }
         _exit(128 + number)
+    }
+
+    /// What the sweep says of the outputs not written (`outputs`, shown; `unpublished`, their
+    /// paths): not created, or, with `--force`, not replaced, what was at their names left as
+    /// it was.
+    static func notWrittenNote(unpublished: [String], outputs: [String]) -> String {
+        let kept = unpublished.filter { CleanupRegistry.shared.mayReplace($0) }.map(\.displayPath)
+        let created = outputs.filter { !kept.contains($0) }
+        let notCreated: String =
+            switch created.count {
+            case 0: ""
+            case 1: "; \(created[0]) was not created"
+            default: "; \(created[0]) and \(created.count - 1) other outputs were not created"
+            }
+        let notReplaced: String =
+            switch kept.count {
+            case 0: ""
+            case 1: "; \(kept[0]) was not written (--force): what was at its name, if anything, stays as it was"
+            default:
+                "; \(kept[0]) and \(kept.count - 1) other outputs were not written (--force): what was at their "
+                    + "names, if anything, stays as it was"
+            }
+        return notCreated + notReplaced
     }
 
     /// What the sweep says of the outputs published while it waited for their set: a signal
