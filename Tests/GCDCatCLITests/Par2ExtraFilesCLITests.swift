@@ -87,6 +87,28 @@ import Testing
         #expect(scratch.read("movie.mkv.002") == damaged, "the part is left as it was")
     }
 
+    /// Every part overwritten whole matches no block: alone, that reads as another file's set,
+    /// but the intact `.nfo` beside them shows it is theirs, so they are rebuilt (outside
+    /// re-check r23c N3: refused, where turbo and `gcdcat repair` mend the set).
+    @Test func anIntactExtraShowsTheSetIsThePartsOwn() throws {
+        let scratch = try Scratch()
+        let whole = randomData(8192, seed: 650)
+        try scratch.write("movie.mkv.001", whole.prefix(4096))
+        try scratch.write("movie.mkv.002", whole.suffix(4096))
+        try scratch.write("movie.nfo", randomData(8192, seed: 651))
+        let protect = try gcdcat(
+            [
+                "protect", "movie.mkv.001", "movie.mkv.002", "movie.nfo", "-o", "movie.mkv.par2", "--par2-block-size",
+                "4096", "--par2", "100", "-q",
+            ], in: scratch.path)
+        #expect(protect.status == 0, "\(protect.stderr)")
+        try scratch.write("movie.mkv.001", randomData(4096, seed: 652))
+        try scratch.write("movie.mkv.002", randomData(4096, seed: 653))
+        let merged = try gcdcat(["movie.mkv.001", "-o", "out"], in: scratch.path)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(scratch.read("out") == whole)
+    }
+
     /// The extra is read, so no output takes its name, `--force` or not.
     @Test func theOutputCannotBeTheExtra() throws {
         let (scratch, _, info) = try Self.release()

@@ -15,6 +15,43 @@ import Testing
         return whole
     }
 
+    /// A `.par2` made over `.001 .002 .004` has a hole: the `.003` in it was joined out, exit 0,
+    /// whether it lay there or not (outside re-check r23c N4). An empty `.003` adds nothing.
+    @Test(arguments: ["lies there", "is gone", "is empty"])
+    func aPartInAHoleOfThePar2IsNeverLeftOut(third: String) throws {
+        let scratch = try Scratch()
+        let parts = (1...4).map { "f.bin.00\($0)" }
+        for (number, name) in parts.enumerated() {
+            try scratch.write(name, randomData(5000, seed: UInt64(50 + number)))
+        }
+        let protect = try gcdcat(
+            ["protect", parts[0], parts[1], parts[3], "-o", "f.bin.par2", "--par2", "20", "-q"], in: scratch.path)
+        #expect(protect.status == 0, "\(protect.stderr)")
+        if third == "is gone" { try FileManager.default.removeItem(atPath: scratch.file(parts[2])) }
+        if third == "is empty" { try scratch.write(parts[2], Data()) }
+        let result = try gcdcat(["f.bin.001", "-o", "out"], in: scratch.path)
+        switch third {
+        case "lies there":
+            #expect(result.status == 1)
+            #expect(
+                result.stderr
+                    == "gcdcat: f.bin.003: lies in the set, but f.bin.par2 does not protect it, so it cannot be "
+                    + "checked; nothing was written. Protect the set again with it (gcdcat protect), or list the parts "
+                    + "to join (with --as-given)\n")
+        case "is gone":
+            #expect(result.status == 1)
+            #expect(
+                result.stderr
+                    == "gcdcat: f.bin.003: missing part: f.bin.par2 protects the parts before and after it but not it, "
+                    + "so it cannot be rebuilt; nothing was written. Find it, or list the parts to join (with "
+                    + "--as-given)\n")
+        default:
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(scratch.read("out") == [0, 1, 3].map { scratch.read(parts[$0])! }.reduce(Data(), +))
+        }
+        if third != "is empty" { #expect(scratch.read("out") == nil) }
+    }
+
     @Test func aPartPastThePar2sLastIsRefusedWithoutAList() throws {
         let scratch = try Scratch()
         _ = try splitSet(scratch, size: 300_000, seed: 41)

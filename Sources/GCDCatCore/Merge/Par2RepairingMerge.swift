@@ -38,6 +38,7 @@ extension MergeOperation {
             // Named, the .par2 must still list the whole set: no part beside it left out.
             guard let list = try Par2PartList.named(by: argument) else { return nil }
             try Self.refuseUnlistedStart(list)
+            try Self.refuseUnlistedGaps(list)
             // Parts beside the set past the index's last, and a list beside it: the list decides,
             // as from the first part (which says so). Without a list, the refusals below.
             var unsaid: [String] = []
@@ -63,6 +64,7 @@ extension MergeOperation {
             guard let first = present.firstIndex(of: true), list.paths[first].utf8.elementsEqual(argument.utf8)
             else { return nil }
             try Self.refuseUnlistedStart(list)
+            try Self.refuseUnlistedGaps(list)
             let hasList = try list.naming.manifestCandidates.contains { try Syscall.statIfExists($0) != nil }
             // Parts beside the set past the index's last: the index is not this set's whole list.
             // An SFV or list beside them decides; with none, the set's extent is in doubt. Unless
@@ -245,7 +247,7 @@ extension MergeOperation {
             short.contains { $0.what == "missing" } ? .missingPart : .checksumMismatch, path: list.index,
             message:
                 // The parts present at full size are not read yet: their damage would add to these.
-                "not repairable: at least \(counted(lost, "block")) missing, \(set.recoverySlices.count) recovery blocks "
+                "not repairable: at least \(counted(lost, "block")) missing, \(counted(set.recoverySlices.count, "recovery block")) "
                 + "available (\(named)\(short.count > 5 ? ", …" : "")); nothing was written")
     }
 
@@ -489,6 +491,10 @@ extension MergeOperation {
         guard !present.isEmpty, unmatched.count == present.count,
             present.contains(where: { !list.set.files[$0.element].slices.isEmpty })
         else { return }
+        // An extra protected with the parts (an `.nfo`) that matches shows the set is this one.
+        if list.extras.contains(where: { verification.files[$0].state == .ok && !list.set.files[$0].slices.isEmpty }) {
+            return
+        }
         let listed = ListedCRCs(list)
         if try present.allSatisfy({ try Self.showsDamage(list.paths[$0.offset], listed: listed) }) { return }
         let named = present.prefix(5).map { list.paths[$0.offset].displayPath }.joined(separator: ", ")
@@ -549,7 +555,7 @@ extension MergeOperation {
             missing ? .missingPart : .checksumMismatch, path: list.index,
             message:
                 "not repairable: \(counted(verification.badSliceCount, "block")) missing, "
-                + "\(list.set.recoverySlices.count) recovery blocks available (\(named)\(rebuilt.count > 5 ? ", …" : "")); "
+                + "\(counted(list.set.recoverySlices.count, "recovery block")) available (\(named)\(rebuilt.count > 5 ? ", …" : "")); "
                 + "nothing was written")
     }
 }

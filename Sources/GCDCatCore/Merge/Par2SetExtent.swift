@@ -58,6 +58,40 @@ extension MergeOperation {
                 + "with --as-given")
     }
 
+    /// Refuses a merge by `list` whose parts skip a number (`.001 .002 .004`): a numbered set has
+    /// no hole, so the part between is the set's whether it lies there (the `.par2` was made
+    /// without it) or not (it may be lost, unprotected). An empty file in the hole adds nothing,
+    /// and PAR2 lists no empty file.
+    ///
+    /// ## Errors
+    /// `.invalidInput` naming a part lying in the hole; `.missingPart` naming the first number
+    /// missing.
+    static func refuseUnlistedGaps(_ list: Par2PartList) throws {
+        let numbers = list.paths.map { list.naming.number(ofSuffix: suffix(of: $0, in: list)) ?? 0 }
+        for (previous, next) in zip(numbers, numbers.dropFirst()) where next > previous + 1 {
+            for number in (previous + 1)..<next {
+                let naming = list.naming.with(number: number)
+                guard let found = PartDiscovery.existing(naming, FileSystemNames()) else {
+                    throw GCDCatError(
+                        .missingPart, path: naming.name,
+                        message:
+                            "missing part: \(list.index.displayPath) protects the parts before and after it but not "
+                            + "it, so it cannot be rebuilt; nothing was written. Find it, or list the parts to join "
+                            + "(with --as-given)")
+                }
+                if let info = try Syscall.statIfExists(found), info.st_mode & S_IFMT == S_IFREG, info.st_size == 0 {
+                    continue
+                }
+                throw GCDCatError(
+                    .invalidInput, path: found,
+                    message:
+                        "lies in the set, but \(list.index.displayPath) does not protect it, so it cannot be checked; "
+                        + "nothing was written. Protect the set again with it (gcdcat protect), or list the parts to "
+                        + "join (with --as-given)")
+            }
+        }
+    }
+
     /// Refuses a merge by `list` that stops short of what the set says of itself: the mark a
     /// split left on a part counts more parts than `list` has (the last ones gone, and not
     /// protected, so not rebuilt), or, when `sfv` is given (the set's SFV beside it), that list

@@ -202,7 +202,7 @@ public enum Par2Repairer {
         GCDCatError(
             .missingPart, path: verification.set.origin,
             message: "not repairable: \(counted(verification.badSliceCount, "block")) missing, "
-                + "\(verification.set.recoverySlices.count) recovery blocks available")
+                + "\(counted(verification.set.recoverySlices.count, "recovery block")) available")
     }
 
     /// Reads recovery slice `slice` from `volume`, its open volume, into `buffer` (a slice's
