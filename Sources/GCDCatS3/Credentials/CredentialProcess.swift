@@ -91,7 +91,10 @@ package struct CredentialProcess: S3CredentialProvider {
     /// a noncopyable `let` set inside do/catch crashes Swift 6.3's compiler.)
     private func start(_ arguments: [String]) throws(GCDCatError) -> SpawnedChild {
         do {
-            return try SpawnedChild.start(arguments, standardInput: .inherited, ownProcessGroup: true)
+            // The terminal, so that it may prompt (an MFA code); anything else may be the data
+            // gcdcat reads (`cat f | gcdcat split -`), which a process reading it would eat.
+            let input: SpawnedChild.StandardInput = isatty(0) != 0 ? .inherited : .null
+            return try SpawnedChild.start(arguments, standardInput: input, ownProcessGroup: true)
         } catch {
             let call = error.syscall ?? "posix_spawn"
             throw .credentialSource(
