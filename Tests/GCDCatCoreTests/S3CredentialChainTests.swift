@@ -122,6 +122,23 @@ import Testing
             ])
     }
 
+    /// A profile named by AWS_PROFILE that exists nowhere is refused even with keys in the
+    /// environment, as awscli refuses it: it may be the one that holds the endpoint, and the run
+    /// went to AWS instead (outside re-check r24b N5).
+    @Test func aProfileThatExistsNowhereIsRefusedEvenWithEnvironmentKeys() throws {
+        let env = environment(
+            config: "[profile lab]\nendpoint_url = http://127.0.0.1:9\n",
+            ["AWS_PROFILE": "nosuch", "AWS_ACCESS_KEY_ID": "K", "AWS_SECRET_ACCESS_KEY": "S"])
+        let error = try #require(throws: GCDCatError.self) { try resolve(env) }
+        #expect(
+            error.message
+                == "profile 'nosuch' (AWS_PROFILE) is in neither \(folder.file("credentials")) nor \(folder.file("config"))"
+        )
+        var named = env
+        named["AWS_PROFILE"] = "lab"
+        #expect(try resolve(named).credentials == S3Credentials(accessKeyID: "K", secretAccessKey: "S"))
+    }
+
     @Test func anUnreachableInstanceMetadataServiceEndsTheNoCredentialsMessage() throws {
         let silent = try LoopbackHTTPServer { _ in .stall(seconds: 5) }
         defer { silent.stop() }

@@ -54,15 +54,17 @@ package struct S3CredentialChain {
     /// The failing source's error, naming it; "no S3 credentials…" naming every place looked
     /// in when none is configured; a half key pair; a named profile that exists nowhere.
     package func resolve() throws(GCDCatError) -> S3CredentialCache {
-        if let keys = try environmentKeys() {
-            return S3CredentialCache(
-                source: StaticCredentialProvider(keys, sourceName: "environment"), initial: ExpiringCredentials(keys))
-        }
+        // Before the environment's keys, as awscli: the profile named may hold the endpoint and
+        // region, and without it a run with keys went to AWS where a lab endpoint was meant.
         if env("AWS_PROFILE") != nil && section(profile) == nil {
             throw GCDCatError(
                 .invalidInput, syscall: "credentials",
                 message: "profile '\(profile)' (AWS_PROFILE) is in neither \(credentialsPath ?? "~/.aws/credentials")"
                     + " nor \(configPath ?? "~/.aws/config")")
+        }
+        if let keys = try environmentKeys() {
+            return S3CredentialCache(
+                source: StaticCredentialProvider(keys, sourceName: "environment"), initial: ExpiringCredentials(keys))
         }
         if let source = try profileSource(profile, chain: [], allowEnvironment: true) {
             return try cache(source)
