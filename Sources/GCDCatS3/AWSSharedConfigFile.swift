@@ -5,46 +5,71 @@ import GCDCatSystem
 ///
 /// `key = value` lines are read; a key with no value followed by indented lines (a service's
 /// nested settings, `s3 =` then `  addressing_style = path`) gives keys `s3.addressing_style`.
-/// `#`/`;` comment lines are skipped, as is anything before the first section. A section given
-/// twice is refused, as awscli refuses it (Python's configparser: ConfigParseError).
+/// `#`/`;` comment lines are skipped, as is anything before the first section. Section names
+/// are read as Python's configparser reads them for awscli: verbatim between the brackets (`[
+/// default ]` is no `[default]`), and `[profile  x]`, `[profile "x"]` name profile `x` (shell
+/// words, as botocore splits them); a later section of the same name replaces an earlier one
+/// whole. A section given twice verbatim, or a key given twice in one section, is refused, as
+/// awscli refuses it (ConfigParseError).
 package struct AWSSharedConfigFile {
     private(set) var sections: [String: [String: String]] = [:]
 
     /// ## Errors
-    /// A section given twice, naming `path`, the section and both lines.
+    /// A section, or a key in one section, given twice, naming `path`, it and both lines.
     package init(text: String, path: String? = nil) throws(S3ConfigurationRefusal) {
-        var current: String?
+        var current: (name: String, header: String)?
         var parent: String?  // the top-level key whose nested settings the indented lines are
         var headerLines: [String: Int] = [:]
+        var keyLines: [String: Int] = [:]
         let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
         for (index, rawLine) in lines.enumerated() {
             let indented = rawLine.first == " " || rawLine.first == "\t"
             let line = rawLine.trimmingSpaces
             if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
             if !indented && line.hasPrefix("[") && line.hasSuffix("]") {
-                let name = String(line.dropFirst().dropLast()).trimmingSpaces
-                if let first = headerLines[name] {
+                let header = String(line.dropFirst().dropLast())
+                if let first = headerLines[header] {
                     throw S3ConfigurationRefusal(
                         file: path,
-                        "the section [\(name)] is given twice, on lines \(first) and \(index + 1); awscli refuses such a "
-                            + "file too (ConfigParseError): merge the two into one")
+                        "the section [\(header)] is given twice, on lines \(first) and \(index + 1); awscli refuses such "
+                            + "a file too (ConfigParseError): merge the two into one")
                 }
-                headerLines[name] = index + 1
-                current = name
+                headerLines[header] = index + 1
+                keyLines = [:]
+                let name = Self.sectionName(header)
+                current = (name, header)
                 parent = nil
-                sections[name, default: [:]] = sections[name] ?? [:]
+                sections[name] = [:]
                 continue
             }
             guard let current, let equals = line.firstIndex(of: "=") else { continue }
             let key = String(line[..<equals]).trimmingSpaces.lowercased()
             let value = String(line[line.index(after: equals)...]).trimmingSpaces
             if indented {
-                if let parent { sections[current, default: [:]]["\(parent).\(key)"] = value }
+                if let parent { sections[current.name, default: [:]]["\(parent).\(key)"] = value }
                 continue
             }
+            if let first = keyLines[key] {
+                throw S3ConfigurationRefusal(
+                    file: path,
+                    "\(key) is given twice in the section [\(current.header)], on lines \(first) and \(index + 1); "
+                        + "awscli refuses such a file too (ConfigParseError): keep one")
+            }
+            keyLines[key] = index + 1
             parent = value.isEmpty ? key : nil
-            sections[current, default: [:]][key] = value
+            sections[current.name, default: [:]][key] = value
         }
+    }
+
+    /// The name a section header gives, as botocore reads it: `profile NAME`, `sso-session NAME`
+    /// and `services NAME` split into shell words (`[profile  "x"]` is `profile x`); any other
+    /// header as it is.
+    static func sectionName(_ header: String) -> String {
+        for kind in ["profile", "sso-session", "services"] where header.hasPrefix(kind) {
+            guard let words = CredentialProcess.split(header), words.count == 2, words[0] == kind else { break }
+            return "\(kind) \(words[1])"
+        }
+        return header
     }
 
     /// `path` with a leading `~` (alone, or before `/`) replaced by `home`, as awscli expands the

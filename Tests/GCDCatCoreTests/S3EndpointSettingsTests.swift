@@ -72,7 +72,7 @@ struct S3EndpointSettingsTests {
             error?.description
                 == "\(folder.file("config")): configuration: the section [default] is given twice, on lines 1 and 5; "
                 + "awscli refuses such a file too (ConfigParseError): merge the two into one")
-        writeFile(folder.file("credentials"), Array("[x]\naws_access_key_id = A\n# c\n[ x ]\n".utf8))
+        writeFile(folder.file("credentials"), Array("[x]\naws_access_key_id = A\n# c\n[x]\n".utf8))
         let credentials = #expect(throws: S3ConfigurationRefusal.self) {
             try resolve(
                 "[profile x]\nregion = eu-west-1\n", ["AWS_SHARED_CREDENTIALS_FILE": folder.file("credentials")])
@@ -83,6 +83,30 @@ struct S3EndpointSettingsTests {
                 + "awscli refuses such a file too (ConfigParseError): merge the two into one")
         // [default] and [profile default] are two sections, as in awscli.
         #expect(throws: Never.self) { try resolve("[default]\nregion = eu-west-1\n[profile default]\n") }
+    }
+
+    /// Section names and keys as awscli's configparser reads them (outside re-check r24b N5-N7):
+    /// `[profile  x]` and `[profile "x"]` are profile x, not sections gcdcat passed over (a run
+    /// then went to AWS); `[ default ]` is no `[default]`; a key given twice in a section is
+    /// refused, a key repeated in a nested block is not.
+    @Test func sectionNamesAndKeysAreReadAsAwscliReadsThem() throws {
+        for header in ["[profile  x]", "[profile\tx]", "[profile \"x\"]"] {
+            let configuration = try resolve(
+                "\(header)\nendpoint_url = http://127.0.0.1:5714\n", ["AWS_PROFILE": "x"])
+            #expect(configuration.endpoint?.description == "http://127.0.0.1:5714", "\(header)")
+        }
+        let spaced = try resolve("[ default ]\nendpoint_url = http://127.0.0.1:5714\n[default]\nregion = eu-west-1\n")
+        #expect(spaced.endpoint == nil && spaced.region == "eu-west-1")
+        let twice = #expect(throws: S3ConfigurationRefusal.self) {
+            try resolve("[default]\nendpoint_url = http://a:1\nENDPOINT_URL = http://b:2\n")
+        }
+        #expect(
+            twice?.description
+                == "\(folder.file("config")): configuration: endpoint_url is given twice in the section [default], on "
+                + "lines 2 and 3; awscli refuses such a file too (ConfigParseError): keep one")
+        #expect(throws: Never.self) {
+            try resolve("[default]\ns3 =\n  addressing_style = path\n  addressing_style = path\n")
+        }
     }
 
     @Test func aServicesNameWithoutItsSectionIsRefusedNotSentToAWS() throws {
@@ -152,7 +176,9 @@ struct S3EndpointSettingsTests {
     ) throws {
         #expect(try resolve(config, environment, flag: flag).endpoint?.host == "127.0.0.1")
         let accelerate = #expect(throws: S3ConfigurationRefusal.self) {
-            try resolve(config + "s3 =\n  use_accelerate_endpoint = true\n", environment, flag: "http://127.0.0.1:5714")
+            // Within the s3 block there is one (a second `s3 =` is a key given twice).
+            let accelerate = (config.contains("s3 =") ? "" : "s3 =\n") + "  use_accelerate_endpoint = true\n"
+            return try resolve(config + accelerate, environment, flag: "http://127.0.0.1:5714")
         }
         #expect(accelerate?.error.message.hasPrefix("s3.use_accelerate_endpoint = true: gcdcat does not use") == true)
     }
