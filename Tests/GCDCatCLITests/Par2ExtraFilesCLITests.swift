@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A Usenet release's `.par2` protects its parts and an `.nfo` beside them: the merge checks
 /// and repairs the parts by it, rebuilds the `.nfo`'s blocks when a part needs them, and joins
 /// only the parts (outside attack a23c F1: every such set was refused, intact or not, and the
@@ -59,17 +63,23 @@ import Testing
     }
 
     /// Intact parts merge whatever became of the `.nfo`.
-    @Test(arguments: ["missing", "damaged"])
+    @Test(arguments: ["missing", "damaged", "a dangling link"])
     func anExtrasDamageIsNoMatterWhileThePartsAreIntact(state: String) throws {
         let (scratch, whole, info) = try Self.release()
-        if state == "missing" {
+        if state != "damaged" {
             try FileManager.default.removeItem(atPath: scratch.file("movie.nfo"))
+            if state == "a dangling link" { #expect(symlink("nothere", scratch.file("movie.nfo")) == 0) }
         } else {
             try scratch.write("movie.nfo", Data(repeating: 0x41, count: 100) + info.dropFirst(100))
         }
         let merged = try gcdcat(["movie.mkv.001", "-o", "out"], in: scratch.path)
         #expect(merged.status == 0, "\(merged.stderr)")
         #expect(scratch.read("out") == whole)
+        let said = state == "damaged" ? "damaged (1 block)" : "missing (3 blocks)"
+        #expect(
+            merged.stderr.contains(
+                "gcdcat: note: movie.nfo, no part of the set, is \(said): no matter to the output\n"),
+            "\(merged.stderr)")
     }
 
     /// Named by its `.par2`, whose first file by name is the extra (`a.nfo`), made by par2 or

@@ -141,9 +141,10 @@ extension MergeOperation {
         defer { pending.map(CleanupRegistry.shared.endOutput) }
         let presentPaths = try list.paths.filter { try Syscall.statIfExists($0, followLinks: false) != nil }
         let parts = try validatedParts(presentPaths)
-        // The extras are read too: no output may be written over one.
+        // The extras are read too: no output may be written over one. One that is not there
+        // (a dangling link too) is missing, as verify says, and no matter while the parts are intact.
         let extras = try list.extras.map { list.set.path(of: list.set.files[$0]) }.filter {
-            try Syscall.statIfExists($0, followLinks: false) != nil
+            try Syscall.statIfExists($0) != nil
         }.map { try PartFile.validate($0) }
         let inputs = parts + extras + [try PartFile.validate(list.index)]
         switch target {
@@ -293,6 +294,14 @@ extension MergeOperation {
         try requireRecordedHeaders(list, verification)
         rebuilt = try rebuiltParts(list, verification)
         announce(rebuilt, of: list, verification, notice: notice)
+        for extra in list.extras where verification.files[extra].state != .ok {
+            let file = verification.files[extra]
+            notice(
+                .note(
+                    "\(list.set.path(of: list.set.files[extra]).displayPath), no part of the set, is "
+                        + "\(file.state.rawValue) (\(counted(file.badSlices.count, "block"))): "
+                        + (partsIntact ? "no matter to the output" : "its blocks are rebuilt too, in memory only")))
+        }
         // Empty parts lost or grown have no block to rebuild: they are written as nothing.
         let repaired: Par2Repairer.Rebuilt?
         if partsIntact || verification.badSliceCount == 0 {
