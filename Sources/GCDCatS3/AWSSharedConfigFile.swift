@@ -28,13 +28,9 @@ package struct AWSSharedConfigFile {
             if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
             if !indented && line.hasPrefix("[") && line.hasSuffix("]") {
                 let header = String(line.dropFirst().dropLast())
-                if let first = headerLines[header] {
-                    throw S3ConfigurationRefusal(
-                        file: path,
-                        "the section [\(header)] is given twice, on lines \(first) and \(index + 1); awscli refuses such "
-                            + "a file too (ConfigParseError): merge the two into one")
-                }
-                headerLines[header] = index + 1
+                try Self.once(
+                    header, line: index + 1, in: &headerLines, path: path, what: "the section [\(header)]",
+                    fix: "merge the two into one")
                 keyLines = [:]
                 let name = Self.sectionName(header)
                 current = (name, header)
@@ -49,16 +45,26 @@ package struct AWSSharedConfigFile {
                 if let parent { sections[current.name, default: [:]]["\(parent).\(key)"] = value }
                 continue
             }
-            if let first = keyLines[key] {
-                throw S3ConfigurationRefusal(
-                    file: path,
-                    "\(key) is given twice in the section [\(current.header)], on lines \(first) and \(index + 1); "
-                        + "awscli refuses such a file too (ConfigParseError): keep one")
-            }
-            keyLines[key] = index + 1
+            try Self.once(
+                key, line: index + 1, in: &keyLines, path: path, what: "\(key) in the section [\(current.header)]",
+                fix: "keep one")
             parent = value.isEmpty ? key : nil
             sections[current.name, default: [:]][key] = value
         }
+    }
+
+    /// Records that `name` (`what`, in messages) is on `line`; refuses it when `seen` has it on
+    /// an earlier line, as awscli refuses a section or a key given twice.
+    private static func once(
+        _ name: String, line: Int, in seen: inout [String: Int], path: String?, what: String, fix: String
+    ) throws(S3ConfigurationRefusal) {
+        if let first = seen[name] {
+            throw S3ConfigurationRefusal(
+                file: path,
+                "\(what) is given twice, on lines \(first) and \(line); awscli refuses such a file too "
+                    + "(ConfigParseError): \(fix)")
+        }
+        seen[name] = line
     }
 
     /// The name a section header gives, as botocore reads it: `profile NAME`, `sso-session NAME`

@@ -102,7 +102,7 @@ struct S3EndpointSettingsTests {
         }
         #expect(
             twice?.description
-                == "\(folder.file("config")): configuration: endpoint_url is given twice in the section [default], on "
+                == "\(folder.file("config")): configuration: endpoint_url in the section [default] is given twice, on "
                 + "lines 2 and 3; awscli refuses such a file too (ConfigParseError): keep one")
         #expect(throws: Never.self) {
             try resolve("[default]\ns3 =\n  addressing_style = path\n  addressing_style = path\n")
