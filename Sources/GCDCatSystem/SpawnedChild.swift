@@ -74,33 +74,52 @@ package struct SpawnedChild: ~Copyable {
     /// Reads standard output and standard error to their ends with `poll`, so that neither pipe
     /// can fill up and block the child, and closes both; a read error ends that stream there.
     /// Past `limit` bytes in all, or `seconds` after it began, stops reading and says which (the
-    /// caller ends the child).
+    /// caller ends the child). Once standard output has ended and the child has exited, standard
+    /// error is read as far as it is written: a process that printed its answer and exited may
+    /// have left a child of its own holding that stream open (a credential_process's `sleep &`
+    /// made gcdcat wait out its 60 s and call the answer missing).
     package consuming func drain(limit: Int = .max, seconds: Double? = nil) -> Result<
         (output: [UInt8], errors: [UInt8]), DrainStop
     > {
+        let pid = self.pid
         // Nil once a stream ended: setting it closes its read end.
         var output: OwnedDescriptor? = self.output
         var errors: OwnedDescriptor? = self.errors
         var collected: [[UInt8]] = [[], []]
         var buffer = [UInt8](repeating: 0, count: 65536)
         let end = seconds.map { ContinuousClock.now + .milliseconds(Int64(min($0, 1e9) * 1000)) }
+        var exited = false
         while output != nil || errors != nil {
             // poll skips a negative descriptor.
             var fds = [output.raw ?? -1, errors.raw ?? -1].map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
             var wait: Int32 = -1
+            if output == nil {
+                if !exited {
+                    // Is the child gone (without reaping it: the caller waits for it)?
+                    var info = siginfo_t()
+                    exited =
+                        waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0
+                        && info._sifields._sigchld.si_pid == pid
+                }
+                // Once it is, what standard error holds is read without waiting for more.
+                wait = exited ? 0 : 100
+            }
             if let end {
                 let left = ContinuousClock.now.duration(to: end).components
                 let milliseconds = Double(left.seconds) * 1000 + Double(left.attoseconds) / 1e15
                 // poll waits forever on a negative timeout: past the end is the end.
                 guard milliseconds > 0 else { return .failure(.tooSlow) }
-                wait = Int32(min(milliseconds.rounded(.up), 3_600_000))
+                wait = min(wait < 0 ? Int32.max : wait, Int32(min(milliseconds.rounded(.up), 3_600_000)))
             }
             let ready = poll(&fds, nfds_t(fds.count), wait)
             if ready < 0 {
                 if errno == EINTR { continue }
                 break
             }
-            if ready == 0 { continue }
+            if ready == 0 {
+                if exited { break }
+                continue
+            }
             for index in fds.indices where fds[index].fd >= 0 && fds[index].revents != 0 {
                 let count = read(fds[index].fd, &buffer, buffer.count)
                 if count > 0 {

@@ -50,6 +50,27 @@ import Testing
         #expect(CredentialProcess.split("a 'b") == nil)
     }
 
+    /// A process that printed its keys and exited, leaving a child of its own that holds its
+    /// standard error, has answered: it was waited for until the deadline and then called
+    /// silent (outside re-check r24b N10).
+    @Test func aProcessThatAnsweredIsNotWaitedForPastItsExit() throws {
+        let pids = folder.file("leftover")
+        let program = script(
+            "answers",
+            #"printf '{"Version": 1, "AccessKeyId": "K", "SecretAccessKey": "S"}'"#
+                + "\nsleep 30 > /dev/null &\necho $! > \(pids)")
+        defer {
+            let text = String(decoding: readFile(pids) ?? [], as: UTF8.self)
+            if let pid = Int32(text.filter(\.isNumber)) { kill(pid, SIGKILL) }
+        }
+        var process = CredentialProcess(command: program, profile: "dev")
+        process.deadline = 10
+        let started = ContinuousClock.now
+        let keys = try process.fetch()
+        #expect(keys.credentials == S3Credentials(accessKeyID: "K", secretAccessKey: "S"))
+        #expect(ContinuousClock.now - started < .seconds(9), "waited for the child's standard error to end")
+    }
+
     /// A process that never answers is stopped at its deadline and named (it was waited for
     /// forever, and a Ctrl-C left it running; outside attack on issue 24).
     @Test func aCredentialProcessThatHangsIsStoppedAtItsDeadline() throws {
