@@ -310,6 +310,11 @@ extension GCDCat {
                 if !reporting.quiet {
                     writeToStandardError("gcdcat: \(counted(count, "part")) verified against \(path.displayPath)\n")
                 }
+            case .verifiedByMarks(let count):
+                if !reporting.quiet {
+                    writeToStandardError(
+                        "gcdcat: \(counted(count, "part")) verified against the crc32s their split marked them with\n")
+                }
             }
         }
     }

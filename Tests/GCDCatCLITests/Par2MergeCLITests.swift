@@ -440,6 +440,7 @@ extension Par2MergeCLITests {
         #expect(
             whole.stderr
                 == "gcdcat: note: f.bin.par2 does not list f.bin.004, which lies beside the set; the set's marks decide\n"
+                + "gcdcat: 4 parts verified against the crc32s their split marked them with\n"
         )
         #expect(scratch.read("whole") == input)
     }

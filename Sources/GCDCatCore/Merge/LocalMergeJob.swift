@@ -34,7 +34,8 @@ extension MergeJob {
             inputs: outcome.request.parts.map(\.path), output: outcome.output.path,
             manifest: outcome.verification.manifestPath, result: outcome.result, limits: operation.limits,
             jobs: operation.jobs, objectStore: store.map { ObjectStoreFacts(counts: $0.counts) },
-            removedParts: removed, rebuiltParts: outcome.rebuiltParts, notes: outcome.notes)
+            removedParts: removed, rebuiltParts: outcome.rebuiltParts, notes: outcome.notes,
+            verifiedByMarks: outcome.verification.verifiedByMarks)
         return summary.report(measurement)
     }
 

@@ -157,6 +157,8 @@ public struct MergeOperation: Sendable {
         case warning(String)
         /// The parts passed their manifest.
         case verified(parts: Int, manifest: String)
+        /// The parts passed the crc32s their split recorded in their marks (no list in use).
+        case verifiedByMarks(parts: Int)
     }
 
     /// A finished merge.
@@ -230,10 +232,12 @@ public struct MergeOperation: Sendable {
             }
         }
         // Parts the marks leave in doubt are read after the list checked them, not during the copy,
-        // and "verified" is said once the marks did not refuse the set.
-        let marksPending = resolved.markedContent != nil
-        let (verification, overlapped) = try verify(
-            parts, manifest: manifestFile, target, overlapping: !marksPending, notice: notice)
+        // and "verified" is said once the marks did not refuse the set. Without a list, the marks'
+        // crc32s check every part instead, as a list's would.
+        let marksPending = manifestFile != nil && resolved.markedContent?.hasDoubts == true
+        let marks = manifestFile == nil && manifestPolicy != .disabled ? resolved.markedContent : nil
+        var (verification, overlapped) = try verify(
+            parts, manifest: manifestFile, marks: marks, target, overlapping: !marksPending, notice: notice)
         if let manifestPath = verification.manifestPath, let path = target.path {
             CleanupRegistry.shared.willPublish(path, verifiedAgainst: manifestPath)
         }
@@ -244,14 +248,16 @@ public struct MergeOperation: Sendable {
             // may have gone with its line (the marks its split left may vouch for it).
             for warning in MergeVerification.truncationWarning(parts) { notice(.warning(warning)) }
         }
-        try checkMarkedContent(resolved, provenWhole: verification.provesEnd)
+        if !verification.verifiedByMarks { try checkMarkedContent(resolved, provenWhole: verification.provesEnd) }
         if marksPending, !target.isStandardOutput, let path = verification.manifestPath {
             notice(.verified(parts: parts.count, manifest: path))
         }
         // A split that repeated a header atop every part: the output drops it again (as the
         // manifest in use records it, or, unchecked, the set's SFV beside it).
         let repeatedHeader =
-            overlapped?.check.repeatedHeader ?? (manifestFile == nil ? uncheckedHeader : verification.repeatedHeader)
+            manifestFile == nil ? uncheckedHeader : (overlapped?.check.repeatedHeader ?? verification.repeatedHeader)
+        // The marks' crc32s are of whole parts: with headers dropped, the output has another.
+        if repeatedHeader > 0 && verification.verifiedByMarks { verification.expectedCRC = nil }
         // An SFV beside the set that could not give the header says so itself (UncheckedHeader).
         if resolved.markedHeader, repeatedHeader == 0,
             !resolved.manifestCandidates.contains(where: { (try? Syscall.statIfExists($0)) != nil })
@@ -302,26 +308,34 @@ public struct MergeOperation: Sendable {
         }
     }
 
-    /// How `parts` are checked against the manifest: with auto and an SFV manifest, while they
-    /// are copied (OverlappedVerification, with the parts as they settled) when `overlapping`;
-    /// otherwise in full before the copy. An upload checks the bytes as it sends them instead.
+    /// How `parts` are checked against the manifest, or without one against the crc32s their
+    /// `marks` record: with auto and an SFV manifest or marks, while they are copied
+    /// (OverlappedVerification, with the parts as they settled) when `overlapping`; otherwise in
+    /// full before the copy. An upload checks the bytes as it sends them instead.
     private func verify(
-        _ parts: [PartFile], manifest manifestFile: PartFile?, _ target: OutputTarget, overlapping: Bool,
-        notice: (Notice) -> Void
-    ) throws -> (MergeVerification, overlapped: (check: PartCRCCheck, parts: [PartFile])?) {
-        if overlapping, strategy == .auto, Self.canAffordCheckThread, !target.isObject, !requiresCRCManifest,
-            let check = try MergeVerification.prepareCRCCheck(parts, manifest: manifestFile),
-            let settled = try Self.settledParts(parts)
-        {
-            let verification = MergeVerification(
-                manifestPath: manifestFile?.path, expectedCRC: nil, warnings: [], manifestFile: manifestFile,
-                provesEnd: check.manifest.whole != nil)
-            for warning in check.warnings { notice(.note(warning)) }
-            return (verification, (check, settled))
+        _ parts: [PartFile], manifest manifestFile: PartFile?, marks: MarkedContentCheck?, _ target: OutputTarget,
+        overlapping: Bool, notice: (Notice) -> Void
+    ) throws -> (MergeVerification, overlapped: (check: any OverlappableCheck, parts: [PartFile])?) {
+        if overlapping, strategy == .auto, Self.canAffordCheckThread, !target.isObject, !requiresCRCManifest {
+            if let check = try MergeVerification.prepareCRCCheck(parts, manifest: manifestFile),
+                let settled = try Self.settledParts(parts)
+            {
+                let verification = MergeVerification(
+                    manifestPath: manifestFile?.path, expectedCRC: nil, warnings: [], manifestFile: manifestFile,
+                    provesEnd: check.manifest.whole != nil)
+                for warning in check.warnings { notice(.note(warning)) }
+                return (verification, (check, settled))
+            }
+            if let marks, let settled = try Self.settledParts(parts) {
+                let verification = MergeVerification(
+                    manifestPath: nil, expectedCRC: nil, warnings: [], manifestFile: nil, verifiedByMarks: true)
+                return (verification, (MarkedPartsCheck(content: marks, parts: settled), settled))
+            }
         }
         // Not overlapping: the marks' check follows, and the caller says "verified" after it.
         let verification = try checkBeforeCopying(
-            parts, manifest: manifestFile, sayVerified: overlapping && !target.isStandardOutput, notice: notice)
+            parts, manifest: manifestFile, marks: marks, sayVerified: overlapping && !target.isStandardOutput,
+            notice: notice)
         return (verification, nil)
     }
 
@@ -330,7 +344,7 @@ public struct MergeOperation: Sendable {
     /// the copy (or, to standard output, once every byte went out).
     private func measuredRun(
         _ request: MergeRequest, into target: OutputTarget, otherInputs inputs: [PartFile],
-        checking check: PartCRCCheck?,
+        checking check: (any OverlappableCheck)?,
         _ verification: MergeVerification, partCount: Int, notice: (Notice) -> Void,
         measure: (OutputTarget, Int64, (TransferCounter) throws -> MergeResult) throws -> MergeResult
     ) throws -> Outcome {
@@ -350,11 +364,11 @@ public struct MergeOperation: Sendable {
         var verification = verification
         if let checked {
             verification = checked
-            notice(.verified(parts: partCount, manifest: checked.manifestPath ?? ""))
-        } else if target.isStandardOutput, let path = verification.manifestPath {
+            Self.sayVerified(checked, parts: partCount, notice: notice)
+        } else if target.isStandardOutput {
             // Said once the whole output went out: a reader that stopped early (`| head -c 10`)
             // ends gcdcat (141) before it, and no line claims the parts' bytes all reached it.
-            notice(.verified(parts: partCount, manifest: path))
+            Self.sayVerified(verification, parts: partCount, notice: notice)
         }
         return Outcome(output: target, request: request, result: result, verification: verification)
     }
@@ -410,28 +424,41 @@ public struct MergeOperation: Sendable {
         return outcome
     }
 
-    /// Checks every part against the manifest (when there is one) before the merge starts,
-    /// showing progress: the check reads every part in full, a long wait.
+    /// Checks every part against the manifest (when there is one), or else against the crc32s
+    /// their `marks` record, before the merge starts, showing progress: the check reads every
+    /// part in full, a long wait.
     private func checkBeforeCopying(
-        _ parts: [PartFile], manifest manifestFile: PartFile?, sayVerified: Bool, notice: (Notice) -> Void
+        _ parts: [PartFile], manifest manifestFile: PartFile?, marks: MarkedContentCheck?, sayVerified: Bool,
+        notice: (Notice) -> Void
     ) throws -> MergeVerification {
         let counter = TransferCounter()
-        let meter = manifestFile.flatMap { manifest in
+        let byMarks = manifestFile == nil ? marks.map { MarkedPartsCheck(content: $0, parts: parts) } : nil
+        let label = manifestFile.map { "checking " + $0.path } ?? byMarks?.label
+        let meter = label.flatMap { label in
             showsCheckProgress
-                ? ProgressMeter(
-                    label: "checking " + manifest.path, total: parts.reduce(0) { $0 + $1.size },
-                    counter: counter) : nil
+                ? ProgressMeter(label: label, total: parts.reduce(0) { $0 + $1.size }, counter: counter) : nil
         }
         let verification: MergeVerification
         do {
             // The progress line is cleared before any note or "verified" line is printed.
             defer { meter?.finish() }
-            verification = try MergeVerification.check(
-                parts, manifest: manifestFile, jobs: jobs, counter: counter, algorithm: listAlgorithm)
+            verification =
+                try byMarks?.run(jobs: jobs, counter: counter)
+                ?? MergeVerification.check(
+                    parts, manifest: manifestFile, jobs: jobs, counter: counter, algorithm: listAlgorithm)
         }
         for warning in verification.warnings { notice(.note(warning)) }
-        if sayVerified, let path = verification.manifestPath { notice(.verified(parts: parts.count, manifest: path)) }
+        if sayVerified { Self.sayVerified(verification, parts: parts.count, notice: notice) }
         return verification
+    }
+
+    /// "verified", for parts that passed a manifest or their marks.
+    private static func sayVerified(_ verification: MergeVerification, parts: Int, notice: (Notice) -> Void) {
+        if verification.verifiedByMarks {
+            notice(.verifiedByMarks(parts: parts))
+        } else if let path = verification.manifestPath {
+            notice(.verified(parts: parts, manifest: path))
+        }
     }
 
     /// Without a manifest to say where the set starts or ends: a missing first part is refused,
@@ -453,7 +480,7 @@ public struct MergeOperation: Sendable {
     /// joined, which the merge checks before it publishes: the marks then yield (the parts a
     /// newer manifest describes, taken beside an older set's). `--no-verify` reads nothing.
     private func checkMarkedContent(_ resolved: PartArguments.Resolved, provenWhole: Bool) throws {
-        guard let content = resolved.markedContent, !provenWhole else { return }
+        guard let content = resolved.markedContent, content.hasDoubts, !provenWhole else { return }
         if manifestPolicy == .disabled {
             try content.runWithoutReading()
         } else {

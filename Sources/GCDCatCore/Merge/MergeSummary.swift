@@ -17,6 +17,8 @@ struct MergeSummary {
     var rebuiltParts: [RebuiltPart] = []
     /// Notes said on the way (``MergeOperation/Outcome/notes``), before the engine's own.
     var notes: [String] = []
+    /// No list was in use, and the parts passed the crc32s their marks record.
+    var verifiedByMarks = false
 
     /// The report of the run `measurement` timed.
     func report(_ measurement: MergeJob.Measurement) -> RunReport {
@@ -26,7 +28,7 @@ struct MergeSummary {
             copyMethod: result.method, crc32: result.crc32, inputs: inputs, output: output, manifest: manifest,
             clonedBytes: result.clonedBytes, copiedBytes: result.copiedBytes, notes: notes + result.notes)
         report.objectStore = objectStore
-        report.verified = manifest != nil
+        report.verified = manifest != nil || verifiedByMarks
         report.removedParts = removedParts
         report.rebuiltParts = rebuiltParts
         return report

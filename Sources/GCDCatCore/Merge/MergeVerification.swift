@@ -37,6 +37,9 @@ public struct MergeVerification: Sendable, Equatable {
     /// True when the list recorded the whole file (a `; gcdcat-whole:` record, or a line for the
     /// whole file), so a set that lost its last parts with their lines cannot pass it.
     public var provesEnd = false
+    /// True when no list was in use and the parts passed the crc32s their split recorded in
+    /// their marks (``MarkedContentCheck``).
+    public var verifiedByMarks = false
 
     /// The ranges of `parts` that make the output: whole parts, except that every part after
     /// the first loses its first `repeatedHeader` bytes.

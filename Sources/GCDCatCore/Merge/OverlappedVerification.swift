@@ -23,7 +23,7 @@ extension MergeOperation {
     /// `.checksumMismatch` from the check first (exit 2, the part named), then the copy's error,
     /// then the check's other errors, then `.inputChanged` for a part that changed meanwhile.
     func runOverlapped(
-        _ request: MergeRequest, check: PartCRCCheck, counter: TransferCounter, otherInputs: [PartFile]
+        _ request: MergeRequest, check: any OverlappableCheck, counter: TransferCounter, otherInputs: [PartFile]
     ) throws -> (MergeResult, MergeVerification) {
         guard let output else {
             throw GCDCatError(.invalidInput, message: "no output named")
@@ -37,7 +37,7 @@ extension MergeOperation {
                 guard sink.allowsPositionalWrites else {
                     // A pipe or device shows each byte at once: check everything before the first,
                     // as a step of its own on the progress line.
-                    counter.beginPhase("checking " + check.file.path.displayPath, total: request.totalBytes)
+                    counter.beginPhase(check.label, total: request.totalBytes)
                     let verification = try check.run(jobs: request.jobs, counter: counter)
                     counter.endPhase()
                     var checked = request
@@ -46,7 +46,7 @@ extension MergeOperation {
                     try Self.requireCRC(result.crc32, expected: verification.expectedCRC, output: sink.path)
                     return (result, verification)
                 }
-                let checking = BackgroundWork { try check.run(jobs: request.jobs) }
+                let checking = BackgroundWork { try check.run(jobs: request.jobs, counter: nil) }
                 let copied = Result { try KernelCopyMerge().merge(request, into: sink, counter: counter) }
                 let verified = checking.outcome()
                 if case .failure(let error as GCDCatError) = verified, error.code == .checksumMismatch { throw error }

@@ -1,16 +1,17 @@
 import GCDCatSystem
 
-/// The parts of a marked set whose marks do not vouch for their bytes, checked against the
-/// crc32s the split recorded in its marks (``PartMark``) before a merge joins them.
+/// A marked set's parts checked against the crc32s its split recorded in their marks
+/// (``PartMark``) before a merge publishes them.
 ///
-/// A part whose mark of the set's split is current is taken as that split wrote it. The
-/// others are read, once the merge has checked its output and with all its jobs: a part
-/// changed since (its size or time moved) must still have the crc32
-/// its mark records, which tells a `touch` or a plain `cp` back from a backup from a rewrite;
-/// and the crc32s of all the parts must add up to the set's, which tells the split's own
-/// part, copied without its mark, from another file put in its place (a newer version's parts
-/// moved in beside an older set's). A list beside the set checks each part's bytes, not that
-/// they are one split's parts, so this check runs after it too.
+/// Without a list in use, every part is read (``runReadingAll(_:jobs:counter:)``), as a list
+/// would have it read: a part's current mark says its size and time are the split's, not its
+/// bytes. With a list, which checked each part's bytes but not that one split wrote them all,
+/// only the parts whose marks do not vouch for them are read (``run(jobs:)``), after it. Either
+/// way, a part changed since (its size or time moved) must still have the crc32 its mark
+/// records, which tells a `touch` or a plain `cp` back from a backup from a rewrite; and the
+/// crc32s of all the parts must add up to the set's, which tells the split's own part, copied
+/// without its mark, from another file put in its place (a newer version's parts moved in beside
+/// an older set's).
 struct MarkedContentCheck: Sendable, Equatable {
     struct Doubt: Sendable, Equatable {
         enum Kind: Sendable, Equatable {
@@ -23,8 +24,6 @@ struct MarkedContentCheck: Sendable, Equatable {
         }
         var position: Int
         var kind: Kind
-        /// The part's crc32, when it was read already (a moved mark tried as the set's anchor).
-        var read: UInt32? = nil
     }
 
     var parts: [String]
@@ -34,27 +33,65 @@ struct MarkedContentCheck: Sendable, Equatable {
     var anchor: Int
     var setCRC: UInt32
     var doubts: [Doubt]
+    /// The crc32s of parts read already, by position: moved marks tried as the set's anchor.
+    var alreadyRead: [Int: UInt32] = [:]
     /// How the messages name the set (`the set found from p.001`, `the parts given`).
     var the: String
     var manifestBeside: Bool
 
-    /// Reads the doubtful parts and refuses a set that is not the one the split marked.
+    /// True when some part's mark does not vouch for its bytes.
+    var hasDoubts: Bool { !doubts.isEmpty }
+
+    /// Reads the doubtful parts and refuses a set that is not the one the split marked: what a
+    /// merge does after a list checked each part's bytes.
     ///
     /// ## Errors
-    /// `.invalidInput` naming the part that differs (or, when the crc32s only fail to add up,
-    /// a part not vouched for: another split's before an unmarked one); the read errors of
-    /// ``FileChecksum``.
+    /// `.checksumMismatch` for a part changed since the split marked it; `.invalidInput` naming
+    /// a part not vouched for (another split's before an unmarked one) when the crc32s do not add
+    /// up; the read errors of ``FileChecksum``.
     func run(jobs: Int) throws {
         var crcs = marked
-        // The changed parts first: each is checked against its own mark, and named when it differs.
-        for doubt in doubts.sorted(by: { Self.isChanged($0) && !Self.isChanged($1) }) {
-            let crc = try doubt.read ?? FileChecksum.of(parts[doubt.position], algorithm: .crc32, jobs: jobs).value
-            if case .changed(let expected) = doubt.kind, crc != expected {
-                throw changed(doubt.position, crc: crc, expected: expected)
-            }
-            crcs[doubt.position] = crc
+        for doubt in doubts {
+            crcs[doubt.position] =
+                try alreadyRead[doubt.position]
+                ?? FileChecksum.of(parts[doubt.position], algorithm: .crc32, jobs: jobs).value
         }
-        guard PartMark.setCRC(of: crcs.map { $0 ?? 0 }) != setCRC else { return }
+        try judge(crcs.map { $0 ?? 0 })
+    }
+
+    /// Reads every part (`files`, the set's parts in order) and refuses a set that is not, byte
+    /// for byte, the one the split marked: what a merge does when no list checks the parts. A
+    /// part whose mark is current must still have the crc32 the mark records, since its size
+    /// and time do not show an edit whose time was put back (`touch -r`) or a sector gone bad.
+    /// Returns the parts' crc32s joined: the output's.
+    ///
+    /// ## Errors
+    /// Those of ``run(jobs:)``, and `.checksumMismatch` for a part whose current mark records
+    /// another crc32.
+    func runReadingAll(_ files: [PartFile], jobs: Int, counter: TransferCounter? = nil) throws -> Checksum {
+        let checksums = try files.enumerated().map { position, file in
+            try alreadyRead[position].map { Checksum(.crc32, value: $0, length: file.size) }
+                ?? FileChecksum.of([file], jobs: jobs, counter: counter)[0]
+        }
+        let crcs = checksums.map(\.value)
+        for (position, expected) in marked.enumerated() {
+            guard let expected, crcs[position] != expected else { continue }
+            throw damaged(position, crc: crcs[position], expected: expected)
+        }
+        try judge(crcs)
+        return Checksum.combine(.crc32, checksums)
+    }
+
+    /// Refuses the set when `crcs`, every part's, are not the ones its split marked: a changed
+    /// part is named by its own mark first, then the parts not vouched for when the crc32s do
+    /// not add up to the set's.
+    private func judge(_ crcs: [UInt32]) throws {
+        for doubt in doubts {
+            if case .changed(let expected) = doubt.kind, crcs[doubt.position] != expected {
+                throw changed(doubt.position, crc: crcs[doubt.position], expected: expected)
+            }
+        }
+        guard PartMark.setCRC(of: crcs) != setCRC else { return }
         let unproven = doubts.filter { !Self.isChanged($0) }
         guard let blamed = unproven.first(where: Self.isOtherSplit) ?? unproven.first else { return }
         throw refusal(blamed, others: unproven.count - 1)
@@ -79,12 +116,22 @@ struct MarkedContentCheck: Sendable, Equatable {
 
     private func changed(_ position: Int, crc: UInt32, expected: UInt32) -> GCDCatError {
         GCDCatError(
-            .invalidInput, path: parts[position],
+            .checksumMismatch, path: parts[position],
             message:
                 "was changed since the split that made \(anchorPath) marked it (its crc32 is \(hex8(crc)), the mark "
                 + "says \(hex8(expected))), while \(anchorPath) is as that split wrote it, so \(the) would join two "
                 + "writes' parts (another split over the same names, or a damaged part?); split again with --force, "
                 + "or give --as-given to join them as they are")
+    }
+
+    private func damaged(_ position: Int, crc: UInt32, expected: UInt32) -> GCDCatError {
+        GCDCatError(
+            .checksumMismatch, path: parts[position],
+            message:
+                "crc32 is \(hex8(crc)), but the mark its split left on it says \(hex8(expected)), though its size and "
+                + "time are as that split wrote them: its bytes were changed with the time put back (touch -r, or a "
+                + "tool that keeps times) or went bad on disk, so nothing was written; put back the part its split "
+                + "wrote, or give --no-verify to join the parts as they are")
     }
 
     private func refusal(_ doubt: Doubt, others: Int) -> GCDCatError {

@@ -31,8 +31,9 @@ public enum PartArguments {
         /// True when the marks its split left on the parts (``PartMarkEvidence``) say the set
         /// found is the whole set: no part missing after the last one.
         public var markedWhole = false
-        /// The parts whose marks do not vouch for their bytes (``PartMarkEvidence``), which a
-        /// merge reads before it joins them.
+        /// The check of the parts' bytes against the crc32s their marks record
+        /// (``PartMarkEvidence``), which a merge runs before it publishes them; nil for a set
+        /// the marks do not place.
         var markedContent: MarkedContentCheck?
         /// The marks say the split repeated its input's header atop every part, which only a
         /// manifest that records it lets a merge drop.

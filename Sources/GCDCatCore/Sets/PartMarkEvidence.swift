@@ -41,8 +41,8 @@ enum PartMarkEvidence {
         /// The set ends at its last part found: one split marked every part found, from the
         /// first of its count to the last.
         var whole = false
-        /// The parts whose marks do not vouch for their bytes (changed since, unmarked, or
-        /// marked by another split), to be read before the merge joins them.
+        /// The check of the parts' bytes against the crc32s the marks record, with the parts whose
+        /// marks do not vouch for them (changed since, unmarked, or marked by another split).
         var content: MarkedContentCheck?
         /// The split repeated its input's header lines atop every part (``PartMark/Joining``).
         var repeatsHeader = false
@@ -80,13 +80,13 @@ enum PartMarkEvidence {
                 let other = reading?.standing == .current
                 doubts.append(
                     MarkedContentCheck.Doubt(
-                        position: position, kind: other ? .otherSplit : .unmarked, read: read[position]))
+                        position: position, kind: other ? .otherSplit : .unmarked))
                 continue
             }
             if reading.standing != .current {
                 doubts.append(
                     MarkedContentCheck.Doubt(
-                        position: position, kind: .changed(reading.mark.crc32), read: read[position]))
+                        position: position, kind: .changed(reading.mark.crc32)))
             }
             // A moved mark was moved with its file's bytes, or stands where the split put it.
             if reading.standing != .stale && !manifestBeside && reading.mark.index - position != offset {
@@ -98,15 +98,13 @@ enum PartMarkEvidence {
                         + "they are")
             }
         }
-        let content =
-            doubts.isEmpty
-            ? nil
-            : MarkedContentCheck(
-                parts: parts,
-                marked: marks.map { $0?.standing == .current && $0?.mark.isOfSet(mark) == true ? $0?.mark.crc32 : nil },
-                anchor: anchor, setCRC: mark.setCRC, doubts: doubts, the: the, manifestBeside: manifestBeside)
+        let content = MarkedContentCheck(
+            parts: parts,
+            marked: marks.map { $0?.standing == .current && $0?.mark.isOfSet(mark) == true ? $0?.mark.crc32 : nil },
+            anchor: anchor, setCRC: mark.setCRC, doubts: doubts, alreadyRead: read, the: the,
+            manifestBeside: manifestBeside)
         // A set the marks do not make whole: another split's part there says why first.
-        if offset != 0 || mark.count != parts.count { try content?.runWithoutReading() }
+        if offset != 0 || mark.count != parts.count { try content.runWithoutReading() }
         // A list that starts late is refused by ``PartArguments/Resolved/lateStartRefusal(names:)``.
         if offset > 0 && !found { return Vouched() }
         if offset > 0 {
@@ -148,11 +146,11 @@ enum PartMarkEvidence {
         if let current = marks.firstIndex(where: { $0?.standing == .current }) { return current }
         for (position, found) in marks.enumerated() where found?.standing == .moved {
             guard let found, let crc = PartMark.crc32(of: parts[position], jobs: 1) else { continue }
+            read[position] = crc
             if crc == found.mark.crc32 {
                 marks[position]?.standing = .current
                 return position
             }
-            read[position] = crc
         }
         return nil
     }
