@@ -565,14 +565,6 @@ public final class S3Client: ObjectStore {
         }
     }
 
-    /// DeleteBucket (it must be empty).
-    public func deleteBucket(_ bucket: String) throws {
-        _ = try perform(
-            S3Request(
-                operation: "DeleteBucket", method: "DELETE", location: ObjectLocation(bucket: bucket, key: ""),
-                bucketLevel: true))
-    }
-
     /// PutBucketPolicy: `policy` is the policy document (JSON). Tests deny an operation with it.
     public func putBucketPolicy(_ bucket: String, policy: String) throws {
         _ = try perform(

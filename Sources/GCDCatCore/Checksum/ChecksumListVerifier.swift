@@ -165,18 +165,6 @@ public enum ChecksumListVerifier {
         return outcomes.map { ListVerdict.settled($0, confirmed: confirmed) }
     }
 
-    /// For standard error, one line per unconfirmed guess among `outcomes` (after
-    /// ``confirmingGuesses(_:)``), naming the fix.
-    public static func unconfirmedNotes(_ outcomes: [Outcome]) -> [String] {
-        var notes: [String] = []
-        var said = Set<HashAlgorithm>()
-        for outcome in outcomes {
-            guard case .unconfirmed = outcome.status, said.insert(outcome.entry.algorithm).inserted else { continue }
-            notes.append(unconfirmedNote(outcome.entry.algorithm))
-        }
-        return notes
-    }
-
     /// The note for a guess of `algorithm` that no file confirmed, naming the fix.
     public static func unconfirmedNote(_ algorithm: HashAlgorithm, confirmed: Bool = false) -> String {
         let others = algorithm.alternatives.map { "--algorithm \($0.rawValue)" }
