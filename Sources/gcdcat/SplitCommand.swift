@@ -528,7 +528,9 @@ extension GCDCat {
                 input: input, mode: mode, naming: naming,
                 manifest: noManifest || chunks?.kind == .roundRobin ? .none : manifest.map { .path($0) } ?? .beside,
                 strategy: strategy, limits: try transfer.limits(),
-                jobs: transfer.jobs(objects: ObjectLocation.isObjectPath(naming.prefix)), overwrite: force,
+                jobs: transfer.jobs(
+                    objects: ObjectLocation.isObjectPath(input) || ObjectLocation.isObjectPath(naming.prefix)),
+                overwrite: force,
                 fsync: fsync)
             operation.digest = checksum
             operation.separator = separatorByte ?? 0x0A

@@ -65,7 +65,10 @@ struct ObjectSplit: Sendable {
         return try OutputSet.transaction(inputs: [], overwrite: operation.overwrite, fsync: operation.fsync) { set in
             let finished: [(checksum: Checksum, facts: Facts)]
             do {
-                finished = try ParallelMap.map(count: ranges.count, jobs: parallelParts ? jobs : 1) { index in
+                // Copies and downloads wait on the network: a thread per job, not per core.
+                finished = try ParallelMap.map(
+                    count: ranges.count, jobs: parallelParts ? jobs : 1, pool: .threads
+                ) { index in
                     try set.produce(
                         .part(index), try operation.target(names[index]), bytes: Int64(ranges[index].count),
                         unnamed: index < unnamedParts
