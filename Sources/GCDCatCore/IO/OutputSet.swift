@@ -70,6 +70,20 @@ public final class OutputSet: Sendable {
         }
     }
 
+    /// A job with one output (a merge's whole file or object): made at `target` by `write`
+    /// through ``produce(_:_:bytes:unnamed:reserving:_:)`` and named once complete, or
+    /// discarded on any error.
+    public static func single<T>(
+        _ target: OutputTarget, inputs: [PartFile], overwrite: Bool, fsync: Bool, bytes: Int64,
+        reserving: ((OutputSink) -> [Range<Int64>]?)? = nil, _ write: (OutputSink) throws -> T
+    ) throws -> T {
+        try transaction(inputs: inputs, overwrite: overwrite, fsync: fsync) { set in
+            let value = try set.produce(.whole, target, bytes: bytes, reserving: reserving, write).value
+            try set.publish()
+            return value
+        }
+    }
+
     /// Makes the output `role` at `target` with ``OutputSink/produce(_:inputs:overwrite:bytes:fsync:registry:unnamed:reserving:_:)``
     /// (opened, filled by `write`, finished, not named); it joins the set once complete.
     @discardableResult

@@ -554,17 +554,12 @@ public struct MergeOperation: Sendable {
         guard let output else {
             throw GCDCatError(.invalidInput, message: "no output named")
         }
-        return try OutputSet.transaction(inputs: request.parts + otherInputs, overwrite: overwrite, fsync: fsync) {
-            set in
-            let result = try set.produce(
-                .whole, output, bytes: request.totalBytes,
-                reserving: strategy == .auto ? { copiedRanges(request, into: $0) } : nil
-            ) { sink in
-                let result = try sink.strategy(strategy).merge(request, into: sink, counter: counter)
-                try Self.requireCRC(result.crc32, expected: expectedCRC, output: sink.path)
-                return result
-            }.value
-            try set.publish()
+        return try OutputSet.single(
+            output, inputs: request.parts + otherInputs, overwrite: overwrite, fsync: fsync, bytes: request.totalBytes,
+            reserving: strategy == .auto ? { copiedRanges(request, into: $0) } : nil
+        ) { sink in
+            let result = try sink.strategy(strategy).merge(request, into: sink, counter: counter)
+            try Self.requireCRC(result.crc32, expected: expectedCRC, output: sink.path)
             return result
         }
     }

@@ -227,37 +227,34 @@ public struct ObjectSetMerge: Sendable {
                 listed, only: expected == nil ? nil : checker.notDownloadedWhole, store: store, jobs: jobs)
             : listed
         let record = Self.outputRecord(infos, expected: expected, trustStored: trust)
-        let check = try OutputSet.transaction(inputs: [], overwrite: overwrite, fsync: fsync) { set in
-            let check = try set.produce(.whole, output, bytes: 0) { sink -> ObjectReader.Checksums? in
-                guard let object = sink.object else { return nil }
-                // The check reads what is copied (or takes the stored crc32s) beside the copies.
-                let copied = expected.map { _ in
-                    BackgroundWork { try checker.readCopied(infos, trust: trust, store: store, jobs: jobs) }
-                }
-                let fetched: [ServerSideMergePlan.FetchedSlice]
-                do {
-                    fetched = try copyParts(plan, infos, into: object, recording: record, counter: counter)
-                } catch {
-                    _ = try? copied?.wait()
-                    throw error
-                }
-                let read = Swift.Result { try copied?.wait() }
-                // RGW ignores x-amz-copy-source-if-match: a part replaced while the copies ran is seen
-                // only by looking at it again once they are done. A part fetched whole was read
-                // with If-Match, which RGW honours.
-                try Self.requireUnchanged(checker.toHeadAgain(infos), store: store, jobs: jobs)
-                guard let expected, let copiedChecksums = try read.get() else { return nil }
-                var checksums = checker.checksums(infos, fetched: fetched, copied: copiedChecksums)
-                for (index, item) in checksums.objects.enumerated() where item.checksum.value != expected[index] {
-                    let read = try Self.confirmMismatch(
-                        item, expected: expected[index], manifest: manifest, store: store, jobs: jobs)
-                    checksums.objects[index] = read.objects[0]
-                    checksums.bytesRead += read.bytesRead
-                }
-                return checksums
-            }.value
-            try set.publish()
-            return check
+        let check = try OutputSet.single(output, inputs: [], overwrite: overwrite, fsync: fsync, bytes: 0) {
+            sink -> ObjectReader.Checksums? in
+            guard let object = sink.object else { return nil }
+            // The check reads what is copied (or takes the stored crc32s) beside the copies.
+            let copied = expected.map { _ in
+                BackgroundWork { try checker.readCopied(infos, trust: trust, store: store, jobs: jobs) }
+            }
+            let fetched: [ServerSideMergePlan.FetchedSlice]
+            do {
+                fetched = try copyParts(plan, infos, into: object, recording: record, counter: counter)
+            } catch {
+                _ = try? copied?.wait()
+                throw error
+            }
+            let read = Swift.Result { try copied?.wait() }
+            // RGW ignores x-amz-copy-source-if-match: a part replaced while the copies ran is seen
+            // only by looking at it again once they are done. A part fetched whole was read
+            // with If-Match, which RGW honours.
+            try Self.requireUnchanged(checker.toHeadAgain(infos), store: store, jobs: jobs)
+            guard let expected, let copiedChecksums = try read.get() else { return nil }
+            var checksums = checker.checksums(infos, fetched: fetched, copied: copiedChecksums)
+            for (index, item) in checksums.objects.enumerated() where item.checksum.value != expected[index] {
+                let read = try Self.confirmMismatch(
+                    item, expected: expected[index], manifest: manifest, store: store, jobs: jobs)
+                checksums.objects[index] = read.objects[0]
+                checksums.bytesRead += read.bytesRead
+            }
+            return checksums
         }
         let whole = check.map { Checksum.combine(.crc32, $0.objects.map(\.checksum)).value }
         return Result(
@@ -347,43 +344,40 @@ public struct ObjectSetMerge: Sendable {
         let manifest = self.manifest
         let jobs = self.jobs
         let store = self.store
-        let crcs = try OutputSet.transaction(inputs: [], overwrite: overwrite, fsync: fsync) { set in
-            let crcs = try set.produce(.whole, output, bytes: Int64(total)) { sink -> [Checksum] in
-                let pieces = Mutex<[Int: [(offset: UInt64, checksum: Checksum)]]>([:])
-                let positional = sink.allowsPositionalWrites
-                let fd = try sink.fd
-                let path = sink.path
-                // Standard output and devices take the bytes in order: one reader.
-                let reader = ObjectReader(store: store, jobs: positional ? jobs : 1, counter: counter)
-                try reader.read(infos) { object, offset, bytes in
-                    var checksum = Checksum(.crc32)
-                    checksum.update(bytes)
-                    if let base = bytes.baseAddress {
-                        if positional {
-                            try Syscall.pwriteAll(
-                                fd, from: base, count: bytes.count, offset: Int64(offsets[object] + offset), path: path)
-                        } else {
-                            try Syscall.writeAll(fd, from: base, count: bytes.count, path: path)
-                        }
-                    }
-                    pieces.withLock { $0[object, default: []].append((offset, checksum)) }
-                }
-                let perPart = pieces.withLock { all in
-                    infos.indices.map { index in
-                        Checksum.combine(.crc32, (all[index] ?? []).sorted { $0.offset < $1.offset }.map(\.checksum))
+        let crcs = try OutputSet.single(output, inputs: [], overwrite: overwrite, fsync: fsync, bytes: Int64(total)) {
+            sink -> [Checksum] in
+            let pieces = Mutex<[Int: [(offset: UInt64, checksum: Checksum)]]>([:])
+            let positional = sink.allowsPositionalWrites
+            let fd = try sink.fd
+            let path = sink.path
+            // Standard output and devices take the bytes in order: one reader.
+            let reader = ObjectReader(store: store, jobs: positional ? jobs : 1, counter: counter)
+            try reader.read(infos) { object, offset, bytes in
+                var checksum = Checksum(.crc32)
+                checksum.update(bytes)
+                if let base = bytes.baseAddress {
+                    if positional {
+                        try Syscall.pwriteAll(
+                            fd, from: base, count: bytes.count, offset: Int64(offsets[object] + offset), path: path)
+                    } else {
+                        try Syscall.writeAll(fd, from: base, count: bytes.count, path: path)
                     }
                 }
-                if let expected {
-                    for (index, checksum) in perPart.enumerated() where checksum.value != expected[index] {
-                        throw Self.mismatch(
-                            infos[index].location, actual: checksum.value, expected: expected[index], manifest: manifest
-                        )
-                    }
+                pieces.withLock { $0[object, default: []].append((offset, checksum)) }
+            }
+            let perPart = pieces.withLock { all in
+                infos.indices.map { index in
+                    Checksum.combine(.crc32, (all[index] ?? []).sorted { $0.offset < $1.offset }.map(\.checksum))
                 }
-                return perPart
-            }.value
-            try set.publish()
-            return crcs
+            }
+            if let expected {
+                for (index, checksum) in perPart.enumerated() where checksum.value != expected[index] {
+                    throw Self.mismatch(
+                        infos[index].location, actual: checksum.value, expected: expected[index], manifest: manifest
+                    )
+                }
+            }
+            return perPart
         }
         return Result(
             bytes: Int64(total), crc32: Checksum.combine(.crc32, crcs).value,

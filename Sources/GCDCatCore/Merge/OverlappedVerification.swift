@@ -28,36 +28,31 @@ extension MergeOperation {
         guard let output else {
             throw GCDCatError(.invalidInput, message: "no output named")
         }
-        return try OutputSet.transaction(inputs: request.parts + otherInputs, overwrite: overwrite, fsync: fsync) {
-            set in
-            let outcome = try set.produce(
-                .whole, output, bytes: request.totalBytes,
-                reserving: strategy == .auto ? { copiedRanges(request, into: $0) } : nil
-            ) { sink -> (MergeResult, MergeVerification) in
-                guard sink.allowsPositionalWrites else {
-                    // A pipe or device shows each byte at once: check everything before the first,
-                    // as a step of its own on the progress line.
-                    counter.beginPhase(check.label, total: request.totalBytes)
-                    let verification = try check.run(jobs: request.jobs, counter: counter)
-                    counter.endPhase()
-                    var checked = request
-                    checked.computeCRC = true
-                    let result = try strategy.strategy.merge(checked, into: sink, counter: counter)
-                    try Self.requireCRC(result.crc32, expected: verification.expectedCRC, output: sink.path)
-                    return (result, verification)
-                }
-                let checking = BackgroundWork { try check.run(jobs: request.jobs, counter: nil) }
-                let copied = Result { try KernelCopyMerge().merge(request, into: sink, counter: counter) }
-                let verified = checking.outcome()
-                if case .failure(let error as GCDCatError) = verified, error.code == .checksumMismatch { throw error }
-                var result = try copied.get()
-                let verification = try verified.get()
-                for part in request.parts { try part.requireUnchangedSinceValidation() }
-                result.crc32 = verification.expectedCRC
+        return try OutputSet.single(
+            output, inputs: request.parts + otherInputs, overwrite: overwrite, fsync: fsync, bytes: request.totalBytes,
+            reserving: strategy == .auto ? { copiedRanges(request, into: $0) } : nil
+        ) { sink -> (MergeResult, MergeVerification) in
+            guard sink.allowsPositionalWrites else {
+                // A pipe or device shows each byte at once: check everything before the first,
+                // as a step of its own on the progress line.
+                counter.beginPhase(check.label, total: request.totalBytes)
+                let verification = try check.run(jobs: request.jobs, counter: counter)
+                counter.endPhase()
+                var checked = request
+                checked.computeCRC = true
+                let result = try strategy.strategy.merge(checked, into: sink, counter: counter)
+                try Self.requireCRC(result.crc32, expected: verification.expectedCRC, output: sink.path)
                 return (result, verification)
-            }.value
-            try set.publish()
-            return outcome
+            }
+            let checking = BackgroundWork { try check.run(jobs: request.jobs, counter: nil) }
+            let copied = Result { try KernelCopyMerge().merge(request, into: sink, counter: counter) }
+            let verified = checking.outcome()
+            if case .failure(let error as GCDCatError) = verified, error.code == .checksumMismatch { throw error }
+            var result = try copied.get()
+            let verification = try verified.get()
+            for part in request.parts { try part.requireUnchangedSinceValidation() }
+            result.crc32 = verification.expectedCRC
+            return (result, verification)
         }
     }
 

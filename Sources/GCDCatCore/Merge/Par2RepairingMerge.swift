@@ -179,14 +179,11 @@ extension MergeOperation {
         let result = try withoutActuallyEscaping(notice) { notice in
             try Self.namingTheIndex(of: list, ifReserving: total) {
                 try measure(target, total) { counter in
-                    try OutputSet.transaction(inputs: inputs, overwrite: overwrite, fsync: fsync) { set in
-                        let result = try set.produce(.whole, target, bytes: total) { sink in
-                            try operation.checkAndWrite(
-                                list, afterListFailure: listFailure, into: sink, counter: counter, rebuilt: &rebuilt,
-                                notice: notice)
-                        }.value
-                        try set.publish()
-                        return result
+                    try OutputSet.single(target, inputs: inputs, overwrite: overwrite, fsync: fsync, bytes: total) {
+                        sink in
+                        try operation.checkAndWrite(
+                            list, afterListFailure: listFailure, into: sink, counter: counter, rebuilt: &rebuilt,
+                            notice: notice)
                     }
                 }
             }

@@ -146,10 +146,6 @@ public struct SplitFilter: Sendable {
         try SplitLimits.requirePartCount(Int64(count), path: path)
         try operation.naming.requireCapacity(count)
         let names = try (0..<count).map { try operation.naming.name(at: $0) }
-        let capacity = 1 << 20
-        let buffer = try Syscall.allocate(byteCount: capacity, alignment: 4096, path: path)
-        defer { free(buffer) }
-        let bytes = buffer.assumingMemoryBound(to: UInt8.self)
         var parts = [DealtPart?](repeating: nil, count: count)
         var started: [(child: pid_t, name: String)] = []
         func part(_ index: Int) throws -> DealtPart {
@@ -165,23 +161,12 @@ public struct SplitFilter: Sendable {
         var failure: (any Error)?
         do {
             try holdingSIGPIPE {
-                var index = 0
-                while true {
-                    let end = try Syscall.read(fd, into: buffer, count: capacity, path: path)
-                    if end == 0 { break }
-                    var start = 0
-                    while start < end {
-                        let found = memchr(bytes + start, Int32(operation.separator), end - start)
-                        let take =
-                            found.map { $0.assumingMemoryBound(to: UInt8.self) - (bytes + start) + 1 } ?? end - start
-                        let dealt = try part(index)
-                        if dealt.open {
-                            dealt.open = try write(
-                                UnsafeRawPointer(bytes + start), count: take, to: dealt.input, name: names[index])
-                        }
-                        counter.add(bytes: Int64(take), chunks: 1)
-                        start += take
-                        if found != nil { index = (index + 1) % count }
+                _ = try RoundRobinSplitter.deal(
+                    fd: fd, path: path, separator: operation.separator, count: count, counter: counter
+                ) { index, line in
+                    let dealt = try part(index)
+                    if dealt.open, let base = line.baseAddress {
+                        dealt.open = try write(base, count: line.count, to: dealt.input, name: names[index])
                     }
                 }
                 if !operation.elideEmpty { for index in 0..<count { _ = try part(index) } }
