@@ -73,13 +73,15 @@ package struct SpawnedChild: ~Copyable {
 
     /// Reads standard output and standard error to their ends with `poll`, so that neither pipe
     /// can fill up and block the child, and closes both; a read error ends that stream there.
-    /// Past `limit` bytes in all, or `seconds` after it began, stops reading and says which (the
-    /// caller ends the child). Once standard output has ended and the child has exited, standard
+    /// Past `limit` bytes of standard output, or `seconds` after it began, stops reading and says
+    /// which (the caller ends the child). Standard error is read to its end whatever its length,
+    /// but only its first `errorsKept` bytes are kept (`errorsCut` says the rest was dropped): a
+    /// process that logs megabytes there before its answer is not stopped for it. Once standard output has ended and the child has exited, standard
     /// error is read as far as it is written: a process that printed its answer and exited may
     /// have left a child of its own holding that stream open (a credential_process's `sleep &`
     /// made gcdcat wait out its 60 s and call the answer missing).
-    package consuming func drain(limit: Int = .max, seconds: Double? = nil) -> Result<
-        (output: [UInt8], errors: [UInt8]), DrainStop
+    package consuming func drain(limit: Int = .max, errorsKept: Int = .max, seconds: Double? = nil) -> Result<
+        (output: [UInt8], errors: [UInt8], errorsCut: Bool), DrainStop
     > {
         let pid = self.pid
         // Nil once a stream ended: setting it closes its read end.
@@ -89,6 +91,7 @@ package struct SpawnedChild: ~Copyable {
         var buffer = [UInt8](repeating: 0, count: 65536)
         let end = seconds.map { ContinuousClock.now + .milliseconds(Int64(min($0, 1e9) * 1000)) }
         var exited = false
+        var errorsCut = false
         while output != nil || errors != nil {
             // poll skips a negative descriptor.
             var fds = [output.raw ?? -1, errors.raw ?? -1].map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
@@ -123,14 +126,20 @@ package struct SpawnedChild: ~Copyable {
             for index in fds.indices where fds[index].fd >= 0 && fds[index].revents != 0 {
                 let count = read(fds[index].fd, &buffer, buffer.count)
                 if count > 0 {
-                    collected[index] += buffer[..<count]
-                    if collected[0].count + collected[1].count > limit { return .failure(.tooMuch) }
+                    if index == 0 {
+                        collected[0] += buffer[..<count]
+                        if collected[0].count > limit { return .failure(.tooMuch) }
+                    } else {
+                        let room = max(0, errorsKept - collected[1].count)
+                        if count > room { errorsCut = true }
+                        collected[1] += buffer[..<min(count, room)]
+                    }
                 } else if count == 0 || errno != EINTR {
                     if index == 0 { output = nil } else { errors = nil }
                 }
             }
         }
-        return .success((collected[0], collected[1]))
+        return .success((collected[0], collected[1], errorsCut))
     }
 
     /// A `wait` status as a shell shows it: the exit code, or 128 + the signal that ended it.
