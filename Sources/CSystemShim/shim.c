@@ -127,8 +127,10 @@ static volatile sig_atomic_t gcdcat_signal_seen = 0;
 int gcdcat_signal_arrived(void) { return gcdcat_signal_seen != 0; }
 
 /// The process groups of the children gcdcat waits on (a credential_process), each with the line
-/// that names it; a slot is free when its group is 0. Read by signal handlers, so plain words only.
+/// that names it; a slot is free when its group is 0, and GCDCAT_WAIT_ONLY names a wait with no
+/// process to stop (gcdcat_guard_wait). Read by signal handlers, so plain words only.
 #define GCDCAT_GUARDED_SLOTS 8
+#define GCDCAT_WAIT_ONLY (-1)
 static volatile pid_t gcdcat_guarded_group[GCDCAT_GUARDED_SLOTS];
 static const char *volatile gcdcat_guarded_line[GCDCAT_GUARDED_SLOTS];
 static volatile sig_atomic_t gcdcat_guarded_stopped = 0;
@@ -167,9 +169,11 @@ static void gcdcat_write_all(const char *text) {
 static void gcdcat_stop_guarded_groups(int signo) {
     for (int i = 0; i < GCDCAT_GUARDED_SLOTS; i++) {
         pid_t group = gcdcat_guarded_group[i];
-        if (group <= 0) continue;
-        kill(-group, SIGKILL);
-        gcdcat_guarded_stopped = 1;
+        if (group <= 0 && group != GCDCAT_WAIT_ONLY) continue;
+        if (group > 0) {
+            kill(-group, SIGKILL);
+            gcdcat_guarded_stopped = 1;
+        }
         if (signo == SIGPIPE) continue;
         const char *line = gcdcat_guarded_line[i];
         gcdcat_write_all("\ngcdcat: interrupted by ");
@@ -229,6 +233,8 @@ int gcdcat_guard_group(pid_t group, const char *line) {
     pthread_mutex_unlock(&gcdcat_guard_lock);
     return slot;
 }
+
+int gcdcat_guard_wait(const char *line) { return gcdcat_guard_group(GCDCAT_WAIT_ONLY, line); }
 
 void gcdcat_release_group(int slot) {
     if (slot < 0 || slot >= GCDCAT_GUARDED_SLOTS) return;

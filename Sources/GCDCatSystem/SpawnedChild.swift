@@ -161,7 +161,15 @@ package enum GuardedProcessGroup {
         gcdcat_guard_group(group, strdup(line))
     }
 
-    /// Ends the guard (the child was reaped).
+    /// Guards a wait with no process to stop (an HTTP request for credentials) as ``guardGroup(_:naming:)``
+    /// guards a group: a signal that asks gcdcat to stop names it on standard error (`line`
+    /// follows "gcdcat: interrupted by SIG… while waiting for "), and the process ends by it as
+    /// it would have. Returns the token for ``release(_:)``.
+    package static func guardWait(naming line: String) -> Int32 {
+        gcdcat_guard_wait(strdup(line))
+    }
+
+    /// Ends the guard (the child was reaped, or the wait ended).
     package static func release(_ token: Int32) {
         gcdcat_release_group(token)
     }

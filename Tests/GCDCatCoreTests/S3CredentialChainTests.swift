@@ -472,6 +472,37 @@ import Testing
                 + "run aws sso login --sso-session corp")
     }
 
+    /// An SSO-OIDC answer cut short (not JSON) and one that lacks only `expiresIn` are each said
+    /// as what they are, the first never quoted (it may hold a token): both were "answered
+    /// without accessToken and expiresIn" (outside re-check r24b N13).
+    @Test(arguments: [
+        (
+            #"{"accessToken":"NEWACCESS","expiresIn":36"#,
+            "with 41 bytes that are not a JSON object (cut short?); their content is not shown"
+        ),
+        (#"{"accessToken":"NEWACCESS","tokenType":"Bearer"}"#, "without expiresIn"),
+        (#"{"expiresIn":3600}"#, "without accessToken"),
+        (#"[]"#, "with 2 bytes that are not a JSON object (cut short?); their content is not shown"),
+    ])
+    func aBrokenRefreshAnswerIsSaidAsWhatItIs(answer: String, said: String) throws {
+        let oidc = try LoopbackHTTPServer { _ in CredentialStubs.reply("200 OK", answer) }
+        defer { oidc.stop() }
+        let tokenFile = ssoCache(expiresAt: Date(timeIntervalSince1970: 1_577_836_800))
+        let env = environment(
+            config: Self.ssoConfig,
+            [
+                "AWS_PROFILE": "work", "AWS_ENDPOINT_URL_SSO": "http://127.0.0.1:9",
+                "AWS_ENDPOINT_URL_SSO_OIDC": oidc.url(""),
+            ])
+        let failed = try #require(throws: GCDCatError.self) { try resolve(env) }
+        #expect(
+            failed.message
+                == "SSO for profile 'work': the SSO token in \(tokenFile) expired at 2020-01-01T00:00:00Z, and refreshing "
+                + "it failed: SSO-OIDC CreateToken to \(oidc.url("/token")) answered \(said); "
+                + "run aws sso login --sso-session corp")
+        #expect(!failed.message.contains("NEWACCESS"))
+    }
+
     static let ssoConfig = """
         [profile work]
         sso_session = corp

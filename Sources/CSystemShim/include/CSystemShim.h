@@ -99,7 +99,12 @@ int gcdcat_signal_arrived(void);
 /// gcdcat_release_group, or -1 when 8 groups are guarded already.
 int gcdcat_guard_group(pid_t group, const char *line);
 
-/// Ends the guard of gcdcat_guard_group's `slot` (its child was reaped).
+/// gcdcat_guard_group for a wait with no process of gcdcat's to stop (an HTTP request for
+/// credentials): a signal only names it, "gcdcat: interrupted by SIG… while waiting for `line`",
+/// and the process then ends by the signal as it would have. Ended by gcdcat_release_group.
+int gcdcat_guard_wait(const char *line);
+
+/// Ends the guard of gcdcat_guard_group's (or gcdcat_guard_wait's) `slot` (its child was reaped).
 void gcdcat_release_group(int slot);
 
 /// 1 once a signal killed a guarded group: the process is ending by that signal.

@@ -58,13 +58,6 @@ package struct SSOCredentials: S3CredentialProvider {
     /// awscli refreshes a token this many seconds before it expires.
     private static let refreshWindow: Double = 15 * 60
 
-    /// SSO-OIDC CreateToken's answer.
-    private struct CreateTokenAnswer: Decodable {
-        var accessToken: String?
-        var expiresIn: Double?
-        var refreshToken: String?
-    }
-
     private struct RoleCredentialsAnswer: Decodable {
         struct Role: Decodable {
             var accessKeyId: String?
@@ -165,18 +158,26 @@ package struct SSOCredentials: S3CredentialProvider {
                 message: error.message.hasPrefix(prefix) ? String(error.message.dropFirst(prefix.count)) : error.message
             )
         }
-        guard let answer = try? JSONDecoder().decode(CreateTokenAnswer.self, from: response.body),
-            let accessToken = answer.accessToken, let expiresIn = answer.expiresIn
-        else {
+        let answered = "SSO-OIDC CreateToken to \(S3Endpoint.redactingUserInfo(url)) answered"
+        guard let answer = try? JSONDecoder().decode([String: CacheJSON].self, from: response.body) else {
+            // Never quoted: a cut answer may still hold a token.
             throw GCDCatError(
                 .invalidInput, syscall: "credentials",
-                message: "SSO-OIDC CreateToken to \(S3Endpoint.redactingUserInfo(url)) answered without accessToken "
-                    + "and expiresIn")
+                message: "\(answered) with \(response.body.count) bytes that are not a JSON object (cut short?); "
+                    + "their content is not shown")
+        }
+        let accessToken = answer["accessToken"]?.string.flatMap { $0.isEmpty ? nil : $0 }
+        let expiresIn: Double? = if case .number(let seconds) = answer["expiresIn"] { seconds } else { nil }
+        guard let accessToken, let expiresIn else {
+            let missing = [accessToken == nil ? "accessToken" : nil, expiresIn == nil ? "expiresIn" : nil]
+            throw GCDCatError(
+                .invalidInput, syscall: "credentials",
+                message: "\(answered) without \(missing.compactMap { $0 }.joined(separator: " and "))")
         }
         var updated = cached
         updated["accessToken"] = .string(accessToken)
         updated["expiresAt"] = .string(Self.isoTime(now + expiresIn))
-        if let refreshToken = answer.refreshToken { updated["refreshToken"] = .string(refreshToken) }
+        if let refreshToken = answer["refreshToken"]?.string { updated["refreshToken"] = .string(refreshToken) }
         try rewrite(path, updated)
         return accessToken
     }
