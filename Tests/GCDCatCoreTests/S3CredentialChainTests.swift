@@ -1,5 +1,6 @@
 import Foundation
 import GCDCatCore
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -501,6 +502,79 @@ import Testing
                 + "it failed: SSO-OIDC CreateToken to \(oidc.url("/token")) answered \(said); "
                 + "run aws sso login --sso-session corp")
         #expect(!failed.message.contains("NEWACCESS"))
+    }
+
+    /// Two runs refreshing one token where the service rotates refresh tokens (each works once):
+    /// the second sent the refresh token the first had just used, was refused (`invalid_grant`)
+    /// and told to log in while the cache held a valid token (outside re-check r24b N12). A lock
+    /// on the cache file makes the second wait, read the first's token and use it.
+    @Test func twoRunsRefreshingOneTokenRefreshItOnce() throws {
+        let portal = try CredentialStubs.ssoPortal(token: "SSOACCESS", account: "123456789012", role: "Admin")
+        let refreshToken = Mutex("sso-refresh")
+        let oidc = try LoopbackHTTPServer { request in
+            // Slow enough that both runs would have sent theirs before the first answer.
+            usleep(500_000)
+            let fields = (try? JSONDecoder().decode([String: String].self, from: Data(request.body))) ?? [:]
+            let valid = refreshToken.withLock { current in
+                guard fields["refreshToken"] == current else { return false }
+                current = "ROTATED"
+                return true
+            }
+            return valid
+                ? CredentialStubs.reply(
+                    "200 OK", #"{"accessToken":"SSOACCESS","expiresIn":3600,"refreshToken":"ROTATED"}"#)
+                : CredentialStubs.reply(
+                    "400 Bad Request", #"{"error":"invalid_grant","error_description":"Invalid refresh token"}"#)
+        }
+        defer {
+            portal.stop()
+            oidc.stop()
+        }
+        _ = ssoCache(expiresAt: Date(timeIntervalSince1970: 1_577_836_800))
+        let env = environment(
+            config: Self.ssoConfig,
+            ["AWS_PROFILE": "work", "AWS_ENDPOINT_URL_SSO": portal.url(""), "AWS_ENDPOINT_URL_SSO_OIDC": oidc.url("")])
+        let results = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 2) { _ in
+            let outcome: String
+            do {
+                outcome = try S3Configuration.resolve(environment: env, endpointURL: "http://127.0.0.1:9").credentials
+                    .accessKeyID
+            } catch {
+                outcome = "\(error)"
+            }
+            results.withLock { $0.append(outcome) }
+        }
+        #expect(results.withLock { $0 } == ["SSOKEY", "SSOKEY"])
+        #expect(oidc.requests.count == 1)
+    }
+
+    /// A refresh refused because another program (awscli, which takes no lock) refreshed the
+    /// token meanwhile: the cache is read again, and its new token used, before telling the user
+    /// to log in.
+    @Test func aRefreshRefusedAfterAnotherProgramRefreshedUsesItsToken() throws {
+        let portal = try CredentialStubs.ssoPortal(token: "SSOACCESS", account: "123456789012", role: "Admin")
+        let tokenFile = ssoCache(expiresAt: Date(timeIntervalSince1970: 1_577_836_800))
+        let fresh = ISO8601DateFormatter().string(from: Date().addingTimeInterval(3600))
+        let oidc = try LoopbackHTTPServer { _ in
+            writeFile(
+                tokenFile,
+                Array(
+                    (#"{"accessToken": "SSOACCESS", "expiresAt": "\#(fresh)", "clientId": "cid", "#
+                        + #""clientSecret": "csecret", "registrationExpiresAt": "2100-01-01T00:00:00Z", "#
+                        + #""refreshToken": "ROTATED"}"#).utf8))
+            return CredentialStubs.reply(
+                "400 Bad Request", #"{"error":"invalid_grant","error_description":"Invalid refresh token"}"#)
+        }
+        defer {
+            portal.stop()
+            oidc.stop()
+        }
+        let env = environment(
+            config: Self.ssoConfig,
+            ["AWS_PROFILE": "work", "AWS_ENDPOINT_URL_SSO": portal.url(""), "AWS_ENDPOINT_URL_SSO_OIDC": oidc.url("")])
+        #expect(try resolve(env).credentials.accessKeyID == "SSOKEY")
+        #expect(oidc.requests.count == 1)
     }
 
     static let ssoConfig = """

@@ -89,36 +89,112 @@ package struct SSOCredentials: S3CredentialProvider {
 
     /// The access token in the cache: refreshed first when it expires within 15 minutes and the
     /// cache can refresh it (an `sso_session`'s, as awscli), refused when it has expired.
+    ///
+    /// A refresh holds a lock on the cache file (``lockCache(_:)``) from reading it again to
+    /// rewriting it: where the service rotates refresh tokens (each works once), two runs that
+    /// refreshed at once sent the same one, and the second was refused (`invalid_grant`) and
+    /// told to log in while the cache held the first's new token. After the lock, a token another
+    /// run refreshed meanwhile is used as it is; after a failed refresh, the cache is read once
+    /// more (a program that takes no lock, awscli, may have refreshed it) before saying to log in.
     private func cachedToken() throws(GCDCatError) -> String {
         let path = "\(cacheFolder)/\(Self.sha1Hex(cacheKey)).json"
         guard (try? Syscall.statIfExists(path)).flatMap({ $0 }) != nil else {
             throw .credentialSource(sourceName, "no SSO token cached at \(path); run \(login)")
         }
+        var cache = try readCache(path)
+        guard isSession, needsRefresh(cache), refreshable(cache.fields, now: clock()) != nil else {
+            return try usable(cache, path: path)
+        }
+        let lock = lockCache(path)
+        defer { if lock >= 0 { close(lock) } }
+        cache = try readCache(path)
+        let now = clock()
+        guard needsRefresh(cache), let refresh = refreshable(cache.fields, now: now) else {
+            return try usable(cache, path: path)
+        }
+        do throws(GCDCatError) {
+            return try refreshed(cache.fields, refresh, path: path, now: now)
+        } catch {
+            // A token still valid is used as it is, as awscli uses it.
+            if let expiry = cache.expiry, expiry > now { return cache.token }
+            if let again = try? readCache(path), again.token != cache.token, let expiry = again.expiry, expiry > clock()
+            {
+                return again.token
+            }
+            throw .credentialSource(
+                sourceName,
+                "the SSO token in \(path) expired at \(cache.expiresAt), and refreshing it failed: \(error.message); "
+                    + "run \(login)")
+        }
+    }
+
+    /// The cache file's fields, its token and its expiry (nil when it is not an ISO 8601 time).
+    private struct CachedToken {
+        var fields: [String: CacheJSON]
+        var token: String
+        var expiresAt: String
+        var expiry: Double?
+    }
+
+    private func readCache(_ path: String) throws(GCDCatError) -> CachedToken {
         let text = try readCredentialFile(path, source: sourceName, what: "SSO token cache")
-        guard let cached = try? JSONDecoder().decode([String: CacheJSON].self, from: Data(text.utf8)),
-            let token = cached["accessToken"]?.string, let expiresAt = cached["expiresAt"]?.string
+        guard let fields = try? JSONDecoder().decode([String: CacheJSON].self, from: Data(text.utf8)),
+            let token = fields["accessToken"]?.string, let expiresAt = fields["expiresAt"]?.string
         else {
             throw .credentialSource(sourceName, "\(path) has no accessToken and expiresAt; run \(login)")
         }
-        let now = clock()
-        let expiry = S3Dates.isoDate(expiresAt)
-        if isSession, expiry.map({ $0 - now < Self.refreshWindow }) ?? true, let refresh = refreshable(cached, now: now)
-        {
-            do throws(GCDCatError) {
-                return try refreshed(cached, refresh, path: path, now: now)
-            } catch {
-                // A token still valid is used as it is, as awscli uses it.
-                if let expiry, expiry > now { return token }
-                throw .credentialSource(
-                    sourceName,
-                    "the SSO token in \(path) expired at \(expiresAt), and refreshing it failed: \(error.message); "
-                        + "run \(login)")
+        return CachedToken(fields: fields, token: token, expiresAt: expiresAt, expiry: S3Dates.isoDate(expiresAt))
+    }
+
+    /// True when the token expires within the refresh window (or its expiry cannot be read).
+    private func needsRefresh(_ cache: CachedToken) -> Bool {
+        cache.expiry.map { $0 - clock() < Self.refreshWindow } ?? true
+    }
+
+    /// The token, unless it has expired.
+    private func usable(_ cache: CachedToken, path: String) throws(GCDCatError) -> String {
+        guard let expiry = cache.expiry, expiry > clock() else {
+            throw .credentialSource(sourceName, "the SSO token in \(path) expired at \(cache.expiresAt); run \(login)")
+        }
+        return cache.token
+    }
+
+    /// How long a refresh waits for another run's lock on the cache file: longer than that run's
+    /// CreateToken may take (10 s). Past it, this run refreshes without the lock, as before.
+    private static let lockWait: Double = 30
+
+    /// An exclusive `flock` on the cache file, as a descriptor for `close` to release; -1 when
+    /// the file cannot be opened or the lock not had within ``lockWait`` (the refresh then goes on
+    /// without it). A lock taken on a file that another run has since renamed a new one over is
+    /// taken again on the new one. A signal meanwhile names the wait.
+    private func lockCache(_ path: String) -> Int32 {
+        let token = GuardedProcessGroup.guardWait(
+            naming: "the lock on the SSO token cache \(path), which another run holds while it refreshes the token")
+        defer { GuardedProcessGroup.release(token) }
+        let end = ContinuousClock.now + .seconds(Self.lockWait)
+        while true {
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { return -1 }
+            var locked = false
+            while !locked {
+                locked = flock(descriptor, LOCK_EX | LOCK_NB) == 0
+                guard !locked, errno == EWOULDBLOCK || errno == EINTR, ContinuousClock.now < end else { break }
+                usleep(20_000)
             }
+            guard locked else {
+                close(descriptor)
+                return -1
+            }
+            var held = stat()
+            var named = stat()
+            if fstat(descriptor, &held) == 0, stat(path, &named) == 0, held.st_dev == named.st_dev,
+                held.st_ino == named.st_ino
+            {
+                return descriptor
+            }
+            close(descriptor)
+            guard ContinuousClock.now < end else { return -1 }
         }
-        guard let expiry, expiry > now else {
-            throw .credentialSource(sourceName, "the SSO token in \(path) expired at \(expiresAt); run \(login)")
-        }
-        return token
     }
 
     /// What a refresh needs, when the cache holds it and its client registration has not
