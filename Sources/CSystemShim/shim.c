@@ -289,6 +289,29 @@ void gcdcat_take_terminal_back(void) {
     pthread_sigmask(SIG_SETMASK, &saved, NULL);
 }
 
+void gcdcat_suspend_with_group(pid_t group) {
+    // The terminal goes back to gcdcat's group only from the child's: a child stopped while it
+    // was not the foreground (gcdcat continued with `bg`, the child's read then stopped by
+    // SIGTTIN) leaves the terminal with whoever holds it (the shell).
+    if (isatty(0) && tcgetpgrp(0) == group) gcdcat_take_terminal_back();
+    // Stopped as the terminal would have stopped gcdcat's group, had it been the foreground: the
+    // shell sees the job stop and takes the terminal. An ignored or handled SIGTSTP would not
+    // have stopped it, nor does it here; in an orphaned group the kernel discards it.
+    struct sigaction current;
+    if (sigaction(SIGTSTP, NULL, &current) == 0 && current.sa_handler == SIG_DFL && !(current.sa_flags & SA_SIGINFO))
+        kill(0, SIGTSTP);
+    // Continued (fg, bg): the terminal goes to the child's group when gcdcat's holds it (fg).
+    if (isatty(0) && tcgetpgrp(0) == getpgrp()) {
+        sigset_t block, saved;
+        sigemptyset(&block);
+        sigaddset(&block, SIGTTOU);
+        pthread_sigmask(SIG_BLOCK, &block, &saved);
+        tcsetpgrp(0, group);
+        pthread_sigmask(SIG_SETMASK, &saved, NULL);
+    }
+    kill(-group, SIGCONT);
+}
+
 static void gcdcat_signal_to_pipe(int signo) {
     int saved = errno;
     gcdcat_signal_seen = 1;

@@ -76,20 +76,24 @@ package struct SpawnedChild: ~Copyable {
     /// Past `limit` bytes of standard output, or `seconds` after it began, stops reading and says
     /// which (the caller ends the child). Standard error is read to its end whatever its length,
     /// but only its first `errorsKept` bytes are kept (`errorsCut` says the rest was dropped): a
-    /// process that logs megabytes there before its answer is not stopped for it. Once standard output has ended and the child has exited, standard
+    /// process that logs megabytes there before its answer is not stopped for it.
+    ///
+    /// With `onStop`, a child that stops (SIGTSTP, SIGSTOP, SIGTTIN) is seen within 100 ms and
+    /// `onStop` called (it continues the child, ``GuardedProcessGroup/suspendWithGroup(_:)``); the
+    /// time it took does not count against `seconds`. Once standard output has ended and the child has exited, standard
     /// error is read as far as it is written: a process that printed its answer and exited may
     /// have left a child of its own holding that stream open (a credential_process's `sleep &`
     /// made gcdcat wait out its 60 s and call the answer missing).
-    package consuming func drain(limit: Int = .max, errorsKept: Int = .max, seconds: Double? = nil) -> Result<
-        (output: [UInt8], errors: [UInt8], errorsCut: Bool), DrainStop
-    > {
+    package consuming func drain(
+        limit: Int = .max, errorsKept: Int = .max, seconds: Double? = nil, onStop: (() -> Void)? = nil
+    ) -> Result<(output: [UInt8], errors: [UInt8], errorsCut: Bool), DrainStop> {
         let pid = self.pid
         // Nil once a stream ended: setting it closes its read end.
         var output: OwnedDescriptor? = self.output
         var errors: OwnedDescriptor? = self.errors
         var collected: [[UInt8]] = [[], []]
         var buffer = [UInt8](repeating: 0, count: 65536)
-        let end = seconds.map { ContinuousClock.now + .milliseconds(Int64(min($0, 1e9) * 1000)) }
+        var end = seconds.map { ContinuousClock.now + .milliseconds(Int64(min($0, 1e9) * 1000)) }
         var exited = false
         var errorsCut = false
         while output != nil || errors != nil {
@@ -106,6 +110,15 @@ package struct SpawnedChild: ~Copyable {
                 }
                 // Once it is, what standard error holds is read without waiting for more.
                 wait = exited ? 0 : 100
+            }
+            if let onStop {
+                var info = siginfo_t()
+                if waitid(P_PID, id_t(pid), &info, WSTOPPED | WNOHANG) == 0 && info._sifields._sigchld.si_pid == pid {
+                    let stopped = ContinuousClock.now
+                    onStop()
+                    end = end.map { $0 + (ContinuousClock.now - stopped) }
+                }
+                wait = wait < 0 ? 100 : min(wait, 100)
             }
             if let end {
                 let left = ContinuousClock.now.duration(to: end).components
@@ -176,6 +189,14 @@ package enum GuardedProcessGroup {
 
     /// True once a signal killed a guarded group: the process is ending by that signal.
     package static var stoppedBySignal: Bool { gcdcat_guarded_groups_stopped() != 0 }
+
+    /// Does what a shell does when the group of a child that holds the terminal
+    /// (``SpawnedChild/hasTerminal``) stopped, a Ctrl-Z at its prompt: takes the terminal back,
+    /// stops gcdcat's own group (SIGTSTP), and once continued gives the terminal to the child's
+    /// group again and continues it (`gcdcat_suspend_with_group`).
+    package static func suspendWithGroup(_ group: pid_t) {
+        gcdcat_suspend_with_group(group)
+    }
 
     /// Gives the terminal back to gcdcat after a child held it (``SpawnedChild/hasTerminal``).
     package static func takeTerminalBack() {

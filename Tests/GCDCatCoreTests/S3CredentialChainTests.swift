@@ -98,6 +98,30 @@ import Testing
         for pid in alive { kill(pid, SIGKILL) }
     }
 
+    /// A child that stops (a Ctrl-Z at a credential_process's prompt stops its group alone) is
+    /// handed to `onStop`, which continues it, and the time stopped does not count against the
+    /// deadline: the terminal stayed with the stopped process, and the deadline stopped it
+    /// (outside re-check r24b N8). Here the child stops itself and `onStop` waits 1.5 s, past
+    /// the 1 s deadline, before it continues it.
+    @Test func aStoppedChildIsHandedOverAndItsTimeStoppedIsNotCounted() throws {
+        let program = script("stops", "kill -STOP $$\nprintf answer")
+        let child = try SpawnedChild.start([program], standardInput: .null, ownProcessGroup: true)
+        let pid = child.pid
+        let stops = Mutex(0)
+        let drained = child.drain(
+            seconds: 1,
+            onStop: {
+                stops.withLock { $0 += 1 }
+                usleep(1_500_000)
+                kill(-pid, SIGCONT)
+            })
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        #expect(stops.withLock { $0 } == 1)
+        #expect((try? drained.get().output) == Array("answer".utf8))
+        #expect(status == 0)
+    }
+
     /// True when `pid` has ended and waits to be reaped.
     func isZombie(_ pid: Int32) -> Bool {
         let stat = String(decoding: readFile("/proc/\(pid)/stat") ?? [], as: UTF8.self)

@@ -122,6 +122,13 @@ int gcdcat_terminal_foreground(void);
 /// Makes gcdcat's process group the foreground of the terminal on standard input again.
 void gcdcat_take_terminal_back(void);
 
+/// What a shell does when a job's process group stops: called when the child whose `group`
+/// gcdcat made the terminal's foreground stopped (a Ctrl-Z at its prompt stopped only that
+/// group). Gives the terminal back to gcdcat's group, stops gcdcat's group (SIGTSTP, unless
+/// gcdcat ignores or handles it), and once continued gives the terminal to `group` again (when
+/// gcdcat's group holds it: not after `bg`) and continues it (SIGCONT).
+void gcdcat_suspend_with_group(pid_t group);
+
 /// 1 when `signal`'s disposition is "ignore" (SIG_IGN), 0 when not, -1 on error.
 int gcdcat_signal_ignored(int signal);
 

@@ -65,7 +65,11 @@ package struct CredentialProcess: S3CredentialProvider {
         let hasTerminal = child.hasTerminal
         let token = GuardedProcessGroup.guardGroup(
             pid, naming: "\(sourceName) (\(command)); it and the processes it started were stopped")
-        let drained = child.drain(limit: Self.outputLimit, errorsKept: Self.errorsKept, seconds: deadline)
+        // A Ctrl-Z at its prompt stops its group alone (the terminal's foreground): gcdcat stops
+        // too and continues it when continued, as a shell would, and the deadline waits meanwhile.
+        let drained = child.drain(
+            limit: Self.outputLimit, errorsKept: Self.errorsKept, seconds: deadline,
+            onStop: hasTerminal ? { GuardedProcessGroup.suspendWithGroup(pid) } : nil)
         if case .failure = drained { kill(-pid, SIGKILL) }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
