@@ -90,7 +90,7 @@ package struct SSOCredentials: S3CredentialProvider {
     /// The access token in the cache: refreshed first when it expires within 15 minutes and the
     /// cache can refresh it (an `sso_session`'s, as awscli), refused when it has expired.
     ///
-    /// A refresh holds a lock on the cache file (``lockCache(_:)``) from reading it again to
+    /// A refresh holds a lock on the cache file (``whileLocking(_:_:)``) from reading it again to
     /// rewriting it: where the service rotates refresh tokens (each works once), two runs that
     /// refreshed at once sent the same one, and the second was refused (`invalid_grant`) and
     /// told to log in while the cache held the first's new token. After the lock, a token another
@@ -101,30 +101,31 @@ package struct SSOCredentials: S3CredentialProvider {
         guard (try? Syscall.statIfExists(path)).flatMap({ $0 }) != nil else {
             throw .credentialSource(sourceName, "no SSO token cached at \(path); run \(login)")
         }
-        var cache = try readCache(path)
+        let cache = try readCache(path)
         guard isSession, needsRefresh(cache), refreshable(cache.fields, now: clock()) != nil else {
             return try usable(cache, path: path)
         }
-        let lock = lockCache(path)
-        defer { if lock >= 0 { close(lock) } }
-        cache = try readCache(path)
-        let now = clock()
-        guard needsRefresh(cache), let refresh = refreshable(cache.fields, now: now) else {
-            return try usable(cache, path: path)
-        }
-        do throws(GCDCatError) {
-            return try refreshed(cache.fields, refresh, path: path, now: now)
-        } catch {
-            // A token still valid is used as it is, as awscli uses it.
-            if let expiry = cache.expiry, expiry > now { return cache.token }
-            if let again = try? readCache(path), again.token != cache.token, let expiry = again.expiry, expiry > clock()
-            {
-                return again.token
+        return try whileLocking(path) { () throws(GCDCatError) -> String in
+            let cache = try readCache(path)
+            let now = clock()
+            guard needsRefresh(cache), let refresh = refreshable(cache.fields, now: now) else {
+                return try usable(cache, path: path)
             }
-            throw .credentialSource(
-                sourceName,
-                "the SSO token in \(path) expired at \(cache.expiresAt), and refreshing it failed: \(error.message); "
-                    + "run \(login)")
+            do throws(GCDCatError) {
+                return try refreshed(cache.fields, refresh, path: path, now: now)
+            } catch {
+                // A token still valid is used as it is, as awscli uses it.
+                if let expiry = cache.expiry, expiry > now { return cache.token }
+                if let again = try? readCache(path), again.token != cache.token, let expiry = again.expiry,
+                    expiry > clock()
+                {
+                    return again.token
+                }
+                throw .credentialSource(
+                    sourceName,
+                    "the SSO token in \(path) expired at \(cache.expiresAt), and refreshing it failed: \(error.message); "
+                        + "run \(login)")
+            }
         }
     }
 
@@ -163,38 +164,40 @@ package struct SSOCredentials: S3CredentialProvider {
     /// CreateToken may take (10 s). Past it, this run refreshes without the lock, as before.
     private static let lockWait: Double = 30
 
-    /// An exclusive `flock` on the cache file, as a descriptor for `close` to release; -1 when
-    /// the file cannot be opened or the lock not had within ``lockWait`` (the refresh then goes on
-    /// without it). A lock taken on a file that another run has since renamed a new one over is
-    /// taken again on the new one. A signal meanwhile names the wait.
-    private func lockCache(_ path: String) -> Int32 {
+    /// Runs `body` holding an exclusive `flock` on the cache file; without it when the file cannot
+    /// be opened or the lock not had within ``lockWait`` (the refresh then goes on as it did
+    /// before locks). A lock taken on a file that another run has since renamed a new one over is
+    /// taken again on the new one. A signal while it waits names the wait.
+    private func whileLocking<T>(_ path: String, _ body: () throws(GCDCatError) -> T) throws(GCDCatError) -> T {
         let token = GuardedProcessGroup.guardWait(
             naming: "the lock on the SSO token cache \(path), which another run holds while it refreshes the token")
-        defer { GuardedProcessGroup.release(token) }
         let end = ContinuousClock.now + .seconds(Self.lockWait)
         while true {
-            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-            guard descriptor >= 0 else { return -1 }
+            let raw = PathName.withPathCString(path) { open($0, O_RDONLY | O_CLOEXEC) }
+            guard raw >= 0 else { break }
+            let file = OwnedDescriptor(adopting: raw)
             var locked = false
             while !locked {
-                locked = flock(descriptor, LOCK_EX | LOCK_NB) == 0
+                locked = flock(file.raw, LOCK_EX | LOCK_NB) == 0
                 guard !locked, errno == EWOULDBLOCK || errno == EINTR, ContinuousClock.now < end else { break }
                 usleep(20_000)
             }
-            guard locked else {
-                close(descriptor)
-                return -1
-            }
+            guard locked else { break }
             var held = stat()
             var named = stat()
-            if fstat(descriptor, &held) == 0, stat(path, &named) == 0, held.st_dev == named.st_dev,
+            if fstat(file.raw, &held) == 0, stat(path, &named) == 0, held.st_dev == named.st_dev,
                 held.st_ino == named.st_ino
             {
-                return descriptor
+                GuardedProcessGroup.release(token)
+                let result = try body()
+                // Closed (the lock released) once the body is done, not before.
+                _ = file.raw
+                return result
             }
-            close(descriptor)
-            guard ContinuousClock.now < end else { return -1 }
+            guard ContinuousClock.now < end else { break }
         }
+        GuardedProcessGroup.release(token)
+        return try body()
     }
 
     /// What a refresh needs, when the cache holds it and its client registration has not
