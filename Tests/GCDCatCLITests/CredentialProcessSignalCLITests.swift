@@ -106,6 +106,14 @@ import Testing
         expect("Stopped", 10)
         os.write(fd, b"echo HI$((6*7))\n")
         expect("HI42", 5)
+        if sys.argv[3:] == ["bg"]:
+            # Continued in the background, the process's read of the terminal stops its group
+            # (SIGTTIN), and gcdcat stops again with it; bash shows it at its next command.
+            os.write(fd, b"bg\n")
+            time.sleep(1.5)
+            seen = b""
+            os.write(fd, b"jobs\n")
+            expect("Stopped", 10)
         os.write(fd, b"fg\n")
         time.sleep(1)
         os.write(fd, b"123456\n")
@@ -120,8 +128,10 @@ import Testing
     /// A Ctrl-Z at a credential_process's prompt stopped only the process (its group held the
     /// terminal), so the shell never got the terminal back and the run failed 60 s later (outside
     /// re-check r24b N8). gcdcat now stops with it, as a shell's job would, and `fg` resumes
-    /// both: the prompt takes the code typed after it.
-    @Test func ctrlZAtACredentialProcessPromptStopsTheRunAndFgResumesIt() throws {
+    /// both: the prompt takes the code typed after it. Continued with `bg` first, it stops again
+    /// when the prompt reads the terminal, and `fg` then resumes it as well.
+    @Test(arguments: [false, true])
+    func ctrlZAtACredentialProcessPromptStopsTheRunAndFgResumesIt(backgroundFirst: Bool) throws {
         let scratch = try Scratch()
         try scratch.write(
             "mfa.sh",
@@ -133,7 +143,8 @@ import Testing
         try scratch.write("session.py", Data(Self.terminalSession.utf8))
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", scratch.file("session.py"), gcdcatPath, scratch.path]
+        process.arguments =
+            ["python3", scratch.file("session.py"), gcdcatPath, scratch.path] + (backgroundFirst ? ["bg"] : [])
         let result = try collect(process)
         #expect(result.status == 0, "\(result.stdoutText)")
         #expect(String(decoding: scratch.read("got") ?? Data(), as: UTF8.self) == "123456\n")
