@@ -127,8 +127,10 @@ static volatile sig_atomic_t gcdcat_signal_seen = 0;
 int gcdcat_signal_arrived(void) { return gcdcat_signal_seen != 0; }
 
 /// The process groups of the children gcdcat waits on (a credential_process), each with the line
-/// that names it; a slot is free when its group is 0. Read by signal handlers, so plain words only.
+/// that names it; a slot is free when its group is 0, and GCDCAT_WAIT_ONLY names a wait with no
+/// process to stop (gcdcat_guard_wait). Read by signal handlers, so plain words only.
 #define GCDCAT_GUARDED_SLOTS 8
+#define GCDCAT_WAIT_ONLY (-1)
 static volatile pid_t gcdcat_guarded_group[GCDCAT_GUARDED_SLOTS];
 static const char *volatile gcdcat_guarded_line[GCDCAT_GUARDED_SLOTS];
 static volatile sig_atomic_t gcdcat_guarded_stopped = 0;
@@ -167,9 +169,11 @@ static void gcdcat_write_all(const char *text) {
 static void gcdcat_stop_guarded_groups(int signo) {
     for (int i = 0; i < GCDCAT_GUARDED_SLOTS; i++) {
         pid_t group = gcdcat_guarded_group[i];
-        if (group <= 0) continue;
-        kill(-group, SIGKILL);
-        gcdcat_guarded_stopped = 1;
+        if (group <= 0 && group != GCDCAT_WAIT_ONLY) continue;
+        if (group > 0) {
+            kill(-group, SIGKILL);
+            gcdcat_guarded_stopped = 1;
+        }
         if (signo == SIGPIPE) continue;
         const char *line = gcdcat_guarded_line[i];
         gcdcat_write_all("\ngcdcat: interrupted by ");
@@ -230,6 +234,8 @@ int gcdcat_guard_group(pid_t group, const char *line) {
     return slot;
 }
 
+int gcdcat_guard_wait(const char *line) { return gcdcat_guard_group(GCDCAT_WAIT_ONLY, line); }
+
 void gcdcat_release_group(int slot) {
     if (slot < 0 || slot >= GCDCAT_GUARDED_SLOTS) return;
     pthread_mutex_lock(&gcdcat_guard_lock);
@@ -281,6 +287,29 @@ void gcdcat_take_terminal_back(void) {
     pthread_sigmask(SIG_BLOCK, &block, &saved);
     tcsetpgrp(0, getpgrp());
     pthread_sigmask(SIG_SETMASK, &saved, NULL);
+}
+
+void gcdcat_suspend_with_group(pid_t group) {
+    // The terminal goes back to gcdcat's group only from the child's: a child stopped while it
+    // was not the foreground (gcdcat continued with `bg`, the child's read then stopped by
+    // SIGTTIN) leaves the terminal with whoever holds it (the shell).
+    if (isatty(0) && tcgetpgrp(0) == group) gcdcat_take_terminal_back();
+    // Stopped as the terminal would have stopped gcdcat's group, had it been the foreground: the
+    // shell sees the job stop and takes the terminal. An ignored or handled SIGTSTP would not
+    // have stopped it, nor does it here; in an orphaned group the kernel discards it.
+    struct sigaction current;
+    if (sigaction(SIGTSTP, NULL, &current) == 0 && current.sa_handler == SIG_DFL && !(current.sa_flags & SA_SIGINFO))
+        kill(0, SIGTSTP);
+    // Continued (fg, bg): the terminal goes to the child's group when gcdcat's holds it (fg).
+    if (isatty(0) && tcgetpgrp(0) == getpgrp()) {
+        sigset_t block, saved;
+        sigemptyset(&block);
+        sigaddset(&block, SIGTTOU);
+        pthread_sigmask(SIG_BLOCK, &block, &saved);
+        tcsetpgrp(0, group);
+        pthread_sigmask(SIG_SETMASK, &saved, NULL);
+    }
+    kill(-group, SIGCONT);
 }
 
 static void gcdcat_signal_to_pipe(int signo) {

@@ -196,13 +196,11 @@ extension S3Client {
         skew: S3ClockSkew? = nil
     ) -> GCDCatError {
         var text = "\(code) (HTTP \(status))"
-        var said = message
-        for secret in [
-            configuration.credentials.secretAccessKey, signature, configuration.credentials.sessionToken ?? "",
-        ] + configuration.objectOptions.secrets
-        where !secret.isEmpty {
-            said = said.replacing(secret, with: "<redacted>")
-        }
+        let said = S3Credentials.redact(
+            message,
+            hiding: [
+                configuration.credentials.secretAccessKey, signature, configuration.credentials.sessionToken ?? "",
+            ] + configuration.objectOptions.secrets)
         if !said.isEmpty { text += ": \(said)" }
         switch code {
         case _ where skew != nil && (status == 403 || code == "RequestTimeTooSkewed"):

@@ -73,22 +73,29 @@ package struct SpawnedChild: ~Copyable {
 
     /// Reads standard output and standard error to their ends with `poll`, so that neither pipe
     /// can fill up and block the child, and closes both; a read error ends that stream there.
-    /// Past `limit` bytes in all, or `seconds` after it began, stops reading and says which (the
-    /// caller ends the child). Once standard output has ended and the child has exited, standard
+    /// Past `limit` bytes of standard output, or `seconds` after it began, stops reading and says
+    /// which (the caller ends the child). Standard error is read to its end whatever its length,
+    /// but only its first `errorsKept` bytes are kept (`errorsCut` says the rest was dropped): a
+    /// process that logs megabytes there before its answer is not stopped for it.
+    ///
+    /// With `onStop`, a child that stops (SIGTSTP, SIGSTOP, SIGTTIN) is seen within 100 ms and
+    /// `onStop` called (it continues the child, ``GuardedProcessGroup/suspendWithGroup(_:)``); the
+    /// time it took does not count against `seconds`. Once standard output has ended and the child has exited, standard
     /// error is read as far as it is written: a process that printed its answer and exited may
     /// have left a child of its own holding that stream open (a credential_process's `sleep &`
     /// made gcdcat wait out its 60 s and call the answer missing).
-    package consuming func drain(limit: Int = .max, seconds: Double? = nil) -> Result<
-        (output: [UInt8], errors: [UInt8]), DrainStop
-    > {
+    package consuming func drain(
+        limit: Int = .max, errorsKept: Int = .max, seconds: Double? = nil, onStop: (() -> Void)? = nil
+    ) -> Result<(output: [UInt8], errors: [UInt8], errorsCut: Bool), DrainStop> {
         let pid = self.pid
         // Nil once a stream ended: setting it closes its read end.
         var output: OwnedDescriptor? = self.output
         var errors: OwnedDescriptor? = self.errors
         var collected: [[UInt8]] = [[], []]
         var buffer = [UInt8](repeating: 0, count: 65536)
-        let end = seconds.map { ContinuousClock.now + .milliseconds(Int64(min($0, 1e9) * 1000)) }
+        var end = seconds.map { ContinuousClock.now + .milliseconds(Int64(min($0, 1e9) * 1000)) }
         var exited = false
+        var errorsCut = false
         while output != nil || errors != nil {
             // poll skips a negative descriptor.
             var fds = [output.raw ?? -1, errors.raw ?? -1].map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
@@ -103,6 +110,15 @@ package struct SpawnedChild: ~Copyable {
                 }
                 // Once it is, what standard error holds is read without waiting for more.
                 wait = exited ? 0 : 100
+            }
+            if let onStop {
+                var info = siginfo_t()
+                if waitid(P_PID, id_t(pid), &info, WSTOPPED | WNOHANG) == 0 && info._sifields._sigchld.si_pid == pid {
+                    let stopped = ContinuousClock.now
+                    onStop()
+                    end = end.map { $0 + (ContinuousClock.now - stopped) }
+                }
+                wait = wait < 0 ? 100 : min(wait, 100)
             }
             if let end {
                 let left = ContinuousClock.now.duration(to: end).components
@@ -123,14 +139,20 @@ package struct SpawnedChild: ~Copyable {
             for index in fds.indices where fds[index].fd >= 0 && fds[index].revents != 0 {
                 let count = read(fds[index].fd, &buffer, buffer.count)
                 if count > 0 {
-                    collected[index] += buffer[..<count]
-                    if collected[0].count + collected[1].count > limit { return .failure(.tooMuch) }
+                    if index == 0 {
+                        collected[0] += buffer[..<count]
+                        if collected[0].count > limit { return .failure(.tooMuch) }
+                    } else {
+                        let room = max(0, errorsKept - collected[1].count)
+                        if count > room { errorsCut = true }
+                        collected[1] += buffer[..<min(count, room)]
+                    }
                 } else if count == 0 || errno != EINTR {
                     if index == 0 { output = nil } else { errors = nil }
                 }
             }
         }
-        return .success((collected[0], collected[1]))
+        return .success((collected[0], collected[1], errorsCut))
     }
 
     /// A `wait` status as a shell shows it: the exit code, or 128 + the signal that ended it.
@@ -152,13 +174,29 @@ package enum GuardedProcessGroup {
         gcdcat_guard_group(group, strdup(line))
     }
 
-    /// Ends the guard (the child was reaped).
+    /// Guards a wait with no process to stop (an HTTP request for credentials) as ``guardGroup(_:naming:)``
+    /// guards a group: a signal that asks gcdcat to stop names it on standard error (`line`
+    /// follows "gcdcat: interrupted by SIG… while waiting for "), and the process ends by it as
+    /// it would have. Returns the token for ``release(_:)``.
+    package static func guardWait(naming line: String) -> Int32 {
+        gcdcat_guard_wait(strdup(line))
+    }
+
+    /// Ends the guard (the child was reaped, or the wait ended).
     package static func release(_ token: Int32) {
         gcdcat_release_group(token)
     }
 
     /// True once a signal killed a guarded group: the process is ending by that signal.
     package static var stoppedBySignal: Bool { gcdcat_guarded_groups_stopped() != 0 }
+
+    /// Does what a shell does when the group of a child that holds the terminal
+    /// (``SpawnedChild/hasTerminal``) stopped, a Ctrl-Z at its prompt: takes the terminal back,
+    /// stops gcdcat's own group (SIGTSTP), and once continued gives the terminal to the child's
+    /// group again and continues it (`gcdcat_suspend_with_group`).
+    package static func suspendWithGroup(_ group: pid_t) {
+        gcdcat_suspend_with_group(group)
+    }
 
     /// Gives the terminal back to gcdcat after a child held it (``SpawnedChild/hasTerminal``).
     package static func takeTerminalBack() {

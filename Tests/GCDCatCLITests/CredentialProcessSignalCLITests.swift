@@ -46,6 +46,112 @@ import Testing
         #expect(scratch.read("seen") == Data(), "the process read gcdcat's standard input")
     }
 
+    /// Drives an interactive bash in a pseudo-terminal (python3's `pty`): runs gcdcat, whose
+    /// credential_process prompts on the terminal; types Ctrl-Z at the prompt, a command at the
+    /// shell, `fg`, then the code. Prints what the terminal showed; exits 1 naming what did not
+    /// come in time.
+    static let terminalSession = #"""
+        import os, pty, select, signal, sys, time
+        gcdcat, scratch = sys.argv[1], sys.argv[2]
+        env = {"HOME": scratch, "PATH": "/usr/bin:/bin", "AWS_CONFIG_FILE": scratch + "/config",
+               "AWS_SHARED_CREDENTIALS_FILE": scratch + "/credentials", "AWS_EC2_METADATA_DISABLED": "true",
+               "PS1": "$ ", "TERM": "dumb"}
+        pid, fd = pty.fork()
+        if pid == 0:
+            # A shell's jobs keep the signals ignored or blocked when it started (a test runner's).
+            for number in (signal.SIGTSTP, signal.SIGTTIN, signal.SIGTTOU, signal.SIGINT, signal.SIGQUIT):
+                signal.signal(number, signal.SIG_DFL)
+            signal.pthread_sigmask(signal.SIG_SETMASK, [])
+            os.execve("/usr/bin/bash", ["bash", "--norc", "--noprofile", "-i"], env)
+        seen = b""
+        def gcdcat_groups():
+            # The process groups of the shell's children (its jobs).
+            groups = set()
+            for entry in os.listdir("/proc"):
+                try:
+                    fields = open("/proc/%s/stat" % entry).read().rsplit(")", 1)[1].split()
+                except (OSError, IndexError):
+                    continue
+                if int(fields[1]) == pid:
+                    groups.add(int(fields[2]))
+            return groups
+        def expect(text, seconds):
+            global seen
+            end = time.time() + seconds
+            while text.encode() not in seen:
+                left = end - time.time()
+                ready = select.select([fd], [], [], max(left, 0))[0] if left > 0 else []
+                data = b""
+                if ready:
+                    try:
+                        data = os.read(fd, 4096)
+                    except OSError:
+                        pass
+                if not data:
+                    sys.stdout.write("NO %s WITHIN %d s\n%s" % (text, seconds, seen.decode(errors="replace")))
+                    # The terminal's foreground (a stuck gcdcat's credential_process), gcdcat, the shell.
+                    for group in {os.tcgetpgrp(fd), os.getpgid(pid)} | gcdcat_groups():
+                        try:
+                            os.killpg(group, 9)
+                        except OSError:
+                            pass
+                    os.kill(pid, 9)
+                    sys.exit(1)
+                seen += data
+        expect("$ ", 10)
+        # Alone on its line: bash goes on with the rest of a list whose command stopped.
+        os.write(fd, (gcdcat + " checksum s3://bkt/t.bin --endpoint-url http://127.0.0.1:9\n").encode())
+        expect("MFA code:", 30)
+        os.write(fd, b"\x1a")
+        expect("Stopped", 10)
+        os.write(fd, b"echo HI$((6*7))\n")
+        expect("HI42", 5)
+        if sys.argv[3:] == ["bg"]:
+            # Continued in the background, the process's read of the terminal stops its group
+            # (SIGTTIN), and gcdcat stops again with it; bash shows it at its next command.
+            os.write(fd, b"bg\n")
+            time.sleep(1.5)
+            seen = b""
+            os.write(fd, b"jobs\n")
+            expect("Stopped", 10)
+        os.write(fd, b"fg\n")
+        time.sleep(1)
+        os.write(fd, b"123456\n")
+        # Read by bash once gcdcat has ended (the quotes keep the terminal's echo of it apart).
+        os.write(fd, b"echo R''C=$?\n")
+        expect("RC=", 60)
+        expect("$ ", 10)
+        os.write(fd, b"exit\n")
+        sys.stdout.write(seen.decode(errors="replace"))
+        """#
+
+    /// A Ctrl-Z at a credential_process's prompt stopped only the process (its group held the
+    /// terminal), so the shell never got the terminal back and the run failed 60 s later (outside
+    /// re-check r24b N8). gcdcat now stops with it, as a shell's job would, and `fg` resumes
+    /// both: the prompt takes the code typed after it. Continued with `bg` first, it stops again
+    /// when the prompt reads the terminal, and `fg` then resumes it as well.
+    @Test(arguments: [false, true])
+    func ctrlZAtACredentialProcessPromptStopsTheRunAndFgResumesIt(backgroundFirst: Bool) throws {
+        let scratch = try Scratch()
+        try scratch.write(
+            "mfa.sh",
+            Data(
+                ("#!/bin/sh\nprintf 'MFA code: ' > /dev/tty\nread code < /dev/tty\necho \"$code\" > \(scratch.file("got"))\n"
+                    + #"echo '{"Version": 1, "AccessKeyId": "K", "SecretAccessKey": "S"}'"# + "\n").utf8))
+        chmod(scratch.file("mfa.sh"), 0o755)
+        try scratch.write("config", Data("[default]\ncredential_process = \(scratch.file("mfa.sh"))\n".utf8))
+        try scratch.write("session.py", Data(Self.terminalSession.utf8))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments =
+            ["python3", scratch.file("session.py"), gcdcatPath, scratch.path] + (backgroundFirst ? ["bg"] : [])
+        let result = try collect(process)
+        #expect(result.status == 0, "\(result.stdoutText)")
+        #expect(String(decoding: scratch.read("got") ?? Data(), as: UTF8.self) == "123456\n")
+        #expect(result.stdoutText.contains("RC=1"), "\(result.stdoutText)")
+        #expect(!result.stdoutText.contains("gave no credentials"), "\(result.stdoutText)")
+    }
+
     @Test(arguments: [
         (["checksum", "s3://bkt/t.bin"], true),
         (["split", "in.bin", "--size", "1k", "--prefix", "s3://bkt/t."], false),

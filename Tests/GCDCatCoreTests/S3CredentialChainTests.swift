@@ -1,5 +1,6 @@
 import Foundation
 import GCDCatCore
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -95,6 +96,30 @@ import Testing
         let alive = started.filter { kill($0, 0) == 0 && !isZombie($0) }
         #expect(alive.isEmpty, "still running: \(alive)")
         for pid in alive { kill(pid, SIGKILL) }
+    }
+
+    /// A child that stops (a Ctrl-Z at a credential_process's prompt stops its group alone) is
+    /// handed to `onStop`, which continues it, and the time stopped does not count against the
+    /// deadline: the terminal stayed with the stopped process, and the deadline stopped it
+    /// (outside re-check r24b N8). Here the child stops itself and `onStop` waits 1.5 s, past
+    /// the 1 s deadline, before it continues it.
+    @Test func aStoppedChildIsHandedOverAndItsTimeStoppedIsNotCounted() throws {
+        let program = script("stops", "kill -STOP $$\nprintf answer")
+        let child = try SpawnedChild.start([program], standardInput: .null, ownProcessGroup: true)
+        let pid = child.pid
+        let stops = Mutex(0)
+        let drained = child.drain(
+            seconds: 1,
+            onStop: {
+                stops.withLock { $0 += 1 }
+                usleep(1_500_000)
+                kill(-pid, SIGCONT)
+            })
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        #expect(stops.withLock { $0 } == 1)
+        #expect((try? drained.get().output) == Array("answer".utf8))
+        #expect(status == 0)
     }
 
     /// True when `pid` has ended and waits to be reaped.
@@ -470,6 +495,110 @@ import Testing
                 + "it failed: SSO-OIDC CreateToken request to \(oidc.url("/token")): HTTP 400 "
                 + #"{"error":"invalid_grant","error_description":"Invalid refresh token"}; "#
                 + "run aws sso login --sso-session corp")
+    }
+
+    /// An SSO-OIDC answer cut short (not JSON) and one that lacks only `expiresIn` are each said
+    /// as what they are, the first never quoted (it may hold a token): both were "answered
+    /// without accessToken and expiresIn" (outside re-check r24b N13).
+    @Test(arguments: [
+        (
+            #"{"accessToken":"NEWACCESS","expiresIn":36"#,
+            "with 41 bytes that are not a JSON object (cut short?); their content is not shown"
+        ),
+        (#"{"accessToken":"NEWACCESS","tokenType":"Bearer"}"#, "without expiresIn"),
+        (#"{"expiresIn":3600}"#, "without accessToken"),
+        (#"[]"#, "with 2 bytes that are not a JSON object (cut short?); their content is not shown"),
+    ])
+    func aBrokenRefreshAnswerIsSaidAsWhatItIs(answer: String, said: String) throws {
+        let oidc = try LoopbackHTTPServer { _ in CredentialStubs.reply("200 OK", answer) }
+        defer { oidc.stop() }
+        let tokenFile = ssoCache(expiresAt: Date(timeIntervalSince1970: 1_577_836_800))
+        let env = environment(
+            config: Self.ssoConfig,
+            [
+                "AWS_PROFILE": "work", "AWS_ENDPOINT_URL_SSO": "http://127.0.0.1:9",
+                "AWS_ENDPOINT_URL_SSO_OIDC": oidc.url(""),
+            ])
+        let failed = try #require(throws: GCDCatError.self) { try resolve(env) }
+        #expect(
+            failed.message
+                == "SSO for profile 'work': the SSO token in \(tokenFile) expired at 2020-01-01T00:00:00Z, and refreshing "
+                + "it failed: SSO-OIDC CreateToken to \(oidc.url("/token")) answered \(said); "
+                + "run aws sso login --sso-session corp")
+        #expect(!failed.message.contains("NEWACCESS"))
+    }
+
+    /// Two runs refreshing one token where the service rotates refresh tokens (each works once):
+    /// the second sent the refresh token the first had just used, was refused (`invalid_grant`)
+    /// and told to log in while the cache held a valid token (outside re-check r24b N12). A lock
+    /// on the cache file makes the second wait, read the first's token and use it.
+    @Test func twoRunsRefreshingOneTokenRefreshItOnce() throws {
+        let portal = try CredentialStubs.ssoPortal(token: "SSOACCESS", account: "123456789012", role: "Admin")
+        let refreshToken = Mutex("sso-refresh")
+        let oidc = try LoopbackHTTPServer { request in
+            // Slow enough that both runs would have sent theirs before the first answer.
+            usleep(500_000)
+            let fields = (try? JSONDecoder().decode([String: String].self, from: Data(request.body))) ?? [:]
+            let valid = refreshToken.withLock { current in
+                guard fields["refreshToken"] == current else { return false }
+                current = "ROTATED"
+                return true
+            }
+            return valid
+                ? CredentialStubs.reply(
+                    "200 OK", #"{"accessToken":"SSOACCESS","expiresIn":3600,"refreshToken":"ROTATED"}"#)
+                : CredentialStubs.reply(
+                    "400 Bad Request", #"{"error":"invalid_grant","error_description":"Invalid refresh token"}"#)
+        }
+        defer {
+            portal.stop()
+            oidc.stop()
+        }
+        _ = ssoCache(expiresAt: Date(timeIntervalSince1970: 1_577_836_800))
+        let env = environment(
+            config: Self.ssoConfig,
+            ["AWS_PROFILE": "work", "AWS_ENDPOINT_URL_SSO": portal.url(""), "AWS_ENDPOINT_URL_SSO_OIDC": oidc.url("")])
+        let results = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 2) { _ in
+            let outcome: String
+            do {
+                outcome = try S3Configuration.resolve(environment: env, endpointURL: "http://127.0.0.1:9").credentials
+                    .accessKeyID
+            } catch {
+                outcome = "\(error)"
+            }
+            results.withLock { $0.append(outcome) }
+        }
+        #expect(results.withLock { $0 } == ["SSOKEY", "SSOKEY"])
+        #expect(oidc.requests.count == 1)
+    }
+
+    /// A refresh refused because another program (awscli, which takes no lock) refreshed the
+    /// token meanwhile: the cache is read again, and its new token used, before telling the user
+    /// to log in.
+    @Test func aRefreshRefusedAfterAnotherProgramRefreshedUsesItsToken() throws {
+        let portal = try CredentialStubs.ssoPortal(token: "SSOACCESS", account: "123456789012", role: "Admin")
+        let tokenFile = ssoCache(expiresAt: Date(timeIntervalSince1970: 1_577_836_800))
+        let fresh = ISO8601DateFormatter().string(from: Date().addingTimeInterval(3600))
+        let oidc = try LoopbackHTTPServer { _ in
+            writeFile(
+                tokenFile,
+                Array(
+                    (#"{"accessToken": "SSOACCESS", "expiresAt": "\#(fresh)", "clientId": "cid", "#
+                        + #""clientSecret": "csecret", "registrationExpiresAt": "2100-01-01T00:00:00Z", "#
+                        + #""refreshToken": "ROTATED"}"#).utf8))
+            return CredentialStubs.reply(
+                "400 Bad Request", #"{"error":"invalid_grant","error_description":"Invalid refresh token"}"#)
+        }
+        defer {
+            portal.stop()
+            oidc.stop()
+        }
+        let env = environment(
+            config: Self.ssoConfig,
+            ["AWS_PROFILE": "work", "AWS_ENDPOINT_URL_SSO": portal.url(""), "AWS_ENDPOINT_URL_SSO_OIDC": oidc.url("")])
+        #expect(try resolve(env).credentials.accessKeyID == "SSOKEY")
+        #expect(oidc.requests.count == 1)
     }
 
     static let ssoConfig = """

@@ -64,7 +64,30 @@ import Testing
         }
         #expect(
             error.message
-                == "credential_process for profile 'default': \(program) printed more than 1 MiB; it was stopped")
+                == "credential_process for profile 'default': \(program) printed more than 1 MiB on its standard "
+                + "output; it was stopped")
+    }
+
+    /// Standard error is not the answer: a helper that logs 5 MB there and then answers is not
+    /// stopped (it was, at 1 MiB of both streams together, in words that did not say which;
+    /// outside re-check r24b N11), and one that fails after logging that much says its
+    /// standard error was cut.
+    @Test func megabytesOnStandardErrorAreReadButNotKept() throws {
+        let answers = script(
+            "logs",
+            "head -c 5000000 /dev/zero | tr '\\0' x >&2\n"
+                + #"echo '{"Version": 1, "AccessKeyId": "LOGKEY", "SecretAccessKey": "LOGSECRET"}'"#)
+        let keys = try resolve(environment(config: "[default]\ncredential_process = \(answers)\n")).credentials
+        #expect(keys == S3Credentials(accessKeyID: "LOGKEY", secretAccessKey: "LOGSECRET"))
+        let failsFirst = script(
+            "logsfails", "echo 'token expired' >&2\nhead -c 5000000 /dev/zero | tr '\\0' y >&2\nexit 4")
+        let error = try #require(throws: GCDCatError.self) {
+            try resolve(environment(config: "[default]\ncredential_process = \(failsFirst)\n"))
+        }
+        #expect(
+            error.message
+                == "credential_process for profile 'default': \(failsFirst) exited 4: token expired (its standard "
+                + "error was cut: only its first 64 KiB were kept)")
     }
 
     @Test func aContainerTokenWithALineBreakIsRefused() throws {

@@ -43,9 +43,11 @@ struct S3RetryTests {
     let secret = "NeverShowThisSecret"
     let object = ObjectLocation(bucket: "bkt", key: "dir/a b.001")
 
-    private func client(_ transport: ScriptedTransport, endpoint: String? = "http://127.0.0.1:9", attempts: Int = 5)
-        throws -> (S3Client, SleepLog)
-    {
+    private func client(
+        _ transport: ScriptedTransport, endpoint: String? = "http://127.0.0.1:9", attempts: Int = 5,
+        secret: String? = nil
+    ) throws -> (S3Client, SleepLog) {
+        let secret = secret ?? self.secret
         let sleeps = SleepLog()
         let policy = RetryPolicy(
             maximumAttempts: attempts, baseDelay: 0.2, maximumDelay: 1.0,
@@ -219,6 +221,26 @@ struct S3RetryTests {
             error.description
                 == "s3://bkt/p: ListObjectsV2: SignatureDoesNotMatch (HTTP 403): secret was <redacted>"
                 + " (check AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or the profile's keys)")
+    }
+
+    /// A one-letter secret key (a lab's `x`) is hidden where it stands as a word, and only
+    /// there: every `x` of the server's words was replaced ("e<redacted>pected").
+    @Test func aOneLetterSecretIsHiddenAsAWordWithoutManglingTheMessage() throws {
+        let transport = ScriptedTransport([
+            Self.xmlError(
+                403, "SignatureDoesNotMatch",
+                "SecretAccessKey=x; expected x-amz-date, max exceeded (x) for key 'x' and AWS4x")
+        ])
+        let (client, _) = try client(transport, secret: "x")
+        let error = try #require(throws: GCDCatError.self) { _ = try client.list(bucket: "bkt", prefix: "p") }
+        #expect(
+            error.description
+                == "s3://bkt/p: ListObjectsV2: SignatureDoesNotMatch (HTTP 403): SecretAccessKey=<redacted>; expected "
+                + "x-amz-date, max exceeded (<redacted>) for key '<redacted>' and AWS4x"
+                + " (check AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or the profile's keys)")
+        #expect(
+            S3Credentials.redact("AWS4LongerSecret1 and LongerSecret1x", hiding: ["LongerSecret1"])
+                == "AWS4<redacted> and <redacted>x")
     }
 
     @Test func awsAddressingIsVirtualHostUnlessTheBucketHasDots() throws {

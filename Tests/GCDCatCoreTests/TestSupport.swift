@@ -31,7 +31,9 @@ final class TemporaryDirectory {
 }
 
 func writeFile(_ path: String, _ bytes: [UInt8]) {
-    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    // Close-on-exec: a child another test spawns meanwhile would keep it open for writing, and a
+    // script written here could not be run (ETXTBSY, "Text file busy").
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     precondition(fd >= 0, "cannot create \(path)")
     bytes.withUnsafeBytes { buffer in
         var offset = 0

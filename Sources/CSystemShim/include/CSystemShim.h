@@ -99,7 +99,12 @@ int gcdcat_signal_arrived(void);
 /// gcdcat_release_group, or -1 when 8 groups are guarded already.
 int gcdcat_guard_group(pid_t group, const char *line);
 
-/// Ends the guard of gcdcat_guard_group's `slot` (its child was reaped).
+/// gcdcat_guard_group for a wait with no process of gcdcat's to stop (an HTTP request for
+/// credentials): a signal only names it, "gcdcat: interrupted by SIG… while waiting for `line`",
+/// and the process then ends by the signal as it would have. Ended by gcdcat_release_group.
+int gcdcat_guard_wait(const char *line);
+
+/// Ends the guard of gcdcat_guard_group's (or gcdcat_guard_wait's) `slot` (its child was reaped).
 void gcdcat_release_group(int slot);
 
 /// 1 once a signal killed a guarded group: the process is ending by that signal.
@@ -116,6 +121,13 @@ int gcdcat_terminal_foreground(void);
 
 /// Makes gcdcat's process group the foreground of the terminal on standard input again.
 void gcdcat_take_terminal_back(void);
+
+/// What a shell does when a job's process group stops: called when the child whose `group`
+/// gcdcat made the terminal's foreground stopped (a Ctrl-Z at its prompt stopped only that
+/// group). Gives the terminal back to gcdcat's group, stops gcdcat's group (SIGTSTP, unless
+/// gcdcat ignores or handles it), and once continued gives the terminal to `group` again (when
+/// gcdcat's group holds it: not after `bg`) and continues it (SIGCONT).
+void gcdcat_suspend_with_group(pid_t group);
 
 /// 1 when `signal`'s disposition is "ignore" (SIG_IGN), 0 when not, -1 on error.
 int gcdcat_signal_ignored(int signal);

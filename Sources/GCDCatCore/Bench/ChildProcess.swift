@@ -38,7 +38,7 @@ public enum ChildProcess {
         defer { registry.forget(token) }
         let peak = PeakPoller(pid: pid)
 
-        let (output, errors) = (try? child.drain().get()) ?? ([], [])  // no limit, no deadline: never fails
+        let (output, errors, _) = (try? child.drain().get()) ?? ([], [], false)  // no limit, no deadline: never fails
         var status: Int32 = 0
         var usage = rusage()
         while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}

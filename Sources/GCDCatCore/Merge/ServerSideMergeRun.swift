@@ -58,7 +58,9 @@ extension ServerSideMergePlan {
             object.hold([])
             return []
         }
-        try object.begin(recording: recording, partCount: parts.count)
+        try object.begin(
+            recording: recording, partCount: parts.count,
+            copying: parts.contains { if case .copy = $0 { true } else { false } })
         let parts = self.parts
         let steps = self.steps
         var sliceCounts: [Int: Int] = [:]

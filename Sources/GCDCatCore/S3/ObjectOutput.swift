@@ -82,23 +82,29 @@ public final class ObjectOutput: Sendable {
     /// (``UploadResumption``): parts that hold the bytes ``uploadPart(_:_:)`` is given are kept.
     /// `partCount` is how many parts this run sends (nil when unknown): an upload holding a
     /// part past them is not resumed, since Ceph RGW refuses to complete one with parts left out.
+    /// With `copying` (a merge or split on the server, which copies parts with UploadPartCopy), it
+    /// is not resumed either: a copied part is never matched against what the server holds, so
+    /// every part was copied again while the note said only those that differ were sent again;
+    /// the upload is aborted, with a note, as the README says.
     ///
     /// ## Errors
     /// `.interrupted` once an interruption began; the store's error.
-    func begin(recording crc32: UInt32?, partCount: Int? = nil) throws {
+    func begin(recording crc32: UInt32?, partCount: Int? = nil, copying: Bool = false) throws {
         let store = self.store
         let location = self.location
         let registry = self.registry
         let metadata = UploadRunMark.marking(crc32.map(RecordedChecksum.metadata) ?? [:])
-        // Only a recorded object is resumed: its record is checked at publish. Without one
-        // (standard input, a merge on the server) a left record could not be told wrong, so an
-        // earlier run's upload of the key is aborted instead.
+        // Only a recorded object whose parts are sent from here is resumed: its record is checked
+        // at publish. Without one (standard input) a left record could not be told wrong, and a
+        // copied part (a merge on the server) is not checked against the one left, so an earlier
+        // run's upload of the key is aborted instead.
         let ((upload, inherited), token) = try registry.make(
             naming: location.description,
             {
                 () throws -> (MultipartUpload, UploadResumption.Inherited?) in
                 if let inherited = try UploadResumption.takeOver(
-                    location, partCount: partCount, resuming: crc32 != nil, store: store, registry: registry)
+                    location, partCount: partCount, resuming: crc32 != nil && !copying, store: store,
+                    registry: registry)
                 {
                     return (inherited.upload, inherited)
                 }

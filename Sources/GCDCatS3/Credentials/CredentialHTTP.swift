@@ -16,6 +16,10 @@ package struct CredentialHTTP: Sendable {
     package func send(_ request: HTTPRequest, source: String, what: String) throws(GCDCatError) -> HTTPResponse {
         let url = S3Endpoint.redactingUserInfo(request.url)
         let response: HTTPResponse
+        // A signal while it hangs (up to its timeout) says what gcdcat was waiting for: it ended
+        // the run without a word.
+        let token = GuardedProcessGroup.guardWait(naming: "the answer to the \(what) to \(url) (\(source))")
+        defer { GuardedProcessGroup.release(token) }
         do {
             response = try transport.send(request)
         } catch {

@@ -25,18 +25,25 @@ package struct CredentialProcess: S3CredentialProvider {
 
     package var sourceName: String { "credential_process for profile '\(profile)'" }
 
-    /// Credentials are a few hundred bytes; a program printing without end is stopped here.
+    /// Credentials are a few hundred bytes; a program printing without end on its standard
+    /// output (its answer) is stopped here.
     private static let outputLimit = 1 << 20
+
+    /// What is kept of its standard error, which is read to its end whatever its length (a
+    /// helper may log megabytes there before it answers, as awscli lets it): the first 64 KiB,
+    /// where the first line a failure is named with lies.
+    private static let errorsKept = 64 << 10
 
     package func fetch() throws(GCDCatError) -> ExpiringCredentials {
         guard let arguments = Self.split(command), !arguments.isEmpty else {
             throw .credentialSource(sourceName, "cannot split the command '\(command)' (an unclosed quote?)")
         }
-        let (status, output, errors) = try run(arguments)
+        let (status, output, errors, errorsCut) = try run(arguments)
         guard status == 0 else {
             let firstLine = String(decoding: errors, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
+            let cut = errorsCut ? " (its standard error was cut: only its first 64 KiB were kept)" : ""
             throw .credentialSource(
-                sourceName, "\(arguments[0]) exited \(status)" + (firstLine.isEmpty ? "" : ": \(firstLine)"))
+                sourceName, "\(arguments[0]) exited \(status)" + (firstLine.isEmpty ? "" : ": \(firstLine)") + cut)
         }
         let credentials = try CredentialJSON.credentials(output, source: sourceName)
         guard CredentialJSON.version(output) == 1 else {
@@ -52,13 +59,17 @@ package struct CredentialProcess: S3CredentialProvider {
     /// stopped with it: at the deadline, and when gcdcat is interrupted (a signal's handler kills
     /// the group and names it, ``GuardedProcessGroup``; a Ctrl-C at the terminal reaches gcdcat,
     /// or, when the process holds the terminal, ends it and is then passed on to gcdcat).
-    private func run(_ arguments: [String]) throws(GCDCatError) -> (Int32, [UInt8], [UInt8]) {
+    private func run(_ arguments: [String]) throws(GCDCatError) -> (Int32, [UInt8], [UInt8], Bool) {
         let child = try start(arguments)
         let pid = child.pid
         let hasTerminal = child.hasTerminal
         let token = GuardedProcessGroup.guardGroup(
             pid, naming: "\(sourceName) (\(command)); it and the processes it started were stopped")
-        let drained = child.drain(limit: Self.outputLimit, seconds: deadline)
+        // A Ctrl-Z at its prompt stops its group alone (the terminal's foreground): gcdcat stops
+        // too and continues it when continued, as a shell would, and the deadline waits meanwhile.
+        let drained = child.drain(
+            limit: Self.outputLimit, errorsKept: Self.errorsKept, seconds: deadline,
+            onStop: hasTerminal ? { GuardedProcessGroup.suspendWithGroup(pid) } : nil)
         if case .failure = drained { kill(-pid, SIGKILL) }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
@@ -75,10 +86,11 @@ package struct CredentialProcess: S3CredentialProvider {
         }
         GuardedProcessGroup.release(token)
         switch drained {
-        case .success(let (output, errors)):
-            return (SpawnedChild.exitCode(status), output, errors)
+        case .success(let (output, errors, errorsCut)):
+            return (SpawnedChild.exitCode(status), output, errors, errorsCut)
         case .failure(.tooMuch):
-            throw .credentialSource(sourceName, "\(arguments[0]) printed more than 1 MiB; it was stopped")
+            throw .credentialSource(
+                sourceName, "\(arguments[0]) printed more than 1 MiB on its standard output; it was stopped")
         case .failure(.tooSlow):
             throw .credentialSource(
                 sourceName,

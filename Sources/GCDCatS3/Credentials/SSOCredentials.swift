@@ -58,13 +58,6 @@ package struct SSOCredentials: S3CredentialProvider {
     /// awscli refreshes a token this many seconds before it expires.
     private static let refreshWindow: Double = 15 * 60
 
-    /// SSO-OIDC CreateToken's answer.
-    private struct CreateTokenAnswer: Decodable {
-        var accessToken: String?
-        var expiresIn: Double?
-        var refreshToken: String?
-    }
-
     private struct RoleCredentialsAnswer: Decodable {
         struct Role: Decodable {
             var accessKeyId: String?
@@ -96,36 +89,115 @@ package struct SSOCredentials: S3CredentialProvider {
 
     /// The access token in the cache: refreshed first when it expires within 15 minutes and the
     /// cache can refresh it (an `sso_session`'s, as awscli), refused when it has expired.
+    ///
+    /// A refresh holds a lock on the cache file (``whileLocking(_:_:)``) from reading it again to
+    /// rewriting it: where the service rotates refresh tokens (each works once), two runs that
+    /// refreshed at once sent the same one, and the second was refused (`invalid_grant`) and
+    /// told to log in while the cache held the first's new token. After the lock, a token another
+    /// run refreshed meanwhile is used as it is; after a failed refresh, the cache is read once
+    /// more (a program that takes no lock, awscli, may have refreshed it) before saying to log in.
     private func cachedToken() throws(GCDCatError) -> String {
         let path = "\(cacheFolder)/\(Self.sha1Hex(cacheKey)).json"
         guard (try? Syscall.statIfExists(path)).flatMap({ $0 }) != nil else {
             throw .credentialSource(sourceName, "no SSO token cached at \(path); run \(login)")
         }
-        let text = try readCredentialFile(path, source: sourceName, what: "SSO token cache")
-        guard let cached = try? JSONDecoder().decode([String: CacheJSON].self, from: Data(text.utf8)),
-            let token = cached["accessToken"]?.string, let expiresAt = cached["expiresAt"]?.string
-        else {
-            throw .credentialSource(sourceName, "\(path) has no accessToken and expiresAt; run \(login)")
+        let cache = try readCache(path)
+        guard isSession, needsRefresh(cache), refreshable(cache.fields, now: clock()) != nil else {
+            return try usable(cache, path: path)
         }
-        let now = clock()
-        let expiry = S3Dates.isoDate(expiresAt)
-        if isSession, expiry.map({ $0 - now < Self.refreshWindow }) ?? true, let refresh = refreshable(cached, now: now)
-        {
+        return try whileLocking(path) { () throws(GCDCatError) -> String in
+            let cache = try readCache(path)
+            let now = clock()
+            guard needsRefresh(cache), let refresh = refreshable(cache.fields, now: now) else {
+                return try usable(cache, path: path)
+            }
             do throws(GCDCatError) {
-                return try refreshed(cached, refresh, path: path, now: now)
+                return try refreshed(cache.fields, refresh, path: path, now: now)
             } catch {
                 // A token still valid is used as it is, as awscli uses it.
-                if let expiry, expiry > now { return token }
+                if let expiry = cache.expiry, expiry > now { return cache.token }
+                if let again = try? readCache(path), again.token != cache.token, let expiry = again.expiry,
+                    expiry > clock()
+                {
+                    return again.token
+                }
                 throw .credentialSource(
                     sourceName,
-                    "the SSO token in \(path) expired at \(expiresAt), and refreshing it failed: \(error.message); "
+                    "the SSO token in \(path) expired at \(cache.expiresAt), and refreshing it failed: \(error.message); "
                         + "run \(login)")
             }
         }
-        guard let expiry, expiry > now else {
-            throw .credentialSource(sourceName, "the SSO token in \(path) expired at \(expiresAt); run \(login)")
+    }
+
+    /// The cache file's fields, its token and its expiry (nil when it is not an ISO 8601 time).
+    private struct CachedToken {
+        var fields: [String: CacheJSON]
+        var token: String
+        var expiresAt: String
+        var expiry: Double?
+    }
+
+    private func readCache(_ path: String) throws(GCDCatError) -> CachedToken {
+        let text = try readCredentialFile(path, source: sourceName, what: "SSO token cache")
+        guard let fields = try? JSONDecoder().decode([String: CacheJSON].self, from: Data(text.utf8)),
+            let token = fields["accessToken"]?.string, let expiresAt = fields["expiresAt"]?.string
+        else {
+            throw .credentialSource(sourceName, "\(path) has no accessToken and expiresAt; run \(login)")
         }
-        return token
+        return CachedToken(fields: fields, token: token, expiresAt: expiresAt, expiry: S3Dates.isoDate(expiresAt))
+    }
+
+    /// True when the token expires within the refresh window (or its expiry cannot be read).
+    private func needsRefresh(_ cache: CachedToken) -> Bool {
+        cache.expiry.map { $0 - clock() < Self.refreshWindow } ?? true
+    }
+
+    /// The token, unless it has expired.
+    private func usable(_ cache: CachedToken, path: String) throws(GCDCatError) -> String {
+        guard let expiry = cache.expiry, expiry > clock() else {
+            throw .credentialSource(sourceName, "the SSO token in \(path) expired at \(cache.expiresAt); run \(login)")
+        }
+        return cache.token
+    }
+
+    /// How long a refresh waits for another run's lock on the cache file: longer than that run's
+    /// CreateToken may take (10 s). Past it, this run refreshes without the lock, as before.
+    private static let lockWait: Double = 30
+
+    /// Runs `body` holding an exclusive `flock` on the cache file; without it when the file cannot
+    /// be opened or the lock not had within ``lockWait`` (the refresh then goes on as it did
+    /// before locks). A lock taken on a file that another run has since renamed a new one over is
+    /// taken again on the new one. A signal while it waits names the wait.
+    private func whileLocking<T>(_ path: String, _ body: () throws(GCDCatError) -> T) throws(GCDCatError) -> T {
+        let token = GuardedProcessGroup.guardWait(
+            naming: "the lock on the SSO token cache \(path), which another run holds while it refreshes the token")
+        let end = ContinuousClock.now + .seconds(Self.lockWait)
+        while true {
+            let raw = PathName.withPathCString(path) { open($0, O_RDONLY | O_CLOEXEC) }
+            guard raw >= 0 else { break }
+            let file = OwnedDescriptor(adopting: raw)
+            var locked = false
+            while !locked {
+                locked = flock(file.raw, LOCK_EX | LOCK_NB) == 0
+                guard !locked, errno == EWOULDBLOCK || errno == EINTR, ContinuousClock.now < end else { break }
+                usleep(20_000)
+            }
+            guard locked else { break }
+            var held = stat()
+            var named = stat()
+            if fstat(file.raw, &held) == 0, stat(path, &named) == 0, held.st_dev == named.st_dev,
+                held.st_ino == named.st_ino
+            {
+                GuardedProcessGroup.release(token)
+                let result = try body()
+                // Closed (the lock released) once the body is done, not before.
+                _ = file.raw
+                return result
+            }
+            guard ContinuousClock.now < end else { break }
+        }
+        GuardedProcessGroup.release(token)
+        return try body()
     }
 
     /// What a refresh needs, when the cache holds it and its client registration has not
@@ -165,18 +237,26 @@ package struct SSOCredentials: S3CredentialProvider {
                 message: error.message.hasPrefix(prefix) ? String(error.message.dropFirst(prefix.count)) : error.message
             )
         }
-        guard let answer = try? JSONDecoder().decode(CreateTokenAnswer.self, from: response.body),
-            let accessToken = answer.accessToken, let expiresIn = answer.expiresIn
-        else {
+        let answered = "SSO-OIDC CreateToken to \(S3Endpoint.redactingUserInfo(url)) answered"
+        guard let answer = try? JSONDecoder().decode([String: CacheJSON].self, from: response.body) else {
+            // Never quoted: a cut answer may still hold a token.
             throw GCDCatError(
                 .invalidInput, syscall: "credentials",
-                message: "SSO-OIDC CreateToken to \(S3Endpoint.redactingUserInfo(url)) answered without accessToken "
-                    + "and expiresIn")
+                message: "\(answered) with \(response.body.count) bytes that are not a JSON object (cut short?); "
+                    + "their content is not shown")
+        }
+        let accessToken = answer["accessToken"]?.string.flatMap { $0.isEmpty ? nil : $0 }
+        let expiresIn: Double? = if case .number(let seconds) = answer["expiresIn"] { seconds } else { nil }
+        guard let accessToken, let expiresIn else {
+            let missing = [accessToken == nil ? "accessToken" : nil, expiresIn == nil ? "expiresIn" : nil]
+            throw GCDCatError(
+                .invalidInput, syscall: "credentials",
+                message: "\(answered) without \(missing.compactMap { $0 }.joined(separator: " and "))")
         }
         var updated = cached
         updated["accessToken"] = .string(accessToken)
         updated["expiresAt"] = .string(Self.isoTime(now + expiresIn))
-        if let refreshToken = answer.refreshToken { updated["refreshToken"] = .string(refreshToken) }
+        if let refreshToken = answer["refreshToken"]?.string { updated["refreshToken"] = .string(refreshToken) }
         try rewrite(path, updated)
         return accessToken
     }
