@@ -388,6 +388,44 @@ import Testing
         #expect(scratch.listing() == ["clean", "in.bin", "in.bin.001", "in.bin.002", "in.bin.003", "out"])
     }
 
+    /// A list made over the parts after one was edited with its time put back vouches for the
+    /// edit, while the part's current mark records the split's bytes: the two disagree, so the
+    /// merge refuses (exit 2) before "verified" and `--remove-parts` keeps every part. It merged
+    /// the edit, said "4 parts verified" and removed the parts (outside attack a22d A1).
+    @Test func aListMadeAfterAnEditDoesNotOutrankTheMark() throws {
+        let scratch = try Scratch()
+        let input = randomData(40_000, seed: 2331)
+        try scratch.write("p", input)
+        #expect(try gcdcat(["split", "p", "-b", "10000", "--no-manifest", "-q"], in: scratch.path).status == 0)
+        #expect(
+            try shell(
+                "rm p && cp -p p.003 k && printf Z | dd of=p.003 bs=1 seek=4321 conv=notrunc status=none "
+                    + "&& touch -r k p.003 && rm k",
+                in: scratch.path
+            ).status == 0)
+        let edited = scratch.read("p.003")!
+        for (list, make) in [
+            ("p.sfv", "\(gcdcatPath) checksum p.00* > p.sfv"), ("SHA256SUMS", "sha256sum p.00* > SHA256SUMS"),
+        ] {
+            #expect(try shell(make, in: scratch.path).status == 0)
+            for strategy in ["auto", "stream"] {
+                let merged = try gcdcat(
+                    ["p.001", "-o", "out", "--remove-parts", "--strategy", strategy], in: scratch.path)
+                #expect(merged.status == 2, "\(list) \(strategy)")
+                #expect(
+                    merged.stderr
+                        == "gcdcat: p.003: matches \(list), but its crc32 \(crc32Hex(edited)) is not the "
+                        + "\(crc32Hex(input.subdata(in: 20_000..<30_000))) the mark its split left on it records, "
+                        + "though its size and time are as that split wrote them: its bytes were changed with the "
+                        + "time put back before \(list) was made, so nothing was written; put back the part its "
+                        + "split wrote, or give --no-verify to join the parts as they are\n", "\(list) \(strategy)")
+                #expect(scratch.read("out") == nil)
+                #expect(scratch.listing() == ["p.001", "p.002", "p.003", "p.004", list].sorted())
+            }
+            try FileManager.default.removeItem(atPath: scratch.file(list))
+        }
+    }
+
     /// `cp -p` of one part over another of the same size keeps the target's mark and gives it
     /// the source's time, which is the mark's when both were written in one clock tick: the
     /// first and last 4 KiB, which the mark records too, tell (it merged: outside attack).

@@ -235,9 +235,16 @@ public struct MergeOperation: Sendable {
         // and "verified" is said once the marks did not refuse the set. Without a list, the marks'
         // crc32s check every part instead, as a list's would.
         let marksPending = manifestFile != nil && resolved.markedContent?.hasDoubts == true
+        let marksAfterList = manifestFile != nil && resolved.markedContent != nil
         let marks = manifestFile == nil && manifestPolicy != .disabled ? resolved.markedContent : nil
         var (verification, overlapped) = try verify(
-            parts, manifest: manifestFile, marks: marks, target, overlapping: !marksPending, notice: notice)
+            parts, manifest: manifestFile, marks: marks, resolved, target, overlapping: !marksPending,
+            sayVerified: !marksAfterList && !target.isStandardOutput, notice: notice)
+        // A part the list vouches for whose current mark records other bytes: the list was made
+        // after an edit that put the part's time back.
+        if let list = manifestFile, let crcs = verification.partCRCs {
+            try resolved.markedContent?.requireAgreement(crcs, list: list.path)
+        }
         if let manifestPath = verification.manifestPath, let path = target.path {
             CleanupRegistry.shared.willPublish(path, verifiedAgainst: manifestPath)
         }
@@ -249,7 +256,7 @@ public struct MergeOperation: Sendable {
             for warning in MergeVerification.truncationWarning(parts) { notice(.warning(warning)) }
         }
         if !verification.verifiedByMarks { try checkMarkedContent(resolved, provenWhole: verification.provesEnd) }
-        if marksPending, !target.isStandardOutput, let path = verification.manifestPath {
+        if marksAfterList, overlapped == nil, !target.isStandardOutput, let path = verification.manifestPath {
             notice(.verified(parts: parts.count, manifest: path))
         }
         // A split that repeated a header atop every part: the output drops it again (as the
@@ -313,11 +320,15 @@ public struct MergeOperation: Sendable {
     /// (OverlappedVerification, with the parts as they settled) when `overlapping`; otherwise in
     /// full before the copy. An upload checks the bytes as it sends them instead.
     private func verify(
-        _ parts: [PartFile], manifest manifestFile: PartFile?, marks: MarkedContentCheck?, _ target: OutputTarget,
-        overlapping: Bool, notice: (Notice) -> Void
+        _ parts: [PartFile], manifest manifestFile: PartFile?, marks: MarkedContentCheck?,
+        _ resolved: PartArguments.Resolved, _ target: OutputTarget, overlapping: Bool, sayVerified: Bool,
+        notice: (Notice) -> Void
     ) throws -> (MergeVerification, overlapped: (check: any OverlappableCheck, parts: [PartFile])?) {
         if overlapping, strategy == .auto, Self.canAffordCheckThread, !target.isObject, !requiresCRCManifest {
+            // A list line and a current mark that disagree: the list's verdict on the bytes comes
+            // first, before the copy, and then the marks'.
             if let check = try MergeVerification.prepareCRCCheck(parts, manifest: manifestFile),
+                resolved.markedContent?.contradiction(check.manifest.entries.map(\.crc32)) == nil,
                 let settled = try Self.settledParts(parts)
             {
                 let verification = MergeVerification(
@@ -332,10 +343,9 @@ public struct MergeOperation: Sendable {
                 return (verification, (MarkedPartsCheck(content: marks, parts: settled), settled))
             }
         }
-        // Not overlapping: the marks' check follows, and the caller says "verified" after it.
+        // Not overlapping: with marks beside a list, the caller says "verified" after their check.
         let verification = try checkBeforeCopying(
-            parts, manifest: manifestFile, marks: marks, sayVerified: overlapping && !target.isStandardOutput,
-            notice: notice)
+            parts, manifest: manifestFile, marks: marks, sayVerified: sayVerified, notice: notice)
         return (verification, nil)
     }
 

@@ -40,6 +40,9 @@ public struct MergeVerification: Sendable, Equatable {
     /// True when no list was in use and the parts passed the crc32s their split recorded in
     /// their marks (``MarkedContentCheck``).
     public var verifiedByMarks = false
+    /// Each part's crc32 as the list's check found it (whole parts, in order), where it gives
+    /// one for every part: what the marks its split left must agree with.
+    public var partCRCs: [UInt32]? = nil
 
     /// The ranges of `parts` that make the output: whole parts, except that every part after
     /// the first loses its first `repeatedHeader` bytes.
@@ -317,7 +320,8 @@ public struct MergeVerification: Sendable, Equatable {
         }
         return MergeVerification(
             manifestPath: path, expectedCRC: (wholeCRC ?? Checksum.combine(.crc32, crcs)).value,
-            warnings: ignored + (mixedNote.map { [$0] } ?? []), manifestFile: file, provesEnd: whole != nil)
+            warnings: ignored + (mixedNote.map { [$0] } ?? []), manifestFile: file, provesEnd: whole != nil,
+            partCRCs: crcs.count == parts.count ? crcs.map(\.value) : nil)
     }
 
     /// Checks each listed part as verify judges it (``ListVerdict``); returns the parts' crc32s,
@@ -730,7 +734,8 @@ public struct PartCRCCheck: Sendable {
         }
         return MergeVerification(
             manifestPath: path, expectedCRC: combined.value, warnings: warnings, manifestFile: file,
-            repeatedHeader: manifest.header?.size ?? 0, provesEnd: manifest.whole != nil)
+            repeatedHeader: manifest.header?.size ?? 0, provesEnd: manifest.whole != nil,
+            partCRCs: checksums.map(\.value))
     }
 
     /// The bytes a merge drops from `part` must be the header the record describes: a record

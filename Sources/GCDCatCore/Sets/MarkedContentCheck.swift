@@ -82,6 +82,30 @@ struct MarkedContentCheck: Sendable, Equatable {
         return Checksum.combine(.crc32, checksums)
     }
 
+    /// The place of the first part whose current mark records another crc32 than `crcs` gives
+    /// (every part's, in order, as a list gives them); nil when they agree.
+    func contradiction(_ crcs: [UInt32]) -> Int? {
+        guard crcs.count == marked.count else { return nil }
+        return marked.indices.first { marked[$0] != nil && marked[$0] != crcs[$0] }
+    }
+
+    /// Refuses a part that `list` vouches for (`crcs`, every part's as its check read them)
+    /// whose current mark records other bytes: its size and time are the split's, so it was
+    /// edited with its time put back before the list was made over it.
+    ///
+    /// ## Errors
+    /// `.checksumMismatch` naming the part.
+    func requireAgreement(_ crcs: [UInt32], list: String) throws {
+        guard let position = contradiction(crcs), let expected = marked[position] else { return }
+        throw GCDCatError(
+            .checksumMismatch, path: parts[position],
+            message:
+                "matches \(list.displayPath), but its crc32 \(hex8(crcs[position])) is not the \(hex8(expected)) the "
+                + "mark its split left on it records, though its size and time are as that split wrote them: its "
+                + "bytes were changed with the time put back before \(list.displayPath) was made, so nothing was "
+                + "written; put back the part its split wrote, or give --no-verify to join the parts as they are")
+    }
+
     /// Refuses the set when `crcs`, every part's, are not the ones its split marked: a changed
     /// part is named by its own mark first, then the parts not vouched for when the crc32s do
     /// not add up to the set's.
