@@ -12,6 +12,9 @@ public struct RebuiltPart: Sendable, Equatable, Codable {
     public var state: String
     /// Blocks (PAR2 slices) of the part rebuilt.
     public var blocks: Int
+    /// The file of the set that holds the part's bytes whole (a renamed or swapped part), read
+    /// in its place; nil (left out of JSON) when the part is rebuilt from the recovery blocks.
+    public var foundIn: String? = nil
 }
 
 extension MergeOperation {
@@ -282,7 +285,9 @@ extension MergeOperation {
             ? BackgroundWork(ownThread: true) { [jobs] in try Par2Repairer.rebuild(expected, jobs: jobs) } : nil
         // Never left running past this merge, whatever it throws.
         defer { _ = early?.outcome() }
-        let (verification, copied) = try checkParts(list, copyingInto: sink, counter: counter)
+        var (verification, copied) = try checkParts(list, copyingInto: sink, counter: counter)
+        // A part swapped with another, or renamed to another's name, is read from where it is.
+        try verification.findMovedFiles()
         // The SFV rejected a part the PAR2 finds intact: the lists disagree, and neither wins.
         let partsIntact = list.order.allSatisfy { verification.files[$0].state == .ok }
         if var listFailure, partsIntact {
@@ -457,6 +462,14 @@ extension MergeOperation {
         let files = Dictionary(
             list.order.enumerated().map { (list.paths[$0.offset], $0.element) }, uniquingKeysWith: { a, _ in a })
         for part in rebuilt {
+            if let found = part.foundIn {
+                notice(
+                    .note(
+                        "\(part.path.displayPath) (\(part.state)): its bytes were found whole in \(found.displayPath) "
+                            + "(by \(list.index.displayPath)'s MD5s), which the merge reads in its place; the parts "
+                            + "themselves are left as they are"))
+                continue
+            }
             if part.blocks == 0, let index = files[part.path] {
                 let length = list.set.files[index].length
                 if part.state == "missing" && length == 0 {
@@ -554,7 +567,9 @@ extension MergeOperation {
         let rebuilt = list.order.enumerated().compactMap { position, file -> RebuiltPart? in
             let status = verification.files[file]
             guard status.state != .ok else { return nil }
-            return RebuiltPart(path: list.paths[position], state: status.state.rawValue, blocks: status.badSlices.count)
+            return RebuiltPart(
+                path: list.paths[position], state: status.state.rawValue, blocks: status.badSlices.count,
+                foundIn: status.foundIn)
         }
         // Parts intact: an extra's damage is no matter to the output.
         guard !rebuilt.isEmpty, !verification.isRepairable else { return rebuilt }

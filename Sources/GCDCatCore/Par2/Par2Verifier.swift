@@ -16,6 +16,9 @@ public struct Par2FileStatus: Sendable {
     public var badSlices: [Int]
     /// The size on disk; nil when missing.
     public var sizeOnDisk: Int64?
+    /// Another file that holds this one's bytes whole (a renamed or swapped file:
+    /// ``Par2Verification/findMovedFiles(extras:)``); `badSlices` is then empty.
+    public var foundIn: String? = nil
 }
 
 /// What verifying a recovery set found.
@@ -24,7 +27,7 @@ public struct Par2Verification: Sendable {
     /// In the set's file order.
     public var files: [Par2FileStatus]
 
-    /// Input slices to rebuild.
+    /// Input slices to rebuild (none for a file found whole elsewhere).
     public var badSliceCount: Int { files.reduce(0) { $0 + $1.badSlices.count } }
     public var isComplete: Bool { files.allSatisfy { $0.state == .ok } }
     public var isRepairable: Bool { badSliceCount <= set.recoverySlices.count }
