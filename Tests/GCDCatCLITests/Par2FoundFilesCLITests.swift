@@ -71,6 +71,25 @@ import Testing
         #expect(again.status == 0, "\(again.stderr)")
     }
 
+    /// The last part (57 123 bytes) swapped with the first (100 000): the first part's name is
+    /// short of the set's length, which the merge counted as blocks lost before it looked (`not
+    /// repairable: at least 11 blocks missing`).
+    @Test func theLastPartSwappedWithAnotherOfOtherSizeMerges() throws {
+        let (scratch, parts) = try Self.protectedSet()
+        Self.swap("movie.zip.001", "movie.zip.003", in: scratch)
+        let merge = try gcdcat(["movie.zip.001", "-o", "out"], in: scratch.path)
+        #expect(merge.status == 0, "\(merge.stderr)")
+        #expect(scratch.read("out") == parts["movie.zip.001"]! + parts["movie.zip.002"]! + parts["movie.zip.003"]!)
+        #expect(
+            merge.stderr.contains(
+                "gcdcat: note: movie.zip.001 (damaged): its bytes were found whole in movie.zip.003 (by "
+                    + "movie.zip.par2's MD5s), which the merge reads in its place; the parts themselves are left as "
+                    + "they are\n"), "\(merge.stderr)")
+        let repair = try gcdcat(["repair", "movie.zip.par2", "-q"], in: scratch.path)
+        #expect(repair.status == 0, "\(repair.stderr)")
+        for (name, data) in parts { #expect(scratch.read(name) == data, "\(name)") }
+    }
+
     @Test func repairSaysWhereItCopiedFrom() throws {
         let (scratch, parts) = try Self.protectedSet()
         Self.swap("movie.zip.001", "movie.zip.002", in: scratch)
