@@ -21,7 +21,7 @@ extension GCDCat.Verify {
                     text += line + "\n"
                 }
                 try reportingFailures { try StandardStreams.writeOutput(PathName.bytes(of: text)) }
-                for note in set.foreignVolumeNotes + set.notPar2Notes where !quiet {
+                for note in set.foreignVolumeNotes + set.notPar2Notes + verification.searchNotes where !quiet {
                     writeToStandardError("gcdcat: note: \(note)\n")
                 }
                 for line in set.damagedPacketNotes where !quiet { writeToStandardError("gcdcat: \(line)\n") }

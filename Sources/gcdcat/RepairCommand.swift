@@ -74,7 +74,7 @@ extension GCDCat {
                 var verification = try Par2Verifier.verify(set, jobs: jobs)
                 try verification.findMovedFiles(extras: files)
                 if !quiet && !json {
-                    for note in set.foreignVolumeNotes + set.notPar2Notes {
+                    for note in set.foreignVolumeNotes + set.notPar2Notes + verification.searchNotes {
                         writeToStandardError("gcdcat: note: \(note)\n")
                     }
                     for line in set.damagedPacketNotes { writeToStandardError("gcdcat: \(line)\n") }

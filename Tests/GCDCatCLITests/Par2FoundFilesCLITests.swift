@@ -156,7 +156,10 @@ import Testing
             Self.sortedLines(verify.stdoutText)
                 == ["", "movie.zip.001: OK", "movie.zip.002: MISSING (25 blocks)", "movie.zip.003: OK"])
         #expect(
-            verify.stderr == "gcdcat: movie.zip.par2: not repairable: 25 blocks missing, 6 recovery blocks available\n")
+            verify.stderr
+                == "gcdcat: note: decoy has the size and first 16 KiB of movie.zip.002, but not its bytes after them "
+                + "(its MD5 differs): not used\n"
+                + "gcdcat: movie.zip.par2: not repairable: 25 blocks missing, 6 recovery blocks available\n")
 
         let repair = try gcdcat(["repair", "movie.zip.par2", "decoy", "-q"], in: scratch.path)
         #expect(repair.status == 1)
@@ -164,6 +167,17 @@ import Testing
             repair.stderr == "gcdcat: movie.zip.par2: not repairable: 25 blocks missing, 6 recovery blocks available\n")
         #expect(scratch.read("movie.zip.002") == nil)
         #expect(scratch.read("decoy") == decoy)
+    }
+
+    /// A file given to search that is not there (a typo) is said, not silently passed over.
+    @Test func aFileGivenToSearchThatIsNotThereIsSaid() throws {
+        let (scratch, _) = try Self.protectedSet()
+        let verify = try gcdcat(["verify", "movie.zip.par2", "movie.zip.002 (1)"], in: scratch.path)
+        #expect(verify.status == 0, "\(verify.stderr)")
+        #expect(
+            verify.stderr
+                == "gcdcat: note: movie.zip.002 (1): no such file, so not searched\n"
+                + "gcdcat: movie.zip.par2: 3 files OK (6 recovery blocks present)\n")
     }
 
     @Test func aSwapAndADamagedBlockTakeOneRecoveryBlock() throws {

@@ -300,6 +300,7 @@ extension MergeOperation {
         var (verification, copied) = try checkParts(list, copyingInto: sink, counter: counter)
         // A part swapped with another, or renamed to another's name, is read from where it is.
         try verification.findMovedFiles()
+        for note in verification.searchNotes { notice(.note(note)) }
         // The SFV rejected a part the PAR2 finds intact: the lists disagree, and neither wins.
         let partsIntact = list.order.allSatisfy { verification.files[$0].state == .ok }
         if var listFailure, partsIntact {

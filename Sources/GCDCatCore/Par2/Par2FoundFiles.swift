@@ -31,6 +31,15 @@ extension Par2Verification {
         let wanted = files.indices.filter {
             files[$0].state != .ok && files[$0].foundIn == nil && set.files[$0].length > 0
         }
+        // A file given that is not there is said even when nothing is looked for: a typo.
+        for extra in extras {
+            let info = try? Syscall.statIfExists(extra)
+            if info == nil {
+                searchNotes.append("\(extra.displayPath): no such file, so not searched")
+            } else if let info, info.st_mode & S_IFMT != S_IFREG {
+                searchNotes.append("\(extra.displayPath): \(Syscall.notRegularReason(info.st_mode)), so not searched")
+            }
+        }
         guard !wanted.isEmpty else { return }
         var candidates: [String] = []
         for (index, file) in set.files.enumerated() where files[index].state != .missing && file.length > 0 {
@@ -60,7 +69,13 @@ extension Par2Verification {
             guard !heads.isEmpty else { continue }
             // Never the 16 KiB alone: the whole file's MD5 decides.
             let whole = try Self.md5(opened.raw, path: candidate, count: Int64(info.st_size))
-            guard let match = heads.first(where: { set.files[$0].md5 == whole }) else { continue }
+            guard let match = heads.first(where: { set.files[$0].md5 == whole }) else {
+                let names = heads.map { set.path(of: set.files[$0]).displayPath }.joined(separator: ", ")
+                searchNotes.append(
+                    "\(candidate.displayPath) has the size and first 16 KiB of \(names), but not its bytes after them "
+                        + "(its MD5 differs): not used")
+                continue
+            }
             files[match].foundIn = candidate
             files[match].badSlices = []
         }

@@ -26,6 +26,10 @@ public struct Par2Verification: Sendable {
     public var set: Par2RecoverySet
     /// In the set's file order.
     public var files: [Par2FileStatus]
+    /// What the search for files under other names has to say (``findMovedFiles(extras:)``):
+    /// a file given to search that is not there, one that has a file's size and first 16 KiB but
+    /// not its bytes.
+    public var searchNotes: [String] = []
 
     /// Input slices to rebuild (none for a file found whole elsewhere).
     public var badSliceCount: Int { files.reduce(0) { $0 + $1.badSlices.count } }
