@@ -90,6 +90,23 @@ import Testing
         for (name, data) in parts { #expect(scratch.read(name) == data, "\(name)") }
     }
 
+    /// The documents that name a file found under another name (`foundIn`) follow their schemas.
+    @Test func foundFilesFollowTheJSONSchemas() throws {
+        let (scratch, _) = try Self.protectedSet()
+        Self.swap("movie.zip.001", "movie.zip.002", in: scratch)
+        for (arguments, name) in [
+            (["verify", "movie.zip.par2", "--json"], "verify-par2"),
+            (["movie.zip.001", "-o", "out", "--json"], "merge"),
+            (["repair", "movie.zip.par2", "--json"], "repair"),
+        ] {
+            let result = try gcdcat(arguments, in: scratch.path)
+            #expect(result.status == (name == "verify-par2" ? 2 : 0), "\(result.stderr)")
+            #expect(result.stdoutText.contains("\"foundIn\""), "\(result.stdoutText)")
+            let violations = try schema(name).violations(of: try JSONValue.parse(result.stdout))
+            #expect(violations == [], "\(arguments): \(result.stdoutText)")
+        }
+    }
+
     @Test func repairSaysWhereItCopiedFrom() throws {
         let (scratch, parts) = try Self.protectedSet()
         Self.swap("movie.zip.001", "movie.zip.002", in: scratch)
