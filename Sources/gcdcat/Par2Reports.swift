@@ -16,6 +16,8 @@ struct Par2SetReport: Encodable {
         var badBlocks: Int
         var size: Int64
         var sizeOnDisk: Int64?
+        /// The file that holds its bytes whole (renamed or swapped), where repair copies them from.
+        var foundIn: String?
     }
 
     var par2: String
@@ -42,7 +44,8 @@ struct Par2SetReport: Encodable {
         files = zip(set.files, verification.files).map { file, status in
             File(
                 name: file.name, path: set.path(of: file), status: status.state, blocks: file.slices.count,
-                badBlocks: status.badSlices.count, size: file.length, sizeOnDisk: status.sizeOnDisk)
+                badBlocks: status.badSlices.count, size: file.length, sizeOnDisk: status.sizeOnDisk,
+                foundIn: status.foundIn)
         }
         badBlocks = verification.badSliceCount
         repairable = verification.isRepairable
@@ -60,6 +63,10 @@ struct Par2SetReport: Encodable {
     var lines: [String] {
         files.map { file in
             let shown = file.path.displayPath
+            if let found = file.foundIn {
+                return
+                    "\(shown): \(file.status == .missing ? "MISSING" : "DAMAGED"), found whole in \(found.displayPath)"
+            }
             switch file.status {
             case .ok: return "\(shown): OK"
             case .missing: return "\(shown): MISSING (\(counted(file.blocks, "block")))"
@@ -87,7 +94,13 @@ struct Par2SetReport: Encodable {
             return "\(counted(files.count, "file")) OK (\(counted(recoveryBlocks, "recovery block")) present)"
         }
         if repairable {
-            return "repairable: needs \(badBlocks) of the \(counted(recoveryBlocks, "recovery block")) present"
+            let found = files.filter { $0.foundIn != nil }.count
+            let moved =
+                found == 0
+                ? ""
+                : found == 1
+                    ? "; 1 file found whole under another name" : "; \(found) files found whole under other names"
+            return "repairable: needs \(badBlocks) of the \(counted(recoveryBlocks, "recovery block")) present\(moved)"
         }
         return
             "not repairable: \(counted(badBlocks, "block")) missing, \(counted(recoveryBlocks, "recovery block")) available"

@@ -10,7 +10,7 @@ extension GCDCat.Verify {
         var errors: [ErrorReport.Details] = []
         var exitStatus: Int32 = 0
         try VerifyJob.par2(
-            lists, jobs: jobs,
+            par2Sets, extras: par2Extras, jobs: jobs,
             checked: { list, set, verification in
                 let report = Par2SetReport(par2: list, verification)
                 sets.append(report)
@@ -21,7 +21,7 @@ extension GCDCat.Verify {
                     text += line + "\n"
                 }
                 try reportingFailures { try StandardStreams.writeOutput(PathName.bytes(of: text)) }
-                for note in set.foreignVolumeNotes + set.notPar2Notes where !quiet {
+                for note in set.foreignVolumeNotes + set.notPar2Notes + verification.searchNotes where !quiet {
                     writeToStandardError("gcdcat: note: \(note)\n")
                 }
                 for line in set.damagedPacketNotes where !quiet { writeToStandardError("gcdcat: \(line)\n") }
@@ -45,13 +45,28 @@ extension GCDCat.Verify {
 }
 
 extension GCDCat.Verify {
+    /// The .par2 files given: the recovery sets to verify.
+    var par2Sets: [String] { lists.filter(isPar2File) }
+    /// The other files given after a .par2: where to look for the bytes of a set's damaged or
+    /// missing files (renamed or swapped ones).
+    var par2Extras: [String] { lists.filter { !isPar2File($0) } }
+
     /// .par2 files are verified by the PAR2 engine, alone: a mix with text lists, or options
     /// that only text lists have, is a usage error.
     func validatePar2Lists() throws {
         let par2 = lists.filter(isPar2File)
         guard !par2.isEmpty else { return }
-        guard par2.count == lists.count else {
-            throw ValidationError("give .par2 files and checksum lists in separate runs (\(par2[0]) is a PAR2 file)")
+        // After a .par2, other files are where to look for its files' bytes (as par2's `par2 v set.par2 extra…`).
+        if isPar2File(lists[0]) {
+            if let bad = par2Extras.first(where: { $0 == "-" || ObjectLocation.isObjectPath($0) }) {
+                throw ValidationError(
+                    "\(bad): the files after a .par2 are local files to look for the set's files' bytes in, not lists")
+            }
+        } else {
+            guard par2.count == lists.count else {
+                throw ValidationError(
+                    "give .par2 files and checksum lists in separate runs (\(par2[0]) is a PAR2 file)")
+            }
         }
         if algorithm != nil || unlisted != nil || ignoreMissing || followLinksOutside {
             throw ValidationError(

@@ -56,7 +56,10 @@ extension GCDCat {
                 valueName: "n"))
         var volumes: Int?
 
-        @Flag(help: "Volumes of equal block counts (par2's -u; needs --par2-volumes).")
+        @Flag(
+            help: ArgumentHelp(
+                "Volumes of equal block counts (par2's -u); without --par2-volumes, one per bit of the recovery "
+                    + "block count, as par2 (200 blocks: 8 volumes of 25)."))
         var uniform = false
 
         @Flag(help: "Replace existing NAME.par2 and volumes, and remove an older set's volumes of other names.")
@@ -91,7 +94,6 @@ extension GCDCat {
             if let volumes, !(1...65535).contains(volumes) {
                 throw ValidationError("--par2-volumes must be 1 to 65535")
             }
-            if uniform && volumes == nil { throw ValidationError("--uniform needs --par2-volumes N") }
             if let output, !output.lowercased().hasSuffix(".par2") {
                 throw ValidationError("-o must name a .par2 file (\(output))")
             }

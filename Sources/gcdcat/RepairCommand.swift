@@ -5,7 +5,7 @@ extension GCDCat {
     struct Repair: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Rebuild the damaged and missing files of a PAR2 recovery set.",
-            usage: "gcdcat repair [<options>] <par2>",
+            usage: "gcdcat repair [<options>] <par2> [<file> ...]",
             discussion: """
                 Reads NAME.par2 and every NAME.volNN+MM.par2 beside it (damaged packets are \
                 skipped: PAR2 repeats them), checks every file block by block, and rebuilds \
@@ -15,6 +15,16 @@ extension GCDCat {
                 written. When the recovery blocks do not suffice, nothing is written and the \
                 message says how many blocks are missing against how many are available.
 
+                A damaged or missing file whose bytes lie whole under another name (files \
+                swapped, or renamed: 'm.mkv.002 (1)') is found, as par2 finds it, among the \
+                set's other files and the files given after the .par2: a file of the \
+                file's size whose first 16 KiB have the MD5 the set gives, then checked \
+                whole against the file's MD5. Its bytes are copied to the file's name (no \
+                recovery block is needed for them); the file they were found in is left as \
+                it is, unless it is itself a file of the set to repair. Every such copy is \
+                written and checked before any is named, so swapped files both end right. \
+                A file that holds only some of another's blocks is not searched.
+
                 Exit status: 0 the set is complete (repaired, or nothing to do); 1 not \
                 repairable, or an I/O error; 2 a rebuilt file did not match the set's MD5 \
                 (it is not written).
@@ -22,10 +32,18 @@ extension GCDCat {
                 Examples:
                   gcdcat repair movie.zip.par2
                   gcdcat repair movie.zip.vol03+04.par2 --json
+                  gcdcat repair movie.mkv.par2 'movie.mkv.002 (1)' a8f7e6d5c4
                 """)
 
         @Argument(help: "The set's NAME.par2 (or any of its volumes).", completion: .file(extensions: ["par2"]))
         var par2: String
+
+        @Argument(
+            help: ArgumentHelp(
+                "Other files to look for the bytes of the set's damaged or missing files in (renamed ones).",
+                valueName: "file"),
+            completion: .file())
+        var files: [String] = []
 
         @OptionGroup var reporting: OutputOptions
 
@@ -53,9 +71,10 @@ extension GCDCat {
             let clock = ProcessClock()
             let (verification, repaired) = try reportingFailures {
                 let set = try Par2RecoverySet.load(indexPath: par2)
-                let verification = try Par2Verifier.verify(set, jobs: jobs)
+                var verification = try Par2Verifier.verify(set, jobs: jobs)
+                try verification.findMovedFiles(extras: files)
                 if !quiet && !json {
-                    for note in set.foreignVolumeNotes + set.notPar2Notes {
+                    for note in set.foreignVolumeNotes + set.notPar2Notes + verification.searchNotes {
                         writeToStandardError("gcdcat: note: \(note)\n")
                     }
                     for line in set.damagedPacketNotes { writeToStandardError("gcdcat: \(line)\n") }
@@ -76,6 +95,13 @@ extension GCDCat {
                 }
             } else if !quiet {
                 for file in repaired {
+                    if let found = file.foundIn {
+                        writeToStandardError(
+                            "gcdcat: \(file.path.displayPath): repaired (copied from \(found.displayPath), which held its "
+                                + "bytes whole; 0 blocks rebuilt)\n")
+                        for note in file.notes ?? [] { writeToStandardError("gcdcat: note: \(note)\n") }
+                        continue
+                    }
                     writeToStandardError(
                         "gcdcat: \(file.path.displayPath): repaired (\(counted(file.blocksRebuilt, "block")) rebuilt)\n"
                     )

@@ -50,7 +50,12 @@ extension GCDCat {
                 (CRC32 and MD5) and printed as OK, DAMAGED (N of M blocks bad) or MISSING, then \
                 whether the set is repairable ("needs N of the M recovery blocks present") or \
                 not. Exit status for .par2: 0 all OK; 2 damaged or missing files that \
-                'gcdcat repair' can rebuild; 1 not repairable, or the .par2 is unusable.
+                'gcdcat repair' can rebuild; 1 not repairable, or the .par2 is unusable. \
+                A damaged or missing file whose bytes lie whole under another name (swapped \
+                or renamed files) is found among the set's other files and any files given \
+                after the .par2 (as 'par2 v NAME.par2 FILE...'): same size, the MD5 of the \
+                first 16 KiB the set gives, then the whole file's MD5. It is printed as \
+                DAMAGED (or MISSING), found whole in FILE, and needs no recovery block.
 
                 A list that is an object (s3://BUCKET/KEY) names objects, relative to its \
                 key's folder: s3://b/movie/movie.zip.sfv's 'movie.zip.001' is \
@@ -64,6 +69,7 @@ extension GCDCat {
                   gcdcat verify movie.zip.sfv
                   gcdcat verify SHA256SUMS --ignore-missing
                   gcdcat verify parts/*.sfv --jobs 4
+                  gcdcat verify movie.mkv.par2 'movie.mkv.002 (1)'
                   gcdcat verify s3://bkt/movie.zip.sfv --jobs 8
                 """)
 

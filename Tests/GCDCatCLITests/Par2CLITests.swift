@@ -136,10 +136,12 @@ func par2PartSet(_ scratch: Scratch) throws -> [String: Data] {
         #expect(states.sorted() == ["alpha.bin missing", "beta.bin ok"])
     }
 
+    /// A checksum list before a .par2; after it, files are where to look for the set's files'
+    /// bytes (Par2FoundFilesCLITests).
     @Test func par2BesideTextListsIsAUsageError() throws {
         let scratch = try fixtureCopy()
         try scratch.write("x.sfv", Data("alpha.bin 00000000\n".utf8))
-        let result = try gcdcat(["verify", "set.par2", "x.sfv"], in: scratch.path)
+        let result = try gcdcat(["verify", "x.sfv", "set.par2"], in: scratch.path)
         #expect(result.status == 64)
         #expect(result.stderr.contains("give .par2 files and checksum lists in separate runs"))
     }

@@ -63,6 +63,22 @@ extension Par2ProtectCLITests {
         #expect(scratch.listing().filter { $0.contains(".vol") }.count == 6)
     }
 
+    /// `--uniform` alone, as par2's `-u` alone: one volume per bit of the recovery block count
+    /// (200 blocks: 8 volumes of 25, the names `par2 c -r10 -u` gives), where it was a usage error.
+    @Test func uniformAloneMakesAsManyVolumesAsPar2() throws {
+        let scratch = try Scratch()
+        try scratch.write("a.bin", randomData(2_000_000, seed: 77))
+        let result = try gcdcat(
+            ["protect", "a.bin", "-o", "p.par2", "--par2", "10%", "--uniform", "-q"], in: scratch.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            scratch.listing().filter { $0.contains(".vol") }
+                == (0..<8).map { String(format: "p.vol%03d+25.par2", $0 * 25) })
+        let verify = try gcdcat(["verify", "p.par2"], in: scratch.path)
+        #expect(verify.status == 0)
+        #expect(verify.stderr == "gcdcat: p.par2: 1 file OK (200 recovery blocks present)\n")
+    }
+
     /// PAR2 names each file by its path from the index's folder: `x ./x` was refused for sharing
     /// no name, and `x x` with exit 1 after reading. (`d1/x d2/x` are two names in `s.par2`'s set.)
     @Test(arguments: [["x", "./x"], ["x", "x"], ["d1/x", "d1/../d1/x"]])

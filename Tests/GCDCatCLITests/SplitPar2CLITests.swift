@@ -276,3 +276,33 @@ import Testing
         #expect(scratch.read("c.csv") == whole)
     }
 }
+
+/// Ctrl-C while `split --par2` reads its input counted only the parts opened so far (`big.bin.001
+/// and 5 other outputs`), where the set plans the list, the index and the volumes too, as the
+/// naming phase counts them. strace delivers the signal at the first part's `fallocate` (the
+/// copy and read have begun, two parts are open) and holds it a second, so the sweep runs then:
+/// it said `big.bin.001 and 1 other outputs`.
+@Suite(.enabled(if: toolExists("strace"), "needs strace to deliver the signal mid-read"))
+struct SplitPar2InterruptCLITests {
+    @Test func anInterruptedSplitCountsEveryPlannedOutput() throws {
+        let scratch = try Scratch()
+        try scratch.write("big.bin", randomData(6_000_000, seed: 115))
+        let result = try run(
+            executable: "/usr/bin/env",
+            [
+                "--default-signal", "strace", "-f", "-o", "/dev/null", "-e", "trace=fallocate", "-e",
+                "inject=fallocate:signal=INT:delay_exit=1000000:when=1", gcdcatPath, "split", "big.bin", "--size", "1M",
+                "--par2", "10%", "-q",
+            ], in: scratch.path)
+        #expect(result.status == 130)
+        // 6 parts, the .sfv, the .par2 and 8 volumes. (strace may add a line of its own when two
+        // threads reach fallocate at once: only gcdcat's lines are compared.)
+        let lines = result.stderr.split(separator: "\n", omittingEmptySubsequences: false).filter {
+            !$0.hasPrefix("strace: ")
+        }
+        #expect(
+            lines == ["", "gcdcat: interrupted by SIGINT; big.bin.001 and 15 other outputs were not created", ""],
+            "\(result.stderr)")
+        #expect(scratch.listing() == ["big.bin"])
+    }
+}

@@ -81,6 +81,10 @@ public final class CleanupRegistry: Sendable {
         /// the token of each name (a split begins tens of thousands: both lookups are O(1)).
         var pendingOutputs: [Int: String] = [:]
         var pendingTokens: [String: Int] = [:]
+        /// Where a pending output sorts, by token, when it is not its token: an output that took
+        /// over an earlier note of its name keeps that note's place (a split's planned outputs
+        /// are listed in its order, not in the order its files were opened).
+        var outputPlaces: [Int: Int] = [:]
         /// The outputs begun that may replace what is at their name (``beginOutput(_:mayReplace:)``).
         var mayReplace: Set<String> = []
         /// The names the last sweep undid by aborting an upload, for ``removalNote(_:)``.
@@ -133,8 +137,11 @@ public final class CleanupRegistry: Sendable {
     public func beginOutput(_ finalPath: String, mayReplace: Bool = false) -> Int {
         state.withLock { state in
             if mayReplace { state.mayReplace.insert(finalPath) }
-            if let earlier = state.pendingTokens[finalPath] { state.pendingOutputs[earlier] = nil }
             state.nextToken += 1
+            if let earlier = state.pendingTokens[finalPath], state.pendingOutputs[earlier] != nil {
+                state.pendingOutputs[earlier] = nil
+                state.outputPlaces[state.nextToken] = state.outputPlaces.removeValue(forKey: earlier) ?? earlier
+            }
             state.pendingOutputs[state.nextToken] = finalPath
             state.pendingTokens[finalPath] = state.nextToken
             return state.nextToken
@@ -153,6 +160,7 @@ public final class CleanupRegistry: Sendable {
     }
 
     private static func end(_ token: Int, in state: inout State) {
+        state.outputPlaces[token] = nil
         if let name = state.pendingOutputs.removeValue(forKey: token), state.pendingTokens[name] == token {
             state.pendingTokens[name] = nil
         }
@@ -162,7 +170,12 @@ public final class CleanupRegistry: Sendable {
     /// interruption leaves uncreated (read after ``removeAll(signal:beforeUndoing:)``, when no
     /// output can be published any more).
     public var unpublishedOutputs: [String] {
-        state.withLock { state in state.pendingOutputs.sorted { $0.key < $1.key }.map(\.value) }
+        state.withLock { state in
+            state.pendingOutputs.sorted {
+                (state.outputPlaces[$0.key] ?? $0.key) < (state.outputPlaces[$1.key] ?? $1.key)
+            }
+            .map(\.value)
+        }
     }
 
     /// Whether the output `name` was begun to replace what may be at its name (`--force`): an

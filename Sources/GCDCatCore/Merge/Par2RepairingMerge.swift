@@ -12,6 +12,9 @@ public struct RebuiltPart: Sendable, Equatable, Codable {
     public var state: String
     /// Blocks (PAR2 slices) of the part rebuilt.
     public var blocks: Int
+    /// The file of the set that holds the part's bytes whole (a renamed or swapped part), read
+    /// in its place; nil (left out of JSON) when the part is rebuilt from the recovery blocks.
+    public var foundIn: String? = nil
 }
 
 extension MergeOperation {
@@ -218,6 +221,17 @@ extension MergeOperation {
         let files =
             list.order.enumerated().map { (list.paths[$0.offset], $0.element) }
             + list.extras.map { (set.path(of: set.files[$0]), $0) }
+        // A file of the set short on disk, whose size another file of it has, may be found whole
+        // there (the last part swapped with another: the check looks,
+        // ``Par2Verification/findMovedFiles(extras:)``): not counted lost yet. A missing one
+        // still is (its bytes under another name leave that name's own bytes lost).
+        var sizes: [Int64: [String]] = [:]
+        for file in set.files {
+            let path = set.path(of: file)
+            if let info = try? Syscall.statIfExists(path), info.st_mode & S_IFMT == S_IFREG {
+                sizes[Int64(info.st_size), default: []].append(path)
+            }
+        }
         for (position, (path, index)) in files.enumerated() {
             if position == list.order.count { partsLost = lost }
             let file = set.files[index]
@@ -226,6 +240,7 @@ extension MergeOperation {
                 if !file.slices.isEmpty { short.append((path, "missing")) }
                 continue
             }
+            if sizes[file.length]?.contains(where: { $0 != set.path(of: file) }) == true { continue }
             guard let info = try Syscall.statIfExists(set.path(of: file)), info.st_mode & S_IFMT == S_IFREG,
                 Int64(info.st_size) < file.length
             else { continue }
@@ -279,7 +294,10 @@ extension MergeOperation {
             ? BackgroundWork(ownThread: true) { [jobs] in try Par2Repairer.rebuild(expected, jobs: jobs) } : nil
         // Never left running past this merge, whatever it throws.
         defer { _ = early?.outcome() }
-        let (verification, copied) = try checkParts(list, copyingInto: sink, counter: counter)
+        var (verification, copied) = try checkParts(list, copyingInto: sink, counter: counter)
+        // A part swapped with another, or renamed to another's name, is read from where it is.
+        try verification.findMovedFiles()
+        for note in verification.searchNotes { notice(.note(note)) }
         // The SFV rejected a part the PAR2 finds intact: the lists disagree, and neither wins.
         let partsIntact = list.order.allSatisfy { verification.files[$0].state == .ok }
         if var listFailure, partsIntact {
@@ -454,6 +472,14 @@ extension MergeOperation {
         let files = Dictionary(
             list.order.enumerated().map { (list.paths[$0.offset], $0.element) }, uniquingKeysWith: { a, _ in a })
         for part in rebuilt {
+            if let found = part.foundIn {
+                notice(
+                    .note(
+                        "\(part.path.displayPath) (\(part.state)): its bytes were found whole in \(found.displayPath) "
+                            + "(by \(list.index.displayPath)'s MD5s), which the merge reads in its place; the parts "
+                            + "themselves are left as they are"))
+                continue
+            }
             if part.blocks == 0, let index = files[part.path] {
                 let length = list.set.files[index].length
                 if part.state == "missing" && length == 0 {
@@ -551,7 +577,9 @@ extension MergeOperation {
         let rebuilt = list.order.enumerated().compactMap { position, file -> RebuiltPart? in
             let status = verification.files[file]
             guard status.state != .ok else { return nil }
-            return RebuiltPart(path: list.paths[position], state: status.state.rawValue, blocks: status.badSlices.count)
+            return RebuiltPart(
+                path: list.paths[position], state: status.state.rawValue, blocks: status.badSlices.count,
+                foundIn: status.foundIn)
         }
         // Parts intact: an extra's damage is no matter to the output.
         guard !rebuilt.isEmpty, !verification.isRepairable else { return rebuilt }

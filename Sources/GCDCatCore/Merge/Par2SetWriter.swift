@@ -43,12 +43,14 @@ extension MergeOperation {
             }
             // The check counted the bytes it copied; a missing part's are new.
             let counts = !intactWritten || state == .missing
-            let part: OwnedDescriptor? =
-                state == .missing ? nil : try Syscall.openRegularFile(path).takeDescriptor()
+            // A part found whole under another name of the set is read from there.
+            let sourcePath = verification.sourcePath(of: index)
+            let part: OwnedDescriptor? = try sourcePath.map { try Syscall.openRegularFile($0).takeDescriptor() }
             let source = part.raw  // lent to the reads below, all done while `part` lives
             let whole = MD5Stream()
             var crc = Checksum(.crc32)
-            try reader.forEachStretch(of: file, source: source, path: path, rebuilt: rebuilt) { offset, bytes in
+            try reader.forEachStretch(of: file, source: source, path: sourcePath ?? path, rebuilt: rebuilt) {
+                offset, bytes in
                 whole.update(bytes)
                 crc.update(bytes)
                 guard let (offset, bytes) = keptBytes(bytes, at: offset, dropping: dropped) else { return }

@@ -15,6 +15,9 @@ public enum Par2FileRestorer {
         /// still hold its bytes, an owner that could not be kept. Nil (and left out of JSON)
         /// when there is nothing to say.
         public var notes: [String]?
+        /// The file its bytes were copied from, found whole there (a renamed or swapped file);
+        /// nil (left out of JSON) for a file rebuilt from its own blocks and the recovery blocks.
+        public var foundIn: String?
     }
 
     /// ## Errors
@@ -38,7 +41,8 @@ public enum Par2FileRestorer {
         var restored: [Restored] = []
         let pending = set.files.indices.filter { verification.files[$0].state != .ok }
         let linked = LinkedNames(set)
-        for (position, index) in pending.enumerated() {
+        restored += try copyFound(verification, pending: pending, fsync: fsync, linked: linked)
+        for (position, index) in pending.enumerated() where verification.files[index].foundIn == nil {
             let (file, status) = (set.files[index], verification.files[index])
             let made = try create(missingFolders(set, file))
             let notes: [String]
@@ -55,6 +59,57 @@ public enum Par2FileRestorer {
                 Restored(
                     path: set.path(of: file), blocksRebuilt: status.badSlices.count, bytes: file.length,
                     notes: notes.isEmpty ? nil : notes))
+        }
+        return restored
+    }
+
+    /// Restores the files of `pending` found whole under other names (``Par2FileStatus/foundIn``):
+    /// every one is written unnamed from its copy and checked against its MD5 before any is named,
+    /// so that swapped files each get the other's bytes, read from the files as they were (each
+    /// source is opened before anything is replaced). The copy is left as it is, unless it is
+    /// itself a file of the set to repair, which is then replaced by its own bytes.
+    private static func copyFound(
+        _ verification: Par2Verification, pending: [Int], fsync: Bool, linked: LinkedNames
+    ) throws -> [Restored] {
+        let set = verification.set
+        let found = pending.filter { verification.files[$0].foundIn != nil }
+        guard !found.isEmpty else { return [] }
+        var sources: [SharedDescriptor] = []
+        for index in found {
+            sources.append(
+                SharedDescriptor(try Syscall.openRegularFile(verification.files[index].foundIn!).takeDescriptor()))
+        }
+        defer { for source in sources { _ = source.take() } }
+        var prepared: [Prepared] = []
+        var folders: [String] = []
+        do {
+            for (position, index) in found.enumerated() {
+                let file = set.files[index]
+                folders += try create(missingFolders(set, file))
+                prepared.append(
+                    try prepare(
+                        file, path: set.path(of: file), sliceSize: set.sliceSize, rebuilt: nil, fsync: fsync,
+                        repairedLater: pending.filter { $0 != index }.map { set.path(of: set.files[$0]) },
+                        linked: linked, from: sources[position].raw))
+            }
+        } catch {
+            for each in prepared { each.output.discard() }
+            removeFolders(folders)
+            throw error
+        }
+        var restored: [Restored] = []
+        for (position, index) in found.enumerated() {
+            do {
+                try publish(prepared[position], fsync: fsync)
+            } catch {
+                for each in prepared[(position + 1)...] { each.output.discard() }
+                throw error
+            }
+            let notes = prepared[position].notes
+            restored.append(
+                Restored(
+                    path: set.path(of: set.files[index]), blocksRebuilt: 0, bytes: set.files[index].length,
+                    notes: notes.isEmpty ? nil : notes, foundIn: verification.files[index].foundIn))
         }
         return restored
     }
@@ -287,6 +342,43 @@ public enum Par2FileRestorer {
         _ file: Par2RecoverySet.File, path: String, sliceSize: Int, rebuilt: Par2Repairer.Rebuilt?, fsync: Bool,
         repairedLater: [String] = [], linked: LinkedNames
     ) throws -> [String] {
+        let prepared = try prepare(
+            file, path: path, sliceSize: sliceSize, rebuilt: rebuilt, fsync: fsync, repairedLater: repairedLater,
+            linked: linked)
+        try publish(prepared, fsync: fsync)
+        return prepared.notes
+    }
+
+    /// A repaired file written and checked, not yet named.
+    struct Prepared {
+        var output: AtomicOutputFile
+        var path: String
+        var finalPath: String
+        /// What the replacement may replace (``requireUnchanged(_:read:shownAs:)``).
+        var read: stat?
+        var notes: [String]
+    }
+
+    /// Names `prepared`, replacing the damaged file (unless it changed meanwhile).
+    private static func publish(_ prepared: Prepared, fsync: Bool) throws {
+        do {
+            try prepared.output.publish(fsync: fsync) {
+                try requireUnchanged(prepared.finalPath, read: prepared.read, shownAs: prepared.path)
+            }
+        } catch {
+            prepared.output.discard()
+            throw error
+        }
+        LeftoverTemporaries.noteStale(for: [prepared.finalPath])
+    }
+
+    /// Writes `file` unnamed for `path` and checks it against its MD5 (``restore``'s first half):
+    /// its bytes come from `found` (a file that holds them whole) when given, else from the
+    /// damaged file and `rebuilt`.
+    private static func prepare(
+        _ file: Par2RecoverySet.File, path: String, sliceSize: Int, rebuilt: Par2Repairer.Rebuilt?, fsync: Bool,
+        repairedLater: [String] = [], linked: LinkedNames, from found: Int32? = nil
+    ) throws -> Prepared {
         let damaged: OwnedDescriptor? = try? Syscall.openRegularFile(path).takeDescriptor()
         let source = damaged.raw  // lent to the reads below, all done while `damaged` lives
         // A symlink is repaired through: its target gets the rebuilt bytes, the link stays.
@@ -326,7 +418,7 @@ public enum Par2FileRestorer {
             }
             let whole = MD5Stream()
             try Par2FileBytes(sliceSize: sliceSize, path: path).forEachStretch(
-                of: file, source: source, path: path, rebuilt: rebuilt
+                of: file, source: found ?? source, path: path, rebuilt: rebuilt
             ) { offset, bytes in
                 whole.update(bytes)
                 try Syscall.pwriteAll(
@@ -338,13 +430,11 @@ public enum Par2FileRestorer {
                     message: "the repaired file does not have the set's MD5; it was not written")
             }
             try output.finishWriting(fsync: fsync)
-            try output.publish(fsync: fsync) { try requireUnchanged(finalPath, read: read, shownAs: path) }
         } catch {
             output.discard()
             throw error
         }
-        LeftoverTemporaries.noteStale(for: [finalPath])
-        return notes
+        return Prepared(output: output, path: path, finalPath: finalPath, read: read, notes: notes)
     }
 
     /// Gives the new file `fd` the owner and group of `damaged`; when that is not permitted (a

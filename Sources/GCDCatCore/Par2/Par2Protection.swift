@@ -133,7 +133,11 @@ public struct Par2Protection: Sendable {
         let name = { (path: String) in setName(of: path) ?? String(path.split(separator: "/").last ?? "") }
         let inputs = sized.map { (path: $0.path, name: name($0.path)) }
         let (size, _, recovery) = blocks(fileSizes: sized.map(\.size))
-        let layout: Par2VolumeLayout = uniform ? .uniform(files: volumes ?? 1) : .variable(files: volumes)
+        // `-u` without `-n`: as many volumes as par2 makes, one per bit of the recovery block count.
+        let layout: Par2VolumeLayout =
+            uniform
+            ? .uniform(files: volumes ?? Par2VolumeLayout.defaultFileCount(recoverySlices: recovery))
+            : .variable(files: volumes)
         return try Par2Creator.create(
             .init(
                 inputs: inputs, indexPath: index, sliceSize: size, recoverySlices: recovery, layout: layout,

@@ -80,9 +80,11 @@ public enum Par2Repairer {
             }
         }
         let badSet = Set(bad)
-        for (file, status) in zip(set.files, verification.files) where status.state != .missing {
+        // A file found whole under another name is read from there.
+        for (index, file) in set.files.enumerated() {
+            guard let path = verification.sourcePath(of: index) else { continue }
             try addGoodSlices(
-                of: file, path: set.path(of: file), sliceSize: set.sliceSize, skipping: badSet, into: accumulator,
+                of: file, path: path, sliceSize: set.sliceSize, skipping: badSet, into: accumulator,
                 coefficients: coefficients)
         }
         accumulator.flush()
@@ -153,8 +155,8 @@ public enum Par2Repairer {
     static func changedInput(_ verification: Par2Verification, skipping: Set<Int>) throws -> GCDCatError? {
         let set = verification.set
         var buffer = [UInt8](repeating: 0, count: set.sliceSize)
-        for (file, status) in zip(set.files, verification.files) where status.state != .missing {
-            let path = set.path(of: file)
+        for (index, file) in set.files.enumerated() {
+            guard let path = verification.sourcePath(of: index) else { continue }
             guard let opened = try? Syscall.openRegularFile(path) else {
                 return GCDCatError(.inputChanged, path: path, message: "was removed after it was verified")
             }

@@ -16,6 +16,9 @@ public struct Par2FileStatus: Sendable {
     public var badSlices: [Int]
     /// The size on disk; nil when missing.
     public var sizeOnDisk: Int64?
+    /// Another file that holds this one's bytes whole (a renamed or swapped file:
+    /// ``Par2Verification/findMovedFiles(extras:)``); `badSlices` is then empty.
+    public var foundIn: String? = nil
 }
 
 /// What verifying a recovery set found.
@@ -23,8 +26,12 @@ public struct Par2Verification: Sendable {
     public var set: Par2RecoverySet
     /// In the set's file order.
     public var files: [Par2FileStatus]
+    /// What the search for files under other names has to say (``findMovedFiles(extras:)``):
+    /// a file given to search that is not there, one that has a file's size and first 16 KiB but
+    /// not its bytes.
+    public var searchNotes: [String] = []
 
-    /// Input slices to rebuild.
+    /// Input slices to rebuild (none for a file found whole elsewhere).
     public var badSliceCount: Int { files.reduce(0) { $0 + $1.badSlices.count } }
     public var isComplete: Bool { files.allSatisfy { $0.state == .ok } }
     public var isRepairable: Bool { badSliceCount <= set.recoverySlices.count }

@@ -6,6 +6,12 @@ public enum Par2VolumeLayout: Sendable, Equatable {
     /// par2's `-u -n N`: N files of (nearly) equal counts, the first ones one more.
     case uniform(files: Int)
 
+    /// The number of volumes par2cmdline makes without `-n`, uniform (`-u`) or not: one per bit
+    /// of the recovery slice count (200 slices: 8 volumes).
+    public static func defaultFileCount(recoverySlices total: Int) -> Int {
+        Int.bitWidth - total.leadingZeroBitCount
+    }
+
     /// The slice count of each volume, in exponent order.
     public func counts(recoverySlices total: Int) -> [Int] {
         guard total > 0 else { return [] }
@@ -14,7 +20,7 @@ public enum Par2VolumeLayout: Sendable, Equatable {
             let files = max(1, min(files, total))
             return (0..<files).map { total / files + ($0 < total % files ? 1 : 0) }
         case .variable(let requested):
-            let files = max(1, min(requested ?? (Int.bitWidth - total.leadingZeroBitCount), total))
+            let files = max(1, min(requested ?? Self.defaultFileCount(recoverySlices: total), total))
             var low = 1
             while low * ((1 << min(files, 62)) - 1) < total { low <<= 1 }
             var left = total

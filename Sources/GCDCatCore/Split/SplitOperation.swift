@@ -315,6 +315,14 @@ public struct SplitOperation: Sendable {
         // the other strategies checksum the bytes as they pass.
         // --par2 takes the same read, whatever the cores: its blocks need the bytes.
         let recovery = try recoveryVolumes(pieces: pieces, names: names, file: file)
+        // An interruption before the parts are all opened (while the input is read) says every
+        // output planned was not created, the list and the PAR2 files too, as it does once they
+        // are named: each output's file takes over its note, in this order.
+        let planned = writesObjects ? [] : names + [manifestPath].compactMap { $0 } + (recovery?.outputPaths ?? [])
+        let pending = planned.map {
+            CleanupRegistry.shared.beginOutput($0, mayReplace: overwrite && (try? Syscall.statIfExists($0)) != nil)
+        }
+        defer { pending.forEach(CleanupRegistry.shared.endOutput) }
         let settled =
             (computeCRC && MergeOperation.canAffordCheckThread || recovery != nil) && strategy == .auto
                 && !writesObjects
