@@ -203,6 +203,30 @@ import Testing
         #expect(scratch.read("joined") == scratch.read("a.bin"))
     }
 
+    /// `--no-manifest` without `--force`, beside an earlier set's list whose parts were deleted:
+    /// the list stays (it is not this split's to remove) and the split says so, since a merge
+    /// checks the new parts against it (it called them corrupt, and the split was silent: outside
+    /// attack a22d B2).
+    @Test func aListOfAnEarlierSetLeftBesideTheNewPartsIsSaid() throws {
+        let scratch = try Scratch()
+        try scratch.write("p", randomData(250_000, seed: 35))
+        #expect(try gcdcat(["split", "p", "-b", "100000", "-q"], in: scratch.path).status == 0)
+        #expect(try shell("rm p.00* && cp p.sfv old.sfv", in: scratch.path).status == 0)
+        let new = randomData(250_000, seed: 36)
+        try scratch.write("p", new)
+        let again = try gcdcat(["split", "p", "-b", "100000", "--no-manifest"], in: scratch.path)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(
+            again.stderr.contains(
+                "gcdcat: warning: p.sfv beside the new parts is an earlier set's (this split writes no list there), "
+                    + "and a merge checks the parts against it: remove it, or split again with --force, which does\n"),
+            "\(again.stderr)")
+        #expect(scratch.read("p.sfv") == scratch.read("old.sfv"))
+        let quiet = try gcdcat(["split", "p", "-b", "100000", "--no-manifest", "--force", "-q"], in: scratch.path)
+        #expect(quiet.status == 0, "\(quiet.stderr)")
+        #expect(scratch.read("p.sfv") == nil)
+    }
+
     @Test func standardInputUsesTheStreamPath() throws {
         let scratch = try Scratch()
         let original = randomData(300_000, seed: 3)

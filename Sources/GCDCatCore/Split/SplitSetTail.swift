@@ -148,6 +148,9 @@ extension SplitOperation {
         let staleRecovery =
             overwrite && !writesObjects ? try staleRecoveryFiles() : []
         let staleLists = overwrite ? try staleChecksumLists() : []
+        // Without --force, an earlier set's list at a name this split writes no list to stays:
+        // a merge would check the new parts against it. (Files only: for objects each name is a HEAD.)
+        let foreignLists = overwrite || writesObjects ? [] : try staleChecksumLists()
         let predecessor = overwrite && !elideEmpty ? try stalePredecessor() : nil
         let leftovers = try abortLeftoverUploads(after: parts.count, registry: set.registry)
         var removed: [String] = []
@@ -187,6 +190,13 @@ extension SplitOperation {
         if let predecessor {
             notes.append(
                 "removed \(predecessor.displayPath), the first part of the set it replaced (a merge would start there)")
+        }
+        if !foreignLists.isEmpty {
+            let lists = foreignLists.map(\.displayPath).joined(separator: ", ")
+            notes.append(
+                "\(lists) beside the new parts \(foreignLists.count == 1 ? "is" : "are") an earlier set's (this split "
+                    + "writes no list there), and a merge checks the parts against \(foreignLists.count == 1 ? "it" : "them")"
+                    + ": remove \(foreignLists.count == 1 ? "it" : "them"), or split again with --force, which does")
         }
         if !staleLists.isEmpty {
             notes.append(
