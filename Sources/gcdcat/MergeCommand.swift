@@ -50,8 +50,9 @@ extension GCDCat {
                 NAME.par2 itself merges the set it protects.
 
                 --remove-parts deletes the parts only after the output is named, matched the \
-                manifest-verified parts' crc32 and is fsynced; it needs a manifest, and any \
-                failure keeps every part. The manifest itself is kept.
+                manifest-verified parts' crc32 and is fsynced; it needs a manifest (or the \
+                marks gcdcat's split left on every part), and any failure keeps every part. \
+                The manifest itself is kept.
 
                 Strategies:
                   auto          kernel copies (copy_file_range at each part's
@@ -109,7 +110,7 @@ extension GCDCat {
                 valueName: "algorithm"))
         var algorithm: HashAlgorithm?
 
-        @Flag(help: "Fail unless a manifest is found (NAME.sfv or --manifest).")
+        @Flag(help: "Fail unless a manifest (NAME.sfv or --manifest), or the split's marks, check every part.")
         var verify = false
 
         @Flag(help: "Do not look for a manifest.")
@@ -127,7 +128,10 @@ extension GCDCat {
         )
         var asGiven = false
 
-        @Flag(help: "Delete the parts (not the manifest) after a verified, fsynced merge; needs a manifest.")
+        @Flag(
+            help: ArgumentHelp(
+                "Delete the parts (not the manifest) after a verified, fsynced merge; needs a manifest (or the "
+                    + "split's marks)."))
         var removeParts = false
 
         @OptionGroup var transfer: TransferOptions

@@ -388,6 +388,40 @@ import Testing
         #expect(scratch.listing() == ["clean", "in.bin", "in.bin.001", "in.bin.002", "in.bin.003", "out"])
     }
 
+    /// The marks that check every part of a set with no list meet `--verify` and `--remove-parts`
+    /// as a list would: one meaning of "verified" (the merge said verified, and both options
+    /// refused the set as having no manifest: outside attack a22d B1). A damaged part still
+    /// keeps every part.
+    @Test func theMarksMeetVerifyAndRemoveParts() throws {
+        let scratch = try Scratch()
+        let input = randomData(30_000, seed: 2332)
+        try scratch.write("p", input)
+        #expect(try gcdcat(["split", "p", "-b", "10000", "--no-manifest", "-q"], in: scratch.path).status == 0)
+        try FileManager.default.removeItem(atPath: scratch.file("p"))
+        let verified = try gcdcat(["p.001", "-o", "a", "--verify"], in: scratch.path)
+        #expect(verified.status == 0, "\(verified.stderr)")
+        #expect(verified.stderr == "gcdcat: 3 parts verified against the crc32s their split marked them with\n")
+        #expect(scratch.read("a") == input)
+        #expect(
+            try shell(
+                "cp -p p.002 k && printf Z | dd of=p.002 bs=1 seek=77 conv=notrunc status=none && touch -r k p.002 "
+                    + "&& mv k keep",
+                in: scratch.path
+            ).status == 0)
+        let damaged = try gcdcat(["p.001", "-o", "b", "--remove-parts", "-q"], in: scratch.path)
+        #expect(damaged.status == 2)
+        #expect(damaged.stderr.hasPrefix("gcdcat: p.002: "), "\(damaged.stderr)")
+        #expect(scratch.listing() == ["a", "keep", "p.001", "p.002", "p.003"])
+        #expect(try shell("mv keep p.002", in: scratch.path).status == 0)
+        let removed = try gcdcat(["p.001", "-o", "b", "--remove-parts", "--json"], in: scratch.path)
+        #expect(removed.status == 0, "\(removed.stderr)")
+        let report = try JSONSerialization.jsonObject(with: removed.stdout) as? [String: Any]
+        #expect(report?["removedParts"] as? [String] == ["p.001", "p.002", "p.003"])
+        #expect(report?["verified"] as? Bool == true)
+        #expect(scratch.listing() == ["a", "b"])
+        #expect(scratch.read("b") == input)
+    }
+
     /// A list made over the parts after one was edited with its time put back vouches for the
     /// edit, while the part's current mark records the split's bytes: the two disagree, so the
     /// merge refuses (exit 2) before "verified" and `--remove-parts` keeps every part. It merged

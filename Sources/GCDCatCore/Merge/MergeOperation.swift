@@ -286,8 +286,11 @@ public struct MergeOperation: Sendable {
     private func manifestInUse(
         for parts: [PartFile], _ resolved: PartArguments.Resolved, notice: (Notice) -> Void
     ) throws -> (manifest: PartFile?, otherLists: [String], uncheckedHeader: Int64) {
+        // The marks of a set's split check every part as a list would: they meet --verify and
+        // --remove-parts when no list is there.
+        let policy = manifestPolicy.requiresManifest && resolved.markedContent != nil ? .automatic : manifestPolicy
         let (manifestFile, warnings, otherLists) = try MergeVerification.locate(
-            explicit: manifest, candidates: resolved.manifestCandidates, policy: manifestPolicy, besideParts: parts)
+            explicit: manifest, candidates: resolved.manifestCandidates, policy: policy, besideParts: parts)
         for warning in warnings { notice(.warning(warning)) }
         var uncheckedHeader: Int64 = 0
         if manifestFile == nil {
