@@ -96,6 +96,14 @@ package enum Syscall {
     }
 
     /// `rename`, or `renameat2(RENAME_NOREPLACE)` when `replace` is false.
+    /// `link(2)`: a second name `to` for the file at `from` (never replacing one).
+    package static func link(_ from: String, to: String) throws(GCDCatError) {
+        let result = PathName.withPathCString(from) { source in
+            PathName.withPathCString(to) { target in Glibc.link(source, target) }
+        }
+        if result != 0 { throw GCDCatError.syscall("link", path: to, errno: gcdcat_errno()) }
+    }
+
     package static func rename(_ from: String, to: String, replace: Bool) throws(GCDCatError) {
         let result = PathName.withPathCString(from) { source in
             PathName.withPathCString(to) { target in

@@ -427,8 +427,9 @@ public struct MergeOperation: Sendable {
             }
         }
         guard var outcome = merged else {
-            // A PAR2 file, by its name (its magic would also match the first part of a split .par2).
-            if partPaths.count == 1, !asGiven, let refusal = ArchiveVolumes.par2Refusal(partPaths[0]) {
+            // A PAR2 file, by its name (its magic would also match the first part of a split .par2),
+            // alone or among others (`gcdcat NAME.par2 FILE`, verify's form, joined the index).
+            if !asGiven, let refusal = partPaths.lazy.compactMap(ArchiveVolumes.par2Refusal).first {
                 throw refusal
             }
             return nil

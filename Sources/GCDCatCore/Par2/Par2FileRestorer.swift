@@ -97,12 +97,34 @@ public enum Par2FileRestorer {
             removeFolders(folders)
             throw error
         }
+        let kept: [String]
+        do {
+            kept = try keepReplacedSources(
+                found.map { (source: verification.files[$0].foundIn!, target: set.path(of: set.files[$0])) },
+                replacing: pending.map { set.path(of: set.files[$0]) }
+            ) { copy in
+                // Held while the repair runs: its hidden name is then in use, not a leftover to name.
+                _ = flock(sources[copy].raw, LOCK_EX | LOCK_NB)
+            }
+        } catch {
+            for each in prepared { each.output.discard() }
+            throw error
+        }
         var restored: [Restored] = []
         for (position, index) in found.enumerated() {
             do {
                 try publish(prepared[position], fsync: fsync)
             } catch {
                 for each in prepared[(position + 1)...] { each.output.discard() }
+                if position == 0 {
+                    for name in kept { Syscall.unlink(name) }
+                } else if !kept.isEmpty, var failure = error as? GCDCatError {
+                    failure.message +=
+                        "; \(restored.map(\.path.displayPath).joined(separator: ", ")) was repaired already, and "
+                        + "copies of the swapped files' bytes are kept in \(kept.map(\.displayPath).joined(separator: ", "))"
+                        + " (gcdcat repair finds them there when run again)"
+                    throw failure
+                }
                 throw error
             }
             let notes = prepared[position].notes
@@ -111,8 +133,43 @@ public enum Par2FileRestorer {
                     path: set.path(of: set.files[index]), blocksRebuilt: 0, bytes: set.files[index].length,
                     notes: notes.isEmpty ? nil : notes, foundIn: verification.files[index].foundIn))
         }
+        for name in kept { Syscall.unlink(name) }
         return restored
     }
+
+    /// Gives each source that this repair also replaces (a swap, a cycle: a file of
+    /// `replacing`) a second, hidden name named after the file whose bytes it holds
+    /// (`.TARGET.gcdcat-XXXXXX`, a hard link), so those bytes keep a name while the renames run:
+    /// without it, a crash or an error between two of them left one file's bytes only in an
+    /// unnamed copy, and the set unrepairable. A name a crash leaves is searched by the next run
+    /// (``Par2FoundFiles``). Returns the names made.
+    ///
+    /// ## Errors
+    /// `.io` naming the hidden name and `link` (the names made before it are removed).
+    private static func keepReplacedSources(
+        _ copies: [(source: String, target: String)], replacing targets: [String], holding: (Int) -> Void
+    ) throws -> [String] {
+        let replaced = Set(targets.compactMap { (try? Syscall.statIfExists($0)).flatMap { $0 }.map(Self.identity) })
+        var kept: [String] = []
+        var seen = Set<[UInt64]>()
+        for (copy, (source, target)) in copies.enumerated() {
+            guard let info = (try? Syscall.statIfExists(source)).flatMap({ $0 }), replaced.contains(identity(info)),
+                seen.insert(identity(info)).inserted
+            else { continue }
+            let name = temporaryName(for: target)
+            do {
+                try Syscall.link(source, to: name)
+            } catch {
+                for made in kept { Syscall.unlink(made) }
+                throw error
+            }
+            kept.append(name)
+            holding(copy)
+        }
+        return kept
+    }
+
+    private static func identity(_ info: stat) -> [UInt64] { [UInt64(info.st_dev), UInt64(info.st_ino)] }
 
     /// Refuses, before anything is written, a file whose folder (`sub/` in a name `sub/f`) is a
     /// symlink that leads out of the set's folder: a crafted `.par2` named `lnk/victim` and
