@@ -11,15 +11,7 @@ import Testing
 /// Each such wait lasts up to its timeout (10 s for SSO), and a Ctrl-C meanwhile ended the run
 /// without a word (outside re-check r24b N13).
 @Suite struct CredentialRequestSignalCLITests {
-    static let ssoConfig = """
-        [profile work]
-        sso_session = corp
-        sso_account_id = 123456789012
-        sso_role_name = Admin
-        [sso-session corp]
-        sso_start_url = https://corp.awsapps.com/start
-        sso_region = eu-west-1
-        """
+    static let ssoConfig = ssoSessionTestConfig
 
     enum Source: String, CaseIterable {
         /// GetRoleCredentials with a valid cached token.

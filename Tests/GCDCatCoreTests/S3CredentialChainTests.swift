@@ -1,5 +1,6 @@
 import Foundation
 import GCDCatCore
+import GCDCatTestSupport
 import Synchronization
 import Testing
 
@@ -601,15 +602,7 @@ import Testing
         #expect(oidc.requests.count == 1)
     }
 
-    static let ssoConfig = """
-        [profile work]
-        sso_session = corp
-        sso_account_id = 123456789012
-        sso_role_name = Admin
-        [sso-session corp]
-        sso_start_url = https://corp.awsapps.com/start
-        sso_region = eu-west-1
-        """
+    static let ssoConfig = ssoSessionTestConfig
 
     /// The cache file of `aws sso login --sso-session corp` (named by SHA-1 of "corp"), with a
     /// refresh token and its client registration.
