@@ -535,8 +535,9 @@ import Testing
         #expect(
             headed.stderr
                 == "gcdcat: warning: the split that made d.csv.001 repeated its input's header lines atop every part, "
-                + "and no manifest beside the set records the header, so the output repeats it in each part (the "
-                + "manifest that split wrote records it: give it with --manifest)\n"
+                + "and no manifest beside the set records the header, so the output repeats it in each part (a "
+                + "manifest of that split records it, unless it was split with --no-manifest: give it with "
+                + "--manifest)\n"
                 + "gcdcat: 4 parts verified against the crc32s their split marked them with\n")
         let old = randomData(8000, seed: 2319)
         var new = old

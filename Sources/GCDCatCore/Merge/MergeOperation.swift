@@ -506,8 +506,8 @@ public struct MergeOperation: Sendable {
     /// no manifest that records the header (the merge keeps it in every part).
     static func unrecordedHeaderWarning(_ first: String) -> String {
         "the split that made \(first.displayPath) repeated its input's header lines atop every part, and no "
-            + "manifest beside the set records the header, so the output repeats it in each part (the manifest that "
-            + "split wrote records it: give it with --manifest)"
+            + "manifest beside the set records the header, so the output repeats it in each part (a manifest of that "
+            + "split records it, unless it was split with --no-manifest: give it with --manifest)"
     }
 
     /// This merge of the set `list` names, from its first part, with `list` as its manifest.
