@@ -321,7 +321,10 @@ extension MergeOperation {
         let repaired: Par2Repairer.Rebuilt?
         if partsIntact || verification.badSliceCount == 0 {
             repaired = nil
-        } else if let early, zip(expected.files, verification.files).allSatisfy({ $0.badSlices == $1.badSlices }) {
+        } else if let early, zip(expected.files, verification.files).allSatisfy({ $0.badSlices == $1.badSlices }),
+            verification.files.allSatisfy({ $0.foundIn == nil })
+        {
+            // The early rebuild read every part at its own name: right only if none was found elsewhere.
             repaired = try early.wait()
         } else {
             _ = early?.outcome()
