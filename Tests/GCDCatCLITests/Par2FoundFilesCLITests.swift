@@ -228,6 +228,21 @@ import Testing
             merged.stderr.contains("gcdcat: note: rebuilding movie.zip.003 (missing, 14 blocks)"), "\(merged.stderr)")
     }
 
+    /// A missing part whose checked copy a killed repair left beside it (`.NAME.gcdcat-XXXXXX`):
+    /// the merge's count before reading passed it over and refused the set, 25 blocks against 6,
+    /// where verify and repair found it (outside re-check r23d N3). It is read from there.
+    @Test func aMissingPartsLeftoverCopyIsMerged() throws {
+        let (scratch, parts) = try Self.protectedSet()
+        #expect(rename(scratch.file("movie.zip.002"), scratch.file(".movie.zip.002.gcdcat-Qw12Er")) == 0)
+        let merged = try gcdcat(["movie.zip.001", "-o", "out"], in: scratch.path)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(
+            scratch.read("out")
+                == ["movie.zip.001", "movie.zip.002", "movie.zip.003"].map { parts[$0]! }.reduce(Data(), +))
+        #expect(
+            merged.stderr.contains("its bytes were found whole in .movie.zip.002.gcdcat-Qw12Er"), "\(merged.stderr)")
+    }
+
     @Test func aSwapAndADamagedBlockTakeOneRecoveryBlock() throws {
         let (scratch, parts) = try Self.protectedSet()
         Self.swap("movie.zip.001", "movie.zip.002", in: scratch)

@@ -224,7 +224,8 @@ extension MergeOperation {
         // A file of the set short on disk, whose size another file of it has, may be found whole
         // there (the last part swapped with another: the check looks,
         // ``Par2Verification/findMovedFiles(extras:)``): not counted lost yet. A missing one
-        // still is (its bytes under another name leave that name's own bytes lost).
+        // still is (its bytes under another name leave that name's own bytes lost), unless a
+        // killed gcdcat left a scratch copy of its size beside it, which the check looks in.
         var sizes: [Int64: [String]] = [:]
         for file in set.files {
             let path = set.path(of: file)
@@ -236,6 +237,7 @@ extension MergeOperation {
             if position == list.order.count { partsLost = lost }
             let file = set.files[index]
             guard try Par2Verifier.exists(set.path(of: file)) else {
+                if Self.hasLeftover(ofSize: file.length, for: set.path(of: file)) { continue }
                 lost += file.slices.count
                 if !file.slices.isEmpty { short.append((path, "missing")) }
                 continue
@@ -262,6 +264,17 @@ extension MergeOperation {
                 // The parts present at full size are not read yet: their damage would add to these.
                 "not repairable: at least \(counted(lost, "block")) missing, \(counted(set.recoverySlices.count, "recovery block")) "
                 + "available (\(named)\(short.count > 5 ? ", …" : "")); nothing was written")
+    }
+
+    /// Whether a scratch copy a killed gcdcat left beside `path` (``LeftoverTemporaries``), held by
+    /// no process, has `size` bytes: the check may find the file's bytes whole there.
+    private static func hasLeftover(ofSize size: Int64, for path: String) -> Bool {
+        LeftoverTemporaries.find(for: [path]).contains { found in
+            guard LeftoverTemporaries.isStale(found.leftover),
+                let info = (try? Syscall.statIfExists(found.leftover)).flatMap({ $0 })
+            else { return false }
+            return Int64(info.st_size) == size
+        }
     }
 
     /// Runs `body`, which makes an output of `bytes`, the size `list`'s index gives the set: a
