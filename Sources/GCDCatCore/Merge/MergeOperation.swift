@@ -237,8 +237,11 @@ public struct MergeOperation: Sendable {
         let marksPending = manifestFile != nil && resolved.markedContent?.hasDoubts == true
         let marksAfterList = manifestFile != nil && resolved.markedContent != nil
         let marks = manifestFile == nil && manifestPolicy != .disabled ? resolved.markedContent : nil
+        // The marks' crc32s are of whole parts: an output that drops an SFV's unchecked header has
+        // another, which the copy alongside could not be credited with.
+        let overlapping = !marksPending && !(marks != nil && uncheckedHeader > 0)
         var (verification, overlapped) = try verify(
-            parts, manifest: manifestFile, marks: marks, resolved, target, overlapping: !marksPending,
+            parts, manifest: manifestFile, marks: marks, resolved, target, overlapping: overlapping,
             sayVerified: !marksAfterList && !target.isStandardOutput, notice: notice)
         // A part the list vouches for whose current mark records other bytes: the list was made
         // after an edit that put the part's time back.
@@ -263,7 +266,6 @@ public struct MergeOperation: Sendable {
         // manifest in use records it, or, unchecked, the set's SFV beside it).
         let repeatedHeader =
             manifestFile == nil ? uncheckedHeader : (overlapped?.check.repeatedHeader ?? verification.repeatedHeader)
-        // The marks' crc32s are of whole parts: with headers dropped, the output has another.
         if repeatedHeader > 0 && verification.verifiedByMarks { verification.expectedCRC = nil }
         // An SFV beside the set that could not give the header says so itself (UncheckedHeader).
         if resolved.markedHeader, repeatedHeader == 0,
