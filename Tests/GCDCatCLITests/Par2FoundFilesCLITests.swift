@@ -206,6 +206,11 @@ import Testing
             verify.stderr
                 == "gcdcat: note: movie.zip.002 (1): no such file, so not searched\n"
                 + "gcdcat: movie.zip.par2: 3 files OK (6 recovery blocks present)\n")
+        // A symlink loop is there, and says what it is (it was "no such file": outside re-check r23d N7).
+        #expect(symlink("loop", scratch.file("loop")) == 0)
+        let loop = try gcdcat(["verify", "movie.zip.par2", "loop"], in: scratch.path)
+        #expect(loop.status == 0, "\(loop.stderr)")
+        #expect(loop.stderr.hasPrefix("gcdcat: note: loop: Too many levels of symbolic links, so not searched\n"))
     }
 
     /// Two parts swapped and the third missing: the merge reads the swapped parts from where they

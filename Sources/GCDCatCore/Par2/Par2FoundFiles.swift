@@ -33,7 +33,14 @@ extension Par2Verification {
         }
         // A file given that is not there is said even when nothing is looked for: a typo.
         for extra in extras {
-            let info = try? Syscall.statIfExists(extra)
+            let info: stat?
+            do {
+                info = try Syscall.statIfExists(extra)
+            } catch {
+                // A symlink loop (ELOOP), a name too long: not "no such file".
+                searchNotes.append("\(extra.displayPath): \(error.message), so not searched")
+                continue
+            }
             if info == nil {
                 searchNotes.append("\(extra.displayPath): no such file, so not searched")
             } else if let info, info.st_mode & S_IFMT != S_IFREG {
