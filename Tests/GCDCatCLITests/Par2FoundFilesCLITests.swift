@@ -314,6 +314,24 @@ import Testing
         #expect(turbo.status == 0, "\(turbo.stdoutText)")
     }
 
+    /// Swapped files on two file systems (a subfolder that is a mount) cannot be hard-linked to
+    /// each other's folder: the repair goes on without the kept links (EXDEV, injected here).
+    @Test(.enabled(if: toolExists("strace"), "needs strace to fail the link with EXDEV"))
+    func aKeptLinkAcrossFileSystemsIsLeftOut() throws {
+        let (scratch, parts) = try Self.protectedSet()
+        Self.swap("movie.zip.001", "movie.zip.002", in: scratch)
+        let repaired = try runTool(
+            "strace",
+            [
+                "-f", "-o", "/dev/null", "-e", "trace=link", "-e", "inject=link:error=EXDEV", gcdcatPath, "repair",
+                "movie.zip.par2", "-q",
+            ],
+            in: scratch.path)
+        #expect(repaired.status == 0, "\(repaired.stderr)")
+        for (name, data) in parts { #expect(scratch.read(name) == data, "\(name)") }
+        #expect(!scratch.listing().contains { $0.hasPrefix(".movie.zip") }, "\(scratch.listing())")
+    }
+
     /// A repair of two swapped files stopped at any step of naming them: SIGKILL at the hidden
     /// link that keeps a replaced file's bytes, at either copy's link or rename, or a link that
     /// fails (EIO). Every byte keeps a name throughout (a kill at the second copy's link left its

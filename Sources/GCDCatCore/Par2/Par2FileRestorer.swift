@@ -159,6 +159,10 @@ public enum Par2FileRestorer {
             let name = temporaryName(for: target)
             do {
                 try Syscall.link(source, to: name)
+            } catch  where error.errno == EXDEV {
+                // The two on different file systems (a subfolder that is a mount): no hard link
+                // can join them, and the repair goes on as it did before links were kept.
+                continue
             } catch {
                 for made in kept { Syscall.unlink(made) }
                 throw error
