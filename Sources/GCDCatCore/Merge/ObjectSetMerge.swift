@@ -335,41 +335,17 @@ public struct ObjectSetMerge: Sendable {
 
     // MARK: Downloaded
 
-    /// Ranged GETs written at their offsets (or in order, into standard output or a device),
-    /// each range's crc32 computed as it arrives and joined per part.
+    /// The parts written into the output (``ObjectDownload``), each one's crc32 checked against
+    /// the list's as it is known.
     private func download(_ infos: [ObjectInfo], expected: [UInt32]?, counter: TransferCounter) throws -> Result {
-        let ends = infos.reduce(into: [UInt64]()) { $0.append(($0.last ?? 0) + $1.size) }
-        let offsets = [0] + ends.dropLast()
-        let total = ends.last ?? 0
+        let total = infos.reduce(0) { $0 + $1.size }
         let manifest = self.manifest
         let jobs = self.jobs
         let store = self.store
         let crcs = try OutputSet.single(output, inputs: [], overwrite: overwrite, fsync: fsync, bytes: Int64(total)) {
             sink -> [Checksum] in
-            let pieces = Mutex<[Int: [(offset: UInt64, checksum: Checksum)]]>([:])
-            let positional = sink.allowsPositionalWrites
-            let fd = try sink.fd
-            let path = sink.path
-            // Standard output and devices take the bytes in order: one reader.
-            let reader = ObjectReader(store: store, jobs: positional ? jobs : 1, counter: counter)
-            try reader.read(infos) { object, offset, bytes in
-                var checksum = Checksum(.crc32)
-                checksum.update(bytes)
-                if let base = bytes.baseAddress {
-                    if positional {
-                        try Syscall.pwriteAll(
-                            fd, from: base, count: bytes.count, offset: Int64(offsets[object] + offset), path: path)
-                    } else {
-                        try Syscall.writeAll(fd, from: base, count: bytes.count, path: path)
-                    }
-                }
-                pieces.withLock { $0[object, default: []].append((offset, checksum)) }
-            }
-            let perPart = pieces.withLock { all in
-                infos.indices.map { index in
-                    Checksum.combine(.crc32, (all[index] ?? []).sorted { $0.offset < $1.offset }.map(\.checksum))
-                }
-            }
+            let download = ObjectDownload(store: store, jobs: jobs, counter: counter)
+            let perPart = try download.write(infos.map { .init(object: $0, range: 0..<$0.size) }, into: sink)
             if let expected {
                 for (index, checksum) in perPart.enumerated() where checksum.value != expected[index] {
                     throw Self.mismatch(

@@ -61,17 +61,7 @@ public struct ObjectReader: Sendable {
 
     /// The ranges that cover `objects`, object after object, each in order.
     func slices(of objects: [ObjectInfo]) -> [Slice] {
-        var slices: [Slice] = []
-        let step = UInt64(rangeSize)
-        for (index, object) in objects.enumerated() {
-            var offset: UInt64 = 0
-            while offset < object.size {
-                let length = Int(min(step, object.size - offset))
-                slices.append(Slice(object: index, offset: offset, length: length))
-                offset += UInt64(length)
-            }
-        }
-        return slices
+        slices(covering: objects.map { 0..<$0.size })
     }
 
     /// What to do when a GET or the per-range work fails.
@@ -234,10 +224,7 @@ public struct ObjectReader: Sendable {
             checksum.update(bytes)
             return checksum
         }
-        var perObject = [Checksum](repeating: Checksum(algorithm), count: readObjects.count)
-        for (slice, piece) in zip(slices, mapped.results) {
-            if let piece { perObject[slice.object] = perObject[slice.object].combined(with: piece) }
-        }
+        let perObject = Self.joined(mapped.results, of: slices, count: readObjects.count, algorithm)
         var results: [Result<ObjectChecksum, GCDCatError>] = []
         var next = 0
         for (index, object) in objects.enumerated() {
@@ -393,24 +380,6 @@ extension ObjectReader {
         return slices
     }
 
-    /// Reads `ranges` of one object (a split's parts) and hands each filled slice to
-    /// `body(rangeIndex, offsetInRange, bytes)`, concurrently and in no order, as
-    /// ``read(_:_:)`` does. Returns the bytes read.
-    ///
-    /// ## Errors
-    /// The first failed GET (naming the object) or the first error `body` throws.
-    @discardableResult
-    public func read(
-        _ object: ObjectInfo, ranges: [Range<UInt64>],
-        _ body: @Sendable (Int, UInt64, UnsafeRawBufferPointer) throws -> Void
-    ) throws -> UInt64 {
-        let slices = slices(covering: ranges)
-        let objects = [ObjectInfo](repeating: object, count: ranges.count)
-        return try map(objects, slices, policy: .cancelAll) { slice, bytes in
-            try body(slice.object, slice.offset - ranges[slice.object].lowerBound, bytes)
-        }.bytesRead
-    }
-
     /// The crc32 of each of `ranges` of one object, from parallel ranged GETs joined with
     /// `crc32_combine`: a split's manifest when its parts were copied on the server.
     ///
@@ -437,10 +406,18 @@ extension ObjectReader {
             checksum.update(bytes)
             return checksum
         }
-        var perPiece = [Checksum](repeating: Checksum(.crc32), count: pieces.count)
-        for (slice, piece) in zip(slices, mapped.results) {
-            if let piece { perPiece[slice.object] = perPiece[slice.object].combined(with: piece) }
+        return (Self.joined(mapped.results, of: slices, count: pieces.count, .crc32), mapped.bytesRead)
+    }
+
+    /// Each object's (or piece's) checksum, joined from its slices' in order: `results` are per
+    /// slice, as ``map(_:_:policy:_:)`` returns them, nil for one skipped.
+    static func joined(
+        _ results: [Checksum?], of slices: [Slice], count: Int, _ algorithm: ChecksumAlgorithm
+    ) -> [Checksum] {
+        var joined = [Checksum](repeating: Checksum(algorithm), count: count)
+        for (slice, checksum) in zip(slices, results) {
+            if let checksum { joined[slice.object] = joined[slice.object].combined(with: checksum) }
         }
-        return (perPiece, mapped.bytesRead)
+        return joined
     }
 }

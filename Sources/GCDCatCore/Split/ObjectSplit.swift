@@ -109,7 +109,8 @@ struct ObjectSplit: Sendable {
         store: any ObjectStore, jobs: Int, counter: TransferCounter
     ) throws -> (checksum: Checksum, facts: Facts) {
         guard let object = sink.object else {
-            return (try download(range, of: info, into: sink, store: store, jobs: jobs, counter: counter), Facts())
+            let download = ObjectDownload(store: store, jobs: jobs, counter: counter)
+            return (try download.write([.init(object: info, range: range)], into: sink)[0], Facts())
         }
         let facts = try copy(range, of: source, etag: info.etag, into: object, store: store, jobs: jobs)
         counter.add(bytes: Int64(range.count))
@@ -133,32 +134,6 @@ struct ObjectSplit: Sendable {
                 message: "an object is split by --size or --parts; lines are found in a local file")
         }
         return pieces.map { UInt64($0.lowerBound)..<UInt64($0.upperBound) }
-    }
-
-    /// One part into a local file: its range read with ranged GETs, written at its offsets (in
-    /// order, with one job, into anything that takes no positional writes), crc32'd on the way.
-    static func download(
-        _ range: Range<UInt64>, of info: ObjectInfo, into sink: OutputSink, store: any ObjectStore, jobs: Int,
-        counter: TransferCounter
-    ) throws -> Checksum {
-        let positional = sink.allowsPositionalWrites
-        let fd = try sink.fd
-        let path = sink.path
-        let pieces = Mutex<[(offset: UInt64, checksum: Checksum)]>([])
-        let reader = ObjectReader(store: store, jobs: positional ? jobs : 1, counter: counter)
-        try reader.read(info, ranges: [range]) { _, offset, bytes in
-            var checksum = Checksum(.crc32)
-            checksum.update(bytes)
-            if let base = bytes.baseAddress {
-                if positional {
-                    try Syscall.pwriteAll(fd, from: base, count: bytes.count, offset: Int64(offset), path: path)
-                } else {
-                    try Syscall.writeAll(fd, from: base, count: bytes.count, path: path)
-                }
-            }
-            pieces.withLock { $0.append((offset, checksum)) }
-        }
-        return Checksum.combine(.crc32, pieces.withLock { $0 }.sorted { $0.offset < $1.offset }.map(\.checksum))
     }
 
     /// One part into an object: `UploadPartCopy` of its range, cut as ``ServerSideMergePlan``
