@@ -31,6 +31,9 @@ struct Par2SetReport: Encodable {
     var badBlocks: Int
     var repairable: Bool
     var exitStatus: Int32
+    /// What the text report prints as notes beside the verdict (``Par2Verification/notes``, and
+    /// the damaged packets' lines); nil (left out) when there are none.
+    var notes: [String]?
 
     init(par2: String, _ verification: Par2Verification) {
         let set = verification.set
@@ -50,6 +53,8 @@ struct Par2SetReport: Encodable {
         badBlocks = verification.badSliceCount
         repairable = verification.isRepairable
         exitStatus = Self.exitStatus(verification)
+        let notes = verification.notes + set.damagedPacketNotes
+        self.notes = notes.isEmpty ? nil : notes
     }
 
     /// 0 every file complete; 2 files differ from the set but its recovery blocks can mend them

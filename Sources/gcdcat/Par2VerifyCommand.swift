@@ -11,7 +11,7 @@ extension GCDCat.Verify {
         var exitStatus: Int32 = 0
         try VerifyJob.par2(
             par2Sets, extras: par2Extras, jobs: jobs,
-            checked: { list, set, verification in
+            checked: { list, verification in
                 let report = Par2SetReport(par2: list, verification)
                 sets.append(report)
                 exitStatus = VerifyReport.worse(exitStatus, report.exitStatus)
@@ -21,10 +21,10 @@ extension GCDCat.Verify {
                     text += line + "\n"
                 }
                 try reportingFailures { try StandardStreams.writeOutput(PathName.bytes(of: text)) }
-                for note in set.foreignVolumeNotes + set.notPar2Notes + verification.searchNotes where !quiet {
-                    writeToStandardError("gcdcat: note: \(note)\n")
+                for note in verification.notes where !quiet { writeToStandardError("gcdcat: note: \(note)\n") }
+                for line in verification.set.damagedPacketNotes where !quiet {
+                    writeToStandardError("gcdcat: \(line)\n")
                 }
-                for line in set.damagedPacketNotes where !quiet { writeToStandardError("gcdcat: \(line)\n") }
                 if !quiet || report.exitStatus != 0 {
                     writeToStandardError("gcdcat: \(list.displayPath): \(report.verdict)\n")
                 }

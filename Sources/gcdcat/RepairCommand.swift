@@ -70,17 +70,12 @@ extension GCDCat {
             showRunNotes(quiet: quiet)
             let clock = ProcessClock()
             let (verification, repaired) = try reportingFailures {
-                let set = try Par2RecoverySet.load(indexPath: par2)
-                var verification = try Par2Verifier.verify(set, jobs: jobs)
-                try verification.findMovedFiles(extras: files)
-                if !quiet && !json {
-                    for note in set.foreignVolumeNotes + set.notPar2Notes + verification.searchNotes {
-                        writeToStandardError("gcdcat: note: \(note)\n")
-                    }
-                    for line in set.damagedPacketNotes { writeToStandardError("gcdcat: \(line)\n") }
+                try Par2FileRestorer.repair(indexPath: par2, extras: files, jobs: jobs, fsync: fsync) { verification in
+                    guard !quiet && !json else { return }
+                    for note in verification.notes { writeToStandardError("gcdcat: note: \(note)\n") }
+                    for line in verification.set.damagedPacketNotes { writeToStandardError("gcdcat: \(line)\n") }
                     for line in Par2SetReport(par2: par2, verification).lines { writeToStandardError(line + "\n") }
                 }
-                return (verification, try Par2FileRestorer.repair(verification, jobs: jobs, fsync: fsync))
             }
             let report = Par2SetReport(par2: par2, verification)
             if json {

@@ -213,6 +213,27 @@ import Testing
         #expect(loop.stderr.hasPrefix("gcdcat: note: loop: Too many levels of symbolic links, so not searched\n"))
     }
 
+    /// The notes the text report prints beside the verdict are in the JSON report too, as the
+    /// set's `notes` (verify's and repair's dropped them: outside re-check r23d), and left out
+    /// when there are none.
+    @Test func theSearchNotesAreInTheJSONReports() throws {
+        let (scratch, _) = try Self.protectedSet()
+        for command in ["verify", "repair"] {
+            let run = try gcdcat([command, "movie.zip.par2", "movie.zip.002 (1)", "--json"], in: scratch.path)
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.stderr == "")
+            let document = try JSONSerialization.jsonObject(with: run.stdout) as! [String: Any]
+            let set =
+                command == "verify" ? (document["sets"] as! [[String: Any]])[0] : document["set"] as! [String: Any]
+            #expect(set["notes"] as? [String] == ["movie.zip.002 (1): no such file, so not searched"], "\(command)")
+
+            let quiet = try gcdcat([command, "movie.zip.par2", "--json"], in: scratch.path)
+            let plain = try JSONSerialization.jsonObject(with: quiet.stdout) as! [String: Any]
+            let plainSet = command == "verify" ? (plain["sets"] as! [[String: Any]])[0] : plain["set"] as! [String: Any]
+            #expect(plainSet["notes"] == nil, "\(command)")
+        }
+    }
+
     /// Two parts swapped and the third missing: the merge reads the swapped parts from where they
     /// were found and rebuilds the third from recovery blocks. The rebuild it starts early, before
     /// the check, reads every part at its own name, so it is not used when a part was found

@@ -101,22 +101,18 @@ public struct VerifyJob {
     /// What `checked` throws.
     public static func par2(
         _ lists: [String], extras: [String] = [], jobs: Int,
-        checked: (_ list: String, Par2RecoverySet, Par2Verification) throws -> Void,
+        checked: (_ list: String, Par2Verification) throws -> Void,
         failed: (_ list: String, GCDCatError) -> Void
     ) throws {
         for list in lists {
-            let set: Par2RecoverySet
-            var verification: Par2Verification
+            let verification: Par2Verification
             do {
-                set = try Par2RecoverySet.load(indexPath: list)
-                verification = try Par2Verifier.verify(set, jobs: jobs)
-                // A damaged or missing file's bytes may lie whole under another of its names or in `extras`.
-                try verification.findMovedFiles(extras: extras)
+                verification = try Par2Verification.checking(indexPath: list, extras: extras, jobs: jobs)
             } catch let error as GCDCatError {
                 failed(list, error)
                 continue
             }
-            try checked(list, set, verification)
+            try checked(list, verification)
         }
     }
 }

@@ -48,3 +48,11 @@ extension Par2RecoverySet {
         return "\(values.count == 1 ? "offset" : "offsets") \(shown)\(more)"
     }
 }
+
+extension Par2Verification {
+    /// Everything a reader of the verdict should be told beside it, without the `gcdcat: note: `:
+    /// volumes of other sets and files that are no PAR2 file (both ignored), and what the search
+    /// for files under other names has to say. The damaged packets' lines are
+    /// ``Par2RecoverySet/damagedPacketNotes``.
+    public var notes: [String] { self.set.foreignVolumeNotes + self.set.notPar2Notes + searchNotes }
+}

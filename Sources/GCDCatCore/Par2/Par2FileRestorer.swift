@@ -20,6 +20,19 @@ public enum Par2FileRestorer {
         public var foundIn: String?
     }
 
+    /// The set at `indexPath` checked (``Par2Verification/checking(indexPath:extras:jobs:)``),
+    /// shown to `verified` before anything is written, then repaired: `gcdcat repair`.
+    ///
+    /// ## Errors
+    /// Those of the check, of `verified`, and of ``repair(_:jobs:fsync:)``.
+    public static func repair(
+        indexPath: String, extras: [String], jobs: Int, fsync: Bool, verified: (Par2Verification) throws -> Void
+    ) throws -> (verification: Par2Verification, repaired: [Restored]) {
+        let verification = try Par2Verification.checking(indexPath: indexPath, extras: extras, jobs: jobs)
+        try verified(verification)
+        return (verification, try repair(verification, jobs: jobs, fsync: fsync))
+    }
+
     /// ## Errors
     /// `.missingPart` when the set is not repairable (before anything is written);
     /// `.checksumMismatch` naming a file whose rebuilt bytes do not have the set's MD5 (it is not

@@ -5,6 +5,20 @@ import GCDCatSystem
 #endif
 
 extension Par2Verification {
+    /// The set at `indexPath` (its index or any of its volumes) loaded and verified, and each
+    /// damaged or missing file looked for under the set's other names and in `extras`
+    /// (``findMovedFiles(extras:)``): what `verify` reports and `repair` starts from.
+    ///
+    /// ## Errors
+    /// Those of ``Par2RecoverySet/load(indexPath:)``, of ``Par2Verifier/verify(_:jobs:counter:copy:)``
+    /// and of the search.
+    public static func checking(indexPath: String, extras: [String] = [], jobs: Int) throws -> Par2Verification {
+        let set = try Par2RecoverySet.load(indexPath: indexPath)
+        var verification = try Par2Verifier.verify(set, jobs: jobs)
+        try verification.findMovedFiles(extras: extras)
+        return verification
+    }
+
     /// Where each file's bytes are read from: the file where they were found whole
     /// (``Par2FileStatus/foundIn``), else its own name; nil for a missing file found nowhere.
     public func sourcePath(of index: Int) -> String? {
