@@ -88,7 +88,7 @@ extension GCDCat {
             guard percent != nil else {
                 throw ValidationError("--par2 must be a percentage from 1% to 1000%, like 10%")
             }
-            if let blockSize, blockSize % 4 != 0 || blockSize > Par2RecoverySet.maximumSliceSize {
+            if let blockSize, !Par2BlockCount.isAllowed(blockSize: blockSize) {
                 throw ValidationError("--par2-block-size must be a multiple of 4, at most 1G (got \(blockSize))")
             }
             if let volumes, !(1...65535).contains(volumes) {

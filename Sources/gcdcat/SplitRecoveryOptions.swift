@@ -41,7 +41,7 @@ struct SplitRecoveryOptions: ParsableArguments {
         if blockSize != nil && percentText == nil {
             throw ValidationError("--par2-block-size goes with --par2 PERCENT.")
         }
-        if let blockSize, blockSize % 4 != 0 || blockSize > Par2RecoverySet.maximumSliceSize {
+        if let blockSize, !Par2BlockCount.isAllowed(blockSize: blockSize) {
             throw ValidationError(
                 "--par2-block-size must be a multiple of 4, at most 1G (got \(blockSize)), like 1M or 768K.")
         }
@@ -77,7 +77,7 @@ struct SplitRecoveryOptions: ParsableArguments {
                     + "read the input twice.")
         }
         if let blockSize, let partLengths {
-            let blocks = partLengths.reduce(Int64(0)) { $0 + ($1 + Int64(blockSize) - 1) / Int64(blockSize) }
+            let blocks = Par2BlockCount.blocks(fileSizes: partLengths, blockSize: blockSize)
             if blocks > Int64(Par2RecoverySet.maximumSlices) {
                 throw ValidationError(
                     "--par2-block-size \(blockSize) cuts the parts into \(blocks) blocks, more than PAR2's "
@@ -91,9 +91,7 @@ struct SplitRecoveryOptions: ParsableArguments {
     /// split starts when they would not fit (a huge --par2-block-size on a small input).
     private func checkRecoveryMemory(partLengths: [Int64]?) throws {
         guard let percent, let sizes = partLengths?.filter({ $0 > 0 }), !sizes.isEmpty else { return }
-        let size = blockSize ?? Par2Creator.defaultBlockSize(fileSizes: sizes)
-        let source = Int(Par2BlockCount.blocks(fileSizes: sizes, blockSize: size))
-        let recovery = max(1, Par2Creator.recoveryCount(percent: percent, sourceBlocks: source))
+        let (size, _, recovery) = Par2BlockCount.plan(fileSizes: sizes, blockSize: blockSize, percent: percent)
         if let problem = Par2RecoveryBounds.memoryProblem(recovery: recovery, blockSize: size) {
             throw ValidationError("\(problem): give a smaller --par2-block-size or --par2.")
         }

@@ -1,6 +1,22 @@
 /// How many blocks a block size cuts files into, against PAR2's limit of
 /// ``Par2RecoverySet/maximumSlices``: what a usage error tells the user to choose.
 public enum Par2BlockCount {
+    /// A block size PAR2 allows: a multiple of 4, at most ``Par2RecoverySet/maximumSliceSize``.
+    public static func isAllowed(blockSize: Int) -> Bool {
+        blockSize > 0 && blockSize % 4 == 0 && blockSize <= Par2RecoverySet.maximumSliceSize
+    }
+
+    /// The block size (`blockSize`, else the default for about 2000 blocks), source blocks and
+    /// recovery blocks (`percent` of them, at least one) that a create makes of non-empty files
+    /// of `fileSizes`: what `protect` and `split --par2` write, and bound before reading.
+    public static func plan(fileSizes: [Int64], blockSize: Int?, percent: Int) -> (
+        blockSize: Int, source: Int, recovery: Int
+    ) {
+        let size = blockSize ?? Par2Creator.defaultBlockSize(fileSizes: fileSizes)
+        let source = Int(blocks(fileSizes: fileSizes, blockSize: size))
+        return (size, source, max(1, Par2Creator.recoveryCount(percent: percent, sourceBlocks: source)))
+    }
+
     /// The blocks of `blockSize` bytes that files of `fileSizes` take (the last of each padded).
     public static func blocks(fileSizes: [Int64], blockSize: Int) -> Int64 {
         let size = Int64(max(blockSize, 1))

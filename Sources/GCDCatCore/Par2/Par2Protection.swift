@@ -107,9 +107,7 @@ public struct Par2Protection: Sendable {
     /// The block size, source blocks and recovery blocks for non-empty files of `fileSizes`:
     /// what ``run()`` makes, and what a usage check bounds before anything is read.
     public func blocks(fileSizes: [Int64]) -> (blockSize: Int, source: Int, recovery: Int) {
-        let size = blockSize ?? Par2Creator.defaultBlockSize(fileSizes: fileSizes)
-        let source = Int(Par2BlockCount.blocks(fileSizes: fileSizes, blockSize: size))
-        return (size, source, max(1, Par2Creator.recoveryCount(percent: percent, sourceBlocks: source)))
+        Par2BlockCount.plan(fileSizes: fileSizes, blockSize: blockSize, percent: percent)
     }
 
     /// Reads every file once and writes the index and volumes (``Par2Creator/create(_:)``); empty

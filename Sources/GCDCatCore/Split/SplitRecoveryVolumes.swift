@@ -87,15 +87,14 @@ final class SplitRecoveryVolumes: @unchecked Sendable {
         }
         let kept = lengths.indices.filter { lengths[$0] > 0 }
         emptyNames = lengths.indices.filter { lengths[$0] == 0 }.map { names[$0] }
-        let sliceSize = request.blockSize ?? Par2Creator.defaultBlockSize(fileSizes: kept.map { lengths[$0] })
-        let sourceBlocks = kept.reduce(0) { $0 + Int((lengths[$1] + Int64(sliceSize) - 1) / Int64(sliceSize)) }
+        let (sliceSize, sourceBlocks, recovery) = Par2BlockCount.plan(
+            fileSizes: kept.map { lengths[$0] }, blockSize: request.blockSize, percent: request.percent)
         guard sourceBlocks <= Par2RecoverySet.maximumSlices else {
             throw GCDCatError(
                 .invalidInput, path: indexPath,
                 message: "--par2-block-size \(sliceSize) gives \(sourceBlocks) blocks, more than PAR2's "
                     + "\(Par2RecoverySet.maximumSlices); use a larger block size")
         }
-        let recovery = max(1, Par2Creator.recoveryCount(percent: request.percent, sourceBlocks: sourceBlocks))
         volumes = request.layout.names(base: String(splitPath(indexPath).name.dropLast(5)), recoverySlices: recovery)
         let opened = try input.open()
         let fd = opened.raw
