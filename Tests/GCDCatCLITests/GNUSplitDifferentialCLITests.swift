@@ -149,6 +149,21 @@ struct GNUSplitDifferentialCLITests {
         }
     }
 
+    /// One part appended to its own input (`>> in`) is refused as a merge's output is, and the
+    /// input is left as it was: the part went to standard output unchecked and grew the input.
+    @Test(arguments: [["-n", "2/4"], ["-n", "l/2/4"], ["-n", "r/2/4"]])
+    func onePartAppendedToItsOwnInputIsRefused(form: [String]) throws {
+        let scratch = try Scratch()
+        let data = Data((0..<50_000).map { UInt8(truncatingIfNeeded: $0 % 251 == 0 ? 10 : $0) })
+        try scratch.write("in", data)
+        let result = try run(
+            executable: "/bin/sh", ["-c", "\"$0\" split \"$@\" in >> in", gcdcatPath] + form, in: scratch.path)
+        #expect(result.status == 1, "\(form)")
+        #expect(result.stderr == "gcdcat: standard output: is the input file in; refusing to overwrite it\n", "\(form)")
+        #expect(scratch.read("in") == data, "\(form)")
+        #expect(scratch.listing() == ["in"], "\(form)")
+    }
+
     /// --filter: each part to its own command with $FILE set; the commands' files are GNU's.
     @Test(arguments: [
         ["--filter=cat > $FILE.part", "-b", "1000"], ["--filter", "head -c 10 > $FILE.h", "-l", "100"],

@@ -37,12 +37,12 @@ public struct SplitJob {
     /// Splits as asked; `starting` is called with each part's name before the filter gets it.
     ///
     /// ## Errors
-    /// Those of ``SplitOperation/run(counter:)``, ``SplitOperation/extract(chunk:to:outputPath:counter:)``
+    /// Those of ``SplitOperation/run(counter:)``, ``SplitOperation/extract(chunk:counter:)``
     /// ``SplitFilter/run(_:counter:starting:)`` and ``SplitFilter/runStreaming(_:from:path:counter:starting:)``;
     /// the store's when it cannot be made.
     public func run(starting: (String) -> Void, measure: MergeJob.Measure) throws -> Outcome {
         if let extractedChunk {
-            try operation.extract(chunk: extractedChunk, to: STDOUT_FILENO, outputPath: "standard output")
+            try operation.extract(chunk: extractedChunk)
             return .streamed
         }
         var operation = operation

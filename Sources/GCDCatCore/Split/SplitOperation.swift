@@ -216,17 +216,21 @@ public struct SplitOperation: Sendable {
         SourceRange(file: file, offset: range.lowerBound, length: range.upperBound - range.lowerBound)
     }
 
-    /// Writes only part `k` (1-based) to `output`, and no file (GNU `split -n K/N`, `l/K/N`,
-    /// `r/K/N`). Empty parts count, as GNU counts them.
+    /// Writes only part `k` (1-based) to standard output, and no file (GNU `split -n K/N`,
+    /// `l/K/N`, `r/K/N`). Empty parts count, as GNU counts them.
     ///
     /// ## Errors
-    /// `.invalidInput` for a mode that does not count parts, or `k` outside 1…count; read and
-    /// write errors naming the input or `outputPath`.
-    public func extract(
-        chunk k: Int, to output: Int32, outputPath: String, counter: TransferCounter = TransferCounter()
-    )
-        throws
-    {
+    /// `.invalidInput` for a mode that does not count parts, `k` outside 1…count, or standard
+    /// output that is the input file; read and write errors naming the input or standard output.
+    public func extract(chunk k: Int, counter: TransferCounter = TransferCounter()) throws {
+        // Standard output goes through the output checks: `>> input` would append to the input.
+        let inputs = input == "-" ? [] : [try PartFile.validate(input)]
+        try OutputSet.single(.standardOutput, inputs: inputs, overwrite: false, fsync: false, bytes: 0) { sink in
+            try extract(chunk: k, to: try sink.fd, outputPath: sink.path, counter: counter)
+        }
+    }
+
+    private func extract(chunk k: Int, to output: Int32, outputPath: String, counter: TransferCounter) throws {
         switch mode {
         case .roundRobin(let count):
             guard count > 0, (1...count).contains(k) else { throw badChunk(k, of: count) }
