@@ -80,10 +80,11 @@ package struct SpawnedChild: ~Copyable {
     ///
     /// With `onStop`, a child that stops (SIGTSTP, SIGSTOP, SIGTTIN) is seen within 100 ms and
     /// `onStop` called (it continues the child, ``GuardedProcessGroup/suspendWithGroup(_:)``); the
-    /// time it took does not count against `seconds`. Once standard output has ended and the child has exited, standard
-    /// error is read as far as it is written: a process that printed its answer and exited may
-    /// have left a child of its own holding that stream open (a credential_process's `sleep &`
-    /// made gcdcat wait out its 60 s and call the answer missing).
+    /// time it took does not count against `seconds`. Once the child has exited, both streams
+    /// are read as far as they are written: a process that printed its answer and exited may
+    /// have left a child of its own holding either open (a credential_process's `sleep &` made
+    /// gcdcat wait out its 60 s and call the answer missing; `setsid sleep &`, which keeps
+    /// standard output, made it wait for the sleep).
     package consuming func drain(
         limit: Int = .max, errorsKept: Int = .max, seconds: Double? = nil, onStop: (() -> Void)? = nil
     ) -> Result<(output: [UInt8], errors: [UInt8], errorsCut: Bool), DrainStop> {
@@ -99,18 +100,15 @@ package struct SpawnedChild: ~Copyable {
         while output != nil || errors != nil {
             // poll skips a negative descriptor.
             var fds = [output.raw ?? -1, errors.raw ?? -1].map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-            var wait: Int32 = -1
-            if output == nil {
-                if !exited {
-                    // Is the child gone (without reaping it: the caller waits for it)?
-                    var info = siginfo_t()
-                    exited =
-                        waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0
-                        && info._sifields._sigchld.si_pid == pid
-                }
-                // Once it is, what standard error holds is read without waiting for more.
-                wait = exited ? 0 : 100
+            if !exited {
+                // Is the child gone (without reaping it: the caller waits for it)?
+                var info = siginfo_t()
+                exited =
+                    waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0
+                    && info._sifields._sigchld.si_pid == pid
             }
+            // Once it is, what the pipes hold is all it wrote: read without waiting for more.
+            var wait: Int32 = exited ? 0 : 100
             if let onStop {
                 var info = siginfo_t()
                 if waitid(P_PID, id_t(pid), &info, WSTOPPED | WNOHANG) == 0 && info._sifields._sigchld.si_pid == pid {
@@ -118,14 +116,13 @@ package struct SpawnedChild: ~Copyable {
                     onStop()
                     end = end.map { $0 + (ContinuousClock.now - stopped) }
                 }
-                wait = wait < 0 ? 100 : min(wait, 100)
             }
             if let end {
                 let left = ContinuousClock.now.duration(to: end).components
                 let milliseconds = Double(left.seconds) * 1000 + Double(left.attoseconds) / 1e15
                 // poll waits forever on a negative timeout: past the end is the end.
                 guard milliseconds > 0 else { return .failure(.tooSlow) }
-                wait = min(wait < 0 ? Int32.max : wait, Int32(min(milliseconds.rounded(.up), 3_600_000)))
+                wait = min(wait, Int32(min(milliseconds.rounded(.up), 3_600_000)))
             }
             let ready = poll(&fds, nfds_t(fds.count), wait)
             if ready < 0 {

@@ -73,6 +73,27 @@ import Testing
         #expect(ContinuousClock.now - started < .seconds(9), "waited for the child's standard error to end")
     }
 
+    /// The same with the child in a session of its own (`setsid`), holding standard output: the
+    /// answer was taken only when the child ended, past the deadline if it outlived it (outside
+    /// re-check r24b N9).
+    @Test func aProcessThatAnsweredIsNotWaitedForWhileItsChildHoldsStandardOutput() throws {
+        let pids = folder.file("setsid-leftover")
+        let program = script(
+            "answers-setsid",
+            #"printf '{"Version": 1, "AccessKeyId": "K", "SecretAccessKey": "S"}'"#
+                + "\nsetsid sleep 30 &\necho $! > \(pids)")
+        defer {
+            let text = String(decoding: readFile(pids) ?? [], as: UTF8.self)
+            if let pid = Int32(text.filter(\.isNumber)) { kill(pid, SIGKILL) }
+        }
+        var process = CredentialProcess(command: program, profile: "dev")
+        process.deadline = 10
+        let started = ContinuousClock.now
+        let keys = try process.fetch()
+        #expect(keys.credentials == S3Credentials(accessKeyID: "K", secretAccessKey: "S"))
+        #expect(ContinuousClock.now - started < .seconds(9), "waited for the child's standard output to end")
+    }
+
     /// A process that never answers is stopped at its deadline and named (it was waited for
     /// forever, and a Ctrl-C left it running; outside attack on issue 24).
     @Test func aCredentialProcessThatHangsIsStoppedAtItsDeadline() throws {
