@@ -115,6 +115,26 @@ import Testing
         #expect(result.stdout.isEmpty)
         #expect(result.stderr.contains("operation      merge"))
         #expect(result.stderr.contains("bytes          1000 (1000 B)"))
+        #expect(result.stderr.contains("\nverified       no\n"))
+    }
+
+    /// The text report says what the parts were checked against, as the JSON's `verified` and
+    /// `manifest` do (it said nothing: outside re-check a22d C5).
+    @Test func theTextReportSaysWhatThePartsWereVerifiedAgainst() throws {
+        let scratch = try Scratch()
+        try scratch.write("f", randomData(300_000, seed: 3))
+        #expect(try gcdcat(["split", "-n", "3", "f", "-q"], in: scratch.path).status == 0)
+        let listed = try gcdcat(["merge", "f.001", "-o", "a", "--report"], in: scratch.path)
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(listed.stderr.contains("\nverified       yes, against f.sfv\n"), "\(listed.stderr)")
+        #expect(unlink(scratch.file("f.sfv")) == 0)
+        let marked = try gcdcat(["merge", "f.001", "-o", "b", "--report"], in: scratch.path)
+        #expect(marked.status == 0, "\(marked.stderr)")
+        #expect(
+            marked.stderr.contains("\nverified       yes, against the crc32s their split marked them with\n"),
+            "\(marked.stderr)")
+        let unchecked = try gcdcat(["merge", "f.001", "-o", "c", "--report", "--no-verify"], in: scratch.path)
+        #expect(unchecked.stderr.contains("\nverified       no\n"), "\(unchecked.stderr)")
     }
 
     @Test(.enabled(if: toolExists("7z"), "7z is not installed (apt-get install p7zip-full)"))

@@ -113,6 +113,12 @@ public struct RunReport: Codable, Sendable, Equatable {
         self.jobs = jobs
     }
 
+    /// A merge's `verified` and `manifest` for a person: what the parts were checked against.
+    private var verificationText: String {
+        guard verified else { return "no" }
+        return "yes, against " + (manifest.map(\.displayPath) ?? "the crc32s their split marked them with")
+    }
+
     /// The report for a person, one field a line.
     public var text: String {
         let mib = { (bytes: Int64) in ByteSize.humanReadable(bytes) }
@@ -132,6 +138,7 @@ public struct RunReport: Codable, Sendable, Equatable {
             lines.append("moved          \(mib(clonedBytes)) cloned, \(mib(copiedBytes)) copied")
         }
         if let crc32 { lines.append("crc32          \(crc32)") }
+        if operation == "merge" { lines.append("verified       \(verificationText)") }
         lines += objectStore?.lines ?? []
         lines += notes.map { "note           \($0)" }
         if !removedParts.isEmpty { lines.append("removed        \(counted(removedParts.count, "part"))") }
