@@ -227,6 +227,29 @@ import Testing
             (try? FileManager.default.destinationOfSymbolicLink(atPath: scratch.file("err-link"))) == "/proc/self/fd/2")
     }
 
+    /// A manifest named as another list of the same split (its digest list, its PAR2 index or a
+    /// volume) is refused before anything is written: with --force one was published over the
+    /// other while the summary named both, without it "already exists" named no file that did
+    /// (outside attack a17 #7).
+    @Test(arguments: [
+        (["--checksum", "sha256", "--manifest", "a.bin.sha256"], "be the sha256 list a.bin.sha256"),
+        (["--par2", "10%", "--manifest", "a.bin.par2"], "be the PAR2 index a.bin.par2"),
+        (["--par2", "10%", "--manifest", "a.bin.vol003+04.par2"], "take the name of a PAR2 recovery volume"),
+        (["--par2", "10%", "--manifest", "./a.bin.VOL000+01.PAR2"], "take the name of a PAR2 recovery volume"),
+    ])
+    func aManifestNamedAsAnotherListOfTheSplitIsRefused(options: [String], clash: String) throws {
+        let scratch = try Scratch()
+        try scratch.write("a.bin", randomData(100_000, seed: 7))
+        let manifest = options.last!
+        for force in [false, true] {
+            let result = try gcdcat(
+                ["split", "a.bin", "--size", "30K"] + options + (force ? ["--force"] : []), in: scratch.path)
+            #expect(result.status == 1)
+            #expect(result.stderr == "gcdcat: \(manifest): the manifest would \(clash); name another manifest\n")
+            #expect(scratch.listing() == ["a.bin"])
+        }
+    }
+
     /// Issue 9 case 8: the manifest was written over part 1.
     @Test func aManifestNamedLikeAPartIsRefused() throws {
         let scratch = try Scratch()

@@ -493,6 +493,10 @@ public struct SplitOperation: Sendable {
                     .invalidInput, path: manifestPath,
                     message: "the manifest would be part \(clash.displayPath); name another manifest")
             }
+            if let other = otherListClash(manifestPath) {
+                throw GCDCatError(
+                    .invalidInput, path: manifestPath, message: "the manifest would \(other); name another manifest")
+            }
             // A stream split does not know its names yet: refuse a chosen manifest that is a
             // name of the series (each part is checked again as it starts).
             if input == "-", case .path = manifest, naming.isPartName(manifestPath) {
@@ -511,6 +515,25 @@ public struct SplitOperation: Sendable {
             }
         }
         for outcome in outcomes { try outcome.get() }
+    }
+
+    /// What else of the set `manifest` would be named as (the digest list, the PAR2 index or a
+    /// volume), said as `be the sha256 list a.sha256`; nil when nothing. One name for two outputs
+    /// published one over the other: the summary named both.
+    private func otherListClash(_ manifest: String) -> String? {
+        if let digestListPath, let digest, samePath(digestListPath, manifest) {
+            return "be the \(digest.rawValue) list \(digestListPath.displayPath)"
+        }
+        guard let index = recoveryIndexPath else { return nil }
+        if samePath(index, manifest) { return "be the PAR2 index \(index.displayPath)" }
+        let (indexFolder, indexName) = splitPath(index)
+        let (folder, name) = splitPath(manifest)
+        let volume = String(indexName.dropLast(5)) + ".vol"
+        guard samePath(folder, indexFolder),
+            // Volumes are found whatever the case of their names, as par2 finds them.
+            name.lowercased().hasPrefix(volume.lowercased()), name.lowercased().hasSuffix(".par2")
+        else { return nil }
+        return "take the name of a PAR2 recovery volume"
     }
 
     /// The part names as the manifest at `manifestPath` must list them: relative to its folder.
