@@ -9,6 +9,7 @@ extension GCDCat.Verify {
         var sets: [Par2SetReport] = []
         var errors: [ErrorReport.Details] = []
         var exitStatus: Int32 = 0
+        var repeated: [(list: String, verifiedAs: String)] = []
         try VerifyJob.par2(
             par2Sets, extras: par2Extras, jobs: jobs,
             checked: { list, verification in
@@ -33,7 +34,17 @@ extension GCDCat.Verify {
                 if !status { writeToStandardError("gcdcat: \(error)\n") }
                 errors.append(ErrorReport(command: "verify", error: error).error)
                 exitStatus = VerifyReport.worse(exitStatus, 1)
-            })
+            },
+            repeated: { repeated.append(($0, $1)) })
+        var verifiedOnce: [String] = []
+        for (_, set) in repeated where !verifiedOnce.contains(set) { verifiedOnce.append(set) }
+        for set in verifiedOnce where !quiet && !status && !json {
+            let files = repeated.filter { $0.verifiedAs == set }.map(\.list)
+            let named = files.count == 1 ? files[0].displayPath : "\(files[0].displayPath) and \(files.count - 1) more"
+            writeToStandardError(
+                "gcdcat: note: \(named) \(files.count == 1 ? "is a file" : "are files") of \(set.displayPath)'s set, "
+                    + "verified once\n")
+        }
         if json {
             let document = Par2VerifyDocument(
                 inputs: lists, wallSeconds: roundedToMicroseconds(clock.elapsed().wall), sets: sets, errors: errors,

@@ -308,3 +308,34 @@ extension Par2VerifyCLITests {
                 + "(f.vol00+01.par2) is not a PAR2 file (no PAR2 packet in it): the set cannot be read\n")
     }
 }
+
+extension Par2VerifyCLITests {
+    /// `verify *.par2` gives a set's index and every volume: the set is verified once, as par2
+    /// verifies it, with one note for the rest (it was verified and printed once per file:
+    /// outside attack a17 #14). A copy of the index in another folder is another set of files.
+    @Test func aSetGivenAsItsIndexAndItsVolumesIsVerifiedOnce() throws {
+        let scratch = try Scratch()
+        _ = try protectedFile(scratch)
+        let all = try gcdcat(
+            ["verify", "f.par2", "f.vol0+1.par2", "./f.vol1+2.par2", "f.vol3+3.par2"], in: scratch.path)
+        #expect(all.status == 0, "\(all.stderr)")
+        #expect(all.stdoutText == "f: OK\n")
+        #expect(
+            all.stderr
+                == "gcdcat: f.par2: 1 file OK (6 recovery blocks present)\n"
+                + "gcdcat: note: f.vol0+1.par2 and 2 more are files of f.par2's set, verified once\n")
+        // From a volume first: the index, which a volume's set does not read, is found by its set id.
+        let fromVolume = try gcdcat(["verify", "f.vol3+3.par2", "f.par2", "--json"], in: scratch.path)
+        #expect(fromVolume.status == 0, "\(fromVolume.stderr)")
+        let document = try JSONSerialization.jsonObject(with: fromVolume.stdout) as! [String: Any]
+        #expect((document["sets"] as! [[String: Any]]).map { $0["par2"] as! String } == ["f.vol3+3.par2"])
+
+        try FileManager.default.createDirectory(atPath: scratch.file("copy"), withIntermediateDirectories: false)
+        for name in ["f", "f.par2"] { try scratch.write("copy/" + name, scratch.read(name)!) }
+        let twoFolders = try gcdcat(["verify", "f.par2", "copy/f.par2", "-q"], in: scratch.path)
+        #expect(twoFolders.status == 0, "\(twoFolders.stderr)")
+        #expect(twoFolders.stdoutText == "")
+        let loud = try gcdcat(["verify", "f.par2", "copy/f.par2"], in: scratch.path)
+        #expect(loud.stdoutText == "f: OK\ncopy/f: OK\n")
+    }
+}

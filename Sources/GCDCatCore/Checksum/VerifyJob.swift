@@ -95,23 +95,39 @@ public struct VerifyJob {
 
     /// Loads and verifies each PAR2 set (`lists`, each its index or a volume) in order, with
     /// `jobs`: `checked` receives each set verified, `failed` the error of one that could not be
-    /// loaded or read.
+    /// loaded or read, `repeated` each list that is a file of a set verified before it (the
+    /// volumes of `verify *.par2`: par2 verifies such a set once, gcdcat verified it per file).
     ///
     /// ## Errors
     /// What `checked` throws.
     public static func par2(
         _ lists: [String], extras: [String] = [], jobs: Int,
         checked: (_ list: String, Par2Verification) throws -> Void,
-        failed: (_ list: String, GCDCatError) -> Void
+        failed: (_ list: String, GCDCatError) -> Void,
+        repeated: (_ list: String, _ verifiedAs: String) -> Void = { _, _ in }
     ) throws {
+        // A set's files are found in its .par2's folder: the same set id elsewhere is other files.
+        var done: [(list: String, id: Par2Hash, folder: String, files: [String])] = []
         for list in lists {
+            // A file read with a set already verified is not even loaded again.
+            if let earlier = done.first(where: { $0.files.contains { samePath($0, list) } }) {
+                repeated(list, earlier.list)
+                continue
+            }
             let verification: Par2Verification
             do {
-                verification = try Par2Verification.checking(indexPath: list, extras: extras, jobs: jobs)
+                let set = try Par2RecoverySet.load(indexPath: list)
+                if let earlier = done.firstIndex(where: { $0.id == set.setID && samePath($0.folder, set.directory) }) {
+                    done[earlier].files += set.ownFiles
+                    repeated(list, done[earlier].list)
+                    continue
+                }
+                verification = try Par2Verification.checking(set, extras: extras, jobs: jobs)
             } catch let error as GCDCatError {
                 failed(list, error)
                 continue
             }
+            done.append((list, verification.set.setID, verification.set.directory, verification.set.ownFiles))
             try checked(list, verification)
         }
     }

@@ -13,7 +13,11 @@ extension Par2Verification {
     /// Those of ``Par2RecoverySet/load(indexPath:)``, of ``Par2Verifier/verify(_:jobs:counter:copy:)``
     /// and of the search.
     public static func checking(indexPath: String, extras: [String] = [], jobs: Int) throws -> Par2Verification {
-        let set = try Par2RecoverySet.load(indexPath: indexPath)
+        try checking(Par2RecoverySet.load(indexPath: indexPath), extras: extras, jobs: jobs)
+    }
+
+    /// ``checking(indexPath:extras:jobs:)`` of a set already loaded.
+    public static func checking(_ set: Par2RecoverySet, extras: [String] = [], jobs: Int) throws -> Par2Verification {
         var verification = try Par2Verifier.verify(set, jobs: jobs)
         try verification.findMovedFiles(extras: extras)
         return verification
