@@ -175,4 +175,54 @@ import Testing
             ])
         #expect(scratch.read("x.bin") == x && scratch.read("keep") == scratch.read(volume))
     }
+
+    /// A file of which not one block is the set's is another file at its name (a newer version):
+    /// repair replaced it without a copy, where par2 keeps it as `NAME.1`. It is kept so now, with
+    /// a note, also through a symlink (its target's bytes), and a name of the set is never taken
+    /// for it (outside attack a17 #3). A file with a damaged block or two is still replaced.
+    @Test func aFileWithNotOneBlockOfTheSetsIsKeptBesideTheRepairedOne() throws {
+        let scratch = try Scratch()
+        let a = randomData(300_000, seed: 2601)
+        let b = randomData(200_000, seed: 2602)
+        try scratch.write("a.dat", a)
+        try scratch.write("b.dat", b)
+        try scratch.write("b.dat.2", Data("someone's".utf8))
+        let protect = try gcdcat(
+            ["protect", "a.dat", "b.dat", "b.dat.2", "-o", "s.par2", "--par2", "200%", "-q"], in: scratch.path)
+        #expect(protect.status == 0, "\(protect.stderr)")
+        let newer = randomData(250_000, seed: 2603)
+        try scratch.write("b.dat", newer)
+        var damaged = a
+        damaged[50] ^= 0xFF
+        try scratch.write("a.dat", damaged)
+        try scratch.write("b.dat.1", Data("taken".utf8))
+        #expect(unlink(scratch.file("b.dat.2")) == 0)
+        let repair = try gcdcat(["repair", "s.par2", "--json"], in: scratch.path)
+        #expect(repair.status == 0, "\(repair.stderr)")
+        let document = try JSONSerialization.jsonObject(with: repair.stdout) as! [String: Any]
+        let notes = Dictionary(
+            uniqueKeysWithValues: (document["repaired"] as! [[String: Any]]).map {
+                ($0["path"] as! String, $0["notes"] as? [String] ?? [])
+            })
+        #expect(
+            notes == [
+                "a.dat": [], "b.dat.2": [],
+                "b.dat": [
+                    "not one block of b.dat was the set's (another file, or a newer version of it?): the file it "
+                        + "held is kept as b.dat.3, as par2 keeps a damaged file"
+                ],
+            ])
+        #expect(scratch.read("a.dat") == a && scratch.read("b.dat") == b && scratch.read("b.dat.3") == newer)
+        #expect(scratch.read("b.dat.1") == Data("taken".utf8) && scratch.read("b.dat.2") == Data("someone's".utf8))
+        #expect(!scratch.listing().contains("a.dat.1"))
+
+        // Through a symlink to a file that is no file of the set: the target's bytes are kept.
+        let other = randomData(200_000, seed: 2604)
+        #expect(unlink(scratch.file("b.dat")) == 0)
+        try scratch.write("b-newer.dat", other)
+        #expect(symlink("b-newer.dat", scratch.file("b.dat")) == 0)
+        let linked = try gcdcat(["repair", "s.par2", "-q"], in: scratch.path)
+        #expect(linked.status == 0, "\(linked.stderr)")
+        #expect(scratch.read("b.dat") == b && scratch.read("b.dat.4") == other)
+    }
 }

@@ -60,9 +60,14 @@ public enum Par2FileRestorer {
             let made = try create(missingFolders(set, file))
             let notes: [String]
             do {
+                // Not one block of it is the set's: another file (a newer version) sits at the name.
+                let unlike =
+                    status.state == .damaged && !file.slices.isEmpty
+                    && status.badSlices.count == file.slices.count
                 notes = try restore(
                     file, path: set.path(of: file), sliceSize: set.sliceSize, rebuilt: rebuilt, fsync: fsync,
-                    repairedLater: pending[(position + 1)...].map { set.path(of: set.files[$0]) }, linked: linked)
+                    repairedLater: pending[(position + 1)...].map { set.path(of: set.files[$0]) }, linked: linked,
+                    keeping: unlike ? set.files.map { set.path(of: $0) } : nil)
             } catch {
                 // No folder made for a file that was not restored is left behind.
                 removeFolders(made)
@@ -412,15 +417,61 @@ public enum Par2FileRestorer {
     /// the damaged file keep its bytes, and a note says so, except those among `repairedLater`
     /// (`ln a c; protect a c`: c is repaired next); names of the set's or its recovery set's
     /// files (`linked`) are not counted.
+    ///
+    /// With `keeping` (the set's file paths), the file replaced, when this is its only name, is
+    /// kept under the first free name `PATH.1`, `PATH.2`… that is no file of the set, as par2
+    /// keeps every damaged file.
     private static func restore(
         _ file: Par2RecoverySet.File, path: String, sliceSize: Int, rebuilt: Par2Repairer.Rebuilt?, fsync: Bool,
-        repairedLater: [String] = [], linked: LinkedNames
+        repairedLater: [String] = [], linked: LinkedNames, keeping setPaths: [String]? = nil
     ) throws -> [String] {
         let prepared = try prepare(
             file, path: path, sliceSize: sliceSize, rebuilt: rebuilt, fsync: fsync, repairedLater: repairedLater,
             linked: linked)
-        try publish(prepared, fsync: fsync)
-        return prepared.notes
+        var notes = prepared.notes
+        var kept: String? = nil
+        // A file with other hard links keeps its bytes there (the notes name those).
+        if let setPaths, let read = prepared.read, read.st_nlink == 1 {
+            do {
+                kept = try keepReplaced(prepared.finalPath, beside: path, avoiding: setPaths)
+            } catch {
+                prepared.output.discard()
+                throw error
+            }
+            notes.append(
+                "not one block of \(path.displayPath) was the set's (another file, or a newer version of it?): "
+                    + "the file it held is kept as \(kept!.displayPath), as par2 keeps a damaged file")
+        }
+        do {
+            try publish(prepared, fsync: fsync)
+        } catch {
+            if let kept { Syscall.unlink(kept) }
+            throw error
+        }
+        return notes
+    }
+
+    /// Links the file at `finalPath` to the first free `PATH.N` (N from 1) beside `path` that is
+    /// none of `avoiding`, and returns that name.
+    ///
+    /// ## Errors
+    /// `.io` naming the file and `link` when it cannot be linked (another file system): nothing
+    /// was replaced.
+    private static func keepReplaced(_ finalPath: String, beside path: String, avoiding: [String]) throws -> String {
+        var number = 1
+        while true {
+            let name = "\(path).\(number)"
+            number += 1
+            if avoiding.contains(where: { samePath($0, name) }) { continue }
+            if link(finalPath, name) == 0 { return name }
+            guard errno == EEXIST else {
+                var failure = GCDCatError.syscall("link", path: name, errno: errno)
+                failure.message +=
+                    "; \(path.displayPath), of which not one block is the set's, was kept there before it is "
+                    + "replaced, so it was not repaired"
+                throw failure
+            }
+        }
     }
 
     /// A repaired file written and checked, not yet named.
