@@ -252,6 +252,23 @@ import Testing
         #expect(scratch.read("out") == whole)
     }
 
+    // The same glob with a part gone names the part that is gone: the gap was looked for in the
+    // shell's order, which named g.101, listed and present (outside attack a17 #11).
+    @Test func aGapInAGlobOrderedSetNamesThePartThatIsGone() throws {
+        let scratch = try Scratch()
+        let names = (1...1001).map { $0 < 1000 ? "g." + String(format: "%03d", $0) : "g.\($0)" }
+        try writeSet(scratch, randomData(1001, seed: 18), size: 1, names: names)
+        #expect(unlink(scratch.file("g.500")) == 0)
+        let listed = names.filter { $0 != "g.500" }.sorted()
+        let result = try gcdcat(["merge"] + listed + ["-o", "out"], in: scratch.path)
+        #expect(result.status == 1)
+        #expect(
+            result.stderr
+                == "gcdcat: g.500: missing from the list between g.499 and g.501; give every part, or use --as-given "
+                + "to merge the list as it is\n")
+        #expect(scratch.read("out") == nil)
+    }
+
     // Explicit parts of one set are verified against NAME.sfv beside them.
     @Test func explicitPartsAreVerifiedAgainstTheirManifest() throws {
         let scratch = try Scratch()

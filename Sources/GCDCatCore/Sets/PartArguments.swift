@@ -248,13 +248,18 @@ public enum PartArguments {
                     + "\(arguments[pair + 1].displayPath)); merging them in numeric order")
             return
         }
-        for index in 0..<(numbers.count - 1) {
-            let (this, next) = (numbers[index], numbers[index + 1])
+        // The shell's order of a set with a gap: the gap is found in numeric order (`.1000` sorts
+        // before `.101`, which the shell's order made look missing).
+        let listed = zip(numbers, arguments).map { (number: $0, argument: $1) }
+        let checked = globSorted ? listed.sorted { $0.number < $1.number } : listed
+        for index in 0..<(checked.count - 1) {
+            let (this, next) = (checked[index].number, checked[index + 1].number)
+            let (before, after) = (checked[index].argument, checked[index + 1].argument)
             if next < this {
                 throw GCDCatError(
-                    .invalidInput, path: arguments[index + 1],
+                    .invalidInput, path: after,
                     message:
-                        "listed after \(arguments[index].displayPath), out of numeric order for its set; "
+                        "listed after \(before.displayPath), out of numeric order for its set; "
                         + "give the parts in order, or use --as-given to merge them as listed")
             }
             if next > this + 1 {
@@ -263,8 +268,8 @@ public enum PartArguments {
                 throw GCDCatError(
                     .missingPart, path: existing ?? missing.name,
                     message:
-                        "missing from the list between \(arguments[index].displayPath) and "
-                        + "\(arguments[index + 1].displayPath); give every part, or use --as-given to merge the list as it is"
+                        "missing from the list between \(before.displayPath) and "
+                        + "\(after.displayPath); give every part, or use --as-given to merge the list as it is"
                         + (existing == nil && names is FileSystemNames
                             ? LookAlikeNames.clause(missing: missing.name, match: "set") : "")
                 )
