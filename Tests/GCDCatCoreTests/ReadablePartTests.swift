@@ -21,7 +21,9 @@ struct ReadablePartTests {
         #expect(error?.code == .invalidInput)
         #expect(error?.path == link)
         #expect(
-            error?.message == "is the same file as \(paths[0]), given earlier (use --allow-duplicates if you mean it)")
+            error?.message
+                == "is the same file as \(paths[0]), under another name (a hard link or symlink), earlier in the set "
+                + "(use --allow-duplicates if you mean it)")
     }
 
     @Test func anObjectGivenTwiceIsRefusedUnlessAllowed() throws {

@@ -35,10 +35,13 @@ struct RepeatedParts<Part: ReadablePart> {
     /// allowed, with `--allow-duplicates` as the way to mean it.
     mutating func admit(_ part: Part) throws {
         if !allowed, let earlier = seen[part.identity] {
+            // Two names of one file (`ln`, `hardlink`, a symlink) are found in a set nobody listed.
+            let how =
+                earlier == part.name
+                ? "given earlier" : "under another name (a hard link or symlink), earlier in the set"
             throw GCDCatError(
                 .invalidInput, path: part.name,
-                message: "is the same \(Part.noun) as \(earlier), given earlier (use --allow-duplicates if you mean it)"
-            )
+                message: "is the same \(Part.noun) as \(earlier), \(how) (use --allow-duplicates if you mean it)")
         }
         seen[part.identity] = part.name
     }
