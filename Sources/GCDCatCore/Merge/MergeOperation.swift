@@ -38,8 +38,11 @@ public struct MergeOperation: Sendable {
     /// What a md5/sha list's untagged lines are (`--algorithm`), when its name does not say.
     public var listAlgorithm: HashAlgorithm?
     /// Set while the parts are checked against their SFV with a PAR2 beside them held back for
-    /// repair (``mergeListed(repairingFrom:notice:measure:)``).
+    /// repair (``mergeListed(repairingFrom:notice:measure:)``), or once the PAR2 said the list decides.
     var skipsPar2 = false
+    /// `manifest` is the checksum list given alone, which named the set (`gcdcat NAME.sfv`): the
+    /// set's own list, as one found beside it is, not a `--manifest` that leaves the PAR2 alone.
+    var manifestNamedTheSet = false
 
     public init(
         partPaths: [String], output: OutputTarget, strategy: MergeStrategyKind = .auto,
@@ -424,7 +427,11 @@ public struct MergeOperation: Sendable {
             switch par2 {
             case .check(let list): return try mergeRepairing(list, notice: saying, measure: measure)
             case .repairOnly(let list): return try mergeListed(repairingFrom: list, notice: saying, measure: measure)
-            case .byList(let list): return try fromList(list).merge(notice: saying, measure: measure)
+            case .byList(let list):
+                // The PAR2 was asked, and said the list decides: not asked again from its first part.
+                var byList = try fromList(list)
+                byList.skipsPar2 = true
+                return try byList.merge(notice: saying, measure: measure)
             case nil: return nil
             }
         }
@@ -539,7 +546,10 @@ public struct MergeOperation: Sendable {
                 .missingPart, path: first,
                 message: "missing part: \(list.displayPath) names it as the set's first part, but it does not exist")
         }
-        if manifestPolicy != .disabled { operation.manifest = list }
+        if manifestPolicy != .disabled {
+            operation.manifest = list
+            operation.manifestNamedTheSet = true
+        }
         return operation
     }
 

@@ -29,15 +29,16 @@ extension MergeOperation {
         case byList(String)
     }
 
-    /// How to use a PAR2 index of the set, or nil for today's merge: one argument (a part or
-    /// the `.par2` itself), no `--manifest`, `--as-given`, `--no-verify` or `--remove-parts`, and
-    /// a `.par2` beside the set that lists exactly its parts. With an SFV or list beside it too,
+    /// How to use a PAR2 index of the set, or nil for today's merge: the set's first part, every
+    /// part of it there is (a glob, `gcdcat NAME.0*`), or the `.par2` itself; no `--manifest`,
+    /// `--as-given`, `--no-verify` or `--remove-parts`; and a `.par2` beside the set that lists
+    /// exactly its parts. With an SFV or list beside it too, or given alone (`gcdcat NAME.sfv`),
     /// the list checks the parts as before, unless a part is missing.
     func par2Use(notes: inout [String]) throws -> Par2Use? {
-        guard partPaths.count == 1, !asGiven, manifest == nil, manifestPolicy != .disabled, !requiresCRCManifest
+        guard let argument = partPaths.first, !asGiven, manifest == nil || manifestNamedTheSet,
+            manifestPolicy != .disabled, !requiresCRCManifest
         else { return nil }
-        let argument = partPaths[0]
-        if splitPath(argument).name.lowercased().hasSuffix(".par2") {
+        if partPaths.count == 1, splitPath(argument).name.lowercased().hasSuffix(".par2") {
             // Named, the .par2 must still list the whole set: no part beside it left out.
             guard let list = try Par2PartList.named(by: argument) else { return nil }
             try Self.refuseUnlistedStart(list)
@@ -63,12 +64,20 @@ extension MergeOperation {
                 list.paths.contains(where: { $0.utf8.elementsEqual(argument.utf8) })
             else { continue }
             let present = list.paths.map { (try? Syscall.statIfExists($0)) != nil }
-            // Given a later part while an earlier one exists: today's "not the first part".
-            guard let first = present.firstIndex(of: true), list.paths[first].utf8.elementsEqual(argument.utf8)
+            // Given a later part while an earlier one exists: today's "not the first part". A list
+            // is the set found from its first part when it names every part there is, no other:
+            // any other list is today's, refused or joined as given.
+            guard let first = present.firstIndex(of: true),
+                partPaths.count == 1
+                    ? list.paths[first].utf8.elementsEqual(argument.utf8)
+                    : Self.namesEvery(
+                        zip(list.paths, present).filter(\.1).map(\.0) + partsPastLast(list), in: partPaths)
             else { return nil }
             try Self.refuseUnlistedStart(list)
             try Self.refuseUnlistedGaps(list)
-            let hasList = try list.naming.manifestCandidates.contains { try Syscall.statIfExists($0) != nil }
+            let hasList =
+                try manifestNamedTheSet
+                || list.naming.manifestCandidates.contains { try Syscall.statIfExists($0) != nil }
             // Parts beside the set past the index's last: the index is not this set's whole list.
             // An SFV or list beside them decides; with none, the set's extent is in doubt. Unless
             // every one is empty: PAR2 lists no empty file (par2 create leaves them out, and so
@@ -95,16 +104,23 @@ extension MergeOperation {
         return nil
     }
 
+    /// Whether `arguments` are the parts `existing` (in the set's order), each once, in that
+    /// order or in the shell's (`x.1000` before `x.101`).
+    static func namesEvery(_ existing: [String], in arguments: [String]) -> Bool {
+        let same = { (a: [String], b: [String]) in a.elementsEqual(b) { $0.utf8.elementsEqual($1.utf8) } }
+        let byBytes = { (a: String, b: String) in PathName.bytes(of: a).lexicographicallyPrecedes(PathName.bytes(of: b))
+        }
+        if same(arguments, existing) { return true }
+        return same(arguments, existing.sorted()) || same(arguments, existing.sorted(by: byBytes))
+    }
+
     /// Whether parts lie past `list`'s last and every one is an empty file (a `split -n` of
     /// fewer bytes than parts, whose empty parts PAR2 cannot list); if so, a note names them.
     func emptyPartsPastLast(_ list: Par2PartList, notes: inout [String]) throws -> Bool {
-        var past: [String] = []
-        var number = lastNumber(list) + 1
-        while let path = PartDiscovery.existing(list.naming.with(number: number), FileSystemNames()) {
+        let past = partsPastLast(list)
+        for path in past {
             guard let info = try Syscall.statIfExists(path), info.st_mode & S_IFMT == S_IFREG, info.st_size == 0
             else { return false }
-            past.append(path)
-            number += 1
         }
         guard let first = past.first else { return false }
         let named = past.count == 1 ? first.displayPath : "\(first.displayPath) … \(past.last!.displayPath)"
@@ -113,6 +129,17 @@ extension MergeOperation {
                 + "\(list.index.displayPath) does not list \(past.count == 1 ? "it" : "them") (PAR2 lists no empty file); "
                 + "\(past.count == 1 ? "it adds" : "they add") nothing to the output")
         return true
+    }
+
+    /// The parts beside the set past `list`'s last, in order.
+    func partsPastLast(_ list: Par2PartList) -> [String] {
+        var past: [String] = []
+        while let path = PartDiscovery.existing(
+            list.naming.with(number: lastNumber(list) + 1 + past.count), FileSystemNames())
+        {
+            past.append(path)
+        }
+        return past
     }
 
     func lastNumber(_ list: Par2PartList) -> Int {
