@@ -33,7 +33,7 @@ extension MergeOperation {
                     + "\(first.displayPath); nothing was written. Merge the set from its first part (gcdcat merge "
                     + "\(start.displayPath)), or list the parts to join (with --as-given)")
         }
-        guard number > (list.naming.alphabet == .digits ? 1 : 0) else { return }
+        guard number > list.naming.usualFirstNumber else { return }
         // One file whose name only reads as a late number (`disk.img`: `mg` of `disk.i`) is a
         // plain file protected alone, as discovery takes a lone name (`x.003`, `in.bin.ab` are parts).
         let lonePart =

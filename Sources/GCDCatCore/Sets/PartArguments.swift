@@ -42,7 +42,7 @@ public enum PartArguments {
         public var usualFirst: String? {
             guard startsLate, let reading = firstReading
             else { return nil }
-            return reading.with(number: reading.alphabet == .digits ? 1 : 0).name
+            return reading.with(number: reading.usualFirstNumber).name
         }
         /// The reading under which every part is a number of one set (hex when a part is spelt
         /// with a hex letter), else the first part's first reading.
@@ -64,7 +64,7 @@ public enum PartArguments {
             let fix =
                 "If the set really starts here (split --start), merge it with its manifest, or "
                 + (discovered ? "list its parts with --as-given" : "give --as-given to join the list as it is")
-            guard let present = PartDiscovery.existing(reading.with(number: reading.alphabet == .digits ? 1 : 0), names)
+            guard let present = PartDiscovery.existing(reading.with(number: reading.usualFirstNumber), names)
             else {
                 return GCDCatError(
                     .missingPart, path: first,
@@ -157,7 +157,7 @@ public enum PartArguments {
             resolved.markedContent = vouched.content
             resolved.markedHeader = vouched.repeatsHeader
             resolved.startsLate =
-                evident && !vouched.start && (numbers.min() ?? 0) > (naming.alphabet == .digits ? 1 : 0)
+                evident && !vouched.start && (numbers.min() ?? 0) > naming.usualFirstNumber
         }
         return resolved
     }
@@ -203,7 +203,7 @@ public enum PartArguments {
         guard let first = omitted.first, let listedLast = parts.last else { return }
         // The set's usual first part when it lies there (a list from `.002` stops short too).
         let start =
-            PartDiscovery.existing(naming.with(number: naming.alphabet == .digits ? 1 : 0), names) ?? parts[0]
+            PartDiscovery.existing(naming.with(number: naming.usualFirstNumber), names) ?? parts[0]
         // `merge a.001 a.001`: the list is short because a part is given twice; say that.
         if let twice = numbers.indices.first(where: { numbers[..<$0].contains(numbers[$0]) }) {
             throw GCDCatError(

@@ -20,8 +20,9 @@ public enum PartDiscovery {
         public var parts: [String]
         /// The first part's reading: the set's stem, alphabet and width.
         public var naming: NumberedName
-        /// True when the first number is above its alphabet's usual start (1 for digits, `aa` for letters)
-        /// with nothing below it: a `--start` split, or a set whose first parts are gone.
+        /// True when the first number is above its naming's usual start
+        /// (``NumberedName/usualFirstNumber``: `.001`, `x00`, `aa`) with nothing below it: a
+        /// `--start` split, or a set whose first parts are gone.
         public var startsLate: Bool
     }
 
@@ -76,8 +77,9 @@ public enum PartDiscovery {
             parts.append(name)
             number += 1
         }
-        // Sets start at .001 or .000 (digits) and at aa (letters), unless split was given --start.
-        let startsLate = naming.number > (naming.alphabet == .digits ? 1 : 0)
+        // Sets start at .001 or .000 (digits), x00 (two digits) and aa (letters), unless split was
+        // given --start.
+        let startsLate = naming.number > naming.usualFirstNumber
         // A lone late number is a plain file (`report-v2`) unless it is padded (`x.003`, `disk_07`)
         // or a `.partN`: then it is a set whose first parts are gone.
         let looksLikeAPart = naming.width >= 2 || naming.stem.lowercased().hasSuffix(".part")
