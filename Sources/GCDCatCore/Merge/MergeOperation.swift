@@ -227,6 +227,13 @@ public struct MergeOperation: Sendable {
         let parts = try validatedParts(resolved.parts, numbered: resolved.discovered)
         try refuseSpannedZip(parts.first)
         let (manifestFile, otherLists, uncheckedHeader) = try manifestInUse(for: parts, resolved, notice: notice)
+        // A list of the parts alone says no more of a late start than their names do.
+        if let manifestFile,
+            let refusal = ListedStart.refusal(
+                list: manifestFile.path, resolved: resolved, parts: parts, algorithm: listAlgorithm)
+        {
+            throw refusal
+        }
         let inputs = parts + (manifestFile.map { [$0] } ?? [])
         try checkOutput(target, inputs: inputs)
         if let manifestFile, !otherLists.isEmpty {
