@@ -227,13 +227,6 @@ public struct MergeOperation: Sendable {
         let parts = try validatedParts(resolved.parts, numbered: resolved.discovered)
         try refuseSpannedZip(parts.first)
         let (manifestFile, otherLists, uncheckedHeader) = try manifestInUse(for: parts, resolved, notice: notice)
-        // A list of the parts alone says no more of a late start than their names do.
-        if let manifestFile,
-            let refusal = ListedStart.refusal(
-                list: manifestFile.path, resolved: resolved, parts: parts, algorithm: listAlgorithm)
-        {
-            throw refusal
-        }
         let inputs = parts + (manifestFile.map { [$0] } ?? [])
         try checkOutput(target, inputs: inputs)
         if let manifestFile, !otherLists.isEmpty {
@@ -292,7 +285,8 @@ public struct MergeOperation: Sendable {
     }
 
     /// The manifest that verifies `parts` (nil for none) and the other lists beside them that
-    /// name them, its warnings said; a checksum list among the parts is refused. Without one,
+    /// name them, its warnings said; a checksum list among the parts, and one that would vouch
+    /// for a late start it says nothing of (``ListedStart``), are refused. Without one,
     /// the header the set's SFV beside the parts records (``UncheckedHeader``), which the merge
     /// still drops: `--no-verify` skips the check, not the restoration.
     private func manifestInUse(
@@ -316,7 +310,15 @@ public struct MergeOperation: Sendable {
         if manifestFile == nil && !resolved.discovered && !asGiven && resolved.manifestCandidates.isEmpty {
             try refuseListContents(parts)
         }
-        if let manifestFile { try refuseManifestAmongParts(manifestFile, parts: parts) }
+        if let manifestFile {
+            try refuseManifestAmongParts(manifestFile, parts: parts)
+            // A list of the parts alone says no more of a late start than their names do.
+            if let refusal = ListedStart.refusal(
+                list: manifestFile.path, resolved: resolved, parts: parts, algorithm: listAlgorithm)
+            {
+                throw refusal
+            }
+        }
         return (manifestFile, otherLists, uncheckedHeader)
     }
 
