@@ -208,4 +208,31 @@ import Testing
         #expect(listed.stderr == "gcdcat: \(parts.count) parts verified against d.csv.par2\n")
         #expect(scratch.read("out") == csv)
     }
+
+    /// `par2 create movie.zip` before the split protects the whole file, not the parts: it is
+    /// passed over with a note, found from the first part or listed, and the intact set merges
+    /// (it was refused as "protects no part of this set": outside re-check a18 G).
+    @Test(.enabled(if: toolExists("par2"), "par2 is not installed (apt-get install par2)"))
+    func aPar2OfTheWholeFileIsPassedOverWithANote() throws {
+        let scratch = try Scratch()
+        let whole = randomData(300_000, seed: 1812)
+        try scratch.write("movie.zip", whole)
+        let create = try runTool("par2", ["create", "-q", "movie.zip"], in: scratch.path)
+        #expect(create.status == 0, "\(create.stderr)")
+        let made = try runTool(
+            "split", ["-b", "100K", "-a", "3", "--numeric-suffixes=1", "movie.zip", "movie.zip."], in: scratch.path)
+        #expect(made.status == 0, "\(made.stderr)")
+        #expect(unlink(scratch.file("movie.zip")) == 0)
+        let note =
+            "gcdcat: note: movie.zip.par2 protects movie.zip, the whole file, not its parts; not used (gcdcat verify "
+            + "movie.zip.par2 checks the output)\n"
+        for (arguments, output) in [
+            (["movie.zip.001"], "a"), (["merge", "movie.zip.001", "movie.zip.002", "movie.zip.003"], "b"),
+        ] {
+            let result = try gcdcat(arguments + ["-o", output], in: scratch.path)
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            #expect(result.stderr == note, "\(arguments)")
+            #expect(scratch.read(output) == whole, "\(arguments)")
+        }
+    }
 }

@@ -83,4 +83,20 @@ import Testing
         #expect(byManifest.stderr == "gcdcat: 4 parts verified against x.sfv\n")
         #expect(scratch.read("two") == whole)
     }
+
+    /// Digits inside a name, before an extension, are no GNU `-d` suffix (which ends the name):
+    /// a lone `movie01.mkv` is its own first part and merges, as it did before the rule above
+    /// (outside re-check a18 C); a lone `x01` is refused as the set above is.
+    @Test func digitsBeforeAnExtensionAreNoGNUSuffix() throws {
+        let scratch = try Scratch()
+        let data = randomData(30_000, seed: 1811)
+        try scratch.write("movie01.mkv", data)
+        let lone = try gcdcat(["movie01.mkv", "-o", "out", "-q"], in: scratch.path)
+        #expect(lone.status == 0, "\(lone.stderr)")
+        #expect(scratch.read("out") == data)
+        try scratch.write("x01", data)
+        let gnu = try gcdcat(["x01", "-o", "out2"], in: scratch.path)
+        #expect(gnu.status == 1)
+        #expect(gnu.stderr.hasPrefix("gcdcat: x01: no x00 before it, so the set's first part may be missing."))
+    }
 }

@@ -34,7 +34,8 @@ public struct Par2PartList: Sendable {
     }
 
     /// The first of `naming`'s candidates that exists and whose files are parts of the set; nil
-    /// when there is none. An index that exists but lists other files, or cannot be read as a
+    /// when there is none. An index of the whole file the parts join to is passed over with a
+    /// note. An index that exists but lists other files, or cannot be read as a
     /// PAR2 set, adds a note when an SFV or list beside the set checks it instead; with none, the
     /// index was the set's only checksum, and the merge is refused (a damaged index beside a set
     /// that lost its last part merged it short, exit 0).
@@ -53,6 +54,16 @@ public struct Par2PartList: Sendable {
                 let set = try Par2RecoverySet.load(indexPath: candidate)
                 try requireOneSet(set, index: name)
                 if let list = list(set, index: candidate, naming: naming) { return list }
+                // `par2 create movie.zip` before the split: the whole file's, which checks the
+                // output, not the parts (a merge of the intact set was refused).
+                if let whole = naming.wholeName, set.files.count == 1,
+                    set.files[0].name == splitPath(whole).name
+                {
+                    notes.append(
+                        "\(candidate.displayPath) protects \(set.files[0].name.displayPath), the whole file, not its "
+                            + "parts; not used (gcdcat verify \(candidate.displayPath) checks the output)")
+                    continue
+                }
                 why = "protects no part of this set"
             } catch let error as GCDCatError where error.code == .malformedManifest {
                 why = "is not a usable PAR2 set (\(error.message))"

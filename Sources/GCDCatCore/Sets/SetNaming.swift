@@ -113,11 +113,12 @@ public struct NumberedName: Equatable, Sendable {
 
     /// The number a set in this naming usually starts at: 1 for digits (`.001`; a `.000` set
     /// starts below it), 0 for letters and hex (`aa`, `00`), and 0 for two digits, GNU `split
-    /// -d`'s `x00`, but for a download manager's `.part01`. A set that starts above it with
+    /// -d`'s `x00` (its suffix ends the name), but for a download manager's `.part01`. A set that starts above it with
     /// nothing below may have lost its first parts.
     public var usualFirstNumber: Int {
         guard alphabet == .digits else { return 0 }
-        return width == 2 && !stem.lowercased().hasSuffix(".part") ? 0 : 1
+        // GNU's suffix ends the name: `movie01.mkv` is no `-d` part (a lone file named so merged).
+        return width == 2 && tail.isEmpty && !stem.lowercased().hasSuffix(".part") ? 0 : 1
     }
 
     /// The names part `number` may have in this set, the usual one first.
