@@ -269,6 +269,31 @@ import Testing
         #expect(scratch.read("out") == nil)
     }
 
+    // GNU's letters after a name with a number in it (`disk001.img.aa`, `ubuntu-24.04.iso.aa`) are
+    // the set: the number before the extension was read as the part number of a set `disk` +
+    // `.img.aa`, which merged the first part alone with exit 0, or refused the set from a part
+    // that never was (`ubuntu-24.05.iso.aa`: outside re-check a18 J and F). The first part lost
+    // is still refused.
+    @Test(arguments: ["disk001.img", "ubuntu-24.04.iso", "backup.000.tar", "img_0001.tif", "S01E02.mkv"])
+    func lettersAfterANumberedNameAreTheSet(name: String) throws {
+        let scratch = try Scratch()
+        let whole = randomData(30_000, seed: 1813)
+        try scratch.write("src", whole)
+        let made = try runTool("split", ["-b", "10K", "src", name + "."], in: scratch.path)
+        #expect(made.status == 0, "\(made.stderr)")
+        let result = try gcdcat([name + ".aa", "-o", "out", "-q"], in: scratch.path)
+        #expect(result.status == 0, "\(name): \(result.stderr)")
+        #expect(scratch.read("out") == whole, "\(name)")
+        #expect(unlink(scratch.file(name + ".aa")) == 0)
+        let late = try gcdcat([name + ".ab", "-o", "late"], in: scratch.path)
+        #expect(late.status == 1)
+        #expect(
+            late.stderr.hasPrefix(
+                "gcdcat: \(name).ab: no \(name).aa before it, so the set's first part may be missing"),
+            "\(late.stderr)")
+        #expect(scratch.read("late") == nil)
+    }
+
     // Explicit parts of one set are verified against NAME.sfv beside them.
     @Test func explicitPartsAreVerifiedAgainstTheirManifest() throws {
         let scratch = try Scratch()

@@ -43,12 +43,16 @@ public enum PartDiscovery {
                 .missingPart, path: path, syscall: "open", errno: ENOENT, message: describeErrno(ENOENT))
         }
         let readings = NumberedName.readings(of: path)
-        // Digits are read without doubt (unless a name beside them proves the set hex: `x0a`
-        // after `x09`); letters, then hex, only when a neighbour confirms the reading.
-        let digits = readings.first(where: { $0.alphabet == .digits })
+        // Digits that end the name are read without doubt (unless a name beside them proves the
+        // set hex: `x0a` after `x09`); letters, then hex, only when a neighbour confirms the
+        // reading. Digits before a tail come after letters a neighbour confirms: `disk001.img.aa`
+        // beside `.ab` is a letters set, not part 1 of `disk` + `.img.aa` (which merged alone).
+        let digits = readings.first(where: { $0.alphabet == .digits }).map { $0.provenHex(names) ?? $0 }
+        let trailingDigits = digits?.tail.isEmpty == true ? digits : nil
         guard
-            let naming = digits.map({ $0.provenHex(names) ?? $0 })
+            let naming = trailingDigits
                 ?? neighboured(readings, hex: NumberedName.hexReadings(of: path), names)
+                ?? digits
                 ?? readings.first(where: isLateLonePart)
                 ?? NumberedName.hexReadings(of: path).first(where: isLateLonePart)
         else { return nil }
