@@ -53,14 +53,18 @@ import Testing
     }
 
     /// A process that printed its keys and exited, leaving a child of its own that holds its
-    /// standard error, has answered: it was waited for until the deadline and then called
-    /// silent (outside re-check r24b N10).
-    @Test func aProcessThatAnsweredIsNotWaitedForPastItsExit() throws {
-        let pids = folder.file("leftover")
+    /// standard error, or in a session of its own (`setsid`) its standard output, has answered:
+    /// it was waited for until the child ended, past the deadline if it outlived it, and then
+    /// called silent (outside re-checks r24b N10 and N9).
+    @Test(arguments: [
+        ("leftover", "sleep 30 > /dev/null &", "standard error"), ("setsid", "setsid sleep 30 &", "standard output"),
+    ])
+    func aProcessThatAnsweredIsNotWaitedForPastItsExit(name: String, child: String, held: String) throws {
+        let pids = folder.file(name)
         let program = script(
-            "answers",
+            "answers-" + name,
             #"printf '{"Version": 1, "AccessKeyId": "K", "SecretAccessKey": "S"}'"#
-                + "\nsleep 30 > /dev/null &\necho $! > \(pids)")
+                + "\n\(child)\necho $! > \(pids)")
         defer {
             let text = String(decoding: readFile(pids) ?? [], as: UTF8.self)
             if let pid = Int32(text.filter(\.isNumber)) { kill(pid, SIGKILL) }
@@ -70,28 +74,7 @@ import Testing
         let started = ContinuousClock.now
         let keys = try process.fetch()
         #expect(keys.credentials == S3Credentials(accessKeyID: "K", secretAccessKey: "S"))
-        #expect(ContinuousClock.now - started < .seconds(9), "waited for the child's standard error to end")
-    }
-
-    /// The same with the child in a session of its own (`setsid`), holding standard output: the
-    /// answer was taken only when the child ended, past the deadline if it outlived it (outside
-    /// re-check r24b N9).
-    @Test func aProcessThatAnsweredIsNotWaitedForWhileItsChildHoldsStandardOutput() throws {
-        let pids = folder.file("setsid-leftover")
-        let program = script(
-            "answers-setsid",
-            #"printf '{"Version": 1, "AccessKeyId": "K", "SecretAccessKey": "S"}'"#
-                + "\nsetsid sleep 30 &\necho $! > \(pids)")
-        defer {
-            let text = String(decoding: readFile(pids) ?? [], as: UTF8.self)
-            if let pid = Int32(text.filter(\.isNumber)) { kill(pid, SIGKILL) }
-        }
-        var process = CredentialProcess(command: program, profile: "dev")
-        process.deadline = 10
-        let started = ContinuousClock.now
-        let keys = try process.fetch()
-        #expect(keys.credentials == S3Credentials(accessKeyID: "K", secretAccessKey: "S"))
-        #expect(ContinuousClock.now - started < .seconds(9), "waited for the child's standard output to end")
+        #expect(ContinuousClock.now - started < .seconds(9), "waited for the child's \(held) to end")
     }
 
     /// A process that never answers is stopped at its deadline and named (it was waited for
