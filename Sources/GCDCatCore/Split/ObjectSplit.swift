@@ -120,19 +120,13 @@ struct ObjectSplit: Sendable {
     /// The parts' ranges of the object.
     func plan(_ info: ObjectInfo) throws -> [Range<UInt64>] {
         let total = Int64(clamping: info.size)
-        let pieces: [Range<Int64>]
-        switch operation.mode {
-        case .size(let size):
-            try SplitLimits.requirePartCount(SplitLimits.partCount(total: total, size: size), path: source.description)
-            pieces = SplitPlan.bySize(total: total, size: size)
-        case .parts(let count):
-            try SplitLimits.requirePartCount(Int64(count), path: source.description)
-            pieces = total == 0 ? [] : SplitPlan.byCount(total: total, count: count)
-        case .lines, .lineCount, .lineChunks, .roundRobin:
+        guard let pieces = try SplitPlan.byteRanges(for: operation.mode, total: total, path: source.description) else {
             throw GCDCatError(
                 .invalidInput, path: source.description,
                 message: "an object is split by --size or --parts; lines are found in a local file")
         }
+        // An empty object is split into no parts, even by --parts (a local empty file gets COUNT empty ones).
+        guard total > 0 else { return [] }
         return pieces.map { UInt64($0.lowerBound)..<UInt64($0.upperBound) }
     }
 

@@ -43,7 +43,9 @@ public struct SplitFilter: Sendable {
         defer { free(buffer) }
         for (name, sources) in zip(names, pieces) {
             starting(name)
-            try feed(sources, as: name, buffer: buffer, counter: counter)
+            try feed(as: name) { input in
+                try holdingSIGPIPE { try copy(sources, into: input, name: name, buffer: buffer, counter: counter) }
+            }
         }
         return names
     }
@@ -59,71 +61,43 @@ public struct SplitFilter: Sendable {
         _ operation: SplitOperation, from fd: Int32, path: String, counter: TransferCounter = TransferCounter(),
         starting: (String) -> Void = { _ in }
     ) throws -> [String] {
-        let byLines: Bool
         let limit: Int64
+        let separator: UInt8?
         switch operation.mode {
-        case .size(let size): (byLines, limit) = (false, size)
-        case .lineCount(let lines, headerLines: 0): (byLines, limit) = (true, Int64(lines))
+        case .size(let size): (limit, separator) = (size, nil)
+        case .lineCount(let lines, headerLines: 0): (limit, separator) = (Int64(lines), operation.separator)
         default:
             throw GCDCatError(
                 .invalidInput, path: path,
                 message: "--filter cuts a stream by --size or --lines only; the other modes need its length")
         }
-        let capacity = 1 << 20
-        let buffer = try Syscall.allocate(byteCount: capacity, alignment: 4096, path: path)
-        defer { free(buffer) }
-        let bytes = buffer.assumingMemoryBound(to: UInt8.self)
-        var (start, end) = (0, 0)
+        var stream = try StreamWindow(fd: fd, path: path, capacity: 1 << 20)
         var names: [String] = []
         try holdingSIGPIPE {
-            while true {
-                if start == end {
-                    (start, end) = (0, try Syscall.read(fd, into: buffer, count: capacity, path: path))
-                    if end == 0 { break }
-                }
+            // A part's command starts with the part's first byte: an empty input runs none.
+            while try stream.refill() {
                 let name = try operation.naming.name(at: names.count)
                 names.append(name)
                 starting(name)
-                let ends = try OwnedPipe(for: name)
-                let child = try spawn(readingFrom: ends.readEnd, file: name)
-                let input = ends.keepingWriteEnd()
-                var failure: (any Error)?
-                var (left, open) = (limit, true)
-                do {
-                    while left > 0 {
-                        if start == end {
-                            (start, end) = (0, try Syscall.read(fd, into: buffer, count: capacity, path: path))
-                            if end == 0 { break }
-                        }
-                        var take = min(end - start, Int(clamping: left))
-                        if byLines {
-                            // Up to and with the part's last newline in what was read.
-                            var seen: Int64 = 0
-                            take = end - start
-                            for index in start..<end where bytes[index] == operation.separator {
-                                seen += 1
-                                if seen == left {
-                                    take = index + 1 - start
-                                    break
-                                }
-                            }
-                            left -= seen
+                try feed(as: name) { input in
+                    var left = limit
+                    var open = true
+                    while left > 0, try stream.refill() {
+                        let take: Int
+                        if let separator {
+                            let (length, found) = SeparatorScan.prefix(
+                                of: stream.available, endingAfter: Int(clamping: left), separator: separator)
+                            (take, left) = (length, left - Int64(found))
                         } else {
+                            take = min(stream.available.count, Int(clamping: left))
                             left -= Int64(take)
                         }
                         // A command that stopped reading (`head`) ends its part; its bytes are passed over.
-                        if open {
-                            open = try write(UnsafeRawPointer(bytes + start), count: take, to: input, name: name)
-                        }
+                        if open { open = try write(stream.available.baseAddress!, count: take, to: input, name: name) }
                         counter.add(bytes: Int64(take), chunks: 1)
-                        start += take
+                        stream.consume(take)
                     }
-                } catch {
-                    failure = error
                 }
-                _ = consume input  // closed before the wait: the command sees its EOF
-                try wait(for: child, name: name, failure: failure)
-                if start == end, left > 0 { break }
             }
         }
         return names
@@ -234,10 +208,8 @@ public struct SplitFilter: Sendable {
         return names
     }
 
-    /// One part: start the command, write the part's ranges into its standard input, wait.
-    private func feed(
-        _ sources: [SourceRange], as name: String, buffer: UnsafeMutableRawPointer, counter: TransferCounter
-    ) throws {
+    /// One part: start the command, write the part into its standard input, wait.
+    private func feed(as name: String, writing: (borrowing OwnedDescriptor) throws -> Void) throws {
         // Close-on-exec: neither end may outlive this part in a later command (it would never
         // see its EOF).
         let ends = try OwnedPipe(for: name)
@@ -245,7 +217,7 @@ public struct SplitFilter: Sendable {
         let input = ends.keepingWriteEnd()
         var failure: (any Error)?
         do {
-            try holdingSIGPIPE { try copy(sources, into: input, name: name, buffer: buffer, counter: counter) }
+            try writing(input)
         } catch {
             failure = error
         }

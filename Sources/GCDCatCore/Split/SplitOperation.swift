@@ -157,13 +157,10 @@ public struct SplitOperation: Sendable {
         var pieces: [[SourceRange]]
         var header: Range<Int64>?
         switch mode {
-        case .size(let size):
-            try SplitLimits.requirePartCount(SplitLimits.partCount(total: file.size, size: size), path: file.path)
-            pieces = SplitPlan.bySize(total: file.size, size: size).map { [range($0, of: file)] }
-        case .parts(let count):
-            try SplitLimits.requirePartCount(Int64(count), path: file.path)
-            // As GNU split: COUNT parts whatever the size, empty ones included (unless elided).
-            pieces = SplitPlan.byCount(total: file.size, count: count).map { [range($0, of: file)] }
+        case .size, .parts:
+            // As GNU split: -n COUNT gives COUNT parts whatever the size, empty ones included (unless elided).
+            let ranges = try SplitPlan.byteRanges(for: mode, total: file.size, path: file.path) ?? []
+            pieces = ranges.map { [range($0, of: file)] }
         case .lineChunks(let count):
             try SplitLimits.requirePartCount(Int64(count), path: file.path)
             let opened = try file.open()

@@ -1,5 +1,24 @@
 /// Where the parts of a split begin and end: pure arithmetic, computed before anything is written.
 public enum SplitPlan {
+    /// The parts' ranges for the modes that cut bytes alone (`--size`, `--parts`), with the part
+    /// count checked against the limit; nil for a mode that looks at lines, which a local file's
+    /// planner reads. `path` names the input in the error.
+    ///
+    /// ## Errors
+    /// `.invalidInput` when the split would make more parts than a set may have.
+    static func byteRanges(for mode: SplitMode, total: Int64, path: String) throws -> [Range<Int64>]? {
+        switch mode {
+        case .size(let size):
+            try SplitLimits.requirePartCount(SplitLimits.partCount(total: total, size: size), path: path)
+            return bySize(total: total, size: size)
+        case .parts(let count):
+            try SplitLimits.requirePartCount(Int64(count), path: path)
+            return byCount(total: total, count: count)
+        case .lines, .lineCount, .lineChunks, .roundRobin:
+            return nil
+        }
+    }
+
     /// Parts of exactly `size` bytes, the last one shorter; none for an empty input.
     public static func bySize(total: Int64, size: Int64) -> [Range<Int64>] {
         precondition(size > 0, "a part size must be positive")

@@ -164,8 +164,10 @@ struct StreamSplitter {
             }
             var take = min(Int(limit - pass.current!.length), bytes.count - offset)
             if let linesPerPart {
-                let (length, found) = Self.prefix(
-                    of: bytes[offset...], endingAfter: linesPerPart - pass.current!.lines, separator: separator)
+                let (length, found) = SeparatorScan.prefix(
+                    of: UnsafeRawBufferPointer(rebasing: bytes[offset...]),
+                    endingAfter: linesPerPart - pass.current!.lines,
+                    separator: separator)
                 take = length
                 pass.current!.lines += found
             }
@@ -188,24 +190,6 @@ struct StreamSplitter {
             part.afterLastNewline = nil
         }
         return part
-    }
-
-    /// The shortest prefix of `bytes` holding `newlines` newlines (or all of it): its length and
-    /// how many newlines it holds.
-    private static func prefix(
-        of bytes: UnsafeRawBufferPointer.SubSequence, endingAfter newlines: Int, separator: UInt8
-    ) -> (
-        length: Int, newlines: Int
-    ) {
-        let base = bytes.base.baseAddress!
-        var found = 0
-        var index = bytes.startIndex
-        while index < bytes.endIndex, let hit = memchr(base + index, Int32(separator), bytes.endIndex - index) {
-            index = base.distance(to: hit) + 1
-            found += 1
-            if found == newlines { return (index - bytes.startIndex, found) }
-        }
-        return (bytes.count, found)
     }
 
     /// Takes header lines from the front of `bytes`; returns how many bytes belong to the header.
