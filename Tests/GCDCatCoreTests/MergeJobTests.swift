@@ -321,4 +321,51 @@ struct MergeJobTests {
         #expect(!fileExists(directory.file("b.bin")))
         #expect(MergeJob.worse(2, 1) == 1 && MergeJob.worse(1, 2) == 1 && MergeJob.worse(0, 2) == 2)
     }
+
+    /// A set that starts late (`m.bin.002`, no `.001`) is refused alike for objects and files:
+    /// without a list, and with a list of its parts alone (made while the first was absent, it
+    /// says no more of the start than the names do), whether found from `.002`, given as its
+    /// list, or listed part by part. A list that records the whole file vouches for the start.
+    @Test func aLateSetIsRefusedAlikeForObjectsAndFilesUnlessItsListRecordsTheWhole() throws {
+        let parts = ["m.bin.002": Array("second".utf8), "m.bin.003": Array("third".utf8)]
+        let lines = parts.keys.sorted().map { "\($0) \(hex8(S3MergeTests.crc(parts[$0]!)).uppercased())\n" }
+        let joined = parts["m.bin.002"]! + parts["m.bin.003"]!
+        let whole = "; gcdcat-whole: \(joined.count) \(hex8(S3MergeTests.crc(joined)).uppercased()) m.bin\n"
+        for (list, vouches) in [(nil, false), (lines.joined(), false), (whole + lines.joined(), true)] {
+            let store = MemoryObjectStore()
+            let directory = TemporaryDirectory()
+            Self.storeBothWays(
+                store, directory, parts.merging(list.map { ["m.bin.sfv": Array($0.utf8)] } ?? [:]) { $1 })
+            let forms = [["m.bin.002"], ["m.bin.002", "m.bin.003"]] + (list == nil ? [] : [["m.bin.sfv"]])
+            for (form, given) in forms.enumerated() {
+                // The refusal's message with the folder taken out; nil when it merged.
+                func refusal(in folder: String) -> String? {
+                    do {
+                        _ = try Self.job(given.map { "\(folder)/\($0)" }, output: "\(folder)/out\(form)", store: store)
+                            .run(notice: { _ in }, measure: Self.measure)
+                        return nil
+                    } catch {
+                        let message = (error as? GCDCatError)?.message ?? "\(error)"
+                        return message.replacingOccurrences(of: folder + "/", with: "")
+                    }
+                }
+                let outcomes = [refusal(in: "s3://bkt"), refusal(in: directory.path)]
+                let context = "\(given) with \(list == nil ? "no list" : vouches ? "a whole record" : "parts only")"
+                if vouches {
+                    #expect(outcomes == [nil, nil], "\(context)")
+                    #expect(store.bytes(S3MergeTests.at("out\(form)")) == joined, "\(context)")
+                    #expect(readFile(directory.file("out\(form)")) == joined, "\(context)")
+                    continue
+                }
+                guard let objectRefusal = outcomes[0], let fileRefusal = outcomes[1] else {
+                    Issue.record("\(context): merged")
+                    continue
+                }
+                #expect(objectRefusal == fileRefusal, "\(context)")
+                #expect(objectRefusal.hasPrefix("no m.bin.001 before it, "), "\(context): \(objectRefusal)")
+                #expect(objectRefusal.contains("m.bin.sfv lists the set only from m.bin.002") == (list != nil))
+                #expect(store.bytes(S3MergeTests.at("out\(form)")) == nil && !fileExists(directory.file("out\(form)")))
+            }
+        }
+    }
 }

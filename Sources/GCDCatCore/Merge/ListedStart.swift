@@ -16,16 +16,25 @@ enum ListedStart {
     static func refusal(
         list: String, resolved: PartArguments.Resolved, parts: [PartFile], algorithm: HashAlgorithm?
     ) -> GCDCatError? {
-        guard resolved.startsLate, let first = parts.first, let usual = resolved.usualFirst,
-            let (naming, numbers) = PartArguments.commonSet(parts.map { splitPath($0.path).name }),
-            let read = reading(list, parts: parts, algorithm: algorithm), !read.recordsWhole
+        guard resolved.startsLate, let read = reading(list, parts: parts, algorithm: algorithm), !read.recordsWhole
         else { return nil }
-        let listed = read.roles.roles.indices.filter { read.roles.roles[$0] == .part }.compactMap {
-            naming.number(of: splitPath(read.names[$0]).name)
-        }
+        let listed = read.roles.roles.indices.filter { read.roles.roles[$0] == .part }.map { read.names[$0] }
+        return refusal(
+            listedParts: listed, list: list, resolved: resolved, parts: parts.map(\.path), names: FileSystemNames())
+    }
+
+    /// The refusal of a merge of `parts`, a set that starts late, by a list that records no
+    /// whole file and names `listedParts` of the set: one verdict for files and objects
+    /// (`names` is the file system or the bucket's listing).
+    static func refusal(
+        listedParts: [String], list: String, resolved: PartArguments.Resolved, parts: [String], names: any SetNames
+    ) -> GCDCatError? {
+        guard resolved.startsLate, let first = parts.first, let usual = resolved.usualFirst,
+            let (naming, numbers) = PartArguments.commonSet(parts.map { splitPath($0).name })
+        else { return nil }
+        let listed = listedParts.compactMap { naming.number(of: splitPath($0).name) }
         // A list that names a part before the first found: its check says that part is missing.
         guard let lowest = listed.min(), lowest >= numbers[0] else { return nil }
-        let names = FileSystemNames()
         // The usual first part lies beside the set: the refusal without a list says what is amiss.
         if let reading = resolved.firstReading,
             PartDiscovery.existing(reading.with(number: reading.usualFirstNumber), names) != nil
@@ -33,10 +42,10 @@ enum ListedStart {
             return resolved.lateStartRefusal(names: names)
         }
         return GCDCatError(
-            .missingPart, path: first.path,
+            .missingPart, path: first,
             message:
                 "no \(usual.displayPath) before it, and \(list.displayPath) lists the set only from "
-                + "\(first.path.displayPath), so the set's first part may be missing; nothing was written. If the "
+                + "\(first.displayPath), so the set's first part may be missing; nothing was written. If the "
                 + "set really starts here, "
                 + (resolved.discovered ? "list its parts with --as-given" : "give --as-given to join the list as it is")
         )

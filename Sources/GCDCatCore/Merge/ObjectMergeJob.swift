@@ -65,9 +65,43 @@ extension MergeJob {
         for note in set.resolved.notes { notice(.note(note)) }
         if manifest == nil, let note = set.unusedManifestNote { notice(.note(note)) }
         if manifest == nil, manifestPolicy != .disabled, case .set(_, let list, let loaded) = listed {
+            try Self.requireListedStart(of: set, list: list, loaded: loaded, store: store)
             return (set.parts, list, loaded, set.defaultOutput)
         }
-        return (set.parts, try manifestObject(beside: set, first: names[0], notice: notice), nil, set.defaultOutput)
+        let manifestObject = try manifestObject(beside: set, first: names[0], notice: notice)
+        var loaded: Manifest?
+        if let manifestObject, set.lateStart != nil {
+            // Read here to say whether it vouches for the start, and not fetched again by the merge.
+            loaded = try ObjectDiscovery.loadManifest(manifestObject, store: store)
+            try Self.requireListedStart(of: set, list: manifestObject, loaded: loaded!, store: store)
+        }
+        return (set.parts, manifestObject, loaded, set.defaultOutput)
+    }
+
+    /// Refuses a set that starts late (``ObjectDiscovery/ObjectSet/lateStart``) checked by a list
+    /// of its parts alone, as on disk (``ListedStart``): such a list, made while the first part
+    /// was absent, says no more of the start than the parts' names do. One that records the
+    /// whole file vouches for the start.
+    ///
+    /// ## Errors
+    /// `.missingPart` naming the set's first part and the list.
+    private static func requireListedStart(
+        of set: ObjectDiscovery.ObjectSet, list: ObjectLocation, loaded: Manifest, store: any ObjectStore
+    ) throws {
+        guard set.lateStart != nil else { return }
+        let listed = loaded.entries.map { list.sibling($0.name).description }
+        let parts = Set(set.parts.map(\.location.description))
+        guard let firstOfSet = listed.firstIndex(where: parts.contains), loaded.records(of: firstOfSet).whole == nil
+        else { return }
+        let beside = try store.list(
+            bucket: list.bucket, prefix: ObjectDiscovery.listingPrefix(for: set.parts[0].location.key))
+        if let refusal = ListedStart.refusal(
+            listedParts: listed, list: list.description, resolved: set.resolved,
+            parts: set.parts.map(\.location.description),
+            names: ListedNames(beside.map(\.location.description) + Array(parts)))
+        {
+            throw refusal
+        }
     }
 
     /// The SFV manifest object the parts are checked against: `--manifest`, else the set's own

@@ -75,7 +75,10 @@ public enum ObjectDiscovery {
         // before objects lying beside it is refused by the same rule.
         let listing = asGiven ? [] : try store.list(bucket: bucket, prefix: listingPrefix(for: arguments[0].key))
         let beside = listing.map(\.location.description)
-        let resolved = try PartArguments.resolve(keys, asGiven: asGiven, names: ListedNames(keys + beside))
+        let names = ListedNames(keys + beside)
+        let resolved = try PartArguments.resolve(keys, asGiven: asGiven, names: names)
+        // A list of parts from above the usual first is refused as on disk, unless a list vouches.
+        let lateStart = resolved.lateStartRefusal(names: names)
         // A list at versions that stops before a part only an older version holds is as short.
         if !asGiven, arguments.contains(where: { $0.versionID != nil }) {
             _ = try refuseUnnamedVersionedParts(arguments, listing: listing, store: store)
@@ -84,7 +87,7 @@ public enum ObjectDiscovery {
         let byLocation = Dictionary(infos.map { ($0.location.latest, $0) }, uniquingKeysWith: { first, _ in first })
         let parts = try resolved.parts.map { byLocation[try ObjectLocation(parsing: $0)!]! }
         if arguments.contains(where: { $0.versionID != nil }) {
-            var set = ObjectSet(parts: parts, resolved: resolved, manifest: nil)
+            var set = ObjectSet(parts: parts, resolved: resolved, manifest: nil, lateStart: lateStart)
             set.unusedManifestNote = try manifestBesideVersionsNote(
                 resolved.manifestCandidates, bucket: bucket, store: store)
             return set
@@ -98,7 +101,7 @@ public enum ObjectDiscovery {
             manifest = try store.head(ObjectLocation(parsing: name)!)
             return manifest == nil ? .absent : .list
         }
-        return ObjectSet(parts: parts, resolved: resolved, manifest: manifest)
+        return ObjectSet(parts: parts, resolved: resolved, manifest: manifest, lateStart: lateStart)
     }
 
     /// The set `first` starts, from one listing.
