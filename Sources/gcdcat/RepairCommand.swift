@@ -11,8 +11,8 @@ extension GCDCat {
                 skipped: PAR2 repeats them), checks every file block by block, and rebuilds \
                 the bad and missing blocks from the recovery blocks. Each repaired file is \
                 written unnamed beside the old one, checked against the set's MD5, and only \
-                then named, replacing the damaged file (one of which not one block is the \
-                set's, another file at its name, is kept as NAME.1, as par2 keeps it); a file \
+                then named, replacing the damaged file (one of which fewer than half the blocks \
+                are the set's, another file at its name, is kept as NAME.1, as par2 keeps it); a file \
                 that verified OK is never written. When the recovery blocks do not suffice, nothing is written and the \
                 message says how many blocks are missing against how many are available.
 

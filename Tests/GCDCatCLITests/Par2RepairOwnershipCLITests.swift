@@ -225,4 +225,34 @@ import Testing
         #expect(linked.status == 0, "\(linked.stderr)")
         #expect(scratch.read("b.dat") == b && scratch.read("b.dat.4") == other)
     }
+    /// A newer version at a file's name that shares a few blocks with the old one (the same
+    /// 4 KiB header) is another file too: repair replaced it without a copy. A file of which
+    /// fewer than half the blocks are the set's is kept as `NAME.1`, with a note saying how many
+    /// were; one of which half or more are is a damaged copy, replaced (outside re-check a18 E).
+    @Test func aFileSharingOnlyAFewBlocksWithTheSetsIsKeptAsWell() throws {
+        let scratch = try Scratch()
+        let a = randomData(100_000, seed: 2611)
+        let b = randomData(100_000, seed: 2612)
+        try scratch.write("a.dat", a)
+        try scratch.write("b.dat", b)
+        let protect = try gcdcat(
+            ["protect", "a.dat", "b.dat", "-o", "s.par2", "--par2", "150%", "--par2-block-size", "4096", "-q"],
+            in: scratch.path)
+        #expect(protect.status == 0, "\(protect.stderr)")
+        // 25 blocks each (the last one short): the newer a.dat keeps the first; b.dat has 12 of 25 bad.
+        var newer = randomData(100_000, seed: 2613)
+        newer.replaceSubrange(0..<4096, with: a[0..<4096])
+        try scratch.write("a.dat", newer)
+        var damaged = b
+        for block in 0..<12 { damaged[block * 8192] ^= 0xFF }
+        try scratch.write("b.dat", damaged)
+        let repair = try gcdcat(["repair", "s.par2"], in: scratch.path)
+        #expect(repair.status == 0, "\(repair.stderr)")
+        #expect(
+            repair.stderr.contains(
+                "note: only 1 of 25 blocks of a.dat was the set's (another file, or a newer version of it?): the "
+                    + "file it held is kept as a.dat.1, as par2 keeps a damaged file\n"), "\(repair.stderr)")
+        #expect(scratch.read("a.dat") == a && scratch.read("a.dat.1") == newer && scratch.read("b.dat") == b)
+        #expect(!scratch.listing().contains("b.dat.1"))
+    }
 }

@@ -60,14 +60,10 @@ public enum Par2FileRestorer {
             let made = try create(missingFolders(set, file))
             let notes: [String]
             do {
-                // Not one block of it is the set's: another file (a newer version) sits at the name.
-                let unlike =
-                    status.state == .damaged && !file.slices.isEmpty
-                    && status.badSlices.count == file.slices.count
                 notes = try restore(
                     file, path: set.path(of: file), sliceSize: set.sliceSize, rebuilt: rebuilt, fsync: fsync,
                     repairedLater: pending[(position + 1)...].map { set.path(of: set.files[$0]) }, linked: linked,
-                    keeping: unlike ? set.files.map { set.path(of: $0) } : nil)
+                    keeping: Unlikeness(file, status).map { ($0, set.files.map { set.path(of: $0) }) })
             } catch {
                 // No folder made for a file that was not restored is left behind.
                 removeFolders(made)
@@ -418,12 +414,12 @@ public enum Par2FileRestorer {
     /// (`ln a c; protect a c`: c is repaired next); names of the set's or its recovery set's
     /// files (`linked`) are not counted.
     ///
-    /// With `keeping` (the set's file paths), the file replaced, when this is its only name, is
-    /// kept under the first free name `PATH.1`, `PATH.2`… that is no file of the set, as par2
-    /// keeps every damaged file.
+    /// With `keeping` (how little of the file is the set's, and the set's file paths), the file
+    /// replaced, when this is its only name, is kept under the first free name `PATH.1`,
+    /// `PATH.2`… that is no file of the set, as par2 keeps every damaged file.
     private static func restore(
         _ file: Par2RecoverySet.File, path: String, sliceSize: Int, rebuilt: Par2Repairer.Rebuilt?, fsync: Bool,
-        repairedLater: [String] = [], linked: LinkedNames, keeping setPaths: [String]? = nil
+        repairedLater: [String] = [], linked: LinkedNames, keeping: (Unlikeness, [String])? = nil
     ) throws -> [String] {
         let prepared = try prepare(
             file, path: path, sliceSize: sliceSize, rebuilt: rebuilt, fsync: fsync, repairedLater: repairedLater,
@@ -431,15 +427,15 @@ public enum Par2FileRestorer {
         var notes = prepared.notes
         var kept: String? = nil
         // A file with other hard links keeps its bytes there (the notes name those).
-        if let setPaths, let read = prepared.read, read.st_nlink == 1 {
+        if let (unlikeness, setPaths) = keeping, let read = prepared.read, read.st_nlink == 1 {
             do {
-                kept = try keepReplaced(prepared.finalPath, beside: path, avoiding: setPaths)
+                kept = try keepReplaced(prepared.finalPath, beside: path, avoiding: setPaths, unlikeness)
             } catch {
                 prepared.output.discard()
                 throw error
             }
             notes.append(
-                "not one block of \(path.displayPath) was the set's (another file, or a newer version of it?): "
+                "\(unlikeness.sentence(path)) (another file, or a newer version of it?): "
                     + "the file it held is kept as \(kept!.displayPath), as par2 keeps a damaged file")
         }
         do {
@@ -457,7 +453,9 @@ public enum Par2FileRestorer {
     /// ## Errors
     /// `.io` naming the file and `link` when it cannot be linked (another file system): nothing
     /// was replaced.
-    private static func keepReplaced(_ finalPath: String, beside path: String, avoiding: [String]) throws -> String {
+    private static func keepReplaced(
+        _ finalPath: String, beside path: String, avoiding: [String], _ unlikeness: Unlikeness
+    ) throws -> String {
         var number = 1
         while true {
             let name = "\(path).\(number)"
@@ -467,7 +465,7 @@ public enum Par2FileRestorer {
             guard errno == EEXIST else {
                 var failure = GCDCatError.syscall("link", path: name, errno: errno)
                 failure.message +=
-                    "; \(path.displayPath), of which not one block is the set's, was kept there before it is "
+                    "; \(path.displayPath), of which \(unlikeness.clause), was kept there before it is "
                     + "replaced, so it was not repaired"
                 throw failure
             }
