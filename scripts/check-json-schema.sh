@@ -77,6 +77,12 @@ check bench 0 bench --size 1M --parts 2 --repeat 1 --high-water 64K --json
 check error 64 bench --json --parts 0
 check error 1 bench --size 1M --merge-only --json --dir missing/folder
 check error 64 uploads s3://bkt/p/ --older-than 5x --json
+check protect 0 protect data.bin -o data.par2 --par2 20% --json -q
+check verify-par2 0 verify data.par2 --json
+check verify-par2 0 verify data.par2 data.vol*.par2 --json   # the volumes: a note, verified once
+printf 'X' | dd of=data.bin bs=1 seek=100 conv=notrunc status=none
+check verify-par2 2 verify data.par2 --json
+check repair 0 repair data.par2 --json
 # gcdcat uploads against a live S3 endpoint (the RGW scripts/test.sh starts), when one is named:
 # an upload left under the prefix, listed and spared by --older-than, then aborted.
 if [ -n "${GCDCAT_S3_ENDPOINT:-}" ]; then

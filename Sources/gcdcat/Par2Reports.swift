@@ -119,10 +119,12 @@ struct Par2VerifyDocument: Encodable {
     var wallSeconds: Double
     var sets: [Par2SetReport]
     var errors: [ErrorReport.Details]
+    /// The files given that belong to a set given before them, verified once (the text report's notes).
+    var notes: [String]?
     var exitStatus: Int32
 
     enum CodingKeys: String, CodingKey {
-        case schemaVersion, command, format, inputs, wallSeconds, sets, errors, exitStatus
+        case schemaVersion, command, format, inputs, wallSeconds, sets, errors, notes, exitStatus
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -134,6 +136,7 @@ struct Par2VerifyDocument: Encodable {
         try container.encode(wallSeconds, forKey: .wallSeconds)
         try container.encode(sets, forKey: .sets)
         try container.encode(errors, forKey: .errors)
+        try container.encodeIfPresent(notes, forKey: .notes)
         try container.encode(exitStatus, forKey: .exitStatus)
     }
 }

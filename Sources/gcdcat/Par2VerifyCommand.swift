@@ -36,22 +36,27 @@ extension GCDCat.Verify {
                 exitStatus = VerifyReport.worse(exitStatus, 1)
             },
             repeated: { repeated.append(($0, $1)) })
-        var verifiedOnce: [String] = []
-        for (_, set) in repeated where !verifiedOnce.contains(set) { verifiedOnce.append(set) }
-        for set in verifiedOnce where !quiet && !status && !json {
-            let files = repeated.filter { $0.verifiedAs == set }.map(\.list)
-            let named = files.count == 1 ? files[0].displayPath : "\(files[0].displayPath) and \(files.count - 1) more"
-            writeToStandardError(
-                "gcdcat: note: \(named) \(files.count == 1 ? "is a file" : "are files") of \(set.displayPath)'s set, "
-                    + "verified once\n")
-        }
+        let onceNotes = Self.verifiedOnceNotes(repeated)
+        for note in onceNotes where !quiet && !status && !json { writeToStandardError("gcdcat: note: \(note)\n") }
         if json {
             let document = Par2VerifyDocument(
                 inputs: lists, wallSeconds: roundedToMicroseconds(clock.elapsed().wall), sets: sets, errors: errors,
-                exitStatus: exitStatus)
+                notes: onceNotes.isEmpty ? nil : onceNotes, exitStatus: exitStatus)
             try reportingFailures { try StandardStreams.writeOutput(JSONDocument.encode(document)) }
         }
         if exitStatus != 0 { throw ExitCode(exitStatus) }
+    }
+
+    /// "a.vol0+1.par2 and 8 more are files of a.par2's set, verified once": one note per set
+    /// that more than one of the files given belong to.
+    static func verifiedOnceNotes(_ repeated: [(list: String, verifiedAs: String)]) -> [String] {
+        var sets: [String] = []
+        for (_, set) in repeated where !sets.contains(set) { sets.append(set) }
+        return sets.map { set in
+            let files = repeated.filter { $0.verifiedAs == set }.map(\.list)
+            let named = files.count == 1 ? files[0].displayPath : "\(files[0].displayPath) and \(files.count - 1) more"
+            return "\(named) \(files.count == 1 ? "is a file" : "are files") of \(set.displayPath)'s set, verified once"
+        }
     }
 }
 

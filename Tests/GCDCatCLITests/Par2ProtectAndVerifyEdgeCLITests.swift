@@ -312,7 +312,8 @@ extension Par2VerifyCLITests {
 extension Par2VerifyCLITests {
     /// `verify *.par2` gives a set's index and every volume: the set is verified once, as par2
     /// verifies it, with one note for the rest (it was verified and printed once per file:
-    /// outside attack a17 #14). A copy of the index in another folder is another set of files.
+    /// outside attack a17 #14), in the JSON too. A copy of the index in another folder is another
+    /// set of files.
     @Test func aSetGivenAsItsIndexAndItsVolumesIsVerifiedOnce() throws {
         let scratch = try Scratch()
         _ = try protectedFile(scratch)
@@ -329,6 +330,10 @@ extension Par2VerifyCLITests {
         #expect(fromVolume.status == 0, "\(fromVolume.stderr)")
         let document = try JSONSerialization.jsonObject(with: fromVolume.stdout) as! [String: Any]
         #expect((document["sets"] as! [[String: Any]]).map { $0["par2"] as! String } == ["f.vol3+3.par2"])
+        // The JSON carries the note the text prints (outside re-check a18 I).
+        #expect(document["notes"] as? [String] == ["f.par2 is a file of f.vol3+3.par2's set, verified once"])
+        let single = try gcdcat(["verify", "f.par2", "--json"], in: scratch.path)
+        #expect((try JSONSerialization.jsonObject(with: single.stdout) as! [String: Any])["notes"] == nil)
 
         try FileManager.default.createDirectory(atPath: scratch.file("copy"), withIntermediateDirectories: false)
         for name in ["f", "f.par2"] { try scratch.write("copy/" + name, scratch.read(name)!) }
