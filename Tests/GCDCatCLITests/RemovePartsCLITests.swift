@@ -57,6 +57,27 @@ import Testing
         #expect(scratch.listing() == ["f.001", "f.002", "f.003", "f.sfv", "original"])
     }
 
+    /// Parts deduplicated into hard links (hardlink(1), rdfind -makehardlinks) and joined with
+    /// --allow-duplicates: every name goes, with no warning. gcdcat's own unlink of the first
+    /// name changed the shared file's ctime, and the others were kept as "modified since it was
+    /// read" (outside attack a17 #13, re-check a18 I).
+    @Test func hardLinkedPartsAreAllRemovedWithoutAFalseModifiedWarning() throws {
+        let scratch = try Scratch()
+        let original = randomData(100_000, seed: 1313) + Data(count: 300_000) + randomData(50_000, seed: 1314)
+        try scratch.write("original", original)
+        let split = try gcdcat(["split", "original", "--prefix", "img.", "-b", "100000", "-q"], in: scratch.path)
+        #expect(split.status == 0, "\(split.stderr)")
+        for name in ["img.003", "img.004"] {
+            #expect(unlink(scratch.file(name)) == 0 && link(scratch.file("img.002"), scratch.file(name)) == 0)
+        }
+        let result = try gcdcat(
+            ["merge", "img.001", "-o", "img", "--allow-duplicates", "--remove-parts", "-q"], in: scratch.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr == "")
+        #expect(scratch.read("img") == original)
+        #expect(scratch.listing() == ["img", "img.sfv", "original"])
+    }
+
     @Test func aPartReplacedBySymlinkIsKept() throws {
         let scratch = try Scratch()
         let original = try splitSet(in: scratch)

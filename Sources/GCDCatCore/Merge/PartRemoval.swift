@@ -53,16 +53,21 @@ public enum PartRemoval {
         var outcome = Outcome()
         var firstError: GCDCatError?
         let registry = CleanupRegistry.shared
+        // Files this loop renamed or unlinked a name of: a part that is another name of one (a
+        // hard link joined with --allow-duplicates) had its ctime changed by gcdcat itself.
+        var touched: Set<[UInt64]> = []
         for part in parts {
             // A signal waits for the part being removed and stops the rest; its sweep names the
             // parts removed (CleanupRegistry.removedParts).
             guard registry.beginRemovingPart() else { break }
             var removed: String?
             beforeUnlink(part)
-            if let change = change(of: part) {
+            let file = [part.device, part.inode]
+            if let change = change(of: part, comparingChangeTime: !touched.contains(file)) {
                 outcome.warnings.append("\(part.path.displayPath) kept: \(change)")
             } else {
                 beforeMovingAside(part)
+                touched.insert(file)
                 do {
                     removed = try removeAside(part, warnings: &outcome.warnings, afterLastCheck: afterLastCheck)
                 } catch {
