@@ -260,11 +260,13 @@ extension MergeOperation {
                 sizes[Int64(info.st_size), default: []].append(path)
             }
         }
+        let missing = try set.files.filter { try !Par2Verifier.exists(set.path(of: $0)) }
+        let leftovers = Self.leftovers(for: missing.map { (set.path(of: $0), $0.length) })
         for (position, (path, index)) in files.enumerated() {
             if position == list.order.count { partsLost = lost }
             let file = set.files[index]
             guard try Par2Verifier.exists(set.path(of: file)) else {
-                if Self.hasLeftover(ofSize: file.length, for: set.path(of: file)) { continue }
+                if leftovers.contains(set.path(of: file)) { continue }
                 lost += file.slices.count
                 if !file.slices.isEmpty { short.append((path, "missing")) }
                 continue
@@ -293,15 +295,20 @@ extension MergeOperation {
                 + "available (\(named)\(short.count > 5 ? ", …" : "")); nothing was written")
     }
 
-    /// Whether a scratch copy a killed gcdcat left beside `path` (``LeftoverTemporaries``), held by
-    /// no process, has `size` bytes: the check may find the file's bytes whole there.
-    private static func hasLeftover(ofSize size: Int64, for path: String) -> Bool {
-        LeftoverTemporaries.find(for: [path]).contains { found in
-            guard LeftoverTemporaries.isStale(found.leftover),
-                let info = (try? Syscall.statIfExists(found.leftover)).flatMap({ $0 })
-            else { return false }
-            return Int64(info.st_size) == size
+    /// The `files` (paths, with the sizes the set gives them) beside which a killed gcdcat left
+    /// a scratch copy (``LeftoverTemporaries``) of that size, held by no process: the check may
+    /// find a file's bytes whole there. One look through each folder for all of them.
+    private static func leftovers(for files: [(path: String, size: Int64)]) -> Set<String> {
+        guard !files.isEmpty else { return [] }
+        let sizes = Dictionary(files, uniquingKeysWith: { first, _ in first })
+        var found: Set<String> = []
+        for candidate in LeftoverTemporaries.find(for: files.map(\.path)) where !found.contains(candidate.output) {
+            guard let size = sizes[candidate.output], LeftoverTemporaries.isStale(candidate.leftover),
+                let info = (try? Syscall.statIfExists(candidate.leftover)).flatMap({ $0 }), Int64(info.st_size) == size
+            else { continue }
+            found.insert(candidate.output)
         }
+        return found
     }
 
     /// Runs `body`, which makes an output of `bytes`, the size `list`'s index gives the set: a
