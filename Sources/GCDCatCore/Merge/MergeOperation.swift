@@ -43,6 +43,9 @@ public struct MergeOperation: Sendable {
     /// `manifest` is the checksum list given alone, which named the set (`gcdcat NAME.sfv`): the
     /// set's own list, as one found beside it is, not a `--manifest` that leaves the PAR2 alone.
     var manifestNamedTheSet = false
+    /// The checksum list that named the set (`gcdcat NAME.sfv`) when the first part it names is
+    /// gone: refused as missing unless a `.par2` beside the set rebuilds it.
+    var firstPartMissingFrom: String?
 
     public init(
         partPaths: [String], output: OutputTarget, strategy: MergeStrategyKind = .auto,
@@ -450,6 +453,13 @@ public struct MergeOperation: Sendable {
             if !asGiven, let refusal = partPaths.lazy.compactMap(ArchiveVolumes.par2Refusal).first {
                 throw refusal
             }
+            // No .par2 rebuilds the first part the set's list names.
+            if let list = firstPartMissingFrom, let first = partPaths.first {
+                throw GCDCatError(
+                    .missingPart, path: first,
+                    message:
+                        "missing part: \(list.displayPath) names it as the set's first part, but it does not exist")
+            }
             return nil
         }
         outcome.notes = said
@@ -550,10 +560,9 @@ public struct MergeOperation: Sendable {
                     + "to merge; it is not joined as data. Give the set's first part (with --no-verify, or --manifest "
                     + "and a list gcdcat reads), or --as-given to join this file itself")
         }
+        // A first part gone is refused once no .par2 beside the set rebuilds it (``par2Use(notes:)``).
         if let first = operation.partPaths.first, try Syscall.statIfExists(first, followLinks: false) == nil {
-            throw GCDCatError(
-                .missingPart, path: first,
-                message: "missing part: \(list.displayPath) names it as the set's first part, but it does not exist")
+            operation.firstPartMissingFrom = list
         }
         if manifestPolicy != .disabled {
             operation.manifest = list

@@ -64,12 +64,14 @@ extension MergeOperation {
                 list.paths.contains(where: { $0.utf8.elementsEqual(argument.utf8) })
             else { continue }
             let present = list.paths.map { (try? Syscall.statIfExists($0)) != nil }
-            // Given a later part while an earlier one exists: today's "not the first part". A list
+            // Given a later part while an earlier one exists: today's "not the first part". The
+            // set's first part given while it is gone names the set as its next part does. A list
             // is the set found from its first part when it names every part there is, no other:
             // any other list is today's, refused or joined as given.
             guard let first = present.firstIndex(of: true),
                 partPaths.count == 1
                     ? list.paths[first].utf8.elementsEqual(argument.utf8)
+                        || (!present[0] && list.paths[0].utf8.elementsEqual(argument.utf8))
                     : Self.namesEvery(
                         zip(list.paths, present).filter(\.1).map(\.0) + partsPastLast(list), in: partPaths)
             else { return nil }

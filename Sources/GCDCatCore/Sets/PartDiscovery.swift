@@ -38,10 +38,7 @@ public enum PartDiscovery {
     /// `names` is where names are looked up: the file system, or an object listing.
     public static func discover(from path: String, names: any SetNames = FileSystemNames()) throws -> DiscoveredSet? {
         if let refusal = ArchiveVolumes.refusal(for: path, names: names) { throw refusal }
-        guard names.exists(path) else {
-            throw GCDCatError(
-                .missingPart, path: path, syscall: "open", errno: ENOENT, message: describeErrno(ENOENT))
-        }
+        guard names.exists(path) else { throw missing(path, names) }
         let readings = NumberedName.readings(of: path)
         // Digits that end the name are read without doubt (unless a name beside them proves the
         // set hex: `x0a` after `x09`); letters, then hex, only when a neighbour confirms the
@@ -90,6 +87,24 @@ public enum PartDiscovery {
         if startsLate && parts.count == 1 && !looksLikeAPart { return nil }
         try checkStrays(naming, through: number - 1, given: given, names: names)
         return DiscoveredSet(parts: parts, naming: naming, startsLate: startsLate)
+    }
+
+    /// The error for `path`, given as a set's first part, when it is not there: with its next
+    /// part lying beside it, a part gone rather than a name mistyped, said so with the ways to
+    /// mend it (a merge finds a `.par2` beside the set and rebuilds it before it gets here).
+    static func missing(_ path: String, _ names: any SetNames) -> GCDCatError {
+        guard names is FileSystemNames,
+            let next = NumberedName.readings(of: path).lazy.compactMap({
+                existing($0.with(number: $0.number + 1), names)
+            }).first
+        else {
+            return GCDCatError(.missingPart, path: path, syscall: "open", errno: ENOENT, message: describeErrno(ENOENT))
+        }
+        return GCDCatError(
+            .missingPart, path: path, errno: ENOENT,
+            message:
+                "missing part: it is not there, though the set's next part, \(next.displayPath), is; put it back to "
+                + "merge the set, or merge by a .par2 that protects it (gcdcat merge NAME.par2), which rebuilds it")
     }
 
     /// The letters or hex reading a neighbour confirms. Letters unless hex runs further: a hex
