@@ -97,7 +97,11 @@ extension MergeOperation {
                 return nil
             }
             // By the .par2 alone, it must reach as far as the set's marks and SFV say the set goes.
-            guard hasList && !present.contains(false) else {
+            // So too when the marks put the set's first part under another part's name (the two
+            // swapped), which they refuse before the list is read: the .par2 finds it there.
+            guard hasList && !present.contains(false),
+                !PartMarkEvidence.startStandsElsewhere(list.paths, names: FileSystemNames())
+            else {
                 try Self.refuseShortOfTheSet(list, sfv: Self.sfvBeside(list))
                 return .check(list)
             }

@@ -90,13 +90,13 @@ enum PartMarkEvidence {
             }
             // A moved mark was moved with its file's bytes, or stands where the split put it.
             if reading.standing != .stale && !manifestBeside && reading.mark.index - position != offset {
-                throw GCDCatError(
-                    .invalidInput, path: parts[position],
-                    message:
-                        "is part \(reading.mark.index + 1) of the split that made \(anchorPath), but stands at place "
-                        + "\(position + 1) of \(the); give the parts in their order, or --as-given to join them as "
-                        + "they are")
+                throw outOfPlace(parts[position], index: reading.mark.index, position: position, anchorPath, the)
             }
+        }
+        // A part the marks place before the first one given stands among them, under a later
+        // name (the first two swapped): out of place, not missing, whatever a list beside says.
+        if let (position, index) = placedBefore(offset, marks: marks, anchor: anchor, of: mark) {
+            throw outOfPlace(parts[position], index: index, position: position, anchorPath, the)
         }
         let content = MarkedContentCheck(
             parts: parts,
@@ -153,6 +153,42 @@ enum PartMarkEvidence {
             }
         }
         return nil
+    }
+
+    /// The position and place of a part other than the `anchor` whose mark of its split places it
+    /// before place `offset`, the first part's; nil when none does.
+    private static func placedBefore(
+        _ offset: Int, marks: [(mark: PartMark, standing: PartMark.Standing)?], anchor: Int, of mark: PartMark
+    ) -> (position: Int, index: Int)? {
+        for (position, reading) in marks.enumerated() where position != anchor {
+            guard let reading, reading.standing != .stale, reading.mark.isOfSet(mark), reading.mark.index < offset
+            else { continue }
+            return (position, reading.mark.index)
+        }
+        return nil
+    }
+
+    /// Whether the marks on `parts` (a set, in order) put its first part under another part's
+    /// name: the first part's mark places it later, and another part carries that split's mark
+    /// of an earlier place. Reads only the marks (no mark counts once its file's size changed).
+    static func startStandsElsewhere(_ parts: [String], names: any SetNames) -> Bool {
+        guard let first = parts.first, let found = names.mark(of: first), found.standing != .stale,
+            found.mark.index > 0
+        else { return false }
+        return parts.dropFirst().contains { path in
+            guard let other = names.mark(of: path) else { return false }
+            return other.standing != .stale && other.mark.isOfSet(found.mark) && other.mark.index < found.mark.index
+        }
+    }
+
+    private static func outOfPlace(
+        _ path: String, index: Int, position: Int, _ anchorPath: String, _ the: String
+    ) -> GCDCatError {
+        GCDCatError(
+            .invalidInput, path: path,
+            message:
+                "is part \(index + 1) of the split that made \(anchorPath), but stands at place \(position + 1) of "
+                + "\(the); give the parts in their order, or --as-given to join them as they are")
     }
 
     private static func roundRobinRefusal(_ path: String, mark: PartMark) -> GCDCatError {
