@@ -5,7 +5,8 @@ import GCDCatSystem
 #endif
 
 /// A PAR2 recovery set beside a numbered set, found the way its `.sfv` is (`NAME.par2` for the
-/// parts `NAME.001`, …, or the whole file's name plus `.par2`), whose files are that set's parts.
+/// parts `NAME.001`, …, or the whole file's name plus `.par2`), or an index of another name in
+/// its folder that lists them (`movie.par2`), whose files are that set's parts.
 ///
 /// The files of a PAR2 set are listed by file id, not by name: the parts' order is their numbers
 /// in the set's naming. A file of the recovery set that is no number of it (the `.nfo` a Usenet
@@ -33,8 +34,9 @@ public struct Par2PartList: Sendable {
         return names
     }
 
-    /// The first of `naming`'s candidates that exists and whose files are parts of the set; nil
-    /// when there is none. An index of the whole file the parts join to is passed over with a
+    /// The first of `naming`'s candidates that exists and whose files are parts of the set, or
+    /// else an index of another name in the set's folder that lists them (``indexNamingTheParts(for:notes:)``);
+    /// nil when there is none. An index of the whole file the parts join to is passed over with a
     /// note. An index that exists but lists other files, or cannot be read as a
     /// PAR2 set, adds a note when an SFV or list beside the set checks it instead; with none, the
     /// index was the set's only checksum, and the merge is refused (a damaged index beside a set
@@ -48,38 +50,95 @@ public struct Par2PartList: Sendable {
             guard let candidate = try indexOrVolume(name),
                 let info = try Syscall.statIfExists(candidate), info.st_mode & S_IFMT == S_IFREG
             else { continue }
-            let hasList = try naming.manifestCandidates.contains { try Syscall.statIfExists($0) != nil }
-            let why: String
+            if let list = try use(candidate, checkedAs: name, for: naming, notes: &notes) { return list }
+        }
+        return try indexNamingTheParts(for: naming, notes: &notes)
+    }
+
+    /// The set `candidate` (an index, or a volume standing in for the index `name`) describes,
+    /// when its files are parts of `naming`'s set; nil when it is passed over (with a note).
+    private static func use(
+        _ candidate: String, checkedAs name: String, for naming: NumberedName, notes: inout [String]
+    ) throws -> Par2PartList? {
+        let hasList = try naming.manifestCandidates.contains { try Syscall.statIfExists($0) != nil }
+        let why: String
+        do {
+            let set = try Par2RecoverySet.load(indexPath: candidate)
+            try requireOneSet(set, index: name)
+            if let list = list(set, index: candidate, naming: naming) { return list }
+            // `par2 create movie.zip` before the split: the whole file's, which checks the
+            // output, not the parts (a merge of the intact set was refused).
+            if let whole = naming.wholeName, set.files.count == 1,
+                set.files[0].name == splitPath(whole).name
+            {
+                notes.append(
+                    "\(candidate.displayPath) protects \(set.files[0].name.displayPath), the whole file, not its "
+                        + "parts; not used (gcdcat verify \(candidate.displayPath) checks the output)")
+                return nil
+            }
+            why = "protects no part of this set"
+        } catch let error as GCDCatError where error.code == .malformedManifest {
+            why = "is not a usable PAR2 set (\(error.message))"
+        }
+        guard hasList else {
+            throw GCDCatError(
+                .malformedManifest, path: candidate,
+                message:
+                    "\(why), and no SFV or list beside the set checks it instead; nothing was written. "
+                    + "Name the set's own checksums: its .par2 or a volume of it (gcdcat merge NAME.par2), or its "
+                    + "list (--manifest FILE); or list the parts to join them unchecked (--as-given)")
+        }
+        // A list beside the set checks it: the index only cannot repair.
+        notes.append("\(candidate.displayPath) \(why); not used (gcdcat verify \(candidate.displayPath) checks it)")
+        return nil
+    }
+
+    /// An index in the set's folder named after neither the set nor its whole file
+    /// (`movie.par2` beside `movie.7z.001`, as Usenet releases name it) whose files are parts of
+    /// the set, as a checksum list of any name that names them is found (``ListsBesideSet``).
+    /// Each `.par2` there that is no volume is read alone, its volumes never, to see which files
+    /// it lists; only the one that lists parts of the set is loaded with its volumes. One that
+    /// cannot be read, or is too large to be an index, is passed over with a note: another
+    /// set's broken file does not stop this merge.
+    ///
+    /// ## Errors
+    /// Those of ``use(_:checkedAs:for:notes:)`` for the index that lists the parts.
+    static func indexNamingTheParts(for naming: NumberedName, notes: inout [String]) throws -> Par2PartList? {
+        let folder = splitPath(naming.stem + "x").directory
+        let tried = Set(candidates(for: naming).map { splitPath($0).name })
+        let entries: [String]
+        do { entries = try directoryEntries(folder) } catch { return nil }
+        let indexes = entries.filter {
+            $0.lowercased().hasSuffix(".par2") && !Par2RecoverySet.isVolumeName($0) && !tried.contains($0)
+        }
+        for name in indexes.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+            let path = folderPrefix(of: naming.stem) + name
+            guard let info = try? Syscall.statIfExists(path), info.st_mode & S_IFMT == S_IFREG else { continue }
+            guard Int64(info.st_size) <= ListsBesideSet.largestList else {
+                note(
+                    "\(path.displayPath) is not read to see whether it protects the set (more than 64 MiB, too large "
+                        + "for an index); give it to merge by it (gcdcat merge \(path.displayPath))", in: &notes)
+                continue
+            }
             do {
-                let set = try Par2RecoverySet.load(indexPath: candidate)
-                try requireOneSet(set, index: name)
-                if let list = list(set, index: candidate, naming: naming) { return list }
-                // `par2 create movie.zip` before the split: the whole file's, which checks the
-                // output, not the parts (a merge of the intact set was refused).
-                if let whole = naming.wholeName, set.files.count == 1,
-                    set.files[0].name == splitPath(whole).name
-                {
-                    notes.append(
-                        "\(candidate.displayPath) protects \(set.files[0].name.displayPath), the whole file, not its "
-                            + "parts; not used (gcdcat verify \(candidate.displayPath) checks the output)")
-                    continue
-                }
-                why = "protects no part of this set"
-            } catch let error as GCDCatError where error.code == .malformedManifest {
-                why = "is not a usable PAR2 set (\(error.message))"
+                let scanned = try Par2PacketReader.scan(path: path)
+                let described = try Par2RecoverySet.assemble(
+                    scanned.packets, damaged: scanned.damaged.count, directory: folder, origin: path)
+                guard list(described, index: path, naming: naming) != nil else { continue }
+            } catch let error as GCDCatError where error.code == .malformedManifest || error.code == .io {
+                note(
+                    "\(path.displayPath) is not a PAR2 index gcdcat can read (\(error.message)); passed over",
+                    in: &notes)
+                continue
             }
-            guard hasList else {
-                throw GCDCatError(
-                    .malformedManifest, path: candidate,
-                    message:
-                        "\(why), and no SFV or list beside the set checks it instead; nothing was written. "
-                        + "Name the set's own checksums: its .par2 or a volume of it (gcdcat merge NAME.par2), or its "
-                        + "list (--manifest FILE); or list the parts to join them unchecked (--as-given)")
-            }
-            // A list beside the set checks it: the index only cannot repair.
-            notes.append("\(candidate.displayPath) \(why); not used (gcdcat verify \(candidate.displayPath) checks it)")
+            if let list = try use(path, checkedAs: path, for: naming, notes: &notes) { return list }
         }
         return nil
+    }
+
+    /// Adds `text` to `notes` once: the set's folder is looked through for each reading of its name.
+    private static func note(_ text: String, in notes: inout [String]) {
+        if !notes.contains(text) { notes.append(text) }
     }
 
     /// Refuses volumes of more than one recovery set when the index (`index`) that would pick
