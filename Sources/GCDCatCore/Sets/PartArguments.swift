@@ -44,14 +44,18 @@ public enum PartArguments {
             else { return nil }
             return reading.with(number: reading.usualFirstNumber).name
         }
-        /// The reading under which every part is a number of one set (hex when a part is spelt
-        /// with a hex letter), else the first part's first reading.
+        /// The reading discovery found the set by, else the one under which every part is a
+        /// number of one set (hex when a part is spelt with a hex letter), else the first part's
+        /// first reading.
         var firstReading: NumberedName? {
             guard let first = parts.first else { return nil }
-            return PartArguments.commonSet(parts)?.0 ?? NumberedName.readings(of: first).first
+            return naming ?? PartArguments.commonSet(parts)?.0 ?? NumberedName.readings(of: first).first
         }
         /// Things done to the list that the user should hear about.
         public var notes: [String]
+        /// The reading the set was discovered by (`out_` + `02` + `.txt`); nil for a list. A lone
+        /// part reads many ways (`out_02.txt` is also `out_02.` + `txt`): messages name its set's.
+        var naming: NumberedName?
 
         /// The refusal of a set that starts late (``usualFirst``) with no manifest to vouch for
         /// its start, naming the number missing right before its first part; nil when it starts
@@ -109,7 +113,8 @@ public enum PartArguments {
                     parts: set.parts, defaultOutput: set.naming.wholeName,
                     manifestCandidates: set.naming.manifestCandidates, discovered: true,
                     startsLate: set.startsLate && !asGiven && !vouched.start, markedWhole: vouched.whole,
-                    markedContent: vouched.content, markedHeader: vouched.repeatsHeader, notes: [])
+                    markedContent: vouched.content, markedHeader: vouched.repeatsHeader, notes: [],
+                    naming: set.naming)
             }
             if !asGiven, let refusal = PartMarkEvidence.loneRefusal(arguments[0], names: names) { throw refusal }
             return Resolved(
@@ -156,8 +161,7 @@ public enum PartArguments {
             resolved.markedWhole = vouched.whole
             resolved.markedContent = vouched.content
             resolved.markedHeader = vouched.repeatsHeader
-            resolved.startsLate =
-                evident && !vouched.start && (numbers.min() ?? 0) > naming.usualFirstNumber
+            resolved.startsLate = evident && !vouched.start && naming.startsLate(from: numbers.min() ?? 0)
         }
         return resolved
     }
@@ -180,8 +184,7 @@ public enum PartArguments {
 
     /// The reading of the first argument under which every argument is a number of one set.
     static func commonSet(_ arguments: [String]) -> (NumberedName, [Int])? {
-        // Hex last: `x00 x01` is a digits set, and `x00 … x0a` only a hex one.
-        for reading in NumberedName.readings(of: arguments[0]) + NumberedName.hexReadings(of: arguments[0]) {
+        for reading in NumberedName.listReadings(of: arguments[0]) {
             let numbers = arguments.map { reading.number(of: $0) }
             if numbers.allSatisfy({ $0 != nil }) { return (reading, numbers.compactMap { $0 }) }
         }

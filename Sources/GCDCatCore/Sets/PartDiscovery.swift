@@ -44,12 +44,15 @@ public enum PartDiscovery {
         // set hex: `x0a` after `x09`); letters, then hex, only when a neighbour confirms the
         // reading. Digits before a tail come after letters a neighbour confirms: `disk001.img.aa`
         // beside `.ab` is a letters set, not part 1 of `disk` + `.img.aa` (which merged alone).
+        // With no neighbour they start a set of one where sets start (`movie01.mkv`); a higher
+        // number is a plain file's (`report2024.txt`, `ubuntu-24.04.iso`), not a set's leftover.
         let digits = readings.first(where: { $0.alphabet == .digits }).map { $0.provenHex(names) ?? $0 }
         let trailingDigits = digits?.tail.isEmpty == true ? digits : nil
+        let loneFirst = digits.flatMap { $0.number <= $0.usualFirstNumber ? $0 : nil }
         guard
             let naming = trailingDigits
                 ?? neighboured(readings, hex: NumberedName.hexReadings(of: path), names)
-                ?? digits
+                ?? loneFirst
                 ?? readings.first(where: isLateLonePart)
                 ?? NumberedName.hexReadings(of: path).first(where: isLateLonePart)
         else { return nil }
@@ -80,7 +83,7 @@ public enum PartDiscovery {
         }
         // Sets start at .001 or .000 (digits), x00 (two digits) and aa (letters), unless split was
         // given --start.
-        let startsLate = naming.number > naming.usualFirstNumber
+        let startsLate = naming.startsLate(from: naming.number)
         // A lone late number is a plain file (`report-v2`) unless it is padded (`x.003`, `disk_07`)
         // or a `.partN`: then it is a set whose first parts are gone.
         let looksLikeAPart = naming.width >= 2 || naming.stem.lowercased().hasSuffix(".part")
@@ -128,7 +131,8 @@ public enum PartDiscovery {
     /// other parts are gone (`in.bin.ab`, `xac`, `p_ab`, `out-0a`), not a plain file
     /// (`configure.ac`, `Makefile.am`, `tab`): a late number after a prefix that ends with `_` or
     /// `-`, after GNU split's default prefix `x`, or after a file's name with its extension and a
-    /// dot (`in.bin.`).
+    /// dot (`in.bin.`) when it is one of a set's first parts (`in.bin.ab` … `in.bin.az`): there
+    /// the letters are mostly an extension (`backup.tar.gz`, `ubuntu-24.04.iso`, `notes.txt.asc`).
     static func isLateLonePart(_ reading: NumberedName) -> Bool {
         guard reading.alphabet != .digits, reading.number > 0 else { return false }
         let stem = splitPath(reading.stem + "x").name.dropLast()
@@ -138,6 +142,7 @@ public enum PartDiscovery {
         let extensionName = stem[stem.index(after: dot)...].dropLast()
         return !name.isEmpty && (1...5).contains(extensionName.count)
             && extensionName.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
+            && reading.number < reading.alphabet.radix
     }
 
     /// The name `reading`'s number has on disk, if any.

@@ -150,12 +150,7 @@ public enum SetGrouping {
 
         init(_ argument: String) {
             arguments = [argument]
-            // Hex last (`x00 … x09 x0a` is a hex set only once `x0a` comes).
-            let readings = NumberedName.readings(of: argument) + NumberedName.hexReadings(of: argument)
-            // A letters reading that eats the whole name (`xaa` as part `xaa` of no stem) only
-            // when there is no other: it would take `xaa xab yaa` for one set.
-            let stemmed = readings.filter { !splitPath($0.stem + "x").name.dropLast().isEmpty }
-            candidates = stemmed.isEmpty ? readings : stemmed
+            candidates = NumberedName.listReadings(of: argument)
         }
 
         var naming: NumberedName? { candidates.first }
@@ -172,7 +167,8 @@ public enum SetGrouping {
         func evidentNaming(_ names: any SetNames) -> NumberedName? {
             if arguments.count > 1 { return naming }
             for reading in candidates {
-                let padded = reading.alphabet == .digits && reading.width >= 2
+                // Digits before an extension are a name's as often (`data2024.csv`): a neighbour tells.
+                let padded = reading.alphabet == .digits && reading.width >= 2 && reading.tail.isEmpty
                 if padded || reading.stem.lowercased().hasSuffix(".part") || PartDiscovery.hasNeighbour(reading, names)
                 {
                     return reading
@@ -184,6 +180,16 @@ public enum SetGrouping {
 }
 
 extension NumberedName {
+    /// The readings a listed name is taken by, best first: ``readings(of:)``, then hex (`x00 …
+    /// x09 x0a` is a hex set only once `x0a` comes). A reading that eats the whole name before any
+    /// tail (`xaa` as part `xaa` of no stem, `jan.log` as part `jan` + `.log`) only when there is
+    /// no other: it would take `xaa xab yaa`, or `jan.log feb.log`, for one set.
+    static func listReadings(of path: String) -> [NumberedName] {
+        let readings = readings(of: path) + hexReadings(of: path)
+        let stemmed = readings.filter { !splitPath($0.stem + "x").name.dropLast().isEmpty }
+        return stemmed.isEmpty ? readings : stemmed
+    }
+
     /// The number `path` has in this set, or nil when it is not one of its names. Names are
     /// compared as bytes: `café.002` in NFD is not a part of `café.001` in NFC's set.
     public func number(of path: String) -> Int? {

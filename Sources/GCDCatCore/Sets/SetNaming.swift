@@ -121,6 +121,16 @@ public struct NumberedName: Equatable, Sendable {
         return width == 2 && tail.isEmpty && !stem.lowercased().hasSuffix(".part") ? 0 : 1
     }
 
+    /// Whether a set whose first part is number `first` may have lost the parts before it: `first`
+    /// is above ``usualFirstNumber`` and, for digits before an extension, zero-padded as a split
+    /// pads them (`out_02.txt`). `report2023.txt` and `report2024.txt` are files whose names hold
+    /// a year, not parts 2023 and 2024 of a set with 2022 parts lost.
+    public func startsLate(from first: Int) -> Bool {
+        guard first > usualFirstNumber else { return false }
+        guard alphabet == .digits, !tail.isEmpty else { return true }
+        return zeroPadded(first, width: width).first == "0"
+    }
+
     /// The names part `number` may have in this set, the usual one first.
     public func spellings(of number: Int) -> [String] {
         guard number >= 0 else { return [] }

@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+
+/// Files whose names hold digits or letters that are no part number: a year, a version, an
+/// extension (outside re-check a18 C). Alone, each is merged alone, as `report1.txt` is; listed
+/// in full, they are joined in the order given, as `cat` would; and no message names a file no
+/// splitter makes (`no report2024.aaa before it`, `no 0001.csv before it`). Sets that lost their
+/// first part are still refused.
+@Suite struct PlainNamesCLITests {
+    @Test(arguments: [
+        "report2024.txt", "ubuntu-24.04.iso", "mysql-8.0.36.tar.gz", "x01.iso", "report01.tar.gz", "ab01.pdf",
+        "backup.tar.gz", "python3.12.tar.xz",
+    ])
+    func aLoneFileIsMergedAlone(name: String) throws {
+        let scratch = try Scratch()
+        let data = randomData(3000, seed: 1901)
+        try scratch.write(name, data)
+        let result = try gcdcat([name, "-o", "out"], in: scratch.path)
+        #expect(result.status == 0, "\(name): \(result.stderr)")
+        #expect(result.stderr == "", "\(name)")
+        #expect(scratch.read("out") == data, "\(name)")
+    }
+
+    /// Lists typed in full, among each other in one folder: joined in the order given.
+    @Test(arguments: [
+        ["2023.csv", "2024.csv"], ["2024.csv", "2023.csv"], ["report2023.txt", "report2024.txt"],
+        ["jan.log", "feb.log"], ["header.csv", "data2024.csv"],
+    ])
+    func aListOfPlainFilesIsJoinedAsGiven(list: [String]) throws {
+        let scratch = try Scratch()
+        var contents: [String: Data] = [:]
+        let names = ["2023.csv", "2024.csv", "report2023.txt", "report2024.txt", "jan.log", "feb.log", "header.csv"]
+        for (index, name) in (names + ["data2024.csv"]).enumerated() {
+            contents[name] = randomData(1000 + 100 * index, seed: 1902 + UInt64(index))
+            try scratch.write(name, contents[name]!)
+        }
+        let result = try gcdcat(["merge"] + list + ["-o", "out"], in: scratch.path)
+        #expect(result.status == 0, "\(list): \(result.stderr)")
+        #expect(result.stderr == "", "\(list)")
+        #expect(scratch.read("out") == list.map { contents[$0]! }.reduce(Data(), +), "\(list)")
+    }
+
+    /// Digits before an extension that a neighbour confirms are still a set: one that starts
+    /// zero-padded above its first number has lost its first part, and the message names that
+    /// set's part (`out_01.txt`, not `out_02.aaa`); a later number is not the first part.
+    @Test func aSetNumberedBeforeItsExtensionIsStillHeldToItsStart() throws {
+        let scratch = try Scratch()
+        try scratch.write("out_02.txt", randomData(1000, seed: 1910))
+        try scratch.write("out_03.txt", randomData(500, seed: 1911))
+        let found = try gcdcat(["out_02.txt", "-o", "out"], in: scratch.path)
+        #expect(found.status == 1)
+        #expect(
+            found.stderr
+                == "gcdcat: out_02.txt: no out_01.txt before it, so the set's first part may be missing. If the set "
+                + "really starts here (split --start), merge it with its manifest, or list its parts with --as-given\n")
+        let listed = try gcdcat(["merge", "out_02.txt", "out_03.txt", "-o", "out"], in: scratch.path)
+        #expect(listed.status == 1)
+        #expect(
+            listed.stderr
+                == "gcdcat: out_02.txt: no out_01.txt before it, so the set's first part may be missing. If the set "
+                + "really starts here (split --start), merge it with its manifest, or give --as-given to join the "
+                + "list as it is\n")
+        #expect(scratch.read("out") == nil)
+        try scratch.write("report2023.txt", randomData(1000, seed: 1912))
+        try scratch.write("report2024.txt", randomData(900, seed: 1913))
+        let later = try gcdcat(["report2024.txt", "-o", "out"], in: scratch.path)
+        #expect(later.status == 1)
+        #expect(
+            later.stderr
+                == "gcdcat: report2024.txt: not the first part of its set, which starts at report2023.txt; give the "
+                + "first part to merge the whole set\n")
+        #expect(scratch.read("out") == nil)
+    }
+}

@@ -1,0 +1,41 @@
+import Testing
+
+@testable import GCDCatCore
+
+/// Digits and letters in a plain file's name that are no part number (outside re-check a18 C),
+/// on names alone (``ListedNames``).
+@Suite struct PlainNamesTests {
+    /// A number before an extension says a first part is missing only when a split would have
+    /// padded it so; one at the end of the name, or letters, whenever it is above the start.
+    @Test func aLateStartIsAZeroPaddedNumber() {
+        let year = NumberedName(stem: "report", alphabet: .digits, width: 4, number: 2024, tail: ".txt")
+        #expect(!year.startsLate(from: 2023))
+        #expect(year.startsLate(from: 7))
+        let gnu = NumberedName(stem: "out_", alphabet: .digits, width: 2, number: 2, tail: ".txt")
+        #expect(gnu.startsLate(from: 2) && !gnu.startsLate(from: 1) && !gnu.startsLate(from: 12))
+        let trailing = NumberedName(stem: "a.bin.", alphabet: .digits, width: 4, number: 1000)
+        #expect(trailing.startsLate(from: 1000))
+    }
+
+    /// A lone file numbered before its extension above where sets start is no set; one at the
+    /// start is a set of one; a neighbour makes a set of any.
+    @Test func aLoneNumberBeforeAnExtensionIsAPlainFile() throws {
+        for name in ["report2024.txt", "ubuntu-24.04.iso", "mysql-8.0.36.tar.gz", "backup.tar.gz"] {
+            #expect(try PartDiscovery.discover(from: name, names: ListedNames([name])) == nil, "\(name)")
+        }
+        #expect(try PartDiscovery.discover(from: "x01.iso", names: ListedNames(["x01.iso"]))?.parts == ["x01.iso"])
+        let pair = try PartDiscovery.discover(
+            from: "report2023.txt", names: ListedNames(["report2023.txt", "report2024.txt"]))
+        #expect(pair?.parts == ["report2023.txt", "report2024.txt"])
+        #expect(pair?.startsLate == false)
+    }
+
+    /// A reading that eats the whole name before its extension is no common set of a list when
+    /// the name has another reading: `jan.log feb.log` and `2023.csv 2024.csv` are plain files.
+    @Test func aWholeNameBeforeItsExtensionIsNoPartNumber() {
+        #expect(PartArguments.commonSet(["jan.log", "feb.log"]) == nil)
+        #expect(PartArguments.commonSet(["2023.csv", "2024.csv"]) == nil)
+        #expect(PartArguments.commonSet(["xaa", "xab"])?.0.stem == "x")
+        #expect(PartArguments.commonSet(["aa", "ab"])?.1 == [0, 1])
+    }
+}
