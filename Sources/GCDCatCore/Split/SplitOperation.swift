@@ -534,6 +534,8 @@ public struct SplitOperation: Sendable {
     }
 
     /// The part names as the manifest at `manifestPath` must list them: relative to its folder.
+    /// Folders spelt alike are compared as spelt; others (an absolute manifest beside relative
+    /// parts, `../x.sfv`) by their real paths, so every spelling of one folder gives one answer.
     ///
     /// ## Errors
     /// `.invalidInput` when a part lies outside the manifest's folder (a reader would reject
@@ -547,12 +549,36 @@ public struct SplitOperation: Sendable {
             if folder == "." && !name.hasPrefix("/") && !name.hasPrefix("../") && !name.contains("/../") {
                 return name.hasPrefix("./") ? String(name.dropFirst(2)) : name
             }
-            guard name.hasPrefix(prefix), !name.contains("/../") else {
-                throw GCDCatError(
-                    .invalidInput, path: manifestPath,
-                    message: "the manifest must sit in the parts' folder or above it (\(name) is elsewhere)")
-            }
-            return String(name.dropFirst(prefix.count))
+            if name.hasPrefix(prefix) && !name.contains("/../") { return String(name.dropFirst(prefix.count)) }
+            return try realManifestName(name, folder: folder, manifestPath: manifestPath)
         }
+    }
+
+    /// `name` relative to the manifest's `folder`, both resolved to their real paths.
+    private static func realManifestName(_ name: String, folder: String, manifestPath: String) throws -> String {
+        let (partFolder, base) = splitPath(name)
+        // Keys are compared as spelt: a bucket has no other spelling of a prefix.
+        if manifestPath.hasPrefix("s3://") || name.hasPrefix("s3://") {
+            throw GCDCatError(
+                .invalidInput, path: manifestPath,
+                message: "the manifest must sit in the parts' folder or above it (\(name) is elsewhere)")
+        }
+        // A folder that does not resolve (not made yet) is named with realpath's error.
+        guard let realFolder = Syscall.realPath(folder) else {
+            throw GCDCatError.syscall("realpath", path: folder, errno: errno)
+        }
+        guard let realPartFolder = Syscall.realPath(partFolder) else {
+            throw GCDCatError.syscall("realpath", path: partFolder, errno: errno)
+        }
+        if realPartFolder == realFolder { return base }
+        guard ListFolder.lies(realPartFolder, inside: realFolder) else {
+            throw GCDCatError(
+                .invalidInput, path: manifestPath,
+                message:
+                    "the manifest must sit in the parts' folder or above it, where its names can reach them: "
+                    + "\(name.displayPath) is in \(realPartFolder.displayPath), which is not inside "
+                    + "\(realFolder.displayPath)")
+        }
+        return String(realPartFolder.dropFirst(realFolder == "/" ? 1 : realFolder.count + 1)) + "/" + base
     }
 }
