@@ -303,8 +303,13 @@ public struct MergeOperation: Sendable {
         for warning in warnings { notice(.warning(warning)) }
         var uncheckedHeader: Int64 = 0
         if manifestFile == nil {
+            // --no-verify reads no part, but a stat still shows one cut short (a17 #6).
+            if manifestPolicy == .disabled { try resolved.markedContent?.refuseResized() }
             let header = try UncheckedHeader.read(for: parts, candidates: resolved.manifestCandidates, jobs: jobs)
             for warning in header.warnings { notice(.warning(warning)) }
+            if manifestPolicy == .disabled && !asGiven, let warning = header.otherSizeWarning(of: parts) {
+                notice(.warning(warning))
+            }
             uncheckedHeader = header.size
         }
         // Parts named one by one are sniffed for a list taken in by a glob; not the parts of one

@@ -24,6 +24,8 @@ struct MarkedContentCheck: Sendable, Equatable {
         }
         var position: Int
         var kind: Kind
+        /// The size the set's split marked a changed part with.
+        var markedSize: Int64?
     }
 
     var parts: [String]
@@ -119,6 +121,27 @@ struct MarkedContentCheck: Sendable, Equatable {
         let unproven = doubts.filter { !Self.isChanged($0) }
         guard let blamed = unproven.first(where: Self.isOtherSplit) ?? unproven.first else { return }
         throw refusal(blamed, others: unproven.count - 1)
+    }
+
+    /// Without reading (`--no-verify`): a part whose size is not the one its split marked, which
+    /// a stat shows (cut short, appended to, or rewritten by another split over the same names).
+    ///
+    /// ## Errors
+    /// `.checksumMismatch` naming the part, its size and the marked one.
+    func refuseResized() throws {
+        for doubt in doubts {
+            let path = parts[doubt.position]
+            guard let marked = doubt.markedSize, let info = try? Syscall.statIfExists(path),
+                Int64(info.st_size) != marked
+            else { continue }
+            throw GCDCatError(
+                .checksumMismatch, path: path,
+                message:
+                    "is \(info.st_size) bytes, but the split that made \(anchorPath) marked it \(marked) bytes: it "
+                    + "was cut short, appended to or rewritten since, so \(the) would not join to what that split "
+                    + "read, and nothing was written; put back the part its split wrote, or give --as-given to join "
+                    + "the parts as they are")
+        }
     }
 
     /// Without reading (`--no-verify`): a part another split marked is refused, as the marks

@@ -86,7 +86,7 @@ enum PartMarkEvidence {
             if reading.standing != .current {
                 doubts.append(
                     MarkedContentCheck.Doubt(
-                        position: position, kind: .changed(reading.mark.crc32)))
+                        position: position, kind: .changed(reading.mark.crc32), markedSize: reading.mark.size))
             }
             // A moved mark was moved with its file's bytes, or stands where the split put it.
             if reading.standing != .stale && !manifestBeside && reading.mark.index - position != offset {
