@@ -45,6 +45,10 @@ struct ChecksumLineParser {
     /// A malformed line is counted and skipped, not thrown (`verify`, as `sha256sum -c` reads a
     /// list with a bad line); a name listed twice is still thrown.
     var skipsMalformedLines = false
+    /// Whether a listed name is a file beside the list: an SFV line whose name starts or ends
+    /// with a blank is read as cksfv reads it when only that file is there
+    /// (``ChecksumList/sfvEntry(_:malformed:existing:)``). Nil reads names trimmed.
+    var existing: ((String) -> Bool)?
     /// Malformed lines skipped so far.
     private(set) var malformedCount = 0
     /// Whether as many bad lines as are kept, before any entry, end the reading as a file that
@@ -192,7 +196,8 @@ struct ChecksumLineParser {
         if armor.skips(trimmed) { return nil }
         // `#` comments, as in Fedora's CHECKSUM files; an SFV line of a `#name` stays a line.
         if trimmed.hasPrefix("#") && ChecksumList.sfvFields(decoded) == nil { return nil }
-        return try ChecksumList.parseLine(decoded, number: number, forced: forced, named: named, malformed: malformed)
+        return try ChecksumList.parseLine(
+            decoded, number: number, forced: forced, named: named, malformed: malformed, existing: existing)
     }
 
     /// An everyday GNU or SFV line, on its bytes, and its name's bytes; nil for any other shape.

@@ -159,6 +159,7 @@ public struct ChecksumList: Sendable, Equatable {
     public static func load(_ path: String, forced: HashAlgorithm? = nil) throws -> ChecksumList {
         let source = try ChecksumListSource(path)
         var parser = ChecksumLineParser(path: source.shown, forced: forced)
+        parser.existing = existsBeside(listPath: source.namesRelativeTo)
         var entries: [Entry] = []
         try source.forEachLine { line, number in
             if let entry = try parser.entry(line, number: number) { entries.append(entry) }
@@ -186,6 +187,7 @@ public struct ChecksumList: Sendable, Equatable {
     {
         let source = try ChecksumListSource(path)
         var parser = ChecksumLineParser(path: source.shown, forced: forced)
+        parser.existing = existsBeside(listPath: source.namesRelativeTo)
         parser.skipsMalformedLines = true
         parser.givesUpOnText = false
         var entries: [Entry] = []
@@ -228,7 +230,7 @@ public struct ChecksumList: Sendable, Equatable {
 
     static func parseLine(
         _ decoded: String, number: Int, forced: HashAlgorithm?, named: HashAlgorithm? = nil,
-        malformed: (String) -> GCDCatError
+        malformed: (String) -> GCDCatError, existing: ((String) -> Bool)? = nil
     ) throws -> Entry {
         let sfv = sfvFields(decoded)
         // `--algorithm blake2b-256` wants that length only (``gnuAlgorithm``).
@@ -279,7 +281,7 @@ public struct ChecksumList: Sendable, Equatable {
                 "'\(String(decoded.trimmingSpaces.prefix(40)).displayPath)' is not a \(listAlgorithm.rawValue) line "
                     + "('HEX  NAME' or '\(listAlgorithm.tag) (NAME) = HEX')")
         }
-        guard let (name, hex) = try sfvEntry(decoded, malformed: malformed) else {
+        guard let (name, hex) = try sfvEntry(decoded, malformed: malformed, existing: existing) else {
             throw malformed("expected 'NAME CRC32', found no CRC")
         }
         let algorithm = forced ?? .crc32
@@ -314,8 +316,11 @@ public struct ChecksumList: Sendable, Equatable {
 
     /// An SFV line's name and value; nil when it has no blank at all; the SFV errors otherwise.
     /// ``Manifest`` reads its lines with this too: one SFV reader.
+    ///
+    /// `existing` says whether a listed name is a file beside the list: where the name read
+    /// trimmed is not, but the name as cksfv reads it is (``untrimmedSFVName(_:)``), that one.
     static func sfvEntry(
-        _ decoded: String, malformed: (String) -> GCDCatError
+        _ decoded: String, malformed: (String) -> GCDCatError, existing: ((String) -> Bool)? = nil
     ) throws -> (name: String, hex: String)? {
         let escaped = decoded.hasPrefix("\\") ? EscapedLine(decoded) : nil
         let line = escaped?.text ?? decoded.trimmingSpaces
@@ -324,9 +329,34 @@ public struct ChecksumList: Sendable, Equatable {
         guard hex.count == 8, UInt32(hex, radix: 16) != nil, hex.allSatisfy(\.isHexDigit) else {
             throw malformed("'\(String(hex.prefix(40)).displayPath)' is not a CRC32 of 8 hex digits")
         }
-        let name = escaped?.name ?? NameEscaping.entryName(reading: line[..<split].trimmingSpaces)
+        var name = escaped?.name ?? NameEscaping.entryName(reading: line[..<split].trimmingSpaces)
+        if escaped == nil, let existing, let untrimmed = untrimmedSFVName(decoded), untrimmed != name,
+            !existing(name), existing(untrimmed)
+        {
+            name = untrimmed
+        }
         guard !name.isEmpty else { throw malformed("no file name before the CRC") }
         return (name, hex.lowercased())
+    }
+
+    /// An SFV line's name as cksfv reads it: all before the last blank, as it is (` lead`,
+    /// `trail `, which gcdcat's trimmed reading makes `lead` and `trail`); the line's end (a CR,
+    /// blanks after the CRC) is trimmed first. Nil for a line with no blank.
+    static func untrimmedSFVName(_ decoded: String) -> String? {
+        let isBlank = { (character: Character) in character == " " || character == "\t" }
+        guard let last = decoded.lastIndex(where: { !isBlank($0) && $0 != "\r" && $0 != "\n" }),
+            let split = decoded[...last].lastIndex(where: isBlank)
+        else { return nil }
+        return NameEscaping.entryName(reading: String(decoded[..<split]))
+    }
+
+    /// Whether `name`, as a list at `listPath` names it (`-`: the current folder), is there; a
+    /// name never opened (absolute, `..`) is not.
+    static func existsBeside(listPath: String) -> (String) -> Bool {
+        { name in
+            guard Manifest.rejection(for: name) == nil else { return false }
+            return (try? Syscall.statIfExists(ChecksumListVerifier.resolve(name, listPath: listPath))) != nil
+        }
     }
 }
 

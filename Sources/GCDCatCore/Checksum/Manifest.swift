@@ -127,7 +127,10 @@ public struct Manifest: Sendable, Equatable {
     /// ## Errors
     /// `.malformedManifest` naming the line: a line that is not `NAME CRC32` (8 hex digits), a NUL,
     /// a name listed twice (`a.txt` and `./a.txt` are one name); or a manifest with no entries.
-    public static func parse(bytes: [UInt8], path: String) throws -> Manifest {
+    ///
+    /// `existing` says whether a listed name is a file beside the manifest, for a name that
+    /// starts or ends with a blank (``ChecksumList/sfvEntry(_:malformed:existing:)``).
+    public static func parse(bytes: [UInt8], path: String, existing: ((String) -> Bool)? = nil) throws -> Manifest {
         var entries: [Entry] = []
         var whole: Whole?
         var header: Header?
@@ -155,7 +158,7 @@ public struct Manifest: Sendable, Equatable {
                 }
             }
             // The SFV line reader checklists use too: one reader of `NAME CRC32`.
-            guard let (name, hex) = try ChecksumList.sfvEntry(decoded, malformed: malformed) else {
+            guard let (name, hex) = try ChecksumList.sfvEntry(decoded, malformed: malformed, existing: existing) else {
                 throw malformed("expected 'NAME CRC32', found no CRC")
             }
             let key = PathName.bytes(of: name).withUnsafeBufferPointer { NameKey(nil, $0) }
@@ -184,7 +187,8 @@ public struct Manifest: Sendable, Equatable {
         guard part.size <= 64 << 20 else {
             throw GCDCatError(.malformedManifest, path: path, message: "too large for a manifest (over 64 MiB)")
         }
-        return try parse(bytes: try readWholeFile(path), path: path)
+        return try parse(
+            bytes: try readWholeFile(path), path: path, existing: ChecksumList.existsBeside(listPath: path))
     }
 
     /// Why `name` must not be opened: absolute (`/…`), or climbing out with a `..` component.

@@ -55,6 +55,7 @@ public struct StreamingListVerifier {
     /// entries: that is counted in the scan.
     public mutating func scan() throws -> Scan {
         var parser = ChecksumLineParser(path: source.shown, forced: forced, duplicates: .sieve)
+        parser.existing = ChecksumList.existsBeside(listPath: source.namesRelativeTo)
         parser.skipsMalformedLines = true
         var reached = 0
         do {
@@ -80,6 +81,7 @@ public struct StreamingListVerifier {
     private func refuseListedTwice(among candidates: Set<UInt64>, before limit: Int) throws {
         guard !candidates.isEmpty else { return }
         var parser = ChecksumLineParser(path: source.shown, forced: forced, duplicates: .among(candidates))
+        parser.existing = ChecksumList.existsBeside(listPath: source.namesRelativeTo)
         parser.skipsMalformedLines = true
         do {
             try source.forEachLine { line, number in
@@ -180,6 +182,7 @@ public struct StreamingListVerifier {
     /// were refused by ``scan()``; later passes do not keep names again.
     private func forEachEntry(_ body: (ChecksumList.Entry) throws -> Bool) throws {
         var parser = ChecksumLineParser(path: source.shown, forced: forced, duplicates: .none)
+        parser.existing = ChecksumList.existsBeside(listPath: source.namesRelativeTo)
         parser.skipsMalformedLines = true
         let tolerated = malformedInScan
         do {
