@@ -136,6 +136,8 @@ extension GCDCat {
                     "gcdcat: \(shown.displayPath): \(counted(more, "more malformed line")) not shown\n")
             case .guess(let note):
                 if !quiet { writeToStandardError("gcdcat: \(shown.displayPath): \(note)\n") }
+            case .note(let note):
+                if !quiet { writeToStandardError("gcdcat: note: \(note)\n") }
             }
         }
 

@@ -42,6 +42,8 @@ public enum ListCheck {
         case moreMalformed(Int)
         /// An algorithm assumed from its values' length.
         case guess(String)
+        /// Something done on the user's behalf: the names read from the current folder.
+        case note(String)
     }
 
     /// What one list's check found, for the lines after its listing.
@@ -88,6 +90,13 @@ public enum ListCheck {
             notice(.moreMalformed(scan.malformedCount - scan.malformed.count))
         }
         for note in scan.guessNotes { notice(.guess(note)) }
+        if try verifier.readsFromCurrentFolder() {
+            let folder = splitPath(list).directory
+            notice(
+                .note(
+                    "none of the files \(list.displayPath) lists is in its folder, \(folder.displayPath), but some "
+                        + "are in the current folder: they are read from there, as sha256sum -c reads them"))
+        }
         // Progress over this list's bytes, naming the file being read. The total stats every
         // file: only for a bar that is drawn. Without a bar, no counter: each file would take
         // its lock for nothing.

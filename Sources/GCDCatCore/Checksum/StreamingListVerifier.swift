@@ -25,9 +25,14 @@ public struct StreamingListVerifier {
     /// The malformed lines ``scan()`` found: later passes skip as many, and no more (a list
     /// that changed meanwhile).
     private var malformedInScan = 0
+    /// The path whose folder the listed names are relative to: the source's
+    /// (``ChecksumListSource/namesRelativeTo``), or `-`, the current folder, once
+    /// ``readsFromCurrentFolder()`` found the names there and not beside the list.
+    public private(set) var namesRelativeTo: String
 
     public init(_ source: ChecksumListSource, forced: HashAlgorithm?, jobs: Int, followLinksOutside: Bool) {
         self.source = source
+        namesRelativeTo = source.namesRelativeTo
         self.forced = forced
         self.jobs = jobs
         self.followLinksOutside = followLinksOutside
@@ -55,7 +60,7 @@ public struct StreamingListVerifier {
     /// entries: that is counted in the scan.
     public mutating func scan() throws -> Scan {
         var parser = ChecksumLineParser(path: source.shown, forced: forced, duplicates: .sieve)
-        parser.existing = ChecksumList.existsBeside(listPath: source.namesRelativeTo)
+        parser.existing = ChecksumList.existsBeside(listPath: namesRelativeTo)
         parser.skipsMalformedLines = true
         var reached = 0
         do {
@@ -81,7 +86,7 @@ public struct StreamingListVerifier {
     private func refuseListedTwice(among candidates: Set<UInt64>, before limit: Int) throws {
         guard !candidates.isEmpty else { return }
         var parser = ChecksumLineParser(path: source.shown, forced: forced, duplicates: .among(candidates))
-        parser.existing = ChecksumList.existsBeside(listPath: source.namesRelativeTo)
+        parser.existing = ChecksumList.existsBeside(listPath: namesRelativeTo)
         parser.skipsMalformedLines = true
         do {
             try source.forEachLine { line, number in
@@ -97,11 +102,45 @@ public struct StreamingListVerifier {
         var total: Int64 = 0
         try forEachEntry { entry in
             guard entry.rejection == nil else { return true }
-            let path = ChecksumListVerifier.resolve(entry.name, listPath: source.namesRelativeTo)
+            let path = ChecksumListVerifier.resolve(entry.name, listPath: namesRelativeTo)
             total += ChecksumListVerifier.regularFileSize(path) ?? 0
             return true
         }
         return total
+    }
+
+    /// Reads the names from the current folder when none of them is beside the list but some
+    /// are there: a list kept in another folder (`cd parts; gcdcat verify ../sums/SHA256SUMS`),
+    /// read as `sha256sum -c` reads every list. Names are never read from both folders. Returns
+    /// whether it did.
+    ///
+    /// ## Errors
+    /// `.io` when the list cannot be read again.
+    public mutating func readsFromCurrentFolder() throws -> Bool {
+        guard namesRelativeTo != "-", !Self.isCurrentFolder(splitPath(namesRelativeTo).directory) else { return false }
+        let beside = ChecksumList.existsBeside(listPath: namesRelativeTo)
+        let here = ChecksumList.existsBeside(listPath: "-")
+        var anyBeside = false
+        var anyHere = false
+        try forEachEntry { entry in
+            if beside(entry.name) {
+                anyBeside = true
+                return false
+            }
+            if !anyHere { anyHere = here(entry.name) }
+            return true
+        }
+        guard !anyBeside, anyHere else { return false }
+        namesRelativeTo = "-"
+        return true
+    }
+
+    /// Whether `folder` is the current folder (by device and inode: `./`, or its absolute path).
+    private static func isCurrentFolder(_ folder: String) -> Bool {
+        guard let here = try? Syscall.statIfExists("."), let there = try? Syscall.statIfExists(folder) else {
+            return false
+        }
+        return here.st_dev == there.st_dev && here.st_ino == there.st_ino
     }
 
     /// The algorithms among `guessed` that at least one file matches: files of each guess are
@@ -145,7 +184,7 @@ public struct StreamingListVerifier {
         where included: (ChecksumList.Entry) -> Bool, counter: TransferCounter?,
         _ body: ([ChecksumListVerifier.Outcome]) throws -> Bool
     ) throws {
-        let folder = ListFolder(listPath: source.namesRelativeTo, followLinksOutside: followLinksOutside)
+        let folder = ListFolder(listPath: namesRelativeTo, followLinksOutside: followLinksOutside)
         let jobs = self.jobs
         var checking: BackgroundWork<[ChecksumListVerifier.Outcome]>?
         // Whatever ends the pass, no check outlives it.
@@ -182,7 +221,7 @@ public struct StreamingListVerifier {
     /// were refused by ``scan()``; later passes do not keep names again.
     private func forEachEntry(_ body: (ChecksumList.Entry) throws -> Bool) throws {
         var parser = ChecksumLineParser(path: source.shown, forced: forced, duplicates: .none)
-        parser.existing = ChecksumList.existsBeside(listPath: source.namesRelativeTo)
+        parser.existing = ChecksumList.existsBeside(listPath: namesRelativeTo)
         parser.skipsMalformedLines = true
         let tolerated = malformedInScan
         do {

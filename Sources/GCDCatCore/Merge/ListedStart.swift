@@ -13,10 +13,13 @@ enum ListedStart {
     /// The refusal of a merge of `resolved`'s late-starting set by `list`, when the list does not
     /// vouch for the start; nil when it does, when the set starts where sets usually do, or when
     /// the list cannot be read (its check then says why).
+    /// `names` is a path in the folder the list's names are relative to, when not its own.
     static func refusal(
-        list: String, resolved: PartArguments.Resolved, parts: [PartFile], algorithm: HashAlgorithm?
+        list: String, namesRelativeTo names: String? = nil, resolved: PartArguments.Resolved, parts: [PartFile],
+        algorithm: HashAlgorithm?
     ) -> GCDCatError? {
-        guard resolved.startsLate, let read = reading(list, parts: parts, algorithm: algorithm), !read.recordsWhole
+        guard resolved.startsLate,
+            let read = reading(list, names: names ?? list, parts: parts, algorithm: algorithm), !read.recordsWhole
         else { return nil }
         let listed = read.roles.roles.indices.filter { read.roles.roles[$0] == .part }.map { read.names[$0] }
         return refusal(
@@ -52,24 +55,24 @@ enum ListedStart {
     }
 
     /// The names `list` gives, what each is to the set, and whether it records the whole file.
-    private static func reading(_ list: String, parts: [PartFile], algorithm: HashAlgorithm?) -> (
+    private static func reading(_ list: String, names base: String, parts: [PartFile], algorithm: HashAlgorithm?) -> (
         names: [String], roles: SetListEntries, recordsWhole: Bool
     )? {
         if let manifest = try? Manifest.load(list) {
             let names = manifest.entries.map(\.name)
             guard
                 let roles = try? SetListEntries(
-                    names: names, rejections: manifest.entries.map(\.rejection), listPath: list, parts: parts)
+                    names: names, rejections: manifest.entries.map(\.rejection), listPath: base, parts: parts)
             else { return nil }
-            // The records above this set's own lines, in an SFV of several sets.
-            let kept = MergeVerification.setEntries(of: manifest, path: list, roles: roles).0
-            return (names, roles, kept.whole != nil)
+            // The records above this set's own lines, in an SFV of several sets, or a line for the whole.
+            let lines = SFVSetLines(manifest, path: list, roles: roles)
+            return (names, roles, lines.manifest.whole != nil || lines.whole != nil)
         }
         guard let read = try? ChecksumList.loadSkippingMalformed(list, forced: algorithm) else { return nil }
         let names = read.list.entries.map(\.name)
         guard
             let roles = try? SetListEntries(
-                names: names, rejections: read.list.entries.map(\.rejection), listPath: list, parts: parts)
+                names: names, rejections: read.list.entries.map(\.rejection), listPath: base, parts: parts)
         else { return nil }
         return (names, roles, roles.wholeBesideParts != nil)
     }

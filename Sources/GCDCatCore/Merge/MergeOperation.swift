@@ -229,7 +229,7 @@ public struct MergeOperation: Sendable {
         defer { pending.map(CleanupRegistry.shared.endOutput) }
         let parts = try validatedParts(resolved.parts, numbered: resolved.discovered)
         try refuseSpannedZip(parts.first)
-        let (manifestFile, otherLists, uncheckedHeader) = try manifestInUse(for: parts, resolved, notice: notice)
+        let (manifestFile, otherLists, uncheckedHeader, names) = try manifestInUse(for: parts, resolved, notice: notice)
         let inputs = parts + (manifestFile.map { [$0] } ?? [])
         try checkOutput(target, inputs: inputs)
         if let manifestFile, !otherLists.isEmpty {
@@ -247,8 +247,8 @@ public struct MergeOperation: Sendable {
         // another, which the copy alongside could not be credited with.
         let overlapping = !marksPending && !(marks != nil && uncheckedHeader > 0)
         var (verification, overlapped) = try verify(
-            parts, manifest: manifestFile, marks: marks, resolved, target, overlapping: overlapping,
-            sayVerified: !marksAfterList && !target.isStandardOutput, notice: notice)
+            parts, manifest: manifestFile, namesRelativeTo: names, marks: marks, resolved, target,
+            overlapping: overlapping, sayVerified: !marksAfterList && !target.isStandardOutput, notice: notice)
         // A part the list vouches for whose current mark records other bytes: the list was made
         // after an edit that put the part's time back.
         if let list = manifestFile, let crcs = verification.partCRCs {
@@ -291,10 +291,12 @@ public struct MergeOperation: Sendable {
     /// name them, its warnings said; a checksum list among the parts, and one that would vouch
     /// for a late start it says nothing of (``ListedStart``), are refused. Without one,
     /// the header the set's SFV beside the parts records (``UncheckedHeader``), which the merge
-    /// still drops: `--no-verify` skips the check, not the restoration.
+    /// still drops: `--no-verify` skips the check, not the restoration. A `--manifest` whose
+    /// names are in the parts' folder and not its own is read there (``ManifestNamesFolder``):
+    /// `namesRelativeTo` is then a path in that folder.
     private func manifestInUse(
         for parts: [PartFile], _ resolved: PartArguments.Resolved, notice: (Notice) -> Void
-    ) throws -> (manifest: PartFile?, otherLists: [String], uncheckedHeader: Int64) {
+    ) throws -> (manifest: PartFile?, otherLists: [String], uncheckedHeader: Int64, namesRelativeTo: String?) {
         // The marks of a set's split check every part as a list would: they meet --verify and
         // --remove-parts when no list is there.
         let policy = manifestPolicy.requiresManifest && resolved.markedContent != nil ? .automatic : manifestPolicy
@@ -318,16 +320,25 @@ public struct MergeOperation: Sendable {
         if manifestFile == nil && !resolved.discovered && !asGiven && resolved.manifestCandidates.isEmpty {
             try refuseListContents(parts)
         }
+        var names: String?
         if let manifestFile {
             try refuseManifestAmongParts(manifestFile, parts: parts)
+            if manifest != nil, !manifestNamedTheSet,
+                let elsewhere = ManifestNamesFolder.partsFolder(
+                    for: manifestFile.path, parts: parts, algorithm: listAlgorithm)
+            {
+                names = elsewhere.namesRelativeTo
+                notice(.note(elsewhere.note))
+            }
             // A list of the parts alone says no more of a late start than their names do.
             if let refusal = ListedStart.refusal(
-                list: manifestFile.path, resolved: resolved, parts: parts, algorithm: listAlgorithm)
+                list: manifestFile.path, namesRelativeTo: names, resolved: resolved, parts: parts,
+                algorithm: listAlgorithm)
             {
                 throw refusal
             }
         }
-        return (manifestFile, otherLists, uncheckedHeader)
+        return (manifestFile, otherLists, uncheckedHeader, names)
     }
 
     /// Refuses a bad output before spending time reading every part for their CRCs.
@@ -345,20 +356,21 @@ public struct MergeOperation: Sendable {
     /// (OverlappedVerification, with the parts as they settled) when `overlapping`; otherwise in
     /// full before the copy. An upload checks the bytes as it sends them instead.
     private func verify(
-        _ parts: [PartFile], manifest manifestFile: PartFile?, marks: MarkedContentCheck?,
+        _ parts: [PartFile], manifest manifestFile: PartFile?, namesRelativeTo names: String?,
+        marks: MarkedContentCheck?,
         _ resolved: PartArguments.Resolved, _ target: OutputTarget, overlapping: Bool, sayVerified: Bool,
         notice: (Notice) -> Void
     ) throws -> (MergeVerification, overlapped: (check: any OverlappableCheck, parts: [PartFile])?) {
         if overlapping, strategy == .auto, Self.canAffordCheckThread, !target.isObject, !requiresCRCManifest {
             // A list line and a current mark that disagree: the list's verdict on the bytes comes
             // first, before the copy, and then the marks'.
-            if let check = try MergeVerification.prepareCRCCheck(parts, manifest: manifestFile),
+            if let check = try MergeVerification.prepareCRCCheck(parts, manifest: manifestFile, namesRelativeTo: names),
                 resolved.markedContent?.contradiction(check.manifest.entries.map(\.crc32)) == nil,
                 let settled = try Self.settledParts(parts)
             {
                 let verification = MergeVerification(
                     manifestPath: manifestFile?.path, expectedCRC: nil, warnings: [], manifestFile: manifestFile,
-                    provesEnd: check.manifest.whole != nil)
+                    provesEnd: check.provesEnd)
                 for warning in check.warnings { notice(.note(warning)) }
                 return (verification, (check, settled))
             }
@@ -370,7 +382,8 @@ public struct MergeOperation: Sendable {
         }
         // Not overlapping: with marks beside a list, the caller says "verified" after their check.
         let verification = try checkBeforeCopying(
-            parts, manifest: manifestFile, marks: marks, sayVerified: sayVerified, notice: notice)
+            parts, manifest: manifestFile, namesRelativeTo: names, marks: marks, sayVerified: sayVerified,
+            notice: notice)
         return (verification, nil)
     }
 
@@ -475,8 +488,8 @@ public struct MergeOperation: Sendable {
     /// their `marks` record, before the merge starts, showing progress: the check reads every
     /// part in full, a long wait.
     private func checkBeforeCopying(
-        _ parts: [PartFile], manifest manifestFile: PartFile?, marks: MarkedContentCheck?, sayVerified: Bool,
-        notice: (Notice) -> Void
+        _ parts: [PartFile], manifest manifestFile: PartFile?, namesRelativeTo names: String?,
+        marks: MarkedContentCheck?, sayVerified: Bool, notice: (Notice) -> Void
     ) throws -> MergeVerification {
         let counter = TransferCounter()
         let byMarks = manifestFile == nil ? marks.map { MarkedPartsCheck(content: $0, parts: parts) } : nil
@@ -492,7 +505,8 @@ public struct MergeOperation: Sendable {
             verification =
                 try byMarks?.run(jobs: jobs, counter: counter)
                 ?? MergeVerification.check(
-                    parts, manifest: manifestFile, jobs: jobs, counter: counter, algorithm: listAlgorithm)
+                    parts, manifest: manifestFile, jobs: jobs, counter: counter, algorithm: listAlgorithm,
+                    namesRelativeTo: names)
         }
         for warning in verification.warnings { notice(.note(warning)) }
         if sayVerified { Self.sayVerified(verification, parts: parts.count, notice: notice) }

@@ -200,15 +200,17 @@ public struct MergeVerification: Sendable, Equatable {
     /// - `.checksumMismatch` naming a part whose crc32 differs, exit 2.
     ///
     /// `algorithm` is what the untagged lines of a md5/sha list are (`--algorithm`), when its
-    /// name does not say.
+    /// name does not say. `names` is a path in the folder the list's names are relative to,
+    /// when that is not the list's own (``ManifestNamesFolder``).
     public static func check(
         _ parts: [PartFile], manifest file: PartFile?, jobs: Int, counter: TransferCounter? = nil,
-        algorithm: HashAlgorithm? = nil
+        algorithm: HashAlgorithm? = nil, namesRelativeTo names: String? = nil
     ) throws -> MergeVerification {
         guard let file else {
             return MergeVerification(manifestPath: nil, expectedCRC: nil, warnings: [], manifestFile: nil)
         }
         let path = file.path
+        let names = names ?? path
         let manifest: Manifest
         do {
             manifest = try Manifest.load(path)
@@ -230,7 +232,8 @@ public struct MergeVerification: Sendable, Equatable {
             }
             let verification: MergeVerification
             do {
-                verification = try checkDigests(parts, list: read.list, manifest: file, jobs: jobs)
+                verification = try checkDigests(
+                    parts, list: read.list, manifest: file, jobs: jobs, namesRelativeTo: names)
             } catch var error as GCDCatError where read.malformedCount > 0 {
                 error.message += "; \(malformedSummary(read.malformed, count: read.malformedCount, list: path))"
                 throw error
@@ -248,10 +251,11 @@ public struct MergeVerification: Sendable, Equatable {
             }
             return verification
         }
-        let (setManifest, notes) = try setEntries(of: manifest, path: path, parts: parts)
-        try matchEntries(setManifest, manifestPath: path, to: parts)
-        return try PartCRCCheck(parts: parts, manifest: setManifest, file: file, warnings: notes).run(
-            jobs: jobs, counter: counter)
+        let lines = try SFVSetLines(manifest, path: path, parts: parts, namesRelativeTo: names)
+        try matchEntries(lines.manifest, manifestPath: path, to: lines.matched(parts), namesRelativeTo: names)
+        return try PartCRCCheck(
+            parts: parts, manifest: lines.manifest, file: file, warnings: lines.notes, wholeLine: lines.whole
+        ).run(jobs: jobs, counter: counter)
     }
 
     /// The stat-level half of ``check(_:manifest:jobs:)`` for an SFV manifest: the manifest is
@@ -261,7 +265,9 @@ public struct MergeVerification: Sendable, Equatable {
     ///
     /// ## Errors
     /// Those of ``check(_:manifest:jobs:)`` that need no part read.
-    public static func prepareCRCCheck(_ parts: [PartFile], manifest file: PartFile?) throws -> PartCRCCheck? {
+    public static func prepareCRCCheck(
+        _ parts: [PartFile], manifest file: PartFile?, namesRelativeTo names: String? = nil
+    ) throws -> PartCRCCheck? {
         guard let file else { return nil }
         let manifest: Manifest
         do {
@@ -269,9 +275,11 @@ public struct MergeVerification: Sendable, Equatable {
         } catch let error as GCDCatError where error.code == .malformedManifest {
             return nil
         }
-        let (setManifest, notes) = try setEntries(of: manifest, path: file.path, parts: parts)
-        try matchEntries(setManifest, manifestPath: file.path, to: parts)
-        return PartCRCCheck(parts: parts, manifest: setManifest, file: file, warnings: notes)
+        let names = names ?? file.path
+        let lines = try SFVSetLines(manifest, path: file.path, parts: parts, namesRelativeTo: names)
+        try matchEntries(lines.manifest, manifestPath: file.path, to: lines.matched(parts), namesRelativeTo: names)
+        return PartCRCCheck(
+            parts: parts, manifest: lines.manifest, file: file, warnings: lines.notes, wholeLine: lines.whole)
     }
 
     /// Checks `parts` against an md5/sha (or mixed) list before a byte is written. A list of one
@@ -284,39 +292,40 @@ public struct MergeVerification: Sendable, Equatable {
     /// ## Errors
     /// Those of ``check(_:manifest:jobs:)``; `.checksumMismatch` names the part, or the list for
     /// the whole file.
-    static func checkDigests(_ parts: [PartFile], list: ChecksumList, manifest file: PartFile, jobs: Int) throws
-        -> MergeVerification
-    {
+    static func checkDigests(
+        _ parts: [PartFile], list: ChecksumList, manifest file: PartFile, jobs: Int, namesRelativeTo names: String
+    ) throws -> MergeVerification {
         let path = file.path
         var list = list
         let roles = try SetListEntries(
-            names: list.entries.map(\.name), rejections: list.entries.map(\.rejection), listPath: path, parts: parts)
+            names: list.entries.map(\.name), rejections: list.entries.map(\.rejection), listPath: names, parts: parts)
         // The output's own line beside the parts' lines is this set's too: checked, not ignored.
         // Read once: each is a pass over every line, and a pass per line was quadratic (a
         // 4,000-line SHA256SUMS beside a 3-part set took 15 s).
         let wholeIndex = roles.wholeBesideParts
         let whole = wholeIndex.map { list.entries[$0] }.flatMap {
-            $0.rejection == nil && $0.algorithm.digest != nil ? $0 : nil
+            $0.rejection == nil && joins($0.algorithm) ? $0 : nil
         }
         let others = roles.ignored.filter { $0 != wholeIndex || whole == nil }.map { list.entries[$0] }
-        list.entries = try inPartOrder(roles.checked.map { list.entries[$0] }, list: path, parts: parts)
+        list.entries = try inPartOrder(roles.checked.map { list.entries[$0] }, list: names, parts: parts)
         let ignored = others.isEmpty ? [] : [ignoredNote(others.map(\.name), list: path)]
-        let names = list.entries.map { (name: $0.name, line: $0.line, rejection: $0.rejection) }
-        if list.entries.count == 1, let entry = list.entries.first, entry.rejection == nil,
-            entry.algorithm.digest != nil,
-            try !isPart(ChecksumListVerifier.resolve(entry.name, listPath: path), of: parts),
-            try !namesAnotherPart(entry.name, listPath: path, parts: parts)
+        if list.entries.count == 1, let entry = list.entries.first, entry.rejection == nil, joins(entry.algorithm),
+            try !isPart(ChecksumListVerifier.resolve(entry.name, listPath: names), of: parts),
+            try !namesAnotherPart(entry.name, listPath: names, parts: parts)
         {
-            let crc32 = try checkWhole(parts, entry: entry, confirmed: false, list: path)
+            let crc32 = try checkWhole(parts, entry: entry, confirmed: false, list: path, jobs: jobs)
             return MergeVerification(
                 manifestPath: path, expectedCRC: crc32.value, warnings: ignored, manifestFile: file)
         }
         // A whole line vouches for every part: a list of some parts and the whole needs no more.
-        if whole == nil { try refuseSomeParts(names.map(\.name), list: path, parts: parts) }
-        try matchEntries(names, manifestPath: path, to: whole == nil ? parts : Array(parts.prefix(names.count)))
+        let listed = list.entries.map { (name: $0.name, line: $0.line, rejection: $0.rejection) }
+        if whole == nil { try refuseSomeParts(listed.map(\.name), list: path, parts: parts, namesRelativeTo: names) }
+        try matchEntries(
+            listed, manifestPath: path, to: whole == nil ? parts : Array(parts.prefix(listed.count)),
+            namesRelativeTo: names)
         let (crcs, confirmed, mixedNote) = try judge(parts, entries: list.entries, list: path, jobs: jobs)
         let wholeCRC = try whole.map {
-            try checkWhole(parts, entry: $0, confirmed: confirmed.contains($0.algorithm), list: path)
+            try checkWhole(parts, entry: $0, confirmed: confirmed.contains($0.algorithm), list: path, jobs: jobs)
         }
         return MergeVerification(
             manifestPath: path, expectedCRC: (wholeCRC ?? Checksum.combine(.crc32, crcs)).value,
@@ -414,9 +423,11 @@ public struct MergeVerification: Sendable, Equatable {
     ///
     /// ## Errors
     /// `.invalidInput` naming the list.
-    static func refuseSomeParts(_ names: [String], list: String, parts: [PartFile]) throws {
+    static func refuseSomeParts(
+        _ names: [String], list: String, parts: [PartFile], namesRelativeTo base: String? = nil
+    ) throws {
         guard !names.isEmpty, names.count < parts.count else { return }
-        let lookup = ListedPartLookup<FileIdentity>.files(listPath: list)
+        let lookup = ListedPartLookup<FileIdentity>.files(listPath: base ?? list)
         for name in names {
             guard let identity = try lookup.identity(lookup.resolve(name)),
                 parts.contains(where: { FileIdentity(device: $0.device, inode: $0.inode) == identity })
@@ -437,22 +448,43 @@ public struct MergeVerification: Sendable, Equatable {
     ///
     /// ## Errors
     /// `.checksumMismatch` naming the list, exit 2.
-    static func checkWhole(_ parts: [PartFile], entry: ChecksumList.Entry, confirmed: Bool, list path: String) throws
-        -> Checksum
-    {
-        guard let digest = entry.algorithm.digest else { preconditionFailure("checked by the caller") }
-        let actual = try FileHash.ofJoined(parts, algorithm: digest)
-        if actual.digest != entry.expected, entry.guessed, !confirmed {
+    static func checkWhole(
+        _ parts: [PartFile], entry: ChecksumList.Entry, confirmed: Bool, list path: String, jobs: Int
+    ) throws -> Checksum {
+        guard let actual = try joined(parts, algorithm: entry.algorithm, jobs: jobs) else {
+            preconditionFailure("checked by the caller")
+        }
+        if actual.value != entry.expected, entry.guessed, !confirmed {
             throw unconfirmedGuess(entry.algorithm, list: path)
         }
-        guard actual.digest == entry.expected else {
+        guard actual.value == entry.expected else {
             throw GCDCatError(
                 .checksumMismatch, path: path,
                 message:
-                    "line \(entry.line) gives \(entry.name.displayPath) \(digest.rawValue) \(entry.expected), but the \(parts.count) parts join to \(actual.digest): a part is corrupt or missing"
+                    "line \(entry.line) gives \(entry.name.displayPath) \(entry.algorithm.rawValue) \(entry.expected), but the \(parts.count) parts join to \(actual.value): a part is corrupt or missing"
             )
         }
         return actual.crc32
+    }
+
+    /// Whether a line of `algorithm` for the whole file can be checked on the parts joined: an
+    /// md5/sha/BLAKE2b digest, or a crc32 (cksfv's, rhash's), combined from the parts' own.
+    static func joins(_ algorithm: HashAlgorithm) -> Bool {
+        algorithm.digest != nil || algorithm.checksum == .crc32
+    }
+
+    /// The value `algorithm` gives `parts` joined in order, as the file they rejoin to would
+    /// have it, and their crc32; nil for an algorithm that ``joins(_:)`` does not take.
+    static func joined(_ parts: [PartFile], algorithm: HashAlgorithm, jobs: Int) throws -> (
+        value: String, crc32: Checksum
+    )? {
+        if let digest = algorithm.digest {
+            let (value, crc32) = try FileHash.ofJoined(parts, algorithm: digest)
+            return (value, crc32)
+        }
+        guard algorithm.checksum == .crc32 else { return nil }
+        let crc32 = Checksum.combine(.crc32, try FileChecksum.of(parts, jobs: jobs))
+        return (crc32.hex, crc32)
     }
 
     /// `manifest` without the entries that are not this set's (``SetListEntries``: a
@@ -558,20 +590,24 @@ public struct MergeVerification: Sendable, Equatable {
     }
 
     /// Each manifest entry must be the part at the same position (same device and inode).
-    static func matchEntries(_ manifest: Manifest, manifestPath: String, to parts: [PartFile]) throws {
+    static func matchEntries(
+        _ manifest: Manifest, manifestPath: String, to parts: [PartFile], namesRelativeTo names: String? = nil
+    ) throws {
         try matchEntries(
             manifest.entries.map { (name: $0.name, line: $0.line, rejection: $0.rejection) },
-            manifestPath: manifestPath, to: parts)
+            manifestPath: manifestPath, to: parts, namesRelativeTo: names)
     }
 
-    /// Each listed name must be the part at the same position (same device and inode).
+    /// Each listed name must be the part at the same position (same device and inode); names
+    /// are relative to the folder of `names`, or else of the list.
     static func matchEntries(
-        _ entries: [(name: String, line: Int, rejection: String?)], manifestPath: String, to parts: [PartFile]
+        _ entries: [(name: String, line: Int, rejection: String?)], manifestPath: String, to parts: [PartFile],
+        namesRelativeTo names: String? = nil
     ) throws {
         try matchEntries(
             entries, manifestPath: manifestPath,
             parts: parts.map { (path: $0.path, identity: FileIdentity(device: $0.device, inode: $0.inode)) },
-            lookup: .files(listPath: manifestPath))
+            lookup: .files(listPath: names ?? manifestPath))
     }
 
     /// A file's identity: device and inode, so that symlinks and hard links count as the file.
@@ -694,6 +730,12 @@ public struct PartCRCCheck: Sendable {
     let file: PartFile
     /// Said whatever the parts read: the manifest's entries that are no part of the set.
     public let warnings: [String]
+    /// The manifest's line for the whole output (``SFVSetLines``), checked on the parts' crc32s
+    /// combined; the part lines may then cover only the first parts.
+    var wholeLine: Manifest.Entry? = nil
+
+    /// Whether the manifest records the whole file, so that a set short of its last parts fails it.
+    var provesEnd: Bool { manifest.whole != nil || wholeLine != nil }
 
     /// Reads every part (`jobs` threads a part) and compares.
     ///
@@ -703,7 +745,8 @@ public struct PartCRCCheck: Sendable {
     public func run(jobs: Int, counter: TransferCounter? = nil) throws -> MergeVerification {
         let path = file.path
         let checksums = try FileChecksum.of(parts, jobs: jobs, counter: counter)
-        for (index, checksum) in checksums.enumerated() where checksum.value != manifest.entries[index].crc32 {
+        for (index, checksum) in checksums.enumerated()
+        where index < manifest.entries.count && checksum.value != manifest.entries[index].crc32 {
             throw GCDCatError(
                 .checksumMismatch, path: parts[index].path,
                 message:
@@ -732,9 +775,17 @@ public struct PartCRCCheck: Sendable {
         {
             throw error
         }
+        if let line = wholeLine, combined.value != line.crc32 {
+            throw GCDCatError(
+                .checksumMismatch, path: path,
+                message:
+                    "line \(line.line) gives \(line.name.displayPath) crc32 \(hex8(line.crc32)), but the \(parts.count) "
+                    + "parts join to \(combined.hex)\(manifest.header != nil ? " (their repeated headers dropped)" : ""): "
+                    + "a part is corrupt or missing")
+        }
         return MergeVerification(
             manifestPath: path, expectedCRC: combined.value, warnings: warnings, manifestFile: file,
-            repeatedHeader: manifest.header?.size ?? 0, provesEnd: manifest.whole != nil,
+            repeatedHeader: manifest.header?.size ?? 0, provesEnd: provesEnd,
             partCRCs: checksums.map(\.value))
     }
 

@@ -40,8 +40,12 @@ enum OtherListsCheck {
                 let actual: String
                 let shown: String
                 if role == .whole {
-                    guard joinsWhole, let digest = entry.algorithm.digest else { continue }
-                    actual = try known[key] ?? FileHash.ofJoined(parts, algorithm: digest).digest
+                    guard joinsWhole, MergeVerification.joins(entry.algorithm) else { continue }
+                    guard
+                        let value = try known[key]
+                            ?? MergeVerification.joined(parts, algorithm: entry.algorithm, jobs: jobs)?.value
+                    else { continue }
+                    actual = value
                     shown = list
                 } else {
                     let path = ChecksumListVerifier.resolve(entry.name, listPath: list)

@@ -99,6 +99,15 @@ struct SetListEntries {
         return roles.contains(.part) && wholes.count == 1 ? wholes[0] : nil
     }
 
+    /// The whole file's line an SFV's check reads from the parts' crc32s combined: beside the
+    /// parts' lines (``wholeBesideParts``), or as the list's one line about the set (`cksfv -q
+    /// movie.zip > movie.zip.sfv`, made before the split).
+    var wholeLine: Int? {
+        if let index = wholeBesideParts { return index }
+        let wholes = roles.indices.filter { roles[$0] == .whole }
+        return !roles.contains(.part) && wholes.count == 1 ? wholes[0] : nil
+    }
+
     /// The indices of the entries left out of ``checked``.
     var ignored: [Int] {
         let kept = Set(checked)

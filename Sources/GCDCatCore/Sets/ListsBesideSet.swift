@@ -81,20 +81,17 @@ enum ListsBesideSet {
             guard namesAny(of: names, list: list) else { return .notAbout }
             return .tooLarge
         }
-        // An SFV is checked part by part only: its crc32 of a whole file is not one gcdcat
-        // checks before publishing.
+        // A line for the whole file counts, an SFV's too: its crc32 is checked on the parts'
+        // crc32s combined (``SFVSetLines``).
         let entries: [(name: String, rejection: String?)]
-        let wholeCounts: Bool
         var listedTwice = false
         do {
             entries = try Manifest.load(list).entries.map { ($0.name, $0.rejection) }
-            wholeCounts = false
         } catch let error as GCDCatError where error.code == .malformedManifest {
             do {
                 entries = try ChecksumList.loadSkippingMalformed(list, listedTwice: &listedTwice).list.entries.map {
                     ($0.name, $0.rejection)
                 }
-                wholeCounts = true
             } catch let error as GCDCatError where error.code == .malformedManifest {
                 let names = parts.map { splitPath($0.path).name } + (whole.map { [$0] } ?? [])
                 guard namesAny(of: names, list: list) else { return .notAbout }
@@ -109,7 +106,7 @@ enum ListsBesideSet {
         let roles = try SetListEntries(
             names: entries.map(\.name), rejections: entries.map(\.rejection), listPath: list, parts: parts
         ).roles
-        return roles.contains(.part) || (wholeCounts && roles.filter { $0 == .whole }.count == 1) ? .about : .notAbout
+        return roles.contains(.part) || roles.filter { $0 == .whole }.count == 1 ? .about : .notAbout
     }
 
     /// Whether a line of `list` ends with one of `names` after a blank or a `*`, starts with one
