@@ -83,7 +83,9 @@ public enum PartDiscovery {
         }
         // Sets start at .001 or .000 (digits), x00 (two digits) and aa (letters), unless split was
         // given --start.
-        let startsLate = naming.startsLate(from: naming.number)
+        // Found from a name (`mysql-8.0.36.tar.gz` beside `…37…`), a set above its usual first
+        // number may have lost its start, padded or not; a list the user typed out is theirs.
+        let startsLate = naming.number > naming.usualFirstNumber
         // A lone late number is a plain file (`report-v2`) unless it is padded (`x.003`, `disk_07`)
         // or a `.partN`: then it is a set whose first parts are gone.
         let looksLikeAPart = naming.width >= 2 || naming.stem.lowercased().hasSuffix(".part")
