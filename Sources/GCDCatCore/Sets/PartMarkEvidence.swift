@@ -105,8 +105,10 @@ enum PartMarkEvidence {
             manifestBeside: manifestBeside)
         // A set the marks do not make whole: another split's part there says why first.
         if offset != 0 || mark.count != parts.count { try content.runWithoutReading() }
-        // A list that starts late is refused by ``PartArguments/Resolved/lateStartRefusal(names:)``.
-        if offset > 0 && !found { return Vouched() }
+        // A list that starts late is refused by ``PartArguments/Resolved/lateStartRefusal(names:)``,
+        // when its names say it starts late; one whose names start where such sets may
+        // (`out_01.dat`: two digits before a tail start at 01 too), by the marks here.
+        if offset > 0 && !found && naming.startsLate(from: naming.number) { return Vouched() }
         if offset > 0 {
             let number = naming.number - offset
             throw missingStart(parts[0], mark: mark, first: number >= 0 ? naming.with(number: number).name : nil)
