@@ -633,8 +633,8 @@ private func crc32Hex(_ bytes: Data) -> String {
 extension PartMarkCLITests {
     /// A `--no-manifest` split with `--additional-suffix` killed while naming (its first part,
     /// named last, absent): a glob of the rest was merged short with exit 0, since two digits
-    /// before a tail may start at 01. The marks say part 2 of 5: refused, as from the part alone
-    /// (outside re-check a19 #3).
+    /// before a tail were taken to start at 01 too. Refused: they start at 00, as `split -d`
+    /// numbers them (outside re-checks a19 #3 and #4).
     @Test func aGlobOfAKilledSplitWithATailIsRefusedByItsMarks() throws {
         let scratch = try Scratch()
         let input = randomData(45_000, seed: 1903)
@@ -649,9 +649,9 @@ extension PartMarkCLITests {
         #expect(merge.status == 1)
         #expect(
             merge.stderr
-                == "gcdcat: out_01.dat: no out_00.dat before it: the split that made it marked it part 2 of 5, so the "
-                + "set's first part is missing (a split stopped while naming its parts leaves later ones alone). Put "
-                + "the missing parts back, or give --as-given to join what is here\n")
+                == "gcdcat: out_01.dat: no out_00.dat before it, so the set's first part may be missing. If the set "
+                + "really starts here (split --start), merge it with its manifest, or give --as-given to join the "
+                + "list as it is\n")
         #expect(!scratch.listing().contains("o"))
         let asGiven = try gcdcat(
             ["merge", "out_01.dat", "out_02.dat", "out_03.dat", "out_04.dat", "-o", "o", "--as-given", "-q"],

@@ -42,7 +42,7 @@ import Testing
 
     /// Digits before an extension that a neighbour confirms are still a set: one that starts
     /// zero-padded above its first number has lost its first part, and the message names that
-    /// set's part (`out_01.txt`, not `out_02.aaa`); a later number is not the first part.
+    /// set's part (`out_00.txt`, not `out_02.aaa`); a later number is not the first part.
     @Test func aSetNumberedBeforeItsExtensionIsStillHeldToItsStart() throws {
         let scratch = try Scratch()
         try scratch.write("out_02.txt", randomData(1000, seed: 1910))
@@ -51,13 +51,13 @@ import Testing
         #expect(found.status == 1)
         #expect(
             found.stderr
-                == "gcdcat: out_02.txt: no out_01.txt before it, so the set's first part may be missing. If the set "
+                == "gcdcat: out_02.txt: no out_00.txt before it, so the set's first part may be missing. If the set "
                 + "really starts here (split --start), merge it with its manifest, or list its parts with --as-given\n")
         let listed = try gcdcat(["merge", "out_02.txt", "out_03.txt", "-o", "out"], in: scratch.path)
         #expect(listed.status == 1)
         #expect(
             listed.stderr
-                == "gcdcat: out_02.txt: no out_01.txt before it, so the set's first part may be missing. If the set "
+                == "gcdcat: out_02.txt: no out_00.txt before it, so the set's first part may be missing. If the set "
                 + "really starts here (split --start), merge it with its manifest, or give --as-given to join the "
                 + "list as it is\n")
         #expect(scratch.read("out") == nil)

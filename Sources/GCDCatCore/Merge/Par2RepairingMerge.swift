@@ -59,10 +59,7 @@ extension MergeOperation {
             try refusePartsPastPar2(list, notes: &notes)
             return .check(list)
         }
-        for naming in NumberedName.readings(of: argument) {
-            guard let list = try Par2PartList.find(for: naming, notes: &notes),
-                list.paths.contains(where: { $0.utf8.elementsEqual(argument.utf8) })
-            else { continue }
+        if let list = try Self.widestList(naming: argument, notes: &notes) {
             let present = list.paths.map { (try? Syscall.statIfExists($0)) != nil }
             // Given a later part while an earlier one exists: today's "not the first part". The
             // set's first part given while it is gone names the set as its next part does. A list
@@ -108,6 +105,26 @@ extension MergeOperation {
             return .repairOnly(list)
         }
         return nil
+    }
+
+    /// The `.par2` list that names `argument` as a part, under the reading of it that makes the
+    /// most of the list's files parts: `out_00.txt` is hex beside `out_0a.txt` (`split -x
+    /// --additional-suffix=.txt`), where digits would leave `out_0a.txt` … `out_0f.txt` out.
+    /// Other readings are tried only while the list leaves files out: each reads the `.par2`.
+    static func widestList(naming argument: String, notes: inout [String]) throws -> Par2PartList? {
+        var best: (list: Par2PartList, notes: [String])?
+        var passedOver: [String] = []
+        for naming in NumberedName.listReadings(of: argument) where best?.list.extras.isEmpty != true {
+            var said: [String] = []
+            defer { passedOver += said.filter { !passedOver.contains($0) } }
+            guard let list = try Par2PartList.find(for: naming, notes: &said),
+                list.paths.contains(where: { $0.utf8.elementsEqual(argument.utf8) }),
+                list.paths.count > best?.list.paths.count ?? 0
+            else { continue }
+            best = (list, said)
+        }
+        notes += best?.notes ?? passedOver
+        return best?.list
     }
 
     /// Whether `arguments` are the parts `existing` (in the set's order), each once, in that

@@ -186,7 +186,8 @@ public struct Par2PartList: Sendable {
         // readings of the first few, the one that makes the most files parts.
         var best: Par2PartList?
         for name in names.prefix(8) {
-            for naming in NumberedName.readings(of: name) {
+            // Hex last: `out_00.txt` … `out_0f.txt` of `split -x` make more parts as hex than as digits.
+            for naming in NumberedName.listReadings(of: name) {
                 guard let list = list(set, index: path, naming: naming) else { continue }
                 if list.order.count > best?.order.count ?? 0 { best = list }
             }
@@ -250,7 +251,7 @@ public struct Par2PartList: Sendable {
             }
             return lone.flatMap { candidates(for: $0).first }
         }
-        for naming in NumberedName.readings(of: first)
+        for naming in NumberedName.listReadings(of: first)
         where files.allSatisfy({ number(of: $0, in: naming) != nil }) {
             return candidates(for: naming).first
         }

@@ -46,15 +46,21 @@ public enum PartDiscovery {
         // beside `.ab` is a letters set, not part 1 of `disk` + `.img.aa` (which merged alone).
         // With no neighbour they start a set of one where sets start (`movie01.mkv`); a higher
         // number is a plain file's (`report2024.txt`, `ubuntu-24.04.iso`), not a set's leftover.
-        let digits = readings.first(where: { $0.alphabet == .digits }).map { $0.provenHex(names) ?? $0 }
-        let trailingDigits = digits?.tail.isEmpty == true ? digits : nil
-        let loneFirst = digits.flatMap { $0.number <= $0.usualFirstNumber ? $0 : nil }
+        // Digits that end a word (`out_00.mp4`) are an extension's unless a neighbour says otherwise.
+        let proven = readings.map { $0.alphabet == .digits ? ($0.provenHex(names) ?? $0) : $0 }
+        let trailingDigits = proven.first(where: { $0.alphabet != .letters && $0.tail.isEmpty })
+        // One digit before a tail (`file1.txt`) starts a set only beside its neighbour.
+        let loneFirst = proven.first(where: {
+            $0.alphabet != .letters && $0.number <= $0.usualFirstNumber && ($0.tail.isEmpty || $0.width >= 2)
+        })
+        let hex = NumberedName.hexReadings(of: path)
         guard
-            let naming = trailingDigits
-                ?? neighboured(readings, hex: NumberedName.hexReadings(of: path), names)
+            let naming = trailingDigits.flatMap({ hasNeighbour($0, names) ? $0 : nil })
+                ?? neighboured(proven, hex: hex, names)
+                ?? trailingDigits
                 ?? loneFirst
                 ?? readings.first(where: isLateLonePart)
-                ?? NumberedName.hexReadings(of: path).first(where: isLateLonePart)
+                ?? hex.first(where: { $0.tail.isEmpty && isLateLonePart($0) })
         else { return nil }
         let given = naming.name
         if naming.number > 0, let below = existing(naming.with(number: naming.number - 1), names) {
@@ -114,9 +120,14 @@ public enum PartDiscovery {
 
     /// The letters or hex reading a neighbour confirms. Letters unless hex runs further: a hex
     /// set from `in.eb` (`--hex-suffixes=eb`) goes on to `in.f0`, where letters stop at `in.ef`.
+    /// Of the readings a neighbour confirms, the lowest number, the widest on a tie: `outaa`
+    /// beside `outab` (GNU `split f out`) is `out` + `aa`, not `o` + `utaa` with a start lost.
     static func neighboured(_ letters: [NumberedName], hex: [NumberedName], _ names: any SetNames) -> NumberedName? {
-        let lettered = letters.first(where: { hasNeighbour($0, names) })
-        guard let hexed = hex.first(where: { hasNeighbour($0, names) }) else { return lettered }
+        let lowest = { (readings: [NumberedName]) in
+            readings.filter { hasNeighbour($0, names) }.min(by: { $0.number < $1.number })
+        }
+        let lettered = lowest(letters)
+        guard let hexed = lowest(hex) else { return lettered }
         guard let lettered else { return hexed }
         let hexRun = run(from: hexed, upTo: .max, names)
         return run(from: lettered, upTo: hexRun, names) < hexRun ? hexed : lettered

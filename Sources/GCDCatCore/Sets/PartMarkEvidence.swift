@@ -106,8 +106,8 @@ enum PartMarkEvidence {
         // A set the marks do not make whole: another split's part there says why first.
         if offset != 0 || mark.count != parts.count { try content.runWithoutReading() }
         // A list that starts late is refused by ``PartArguments/Resolved/lateStartRefusal(names:)``,
-        // when its names say it starts late; one whose names start where such sets may
-        // (`out_01.dat`: two digits before a tail start at 01 too), by the marks here.
+        // when its names say it starts late (`out_01.dat`); one whose names start where such sets
+        // may (`p.1` after a lost `p.0`), by the marks here.
         if offset > 0 && !found && naming.startsLate(from: naming.number) { return Vouched() }
         if offset > 0 {
             let number = naming.number - offset

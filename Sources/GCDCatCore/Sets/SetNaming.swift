@@ -113,12 +113,13 @@ public struct NumberedName: Equatable, Sendable {
 
     /// The number a set in this naming usually starts at: 1 for digits (`.001`; a `.000` set
     /// starts below it), 0 for letters and hex (`aa`, `00`), and 0 for two digits, GNU `split
-    /// -d`'s `x00` (its suffix ends the name), but for a download manager's `.part01`. A set that starts above it with
-    /// nothing below may have lost its first parts.
+    /// -d`'s `x00` and `out_00.txt` (with `--additional-suffix`), but for a download manager's
+    /// `.part01`. A set that starts above it with nothing below may have lost its first parts:
+    /// `out_01.txt` … `out_04.txt` alone is refused unless a list or the parts' marks vouch for
+    /// its start (`--numeric-suffixes=1`), as a short output would be silent.
     public var usualFirstNumber: Int {
         guard alphabet == .digits else { return 0 }
-        // GNU's suffix ends the name: `movie01.mkv` is no `-d` part (a lone file named so merged).
-        return width == 2 && tail.isEmpty && !stem.lowercased().hasSuffix(".part") ? 0 : 1
+        return width == 2 && !stem.lowercased().hasSuffix(".part") ? 0 : 1
     }
 
     /// Whether a set whose first part is number `first` may have lost the parts before it: `first`
@@ -181,20 +182,32 @@ public struct NumberedName: Equatable, Sendable {
     /// Readings with a ``tail`` come after all others, for names that do not end in digits:
     /// `out_00.txt` is `out_` + `00` + `.txt`.
     /// A tail is one to three extensions (`.txt`, `.tar.gz`), and its suffix is at least two
-    /// symbols wide, as split writes them (`file1.txt` is not a part).
+    /// symbols wide, as split writes them, or one digit (`part1.txt` of `split -a 1
+    /// --numeric-suffixes=1`), which a neighbour must confirm (see ``PartDiscovery``).
     public static func readings(of path: String) -> [NumberedName] {
         let base = splitPath(path).name
         var readings = plainReadings(of: path)
-        // A name that ends in digits is a plain set (`movie.zip.001`), never `movie` + `zip` + `.001`.
-        guard !readings.contains(where: { $0.alphabet == .digits }) else { return readings }
+        // A name that ends in digits is a plain set (`movie.zip.001`), never `movie` + `zip` + `.001`,
+        // unless the digits end a word (`out_00.mp4`, `xaa.tar.bz2`): then the extension's digits are
+        // read first, and a neighbour decides (see ``PartDiscovery``).
+        guard !readings.contains(where: { $0.alphabet == .digits }) || endsInWordDigits(base) else { return readings }
         for tail in extensionTails(of: base) {
-            readings += plainReadings(of: String(path.dropLast(tail.count))).filter { $0.width >= 2 }.map {
+            readings += plainReadings(of: String(path.dropLast(tail.count))).filter {
+                $0.width >= 2 || $0.alphabet == .digits
+            }.map {
                 var reading = $0
                 reading.tail = tail
                 return reading
             }
         }
         return readings
+    }
+
+    /// True when `base` ends in digits right after a letter, as extensions do (`.mp4`, `.bz2`,
+    /// `.h264`), where a split's number never is: it follows a separator or the prefix's end.
+    static func endsInWordDigits(_ base: String) -> Bool {
+        let beforeDigits = base.reversed().drop { SuffixAlphabet.digits.contains($0) }.first
+        return base.contains(".") && beforeDigits.map { $0.isASCII && $0.isLetter } == true
     }
 
     /// The tails `base` may have after its suffix, shortest first: `.gz`, then `.tar.gz`.
@@ -216,7 +229,25 @@ public struct NumberedName: Equatable, Sendable {
     /// 8 symbols: apart from ``readings(of:)``, since most names end in symbols that are hex too
     /// (`movie.zip.001`, `data.cafe`), and only a set's other names can tell (see
     /// ``PartDiscovery``).
+    /// Readings with a ``tail`` (`out_0a.txt`, of `split -x --additional-suffix=.txt`) come after
+    /// the others, as in ``readings(of:)``, and never split a run of digits: `2023.csv` is no
+    /// `2` + `023` + `.csv`.
     public static func hexReadings(of path: String) -> [NumberedName] {
+        var readings = plainHexReadings(of: path)
+        for tail in extensionTails(of: splitPath(path).name) {
+            readings += plainHexReadings(of: String(path.dropLast(tail.count))).filter {
+                !($0.stem.last.map(SuffixAlphabet.digits.contains) ?? false)
+            }.map {
+                var reading = $0
+                reading.tail = tail
+                return reading
+            }
+        }
+        return readings
+    }
+
+    /// The hex readings of `path` without a tail.
+    static func plainHexReadings(of path: String) -> [NumberedName] {
         let base = splitPath(path).name
         let run = base.reversed().prefix { SuffixAlphabet.hex.contains($0) }.count
         guard run >= 2 else { return [] }
@@ -231,10 +262,12 @@ public struct NumberedName: Equatable, Sendable {
     /// of the next 16 numbers spelt with a letter (`x0a` after `x00` … `x09`) exists.
     func provenHex(_ names: any SetNames) -> NumberedName? {
         guard alphabet == .digits,
-            let hex = Self.hexReadings(of: name).first(where: { $0.stem == stem && $0.width == width })
+            let hex = Self.hexReadings(of: name).first(where: {
+                $0.stem == stem && $0.width == width && $0.tail == tail
+            })
         else { return nil }
         let lettered = (hex.number..<hex.number + 16).lazy.map { hex.with(number: $0) }.filter {
-            $0.name.dropFirst(self.stem.count).contains { !$0.isNumber }
+            $0.name.dropFirst(self.stem.count).dropLast(self.tail.count).contains { !$0.isNumber }
         }
         return lettered.contains { PartDiscovery.existing($0, names) != nil } ? hex : nil
     }
