@@ -28,6 +28,22 @@ struct SFVBlankNamesCLITests {
         #expect(failed.stdoutText == " lead: OK\ntrail : FAILED (expected efdcc385, got 6f1ceeac)\n")
     }
 
+    /// cksfv's line for `trail ` beside a file named `trail`: the trimmed look-alike was
+    /// checked, so a corrupt `trail ` was OK with exit 0, and an intact ` lead` FAILED beside an
+    /// unrelated `lead` (outside check a20 F2). Both now read as `cksfv -f` does.
+    @Test func aBlankEndedNameIsCheckedEvenWithATrimmedLookAlikeBeside() throws {
+        let scratch = try Scratch()
+        let made = try shell(
+            "echo trail > 'trail ' && echo lead > ' lead' && cksfv -q 'trail ' ' lead' > s.sfv && echo trail > trail "
+                + "&& echo other > lead && echo CORRUPT > 'trail '",
+            in: scratch.path)
+        #expect(made.status == 0, "\(made.stderr)")
+        #expect(try runTool("cksfv", ["-f", "s.sfv"], in: scratch.path).status != 0)
+        let verify = try gcdcat(["verify", "s.sfv"], in: scratch.path)
+        #expect(verify.status == 2, "\(verify.stdoutText) \(verify.stderr)")
+        #expect(verify.stdoutText == "trail : FAILED (expected 4f62f0a7, got dd8b8ace)\n lead: OK\n")
+    }
+
     /// A set whose parts' names start with a blank (` x.001`, ` x.002`), beside cksfv's list of
     /// them (` x.sfv`): merged from its first part, checked against the list.
     @Test func aCksfvListOfPartsWithALeadingBlankChecksTheMerge() throws {
@@ -43,8 +59,8 @@ struct SFVBlankNamesCLITests {
     }
 
     /// The trimmed reading stays where its file is there: a CR or a blank after the CRC, several
-    /// blanks or a tab between the name and the CRC, and ` a` when both ` a` and `a` are there
-    /// (the trimmed name, as before). gcdcat's own escaping of such names still reads back.
+    /// blanks or a tab between the name and the CRC. ` a` when both ` a` and `a` are there is
+    /// ` a`, as `cksfv -f` reads it. gcdcat's own escaping of such names still reads back.
     @Test func theTrimmedReadingStaysWhereItsFileIsThere() throws {
         let scratch = try Scratch()
         try scratch.write("a", Data("b\n".utf8))
@@ -56,8 +72,8 @@ struct SFVBlankNamesCLITests {
         #expect(verified.stdoutText == "a: OK\nc d: OK\n")
         try scratch.write("y.sfv", Data(" a F6C7F2C4\n".utf8))
         let both = try gcdcat(["verify", "y.sfv"], in: scratch.path)
-        #expect(both.status == 0, "\(both.stderr)")
-        #expect(both.stdoutText == "a: OK\n")
+        #expect(both.status == 2, "\(both.stderr)")
+        #expect(both.stdoutText == " a: FAILED (expected f6c7f2c4, got efdcc385)\n")
         try scratch.write("trail ", Data("c\n".utf8))
         let listed = try gcdcat(["checksum", " a", "trail "], in: scratch.path)
         #expect(listed.status == 0, "\(listed.stderr)")

@@ -46,7 +46,7 @@ struct ChecksumLineParser {
     /// list with a bad line); a name listed twice is still thrown.
     var skipsMalformedLines = false
     /// Whether a listed name is a file beside the list: an SFV line whose name starts or ends
-    /// with a blank is read as cksfv reads it when only that file is there
+    /// with a blank is read as cksfv reads it when that file is there
     /// (``ChecksumList/sfvEntry(_:malformed:existing:)``). Nil reads names trimmed.
     var existing: ((String) -> Bool)?
     /// Malformed lines skipped so far.

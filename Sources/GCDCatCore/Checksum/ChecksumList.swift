@@ -317,8 +317,10 @@ public struct ChecksumList: Sendable, Equatable {
     /// An SFV line's name and value; nil when it has no blank at all; the SFV errors otherwise.
     /// ``Manifest`` reads its lines with this too: one SFV reader.
     ///
-    /// `existing` says whether a listed name is a file beside the list: where the name read
-    /// trimmed is not, but the name as cksfv reads it is (``untrimmedSFVName(_:)``), that one.
+    /// `existing` says whether a listed name is a file beside the list: where the name as cksfv
+    /// reads it (``untrimmedSFVName(_:)``) is one, that one, even with the trimmed look-alike
+    /// beside it: `trail  EFDCC385` is cksfv's line for `trail `, and checking `trail` instead
+    /// called a corrupt `trail ` OK.
     static func sfvEntry(
         _ decoded: String, malformed: (String) -> GCDCatError, existing: ((String) -> Bool)? = nil
     ) throws -> (name: String, hex: String)? {
@@ -331,7 +333,7 @@ public struct ChecksumList: Sendable, Equatable {
         }
         var name = escaped?.name ?? NameEscaping.entryName(reading: line[..<split].trimmingSpaces)
         if escaped == nil, let existing, let untrimmed = untrimmedSFVName(decoded), untrimmed != name,
-            !existing(name), existing(untrimmed)
+            existing(untrimmed)
         {
             name = untrimmed
         }
