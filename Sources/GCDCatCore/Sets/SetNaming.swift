@@ -176,7 +176,7 @@ public struct NumberedName: Equatable, Sendable {
     }
 
     /// The ways `path` can read as a numbered name. Digits give one reading (the whole trailing
-    /// run, 1–9 digits); letters give one per width from 2 to the trailing run's length (at most
+    /// run, 1–12 digits); letters give one per width from 2 to the trailing run's length (at most
     /// 8), widest first (but a reading that leaves no stem last): `xaaa` may be `x`+`aaa` or `xa`+`aa`, and only the neighbours tell.
     ///
     /// Readings with a ``tail`` come after all others, for names that do not end in digits:
@@ -277,7 +277,8 @@ public struct NumberedName: Equatable, Sendable {
         let base = splitPath(path).name
         var readings: [NumberedName] = []
         let digits = base.reversed().prefix { SuffixAlphabet.digits.contains($0) }.count
-        if (1...9).contains(digits) {
+        // Up to 12 digits: split's `--start` reaches 999 999 999 999 (`f.9999999998` … `f.10000000000`).
+        if (1...12).contains(digits) {
             let suffix = base.suffix(digits)
             readings.append(
                 NumberedName(
