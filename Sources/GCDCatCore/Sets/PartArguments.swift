@@ -139,6 +139,13 @@ public enum PartArguments {
                 parts: arguments, defaultOutput: arguments.first.flatMap(digitsReading)?.wholeName,
                 manifestCandidates: [], discovered: false, startsLate: false, notes: [])
         }
+        // Files named by year or version join as typed, into an output the user names: no
+        // `mysql-8.0.tar.gz` made up from `mysql-8.0.37.tar.gz mysql-8.0.38.tar.gz`.
+        if !asGiven && namesPlainFiles(naming, first: numbers.min() ?? 0, names: names) {
+            return Resolved(
+                parts: arguments, defaultOutput: nil, manifestCandidates: [], discovered: false, startsLate: false,
+                notes: [])
+        }
         var resolved = Resolved(
             parts: arguments, defaultOutput: naming.wholeName, manifestCandidates: naming.manifestCandidates,
             discovered: false, startsLate: false, notes: [])
@@ -176,6 +183,17 @@ public enum PartArguments {
         let readings = NumberedName.readings(of: arguments[0])
         guard !readings.isEmpty, !readings.contains(where: { $0.number(of: last) != nil }) else { return nil }
         return last
+    }
+
+    /// True when a list's numbers are those of files named by year or version, not a split's
+    /// parts: before an extension, above where sets start, unpadded (`report2023.txt`, not
+    /// `out_02.txt`), with the set's usual first part (`report0001.txt`) not there. The list
+    /// is joined as typed: `report2025.txt` beside `merge report2023.txt report2024.txt` is no
+    /// part the list left out, nor is `report2023.txt` missing between 2022 and 2024.
+    static func namesPlainFiles(_ naming: NumberedName, first: Int, names: any SetNames) -> Bool {
+        naming.alphabet == .digits && !naming.tail.isEmpty && first > naming.usualFirstNumber
+            && !naming.startsLate(from: first)
+            && PartDiscovery.existing(naming.with(number: naming.usualFirstNumber), names) == nil
     }
 
     static func digitsReading(_ path: String) -> NumberedName? {
