@@ -19,6 +19,10 @@ import Testing
         #expect(result.status == 0, "\(name): \(result.stderr)")
         #expect(result.stderr == "", "\(name)")
         #expect(scratch.read("out") == data, "\(name)")
+        // No output name is made up from it (`report.txt`, `ubuntu-24.iso`: outside check a20 F4).
+        let unnamed = try gcdcat([name], in: scratch.path)
+        #expect(unnamed.status == 1)
+        #expect(unnamed.stderr == "gcdcat: \(name): cannot derive an output name from it; name the output with -o\n")
     }
 
     /// Files named by year or version beside more of their kind: a typed list of some of them is
@@ -104,8 +108,10 @@ import Testing
         #expect(later.status == 1)
         #expect(
             later.stderr
-                == "gcdcat: report2024.txt: not the first part of its set, which starts at report2023.txt; give the "
-                + "first part to merge the whole set\n")
+                == "gcdcat: report2024.txt: not the first part of its set, which starts at report2023.txt as far as "
+                + "lies here, with no report0001.txt before it, so the set's first part may be missing. If the set "
+                + "really starts there (split --start), merge it with its manifest; if these are separate files, "
+                + "merge the ones you mean by name with -o\n")
         #expect(scratch.read("out") == nil)
     }
 }

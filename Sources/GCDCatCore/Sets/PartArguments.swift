@@ -117,9 +117,11 @@ public enum PartArguments {
                     naming: set.naming)
             }
             if !asGiven, let refusal = PartMarkEvidence.loneRefusal(arguments[0], names: names) { throw refusal }
+            // A lone file whose number is no part number (`report2024.txt`, `report-v2`) has no
+            // set to be named after: no `report.txt` made up from it.
             return Resolved(
-                parts: arguments, defaultOutput: digitsReading(arguments[0])?.wholeName, manifestCandidates: [],
-                discovered: false, startsLate: false, notes: [])
+                parts: arguments, defaultOutput: nil, manifestCandidates: [], discovered: false, startsLate: false,
+                notes: [])
         }
         for argument in arguments {
             if let refusal = ArchiveVolumes.refusal(for: argument, names: names) { throw refusal }

@@ -75,11 +75,21 @@ public enum PartDiscovery {
             while first.number > 0, existing(first.with(number: first.number - 1), names) != nil {
                 first = first.with(number: first.number - 1)
             }
+            let start = existing(first, names)?.displayPath ?? first.name.displayPath
+            // The lowest part here is late itself (`mysql-8.0.36.tar.gz` beside `…37…`): giving it
+            // would be refused, so say why now.
+            guard first.number <= first.usualFirstNumber else {
+                throw GCDCatError(
+                    .missingPart, path: path,
+                    message:
+                        "not the first part of its set, which starts at \(start) as far as lies here, with no "
+                        + "\(first.with(number: first.usualFirstNumber).name.displayPath) before it, so the set's first "
+                        + "part may be missing. If the set really starts there (split --start), merge it with its "
+                        + "manifest; if these are separate files, merge the ones you mean by name with -o")
+            }
             throw GCDCatError(
                 .invalidInput, path: path,
-                message:
-                    "not the first part of its set, which starts at \(existing(first, names)?.displayPath ?? first.name.displayPath); "
-                    + "give the first part to merge the whole set")
+                message: "not the first part of its set, which starts at \(start); give the first part to merge the whole set")
         }
         var parts: [String] = []
         var number = naming.number
