@@ -89,7 +89,9 @@ public enum PartDiscovery {
             }
             throw GCDCatError(
                 .invalidInput, path: path,
-                message: "not the first part of its set, which starts at \(start); give the first part to merge the whole set")
+                message:
+                    "not the first part of its set, which starts at \(start); give the first part to merge the whole set"
+            )
         }
         var parts: [String] = []
         var number = naming.number
