@@ -136,7 +136,7 @@ public enum PartArguments {
                     "is a part of \(groups[1].name.displayPath), another set than \(groups[0].name.displayPath)'s; "
                     + "merge one set at a time, or use --as-given to join the list as it is")
         }
-        guard let (naming, numbers) = commonSet(arguments) else {
+        guard let (naming, numbers) = commonSet(arguments, names: names) else {
             return Resolved(
                 parts: arguments, defaultOutput: arguments.first.flatMap(digitsReading)?.wholeName,
                 manifestCandidates: [], discovered: false, startsLate: false, notes: [])
@@ -203,10 +203,20 @@ public enum PartArguments {
     }
 
     /// The reading of the first argument under which every argument is a number of one set.
-    static func commonSet(_ arguments: [String]) -> (NumberedName, [Int])? {
-        for reading in NumberedName.listReadings(of: arguments[0]) {
-            let numbers = arguments.map { reading.number(of: $0) }
-            if numbers.allSatisfy({ $0 != nil }) { return (reading, numbers.compactMap { $0 }) }
+    /// Digits that a name beside them proves hex are read as hex (``NumberedName/provenHex(_:)``):
+    /// `out_00.txt … out_09.txt out_10.txt` with `out_0a.txt` there leaves out six parts.
+    /// One letter after a separator (`out_b out_a out_c` of `split -a 1`) is a set when its `a` is there.
+    static func commonSet(_ arguments: [String], names: (any SetNames)? = nil) -> (NumberedName, [Int])? {
+        let oneLetter = names.map { names in
+            NumberedName.oneLetterReadings(of: arguments[0]).filter {
+                PartDiscovery.existing($0.with(number: 0), names) != nil
+            }
+        }
+        for reading in NumberedName.listReadings(of: arguments[0]) + (oneLetter ?? []) {
+            for candidate in [names.flatMap(reading.provenHex), reading].compactMap({ $0 }) {
+                let numbers = arguments.map { candidate.number(of: $0) }
+                if numbers.allSatisfy({ $0 != nil }) { return (candidate, numbers.compactMap { $0 }) }
+            }
         }
         return nil
     }

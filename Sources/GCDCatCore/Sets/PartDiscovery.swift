@@ -56,11 +56,18 @@ public enum PartDiscovery {
         let hex = NumberedName.hexReadings(of: path)
         guard
             let naming = trailingDigits.flatMap({ hasNeighbour($0, names) ? $0 : nil })
+                ?? NumberedName.oneLetterReadings(of: path).first(where: {
+                    existing($0.with(number: 0), names) != nil && hasNeighbour($0, names)
+                })
                 ?? neighboured(proven, hex: hex, names)
                 ?? trailingDigits
                 ?? loneFirst
                 ?? readings.first(where: isLateLonePart)
-                ?? hex.first(where: { $0.tail.isEmpty && isLateLonePart($0) })
+                // Not `xaa` (GNU split of a small file) as hex `aa`: its suffix has no digit.
+                ?? hex.first(where: {
+                    $0.tail.isEmpty && isLateLonePart($0)
+                        && $0.name.dropFirst($0.stem.count).contains(where: \.isNumber)
+                })
         else { return nil }
         let given = naming.name
         if naming.number > 0, let below = existing(naming.with(number: naming.number - 1), names) {

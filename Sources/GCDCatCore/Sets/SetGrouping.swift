@@ -66,6 +66,7 @@ public enum SetGrouping {
             if let last = runs.indices.last, runs[last].extend(with: argument) { continue }
             runs.append(Run(argument))
         }
+        runs = runs.flatMap { $0.separatingLetterSets(names) }
         if runs.count == 1 { return [Group(arguments: arguments, naming: runs[0].naming)] }
         let namings = runs.map { $0.evidentNaming(names) }
         try refuseInterleaving(runs, namings)
@@ -163,6 +164,19 @@ public enum SetGrouping {
             return true
         }
 
+        /// The run as one run per argument when its arguments are the first parts of letters sets
+        /// that a neighbour confirms (`movie1.mkv.aa` beside `movie1.mkv.ab`), which also read as one
+        /// digits set before a tail (`movie` + `1` + `.mkv.aa`): joined, each set's first part made
+        /// a made-up `movie.mkv.aa` with exit 0 (`gcdcat *.aa`).
+        func separatingLetterSets(_ names: any SetNames) -> [Run] {
+            guard arguments.count > 1, let naming, naming.alphabet == .digits, !naming.tail.isEmpty,
+                NumberedName.readings(of: arguments[0]).contains(where: {
+                    $0.alphabet == .letters && $0.tail.isEmpty && PartDiscovery.hasNeighbour($0, names)
+                })
+            else { return [self] }
+            return arguments.map(Run.init)
+        }
+
         /// The reading under which this run is surely a set's parts, or nil for a plain file.
         func evidentNaming(_ names: any SetNames) -> NumberedName? {
             if arguments.count > 1 { return naming }
@@ -185,7 +199,10 @@ extension NumberedName {
     /// tail (`xaa` as part `xaa` of no stem, `jan.log` as part `jan` + `.log`) only when there is
     /// no other: it would take `xaa xab yaa`, or `jan.log feb.log`, for one set.
     static func listReadings(of path: String) -> [NumberedName] {
-        let readings = readings(of: path) + hexReadings(of: path)
+        let plain = readings(of: path)
+        // One hex symbol (`out_0` … `out_b` of `split -a 1 -x`) only as a digit's other reading.
+        let narrowHex = plain.filter { $0.alphabet == .digits && $0.width == 1 }.compactMap(\.hexShape)
+        let readings = plain + hexReadings(of: path) + narrowHex
         let stemmed = readings.filter { !splitPath($0.stem + "x").name.dropLast().isEmpty }
         return stemmed.isEmpty ? readings : stemmed
     }

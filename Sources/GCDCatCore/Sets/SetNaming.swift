@@ -210,6 +210,22 @@ public struct NumberedName: Equatable, Sendable {
         return base.contains(".") && beforeDigits.map { $0.isASCII && $0.isLetter } == true
     }
 
+    /// The readings of `path` as one letter after a separator (`out_a`, `out_c.txt`, `f.b`,
+    /// `xa`: GNU `split -a 1`), with or without a tail; apart from ``readings(of:)``, since so many
+    /// names end so (`report-a.pdf`): a set only beside its `a` and a neighbour (``PartDiscovery``).
+    static func oneLetterReadings(of path: String) -> [NumberedName] {
+        ([""] + extensionTails(of: splitPath(path).name)).compactMap { tail in
+            let rest = path.dropLast(tail.count)
+            let base = splitPath(String(rest)).name
+            guard let letter = base.last, SuffixAlphabet.letters.contains(letter), let before = base.dropLast().last,
+                base.dropLast() == "x" || before == "_" || before == "-" || before == "."
+            else { return nil }
+            return NumberedName(
+                stem: String(rest.dropLast()), alphabet: .letters, width: 1,
+                number: SuffixAlphabet.letters.value(of: letter) ?? 0, tail: tail)
+        }
+    }
+
     /// The tails `base` may have after its suffix, shortest first: `.gz`, then `.tar.gz`.
     static func extensionTails(of base: String) -> [String] {
         var tails: [String] = []
@@ -230,13 +246,15 @@ public struct NumberedName: Equatable, Sendable {
     /// (`movie.zip.001`, `data.cafe`), and only a set's other names can tell (see
     /// ``PartDiscovery``).
     /// Readings with a ``tail`` (`out_0a.txt`, of `split -x --additional-suffix=.txt`) come after
-    /// the others, as in ``readings(of:)``, and never split a run of digits: `2023.csv` is no
-    /// `2` + `023` + `.csv`.
+    /// the others, as in ``readings(of:)``; they never split a run of digits (`2023.csv` is no
+    /// `2` + `023` + `.csv`), and their suffix starts with a digit, as a hex set's first parts do:
+    /// `movie1.iso.001` is no `movi` + `e1` + `.iso.001`.
     public static func hexReadings(of path: String) -> [NumberedName] {
         var readings = plainHexReadings(of: path)
         for tail in extensionTails(of: splitPath(path).name) {
             readings += plainHexReadings(of: String(path.dropLast(tail.count))).filter {
                 !($0.stem.last.map(SuffixAlphabet.digits.contains) ?? false)
+                    && $0.name.dropFirst($0.stem.count).first.map(SuffixAlphabet.digits.contains) == true
             }.map {
                 var reading = $0
                 reading.tail = tail
@@ -258,14 +276,18 @@ public struct NumberedName: Equatable, Sendable {
         }
     }
 
+    /// This digits name read as hex over the same stem, width and tail (`out_0` of `split -a 1 -x`
+    /// too, one symbol wide); nil when the suffix is no hex number.
+    var hexShape: NumberedName? {
+        guard alphabet == .digits else { return nil }
+        let shape = NumberedName(stem: stem, alphabet: .hex, width: width, number: 0, tail: tail)
+        return shape.number(ofSuffix: name.dropFirst(stem.count)[...]).map { shape.with(number: $0) }
+    }
+
     /// The hex reading of this digits name's set, when a name beside it proves the set hex: one
     /// of the next 16 numbers spelt with a letter (`x0a` after `x00` … `x09`) exists.
     func provenHex(_ names: any SetNames) -> NumberedName? {
-        guard alphabet == .digits,
-            let hex = Self.hexReadings(of: name).first(where: {
-                $0.stem == stem && $0.width == width && $0.tail == tail
-            })
-        else { return nil }
+        guard alphabet == .digits, let hex = hexShape else { return nil }
         let lettered = (hex.number..<hex.number + 16).lazy.map { hex.with(number: $0) }.filter {
             $0.name.dropFirst(self.stem.count).dropLast(self.tail.count).contains { !$0.isNumber }
         }

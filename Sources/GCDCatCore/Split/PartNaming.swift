@@ -115,7 +115,9 @@ public struct PartNaming: Sendable, Equatable {
     /// cannot be told from the number.
     public var readsBack: Bool {
         guard !additionalSuffix.isEmpty, let first = try? name(at: 0) else { return true }
-        return NumberedName.readings(of: first).contains { $0.stem == prefix && $0.tail == additionalSuffix }
+        // A hex split's first name may be spelt with a letter (`--hex-suffixes=1f`: `out_1f.txt`).
+        let hex = style == .hex ? NumberedName.hexReadings(of: first) : []
+        return (NumberedName.readings(of: first) + hex).contains { $0.stem == prefix && $0.tail == additionalSuffix }
     }
 
     /// Checks that `count` parts all get names, before anything is written.
