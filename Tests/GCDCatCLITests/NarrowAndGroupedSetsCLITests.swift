@@ -119,4 +119,33 @@ import Testing
         #expect(merged.status == 0, "\(merged.stderr)")
         #expect(scratch.read("o") == whole)
     }
+
+    /// Sets whose confirming neighbour is gone, or that have one part (outside check a22): `cd1.aa`
+    /// joined `cd2.aa` as `cd` + `1` + `.aa` with exit 0; `xaa` with `xab` lost, and `out_00.mp4`
+    /// with `out_01.mp4` lost, merged their first part alone; a one-part `out_00.mp4` needed -o.
+    @Test func aFirstPartWithoutItsNeighbourIsItsOwnSetAndAGapIsSaid() throws {
+        let scratch = try Scratch()
+        try scratch.write("cd1.aa", Data("one\n".utf8))
+        try scratch.write("cd2.aa", Data("two\n".utf8))
+        let alone = try gcdcat(["cd1.aa", "-o", "cd"], in: scratch.path)
+        #expect(alone.status == 0, "\(alone.stderr)")
+        #expect(scratch.read("cd") == Data("one\n".utf8))
+        let whole = randomData(4000, seed: 4405)
+        try scratch.write("f", whole)
+        for (command, first, gap) in [
+            ("split -b 1000 f x && rm xab", "xaa", "xab"),
+            ("split -d -b 1000 --additional-suffix=.mp4 f out_ && rm out_01.mp4", "out_00.mp4", "out_01.mp4"),
+        ] {
+            #expect(try shell(command, in: scratch.path).status == 0)
+            let merged = try gcdcat([first, "-o", "o"], in: scratch.path)
+            #expect(merged.status == 1, "\(first)")
+            #expect(merged.stderr.hasPrefix("gcdcat: \(gap): missing part: the set has "), "\(merged.stderr)")
+            #expect(scratch.read("o") == nil)
+        }
+        try scratch.write("g", whole.prefix(500))
+        #expect(try shell("split -d -b 1000 --additional-suffix=.mp4 g one_", in: scratch.path).status == 0)
+        let single = try gcdcat(["one_00.mp4"], in: scratch.path)
+        #expect(single.status == 0, "\(single.stderr)")
+        #expect(scratch.read("one.mp4") == whole.prefix(500))
+    }
 }

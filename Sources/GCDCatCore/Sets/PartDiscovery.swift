@@ -39,36 +39,7 @@ public enum PartDiscovery {
     public static func discover(from path: String, names: any SetNames = FileSystemNames()) throws -> DiscoveredSet? {
         if let refusal = ArchiveVolumes.refusal(for: path, names: names) { throw refusal }
         guard names.exists(path) else { throw missing(path, names) }
-        let readings = NumberedName.readings(of: path)
-        // Digits that end the name are read without doubt (unless a name beside them proves the
-        // set hex: `x0a` after `x09`); letters, then hex, only when a neighbour confirms the
-        // reading. Digits before a tail come after letters a neighbour confirms: `disk001.img.aa`
-        // beside `.ab` is a letters set, not part 1 of `disk` + `.img.aa` (which merged alone).
-        // With no neighbour they start a set of one where sets start (`movie01.mkv`); a higher
-        // number is a plain file's (`report2024.txt`, `ubuntu-24.04.iso`), not a set's leftover.
-        // Digits that end a word (`out_00.mp4`) are an extension's unless a neighbour says otherwise.
-        let proven = readings.map { $0.alphabet == .digits ? ($0.provenHex(names) ?? $0) : $0 }
-        let trailingDigits = proven.first(where: { $0.alphabet != .letters && $0.tail.isEmpty })
-        // One digit before a tail (`file1.txt`) starts a set only beside its neighbour.
-        let loneFirst = proven.first(where: {
-            $0.alphabet != .letters && $0.number <= $0.usualFirstNumber && ($0.tail.isEmpty || $0.width >= 2)
-        })
-        let hex = NumberedName.hexReadings(of: path)
-        guard
-            let naming = trailingDigits.flatMap({ hasNeighbour($0, names) ? $0 : nil })
-                ?? NumberedName.oneLetterReadings(of: path).first(where: {
-                    existing($0.with(number: 0), names) != nil && hasNeighbour($0, names)
-                })
-                ?? neighboured(proven, hex: hex, names)
-                ?? trailingDigits
-                ?? loneFirst
-                ?? readings.first(where: isLateLonePart)
-                // Not `xaa` (GNU split of a small file) as hex `aa`: its suffix has no digit.
-                ?? hex.first(where: {
-                    $0.tail.isEmpty && isLateLonePart($0)
-                        && $0.name.dropFirst($0.stem.count).contains(where: \.isNumber)
-                })
-        else { return nil }
+        guard let naming = reading(of: path, names) else { return nil }
         let given = naming.name
         if naming.number > 0, let below = existing(naming.with(number: naming.number - 1), names) {
             if naming.number == 1 && naming.alphabet == .digits {
@@ -117,6 +88,41 @@ public enum PartDiscovery {
         if startsLate && parts.count == 1 && !looksLikeAPart { return nil }
         try checkStrays(naming, through: number - 1, given: given, names: names)
         return DiscoveredSet(parts: parts, naming: naming, startsLate: startsLate)
+    }
+
+    /// The reading `path` is taken by, or nil for a lone plain file.
+    ///
+    /// Digits that end the name are read without doubt (unless a name beside them proves the
+    /// set hex: `x0a` after `x09`); letters, then hex, only when a neighbour confirms the
+    /// reading. Digits before a tail come after letters a neighbour confirms: `disk001.img.aa`
+    /// beside `.ab` is a letters set, not part 1 of `disk` + `.img.aa` (which merged alone).
+    /// With no neighbour they start a set of one where sets start (`movie01.mkv`); a higher
+    /// number is a plain file's (`report2024.txt`, `ubuntu-24.04.iso`), not a set's leftover.
+    /// Digits that end a word (`out_00.mp4`) are an extension's unless a neighbour says otherwise.
+    static func reading(of path: String, _ names: any SetNames) -> NumberedName? {
+        let readings = NumberedName.readings(of: path)
+        let proven = readings.map { $0.alphabet == .digits ? ($0.provenHex(names) ?? $0) : $0 }
+        let trailingDigits = proven.first(where: { $0.alphabet != .letters && $0.tail.isEmpty })
+        if let trailingDigits, hasNeighbour(trailingDigits, names) { return trailingDigits }
+        let oneLetter = NumberedName.oneLetterReadings(of: path).first {
+            existing($0.with(number: 0), names) != nil && hasNeighbour($0, names)
+        }
+        let hex = NumberedName.hexReadings(of: path)
+        if let confirmed = oneLetter ?? neighboured(proven, hex: hex, names) { return confirmed }
+        // A first part whose next is gone (`xaa` `xac`): the set, whose gap is then said.
+        let gapped = proven.first {
+            $0.number <= $0.usualFirstNumber && existing($0.with(number: $0.number + 2), names) != nil
+        }
+        // One digit before a tail (`file1.txt`) starts a set only beside its neighbour.
+        let loneFirst = proven.first {
+            $0.alphabet != .letters && $0.number <= $0.usualFirstNumber && ($0.tail.isEmpty || $0.width >= 2)
+        }
+        if let start = gapped ?? loneFirst ?? trailingDigits { return start }
+        // Not `xaa` (GNU split of a small file) as hex `aa`: its suffix has no digit.
+        return readings.first(where: isLateLonePart)
+            ?? hex.first {
+                $0.tail.isEmpty && isLateLonePart($0) && $0.name.dropFirst($0.stem.count).contains(where: \.isNumber)
+            }
     }
 
     /// The error for `path`, given as a set's first part, when it is not there: with its next

@@ -191,6 +191,7 @@ public struct NumberedName: Equatable, Sendable {
         // unless the digits end a word (`out_00.mp4`, `xaa.tar.bz2`): then the extension's digits are
         // read first, and a neighbour decides (see ``PartDiscovery``).
         guard !readings.contains(where: { $0.alphabet == .digits }) || endsInWordDigits(base) else { return readings }
+        guard !endsAsAFirstPart(readings) else { return readings }
         for tail in extensionTails(of: base) {
             readings += plainReadings(of: String(path.dropLast(tail.count))).filter {
                 $0.width >= 2 || $0.alphabet == .digits
@@ -201,6 +202,13 @@ public struct NumberedName: Equatable, Sendable {
             }
         }
         return readings
+    }
+
+    /// True when a name's plain readings end it as a letters set's first part after a dot
+    /// (`cd1.aa`, `disk001.img.aa`: GNU split of `cd1.`): that set's, never read with a tail as
+    /// `cd` + `1` + `.aa`, which joined `cd2.aa` to it.
+    static func endsAsAFirstPart(_ plain: [NumberedName]) -> Bool {
+        plain.contains { $0.alphabet == .letters && $0.number == 0 && $0.stem.hasSuffix(".") }
     }
 
     /// True when `base` ends in digits right after a letter, as extensions do (`.mp4`, `.bz2`,
@@ -251,6 +259,7 @@ public struct NumberedName: Equatable, Sendable {
     /// `movie1.iso.001` is no `movi` + `e1` + `.iso.001`.
     public static func hexReadings(of path: String) -> [NumberedName] {
         var readings = plainHexReadings(of: path)
+        guard !endsAsAFirstPart(plainReadings(of: path)) else { return readings }
         for tail in extensionTails(of: splitPath(path).name) {
             readings += plainHexReadings(of: String(path.dropLast(tail.count))).filter {
                 !($0.stem.last.map(SuffixAlphabet.digits.contains) ?? false)
