@@ -528,6 +528,11 @@ public struct MergeOperation: Sendable {
         _ resolved: PartArguments.Resolved, parts: [PartFile], notice: (Notice) -> Void
     ) throws {
         if let refusal = resolved.lateStartRefusal(names: FileSystemNames()) { throw refusal }
+        if !asGiven, !resolved.markedWhole, let naming = resolved.firstReading,
+            let refusal = GluedSets.refusal(parts, naming: naming)
+        {
+            throw refusal
+        }
         // A discovered set, or a list of one set's parts: both may lack parts no one made,
         // unless the marks its split left say it is whole.
         if !resolved.markedWhole && (resolved.discovered || (!asGiven && !resolved.manifestCandidates.isEmpty)) {

@@ -136,6 +136,11 @@ extension MergeJob {
         }
         // Without a manifest to say where the set starts, a late start is refused as on disk.
         if manifestObject == nil, let refusal = set.lateStart { throw refusal }
+        if manifestObject == nil, !asGiven, !set.resolved.markedWhole, let naming = set.resolved.firstReading,
+            let refusal = GluedSets.refusal(set.parts, naming: naming)
+        {
+            throw refusal
+        }
         if manifestObject == nil && set.resolved.discovered {
             for warning in MergeVerification.truncationWarning(set.parts) { notice(.warning(warning)) }
         }

@@ -136,9 +136,11 @@ public enum PartArguments {
                     "is a part of \(groups[1].name.displayPath), another set than \(groups[0].name.displayPath)'s; "
                     + "merge one set at a time, or use --as-given to join the list as it is")
         }
+        // Files of no one set have no name in common: no `cd1_00.mp` made up from the first of
+        // `cd1_00.mp4 cd2_00.mp4`.
         guard let (naming, numbers) = commonSet(arguments, names: names) else {
             return Resolved(
-                parts: arguments, defaultOutput: arguments.first.flatMap(digitsReading)?.wholeName,
+                parts: arguments, defaultOutput: nil,
                 manifestCandidates: [], discovered: false, startsLate: false, notes: [])
         }
         // Files named by year or version join as typed, into an output the user names: no
@@ -196,10 +198,6 @@ public enum PartArguments {
         naming.alphabet == .digits && !naming.tail.isEmpty && first > naming.usualFirstNumber
             && !naming.startsLate(from: first)
             && PartDiscovery.existing(naming.with(number: naming.usualFirstNumber), names) == nil
-    }
-
-    static func digitsReading(_ path: String) -> NumberedName? {
-        NumberedName.readings(of: path).first { $0.alphabet == .digits }
     }
 
     /// The reading of the first argument under which every argument is a number of one set.

@@ -180,6 +180,16 @@ public enum SetGrouping {
         /// The reading under which this run is surely a set's parts, or nil for a plain file.
         func evidentNaming(_ names: any SetNames) -> NumberedName? {
             if arguments.count > 1 { return naming }
+            // A set of one that its split vouches for, by the part's mark or a manifest beside
+            // (`cd1_00.mp4` with `cd1.sfv`): joined as a list with another, two sets' bytes made one
+            // made-up file with exit 0.
+            if let reading = PartDiscovery.reading(of: arguments[0], names),
+                reading.number <= reading.usualFirstNumber, !PartDiscovery.hasNeighbour(reading, names),
+                (names.mark(of: arguments[0]).map { $0.standing != .stale } ?? false)
+                    || reading.manifestCandidates.contains(where: names.exists)
+            {
+                return reading
+            }
             for reading in candidates {
                 // Digits before an extension are a name's as often (`data2024.csv`): a neighbour tells.
                 let padded = reading.alphabet == .digits && reading.width >= 2 && reading.tail.isEmpty

@@ -114,12 +114,14 @@ public struct NumberedName: Equatable, Sendable {
     /// The number a set in this naming usually starts at: 1 for digits (`.001`; a `.000` set
     /// starts below it), 0 for letters and hex (`aa`, `00`), and 0 for two digits, GNU `split
     /// -d`'s `x00` and `out_00.txt` (with `--additional-suffix`), but for a download manager's
-    /// `.part01`. A set that starts above it with nothing below may have lost its first parts:
+    /// `.part01`. One digit that ends the name starts at 0 too (`x0` of `split -a 1 -d`), but
+    /// for `.part1`; before a tail (`part1.txt`) it starts at 1, as names numbered by hand do.
+    /// A set that starts above it with nothing below may have lost its first parts:
     /// `out_01.txt` … `out_04.txt` alone is refused unless a list or the parts' marks vouch for
     /// its start (`--numeric-suffixes=1`), as a short output would be silent.
     public var usualFirstNumber: Int {
-        guard alphabet == .digits else { return 0 }
-        return width == 2 && !stem.lowercased().hasSuffix(".part") ? 0 : 1
+        guard alphabet == .digits, !stem.lowercased().hasSuffix(".part") else { return alphabet == .digits ? 1 : 0 }
+        return width == 2 || (width == 1 && tail.isEmpty) ? 0 : 1
     }
 
     /// Whether a set whose first part is number `first` may have lost the parts before it: `first`
