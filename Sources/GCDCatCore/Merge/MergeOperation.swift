@@ -528,8 +528,10 @@ public struct MergeOperation: Sendable {
         _ resolved: PartArguments.Resolved, parts: [PartFile], notice: (Notice) -> Void
     ) throws {
         if let refusal = resolved.lateStartRefusal(names: FileSystemNames()) { throw refusal }
-        if !asGiven, !resolved.markedWhole, let naming = resolved.firstReading,
-            let refusal = GluedSets.refusal(parts, naming: naming)
+        // --no-verify joins the parts as they are, as asked: their sizes are said, not refused.
+        if !asGiven, manifestPolicy != .disabled, !resolved.markedWhole, let naming = resolved.firstReading,
+            let refusal = PartSizes.refusal(
+                parts, naming: naming, discovered: resolved.discovered, lastByte: PartSizes.lastByte(of:))
         {
             throw refusal
         }

@@ -136,8 +136,9 @@ extension MergeJob {
         }
         // Without a manifest to say where the set starts, a late start is refused as on disk.
         if manifestObject == nil, let refusal = set.lateStart { throw refusal }
-        if manifestObject == nil, !asGiven, !set.resolved.markedWhole, let naming = set.resolved.firstReading,
-            let refusal = GluedSets.refusal(set.parts, naming: naming)
+        if manifestObject == nil, !asGiven, manifestPolicy != .disabled, !set.resolved.markedWhole,
+            let naming = set.resolved.firstReading,
+            let refusal = PartSizes.refusal(set.parts, naming: naming, discovered: set.resolved.discovered)
         {
             throw refusal
         }

@@ -46,13 +46,26 @@ struct SetListEntries {
             inPartsFolder: { $0 == partsFolder })
     }
 
+    /// The reading of a set of one part under which the list names most parts: `cd1_00.mp4`
+    /// alone is `cd1_` + `00` + `.mp4` beside a list that names `cd1_01.mp4`, a part then missing,
+    /// not `cd1_00.mp` + `4` with the list's other names no part of it.
+    static func widestReading(of part: String, over listed: [String]) -> NumberedName? {
+        let readings = NumberedName.listReadings(of: part) + NumberedName.oneLetterReadings(of: part)
+        let named = readings.map { reading in listed.count { reading.number(of: $0) != nil } }
+        guard let most = named.max() else { return nil }
+        return readings[named.firstIndex(of: most)!]
+    }
+
     /// The one rule for files and objects: `resolve` gives a listed name's path, `isPart` says
     /// whether one of the parts is there, and `inPartsFolder` whether a folder is theirs.
     private init(
         names: [String], rejections: [String?], partNames: [String], resolve: (String) -> String,
         isPart: (String) throws -> Bool, inPartsFolder: (String) throws -> Bool
     ) rethrows {
-        let naming = partNames.first.flatMap { _ in PartArguments.commonSet(partNames.map { splitPath($0).name })?.0 }
+        let naming =
+            partNames.count == 1
+            ? Self.widestReading(of: splitPath(partNames[0]).name, over: names.map { splitPath(resolve($0)).name })
+            : partNames.first.flatMap { _ in PartArguments.commonSet(partNames.map { splitPath($0).name })?.0 }
         guard let naming else {
             // Parts of no common numbering (`merge a b c --manifest m.sfv`): only names without a
             // number beside numbered ones are other files, as before.

@@ -97,12 +97,26 @@ extension MergeJob {
             return "-o \(output.displayPath) names one file, but the parts are \(groups.count) sets (\(named)); give a "
                 + "folder (-o DIR/) to merge each set into it, or --as-given to join the list as it is"
         }
+        // Every set's parts, by where they lie: no set may be merged over another's part.
+        var partOwners: [String: SetGrouping.Group] = [:]
+        for group in groups {
+            let found = group.arguments.count == 1 ? try? PartDiscovery.discover(from: group.arguments[0]) : nil
+            // Its lists too: a set's output over another's `p.sfv` loses the list it is checked by.
+            let lists = (group.naming?.manifestCandidates ?? []).filter { (try? Syscall.statIfExists($0)) != nil }
+            for part in (found.map(\.parts) ?? group.arguments) + lists { partOwners[destinationKey(part)] = group }
+        }
         var destinations: [String: SetGrouping.Group] = [:]
         for group in groups {
             guard let whole = group.naming?.wholeName,
                 case .path(let destination)? = try? MergeOutputName.resolve(
                     output.map { .path($0) }, derived: .path(whole), first: group.arguments[0])
             else { continue }
+            if let owner = partOwners[destinationKey(destination)] {
+                return
+                    "\(group.arguments[0].displayPath)'s set would be merged into \(destination.displayPath), a part (or "
+                    + "list) of \(owner.arguments[0].displayPath)'s set, given too: its bytes would be lost; merge the sets one "
+                    + "at a time, with -o"
+            }
             guard let other = destinations.updateValue(group, forKey: destinationKey(destination)) else { continue }
             if samePath(other.arguments[0], group.arguments[0]) {
                 return "\(other.arguments[0].displayPath) and \(group.arguments[0].displayPath) are one file: the "

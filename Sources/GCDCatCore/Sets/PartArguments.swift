@@ -120,8 +120,8 @@ public enum PartArguments {
             // A lone file whose number is no part number (`report2024.txt`, `report-v2`) has no
             // set to be named after: no `report.txt` made up from it.
             return Resolved(
-                parts: arguments, defaultOutput: nil, manifestCandidates: [], discovered: false, startsLate: false,
-                notes: [])
+                parts: arguments, defaultOutput: nil, manifestCandidates: loneManifestCandidates(arguments[0]),
+                discovered: false, startsLate: false, notes: [])
         }
         for argument in arguments {
             if let refusal = ArchiveVolumes.refusal(for: argument, names: names) { throw refusal }
@@ -177,6 +177,17 @@ public enum PartArguments {
         return resolved
     }
 
+    /// The manifests a lone file's set would have, when it reads as a set's first part: one
+    /// such (`p.aa`, its `p.ab` lost) is checked by its set's manifest, if one lies beside it,
+    /// and the later parts it lists are missing, not a lone file merged short.
+    static func loneManifestCandidates(_ path: String) -> [String] {
+        let firsts = (NumberedName.readings(of: path) + NumberedName.oneLetterReadings(of: path)).filter {
+            $0.number == $0.usualFirstNumber
+        }
+        var seen = Set<String>()
+        return firsts.flatMap(\.manifestCandidates).filter { seen.insert($0).inserted }
+    }
+
     /// The last argument when it looks like an output given as `cp` takes one (`merge A.001
     /// OUT`): at least two arguments, the first a numbered part, and the last no file, no number
     /// of the first's set, and not named as a part itself (`b.001`: a missing part).
@@ -205,11 +216,7 @@ public enum PartArguments {
     /// `out_00.txt … out_09.txt out_10.txt` with `out_0a.txt` there leaves out six parts.
     /// One letter after a separator (`out_b out_a out_c` of `split -a 1`) is a set when its `a` is there.
     static func commonSet(_ arguments: [String], names: (any SetNames)? = nil) -> (NumberedName, [Int])? {
-        let oneLetter = names.map { names in
-            NumberedName.oneLetterReadings(of: arguments[0]).filter {
-                PartDiscovery.existing($0.with(number: 0), names) != nil
-            }
-        }
+        let oneLetter = names.map { NumberedName.oneLetterReadings(of: arguments[0], names: $0) }
         for reading in NumberedName.listReadings(of: arguments[0]) + (oneLetter ?? []) {
             for candidate in [names.flatMap(reading.provenHex), reading].compactMap({ $0 }) {
                 let numbers = arguments.map { candidate.number(of: $0) }

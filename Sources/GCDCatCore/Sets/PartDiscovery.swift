@@ -104,9 +104,7 @@ public enum PartDiscovery {
         let proven = readings.map { $0.alphabet == .digits ? ($0.provenHex(names) ?? $0) : $0 }
         let trailingDigits = proven.first(where: { $0.alphabet != .letters && $0.tail.isEmpty })
         if let trailingDigits, hasNeighbour(trailingDigits, names) { return trailingDigits }
-        let oneLetter = NumberedName.oneLetterReadings(of: path).first {
-            existing($0.with(number: 0), names) != nil && hasNeighbour($0, names)
-        }
+        let oneLetter = NumberedName.oneLetterReadings(of: path, names: names).first { hasNeighbour($0, names) }
         let hex = NumberedName.hexReadings(of: path)
         if let confirmed = oneLetter ?? neighboured(proven, hex: hex, names) { return confirmed }
         // A first part whose next is gone (`xaa` `xac`): the set, whose gap is then said.

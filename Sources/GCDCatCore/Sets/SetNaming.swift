@@ -188,22 +188,27 @@ public struct NumberedName: Equatable, Sendable {
     /// --numeric-suffixes=1`), which a neighbour must confirm (see ``PartDiscovery``).
     public static func readings(of path: String) -> [NumberedName] {
         let base = splitPath(path).name
-        var readings = plainReadings(of: path)
+        let readings = plainReadings(of: path)
         // A name that ends in digits is a plain set (`movie.zip.001`), never `movie` + `zip` + `.001`,
         // unless the digits end a word (`out_00.mp4`, `xaa.tar.bz2`): then the extension's digits are
         // read first, and a neighbour decides (see ``PartDiscovery``).
         guard !readings.contains(where: { $0.alphabet == .digits }) || endsInWordDigits(base) else { return readings }
         guard !endsAsAFirstPart(readings) else { return readings }
-        for tail in extensionTails(of: base) {
-            readings += plainReadings(of: String(path.dropLast(tail.count))).filter {
-                $0.width >= 2 || $0.alphabet == .digits
-            }.map {
+        return readings + tailedReadings(of: path, plainReadings) { $0.width >= 2 || $0.alphabet == .digits }
+    }
+
+    /// The readings `plain` gives of `path` without each of its tails (``extensionTails(of:)``),
+    /// shortest tail first, that `keep` keeps, each with its tail.
+    static func tailedReadings(
+        of path: String, _ plain: (String) -> [NumberedName], keep: (NumberedName) -> Bool
+    ) -> [NumberedName] {
+        extensionTails(of: splitPath(path).name).flatMap { tail in
+            plain(String(path.dropLast(tail.count))).filter(keep).map {
                 var reading = $0
                 reading.tail = tail
                 return reading
             }
         }
-        return readings
     }
 
     /// True when a name's plain readings end it as a letters set's first part after a dot
@@ -236,6 +241,12 @@ public struct NumberedName: Equatable, Sendable {
         }
     }
 
+    /// The ``oneLetterReadings(of:)`` of `path` whose set's `a` lies in `names`: without it, a
+    /// name such as `report-b.pdf` is no part.
+    static func oneLetterReadings(of path: String, names: any SetNames) -> [NumberedName] {
+        oneLetterReadings(of: path).filter { PartDiscovery.existing($0.with(number: 0), names) != nil }
+    }
+
     /// The tails `base` may have after its suffix, shortest first: `.gz`, then `.tar.gz`.
     static func extensionTails(of base: String) -> [String] {
         var tails: [String] = []
@@ -260,19 +271,13 @@ public struct NumberedName: Equatable, Sendable {
     /// `2` + `023` + `.csv`), and their suffix starts with a digit, as a hex set's first parts do:
     /// `movie1.iso.001` is no `movi` + `e1` + `.iso.001`.
     public static func hexReadings(of path: String) -> [NumberedName] {
-        var readings = plainHexReadings(of: path)
+        let readings = plainHexReadings(of: path)
         guard !endsAsAFirstPart(plainReadings(of: path)) else { return readings }
-        for tail in extensionTails(of: splitPath(path).name) {
-            readings += plainHexReadings(of: String(path.dropLast(tail.count))).filter {
+        return readings
+            + tailedReadings(of: path, plainHexReadings) {
                 !($0.stem.last.map(SuffixAlphabet.digits.contains) ?? false)
                     && $0.name.dropFirst($0.stem.count).first.map(SuffixAlphabet.digits.contains) == true
-            }.map {
-                var reading = $0
-                reading.tail = tail
-                return reading
             }
-        }
-        return readings
     }
 
     /// The hex readings of `path` without a tail.
