@@ -28,7 +28,12 @@ enum PartSizes {
     static func refusal<Part: ReadablePart>(
         _ parts: [Part], naming: NumberedName, discovered: Bool, lastByte: ((Part) -> UInt8?)? = nil
     ) -> GCDCatError? {
-        let lineSplit = { lastByte.map { endsAtLines(parts, lastByte: $0) } ?? false }
+        // Read once, and only for sizes that need it: a part's last byte costs an open and a read.
+        var endsAtLineEnds: Bool?
+        let lineSplit = {
+            if endsAtLineEnds == nil { endsAtLineEnds = lastByte.map { endsAtLines(parts, lastByte: $0) } ?? false }
+            return endsAtLineEnds!
+        }
         if discovered, let refusal = handNamedRefusal(parts, naming: naming), !lineSplit() { return refusal }
         // A list typed out is the user's: only the patterns of two sets read as one refuse it.
         guard discovered, lastByte != nil else { return gluedRefusal(parts, naming: naming) }
@@ -78,7 +83,7 @@ enum PartSizes {
         let ends = parts.dropLast().filter { $0.byteCount > 0 }.map(lastByte)
         guard let first = ends.first, let separator = first, ends.allSatisfy({ $0 == separator }) else { return false }
         let byte = Character(Unicode.Scalar(separator))
-        // Not NUL (`split -t '\\0'`): disk images and archives end runs of zeros as often.
+        // Not NUL (`split -t '\0'`): disk images and archives end runs of zeros as often.
         return byte == "\n" || (separator < 0x80 && (byte.isPunctuation || byte.isWhitespace))
     }
 
