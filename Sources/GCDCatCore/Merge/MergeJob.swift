@@ -83,8 +83,9 @@ public struct MergeJob {
     /// The local sets `paths` give: each set's parts, or, for one list given alone that names
     /// several sets (`gcdcat all.sfv`), each set's first part checked against it.
     public static func sets(
-        _ paths: [String], asGiven: Bool, manifest: String?, listAlgorithm: HashAlgorithm? = nil
+        _ typed: [String], asGiven: Bool, manifest: String?, listAlgorithm: HashAlgorithm? = nil
     ) throws -> [SetGrouping.Group] {
+        let paths = PartArguments.oneSpelling(typed)
         // Only a small regular file is read for the sets it names, even one named as a list.
         if manifest == nil,
             let list = try SetFromList.loneList(

@@ -598,9 +598,20 @@ public struct MergeOperation: Sendable {
     }
 
     /// The output: `-o`, the set's name inside a folder `-o` names, or the set's name.
+    /// An output named after the set that is another set's part is refused, whatever route gave
+    /// the set (its first part, a list: `gcdcat m.001.sfv --force`, a26 C3).
     func outputTarget(_ resolved: PartArguments.Resolved) throws -> OutputTarget {
-        try MergeOutputName.resolve(
+        let target = try MergeOutputName.resolve(
             output, derived: resolved.defaultOutput.map(OutputTarget.path), first: partPaths.first)
+        guard case .path(let destination) = target, destination != output?.path,
+            let other = MergeOutputName.anotherSetsParts(at: destination, besides: resolved.parts)
+        else { return target }
+        throw GCDCatError(
+            .invalidInput, path: destination,
+            message:
+                "is a part of another set lying there (\(other[0].displayPath) … \(other.last!.displayPath)), "
+                + "and this set's output would be named after it: that set's bytes would be lost; name the output with -o"
+        )
     }
 
     /// The manifest in use may not be merged as a part (listed explicitly, or by a link).

@@ -44,6 +44,23 @@ enum MergeOutputName {
         }
     }
 
+    /// The parts of another set of which `destination`, a set's output named after it, is one
+    /// (`m.001` for `m.001.001`'s set, beside `m.002`; `m.002` for `m.002.001`'s): merged over,
+    /// that set's bytes were lost with `--force` (a25 M5, a27 F5). Nil when there is none, or
+    /// `destination` is one of `parts`.
+    static func anotherSetsParts(at destination: String, besides parts: [String]) -> [String]? {
+        let names = FileSystemNames()
+        guard names.exists(destination), let reading = PartDiscovery.reading(of: destination, names),
+            PartDiscovery.hasNeighbour(reading, names), !parts.contains(where: { samePath($0, destination) })
+        else { return nil }
+        var first = reading
+        while first.number > 0, PartDiscovery.existing(first.with(number: first.number - 1), names) != nil {
+            first = first.with(number: first.number - 1)
+        }
+        let start = PartDiscovery.existing(first, names) ?? destination
+        return (try? PartDiscovery.discover(from: start, names: names))?.parts ?? [start, destination]
+    }
+
     /// The last component of an output's name: what a folder given with `-o` receives.
     private static func leafName(_ output: OutputTarget) -> String? {
         switch output {

@@ -461,7 +461,9 @@ public struct MergeVerification: Sendable, Equatable {
             throw GCDCatError(
                 .checksumMismatch, path: path,
                 message:
-                    "line \(entry.line) gives \(entry.name.displayPath) \(entry.algorithm.rawValue) \(entry.expected), but the \(parts.count) parts join to \(actual.value): a part is corrupt or missing"
+                    "line \(entry.line) gives \(entry.name.displayPath) \(entry.algorithm.rawValue) \(entry.expected), but "
+                    + "\(parts.count == 1 ? "the one part has" : "the \(parts.count) parts join to") \(actual.value): a "
+                    + "part is corrupt or missing"
             )
         }
         return actual.crc32
@@ -687,7 +689,10 @@ public struct MergeVerification: Sendable, Equatable {
             if parts.contains(where: { $0.identity == identity }) { return }
         }
         let listed = lookup.resolve(first.name)
-        let set = NumberedName.readings(of: listed).first.flatMap(\.wholeName).map { " (\($0.displayPath))" } ?? ""
+        // Only a padded number names a set (`b.bin.001`); `cd1.mp4` is no part of a `cd1.mp`.
+        let set =
+            NumberedName.readings(of: listed).first { $0.alphabet == .digits && $0.width >= 2 }.flatMap(\.wholeName)
+            .map { " (\($0.displayPath))" } ?? ""
         throw GCDCatError(
             .invalidInput, path: manifestPath,
             message:
@@ -779,8 +784,8 @@ public struct PartCRCCheck: Sendable {
             throw GCDCatError(
                 .checksumMismatch, path: path,
                 message:
-                    "line \(line.line) gives \(line.name.displayPath) crc32 \(hex8(line.crc32)), but the \(parts.count) "
-                    + "parts join to \(combined.hex)\(manifest.header != nil ? " (their repeated headers dropped)" : ""): "
+                    "line \(line.line) gives \(line.name.displayPath) crc32 \(hex8(line.crc32)), but "
+                    + "\(parts.count == 1 ? "the one part has" : "the \(parts.count) parts join to") \(combined.hex)\(manifest.header != nil ? " (their repeated headers dropped)" : ""): "
                     + "a part is corrupt or missing")
         }
         return MergeVerification(

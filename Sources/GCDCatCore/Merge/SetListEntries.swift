@@ -48,10 +48,15 @@ struct SetListEntries {
 
     /// The reading of a set of one part under which the list names most parts: `cd1_00.mp4`
     /// alone is `cd1_` + `00` + `.mp4` beside a list that names `cd1_01.mp4`, a part then missing,
-    /// not `cd1_00.mp` + `4` with the list's other names no part of it.
+    /// not `cd1_00.mp` + `4` with the list's other names no part of it. Where it names no part,
+    /// the reading whose whole file it names: cksfv's `cd1.mp4` line is then checked against the
+    /// part, which is short of it, not read as another set's list (a24 #6).
     static func widestReading(of part: String, over listed: [String]) -> NumberedName? {
         let readings = NumberedName.listReadings(of: part) + NumberedName.oneLetterReadings(of: part)
-        let named = readings.map { reading in listed.count { reading.number(of: $0) != nil } }
+        let named = readings.map { reading in
+            listed.count { reading.number(of: $0) != nil } * 2
+                + (reading.wholeName.map { listed.contains($0) } == true ? 1 : 0)
+        }
         guard let most = named.max() else { return nil }
         return readings[named.firstIndex(of: most)!]
     }

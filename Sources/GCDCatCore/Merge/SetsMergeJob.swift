@@ -74,16 +74,35 @@ extension MergeJob {
 }
 
 extension MergeJob {
+    /// The refusal of a set whose output, derived from its name, is a part of another set lying
+    /// there (`m.001.001`'s set into `m.001`, beside `m.002`): `--force` replaced that part, and
+    /// its set's bytes were lost (a25 M5). Nil when the output is named in full.
+    static func anotherSetsStart(as group: SetGrouping.Group, output: String?) -> String? {
+        // One argument is grouped without a reading: its set is found from it.
+        let found = group.arguments.count == 1 ? (try? PartDiscovery.discover(from: group.arguments[0])) : nil
+        guard output.map({ $0.hasSuffix("/") || isFolder($0) }) ?? true,
+            let whole = (group.naming ?? found?.naming)?.wholeName,
+            case .path(let destination)? = try? MergeOutputName.resolve(
+                output.map { .path($0) }, derived: .path(whole), first: group.arguments[0]),
+            let other = MergeOutputName.anotherSetsParts(at: destination, besides: group.arguments)
+        else { return nil }
+        return
+            "\(group.arguments[0].displayPath)'s set would be merged into \(destination.displayPath), a part "
+            + "of another set lying there (\(other[0].displayPath) … \(other.last!.displayPath)): its bytes "
+            + "would be lost; name the output with -o"
+    }
+
     /// What makes several sets a contradiction of the options, found before anything is read:
     /// one set's `--manifest`, an `-o` that names one file, or two sets bound for one output
-    /// (or one set given twice). Nil when `paths` give one set, or several that can each be
-    /// merged to its own output. The command reports it as a usage error.
+    /// (or one set given twice), or one set bound for another's part
+    /// (``anotherSetsStart(as:output:)``). Nil when `paths` give one set, or several that can
+    /// each be merged to its own output. The command reports it as a usage error.
     public static func setsContradiction(
         _ paths: [String], asGiven: Bool, output: String?, manifest: String?, listAlgorithm: HashAlgorithm?
     ) -> String? {
-        guard let groups = try? sets(paths, asGiven: asGiven, manifest: manifest, listAlgorithm: listAlgorithm),
-            groups.count > 1
+        guard let groups = try? sets(paths, asGiven: asGiven, manifest: manifest, listAlgorithm: listAlgorithm)
         else { return nil }
+        guard groups.count > 1 else { return groups.first.flatMap { anotherSetsStart(as: $0, output: output) } }
         let named = groups.map { group in
             group.arguments.count == 1
                 ? group.arguments[0].displayPath

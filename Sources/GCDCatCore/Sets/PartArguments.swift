@@ -53,8 +53,10 @@ public enum PartArguments {
         }
         /// Things done to the list that the user should hear about.
         public var notes: [String]
-        /// The reading the set was discovered by (`out_` + `02` + `.txt`); nil for a list. A lone
-        /// part reads many ways (`out_02.txt` is also `out_02.` + `txt`): messages name its set's.
+        /// The reading the set was discovered by (`out_` + `02` + `.txt`), or that every part of a
+        /// list fits (a GNU widened `x9000` listed is `x` + `90`, which names lack without the
+        /// folder). A lone part reads many ways (`out_02.txt` is also `out_02.` + `txt`): messages
+        /// name its set's.
         var naming: NumberedName?
 
         /// The refusal of a set that starts late (``usualFirst``) with no manifest to vouch for
@@ -68,7 +70,11 @@ public enum PartArguments {
             let fix =
                 "If the set really starts here (split --start), merge it with its manifest, or "
                 + (discovered ? "list its parts with --as-given" : "give --as-given to join the list as it is")
-            guard let present = PartDiscovery.existing(reading.with(number: reading.usualFirstNumber), names)
+            // The lowest part from 0 (`x000` of `split -a 3 -d`, where sets usually start at 001).
+            guard
+                let present = (0...max(0, reading.usualFirstNumber)).lazy.compactMap({
+                    PartDiscovery.existing(reading.with(number: $0), names)
+                }).first
             else {
                 return GCDCatError(
                     .missingPart, path: first,
@@ -98,31 +104,10 @@ public enum PartArguments {
     ///
     /// `names` is where names are looked up: the file system, or an object listing.
     public static func resolve(
-        _ arguments: [String], asGiven: Bool = false, names: any SetNames = FileSystemNames()
+        _ typed: [String], asGiven: Bool = false, names: any SetNames = FileSystemNames()
     ) throws -> Resolved {
-        if arguments.count == 1 {
-            if let set = try PartDiscovery.discover(from: arguments[0], names: names) {
-                // A start the split's own marks vouch for needs no manifest to vouch for it.
-                let vouched =
-                    asGiven
-                    ? PartMarkEvidence.Vouched()
-                    : try PartMarkEvidence.check(
-                        parts: set.parts, naming: set.naming, found: true,
-                        manifestBeside: set.naming.manifestCandidates.contains(where: names.exists), names: names)
-                return Resolved(
-                    parts: set.parts, defaultOutput: set.naming.wholeName,
-                    manifestCandidates: set.naming.manifestCandidates, discovered: true,
-                    startsLate: set.startsLate && !asGiven && !vouched.start, markedWhole: vouched.whole,
-                    markedContent: vouched.content, markedHeader: vouched.repeatsHeader, notes: [],
-                    naming: set.naming)
-            }
-            if !asGiven, let refusal = PartMarkEvidence.loneRefusal(arguments[0], names: names) { throw refusal }
-            // A lone file whose number is no part number (`report2024.txt`, `report-v2`) has no
-            // set to be named after: no `report.txt` made up from it.
-            return Resolved(
-                parts: arguments, defaultOutput: nil, manifestCandidates: loneManifestCandidates(arguments[0]),
-                discovered: false, startsLate: false, notes: [])
-        }
+        let arguments = oneSpelling(typed)
+        if arguments.count == 1 { return try resolve(one: arguments[0], asGiven: asGiven, names: names) }
         for argument in arguments {
             if let refusal = ArchiveVolumes.refusal(for: argument, names: names) { throw refusal }
         }
@@ -139,6 +124,7 @@ public enum PartArguments {
         // Files of no one set have no name in common: no `cd1_00.mp` made up from the first of
         // `cd1_00.mp4 cd2_00.mp4`.
         guard let (naming, numbers) = commonSet(arguments, names: names) else {
+            if !asGiven, let refusal = PartDiscovery.lostOneLetterStart(ofList: arguments, names) { throw refusal }
             return Resolved(
                 parts: arguments, defaultOutput: nil,
                 manifestCandidates: [], discovered: false, startsLate: false, notes: [])
@@ -152,7 +138,8 @@ public enum PartArguments {
         }
         var resolved = Resolved(
             parts: arguments, defaultOutput: naming.wholeName, manifestCandidates: naming.manifestCandidates,
-            discovered: false, startsLate: false, notes: [])
+            discovered: false, startsLate: false, notes: [], naming: naming.with(number: numbers.min() ?? naming.number)
+        )
         if !asGiven {
             try order(&resolved, numbers: numbers, naming: naming, names: names)
             try refuseOmittedLastParts(resolved.parts, numbers: numbers, naming: naming, names: names)
@@ -175,6 +162,55 @@ public enum PartArguments {
             resolved.startsLate = evident && !vouched.start && naming.startsLate(from: numbers.min() ?? 0)
         }
         return resolved
+    }
+
+    /// The set one argument gives: the set it starts, or the file alone.
+    private static func resolve(one argument: String, asGiven: Bool, names: any SetNames) throws -> Resolved {
+        if let set = try PartDiscovery.discover(from: argument, names: names) {
+            // A start the split's own marks vouch for needs no manifest to vouch for it.
+            let vouched =
+                asGiven
+                ? PartMarkEvidence.Vouched()
+                : try PartMarkEvidence.check(
+                    parts: set.parts, naming: set.naming, found: true,
+                    manifestBeside: set.naming.manifestCandidates.contains(where: names.exists), names: names)
+            return Resolved(
+                parts: set.parts, defaultOutput: set.naming.wholeName,
+                manifestCandidates: set.naming.manifestCandidates, discovered: true,
+                startsLate: set.startsLate && !asGiven && !vouched.start, markedWhole: vouched.whole,
+                markedContent: vouched.content, markedHeader: vouched.repeatsHeader, notes: [],
+                naming: set.naming)
+        }
+        if !asGiven, let refusal = PartMarkEvidence.loneRefusal(argument, names: names) { throw refusal }
+        if !asGiven, let refusal = PartDiscovery.lostOneLetterStart(argument, names) { throw refusal }
+        // A lone file whose number is no part number (`report2024.txt`, `report-v2`) has no
+        // set to be named after: no `report.txt` made up from it.
+        return Resolved(
+            parts: [argument], defaultOutput: nil, manifestCandidates: loneManifestCandidates(argument),
+            discovered: false, startsLate: false, notes: [])
+    }
+
+    /// `arguments` spelt one way when they name one folder in several spellings (`m.001 …
+    /// m.004 ./m.005`, `$PWD/m.003`, `d/../m.002`: a list typed out, or globs of two forms), which
+    /// read as several sets: each in the first one's folder, as typed there. The folders are
+    /// compared by their real paths, so a symlink to elsewhere stays another folder. A list spelt
+    /// one way is kept as typed, for the messages.
+    public static func oneSpelling(_ arguments: [String]) -> [String] {
+        // The folder as typed: `splitPath` reads `m.001` and `./m.005` as one folder already.
+        let typedFolder = { (path: String) in
+            path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? ""
+        }
+        let folders = arguments.map(typedFolder)
+        guard Set(folders).count > 1, !arguments.contains(where: { $0.contains("://") }) else { return arguments }
+        let real = Set(folders).map { Syscall.realPath($0.isEmpty ? "." : $0) }
+        guard let one = real.first, one != nil, real.allSatisfy({ $0 == one }) else { return arguments }
+        let folder = normalizedPath(folders[0])
+        let spelt = arguments.map { path in
+            let name = String(path[(path.lastIndex(of: "/").map(path.index(after:)) ?? path.startIndex)...])
+            return folder.isEmpty ? name : folder == "/" ? "/" + name : folder + "/" + name
+        }
+        // One name in two spellings (`a.001 ./a.001`) stays as typed: refused as a set given twice.
+        return Set(spelt).count == spelt.count ? spelt : arguments
     }
 
     /// The manifests a lone file's set would have, when it reads as a set's first part: one
@@ -217,10 +253,43 @@ public enum PartArguments {
     /// One letter after a separator (`out_b out_a out_c` of `split -a 1`) is a set when its `a` is there.
     static func commonSet(_ arguments: [String], names: (any SetNames)? = nil) -> (NumberedName, [Int])? {
         let oneLetter = names.map { NumberedName.oneLetterReadings(of: arguments[0], names: $0) }
+        let fit = { (reading: NumberedName) -> (NumberedName, [Int])? in
+            let numbers = arguments.map { reading.number(of: $0) }
+            return numbers.allSatisfy({ $0 != nil }) ? (reading, numbers.compactMap { $0 }) : nil
+        }
+        // Parts GNU split widened (`x9000 x9001`, `gcdcat x9*`) are later parts of a two-symbol
+        // set, never a set `x9` + `000` (a26 C2).
+        if let names, let widened = PartDiscovery.widenedReading(of: arguments[0], names), let whole = fit(widened) {
+            return whole
+        }
         for reading in NumberedName.listReadings(of: arguments[0]) + (oneLetter ?? []) {
             for candidate in [names.flatMap(reading.provenHex), reading].compactMap({ $0 }) {
-                let numbers = arguments.map { candidate.number(of: $0) }
-                if numbers.allSatisfy({ $0 != nil }) { return (candidate, numbers.compactMap { $0 }) }
+                // A prefix that ends in a digit (`v2*` of `split -d f v2`: `v2` + `00`, not `v` +
+                // `200` with its start lost; `disk0*` widened to `disk09000`, which `disk` + `000`
+                // does not fit): a narrower reading that starts a set.
+                let narrower = PartDiscovery.narrowerDigitReadings(of: candidate).lazy.compactMap(fit).first {
+                    ($0.1.min() ?? 0) <= $0.0.usualFirstNumber && !arguments.contains($0.0.stem + "90" + $0.0.tail)
+                }
+                guard let whole = fit(candidate) else {
+                    // Widened past the whole reading: the narrower one, held to its start even when
+                    // late (`disk001` … `disk09000` with `disk000` lost, a26 C4).
+                    if let fitting = narrower
+                        ?? PartDiscovery.narrowerDigitReadings(of: candidate).lazy.compactMap(fit)
+                        .first
+                    {
+                        return fitting
+                    }
+                    continue
+                }
+                // Not where a part lies just below the whole reading's first (`x100 x101` beside
+                // `x099` of `split -a 3 -d`: a middle stretch, not a set `x1`, a27 F2).
+                let first = whole.0.with(number: (whole.1.min() ?? 1) - 1)
+                if let narrower, whole.0.startsLate(from: whole.1.min() ?? 0), let names,
+                    PartDiscovery.existing(first, names) == nil
+                {
+                    return narrower
+                }
+                return whole
             }
         }
         return nil
@@ -239,9 +308,10 @@ public enum PartArguments {
             omitted.append(next)
         }
         guard let first = omitted.first, let listedLast = parts.last else { return }
-        // The set's usual first part when it lies there (a list from `.002` stops short too).
-        let start =
-            PartDiscovery.existing(naming.with(number: naming.usualFirstNumber), names) ?? parts[0]
+        // The set's usual first part when it lies there (a list from `.002` stops short too), or
+        // the list's lowest when that is lower (`disk000` of `split -a 3 -d`, not `disk001`).
+        let lowest = min(numbers.min() ?? naming.usualFirstNumber, naming.usualFirstNumber)
+        let start = PartDiscovery.existing(naming.with(number: lowest), names) ?? parts[0]
         // `merge a.001 a.001`: the list is short because a part is given twice; say that.
         if let twice = numbers.indices.first(where: { numbers[..<$0].contains(numbers[$0]) }) {
             throw GCDCatError(

@@ -100,12 +100,21 @@ public enum PartDiscovery {
     /// number is a plain file's (`report2024.txt`, `ubuntu-24.04.iso`), not a set's leftover.
     /// Digits that end a word (`out_00.mp4`) are an extension's unless a neighbour says otherwise.
     static func reading(of path: String, _ names: any SetNames) -> NumberedName? {
+        if let widened = widenedReading(of: path, names) { return widened }
         let readings = NumberedName.readings(of: path)
         let proven = readings.map { $0.alphabet == .digits ? ($0.provenHex(names) ?? $0) : $0 }
         let trailingDigits = proven.first(where: { $0.alphabet != .letters && $0.tail.isEmpty })
-        if let trailingDigits, hasNeighbour(trailingDigits, names) { return trailingDigits }
-        let oneLetter = NumberedName.oneLetterReadings(of: path, names: names).first { hasNeighbour($0, names) }
         let hex = NumberedName.hexReadings(of: path)
+        if let trailingDigits, hasNeighbour(trailingDigits, names) {
+            // A hex set's middle part whose last digits read as a set of their own: `xe0` beside
+            // `xdf` of `split -x` is no `xe` + `0` (a27 F4).
+            let middle = hex.first {
+                $0.width > trailingDigits.width && $0.number > 0
+                    && existing($0.with(number: $0.number - 1), names) != nil
+            }
+            return middle ?? trailingDigitsReading(trailingDigits, names)
+        }
+        let oneLetter = NumberedName.oneLetterReadings(of: path, names: names).first { hasNeighbour($0, names) }
         if let confirmed = oneLetter ?? neighboured(proven, hex: hex, names) { return confirmed }
         // A first part whose next is gone (`xaa` `xac`): the set, whose gap is then said.
         let gapped = proven.first {
@@ -121,6 +130,42 @@ public enum PartDiscovery {
             ?? hex.first {
                 $0.tail.isEmpty && isLateLonePart($0) && $0.name.dropFirst($0.stem.count).contains(where: \.isNumber)
             }
+    }
+
+    /// The refusal of a lone later letter of a one-letter set (`out_b` beside `out_c`, no
+    /// `out_a`): `split -a 1`'s parts with the first gone, not a file to copy alone (a23 #10:
+    /// `-o` wrote `out_b` alone, exit 0); nil for other names.
+    static func lostOneLetterStart(_ path: String, _ names: any SetNames) -> GCDCatError? {
+        for reading in NumberedName.oneLetterReadings(of: path) where reading.number > 0 {
+            guard let next = existing(reading.with(number: reading.number + 1), names) else { continue }
+            return GCDCatError(
+                .missingPart, path: path,
+                message:
+                    "no \(reading.with(number: 0).name.displayPath) before it, though \(next.displayPath) lies beside "
+                    + "it: read as one letter's parts (split -a 1), the set's first part may be missing, so nothing "
+                    + "was written. If this file stands alone, give --as-given")
+        }
+        return nil
+    }
+
+    /// The refusal of a list of one-letter parts, one after another, whose `a` is gone (`out_b
+    /// out_c out_d`, a glob over `split -a 1`'s parts after `out_a` was lost): joined as typed, it
+    /// lacked its first part with exit 0 (a25 C3); nil for other lists.
+    static func lostOneLetterStart(ofList arguments: [String], _ names: any SetNames) -> GCDCatError? {
+        for reading in NumberedName.oneLetterReadings(of: arguments[0]) {
+            let numbers = arguments.compactMap { reading.number(of: $0) }
+            guard numbers.count == arguments.count, let lowest = numbers.min(), lowest > 0,
+                Set(numbers).count == numbers.count, numbers.max()! - lowest == numbers.count - 1
+            else { continue }
+            let first = reading.with(number: lowest)
+            return GCDCatError(
+                .missingPart, path: existing(first, names) ?? first.name,
+                message:
+                    "no \(reading.with(number: 0).name.displayPath) before it: read as one letter's parts (split -a 1), "
+                    + "the set's first part may be missing, so nothing was written. If these files are not one "
+                    + "split's parts, give --as-given to join them as listed")
+        }
+        return nil
     }
 
     /// The error for `path`, given as a set's first part, when it is not there: with its next
@@ -141,13 +186,83 @@ public enum PartDiscovery {
                 + "merge the set, or merge by a .par2 that protects it (gcdcat merge NAME.par2), which rebuilds it")
     }
 
+    /// The reading of a name GNU split widened (`x9000` after `x89`, `xzaaa` after `xyz`, `xf000`
+    /// after `xef`) as the later part of a two-symbol set, when a neighbour confirms it: never the
+    /// first part of a set `x9` + `000`, merged alone with exit 0 (a25 C1). Not when its whole run
+    /// has a part just below it (`x8999` of an `-a 4` set).
+    static func widenedReading(of path: String, _ names: any SetNames) -> NumberedName? {
+        let base = splitPath(path).name
+        for alphabet in SuffixAlphabet.allCases {
+            for length in [4, 6, 8] where base.count > length {
+                let suffix = base.suffix(length)
+                guard suffix.first == alphabet.top, suffix.allSatisfy(alphabet.contains),
+                    let number = alphabet.wideningValue(suffix)
+                else { continue }
+                let reading = NumberedName(
+                    stem: String(path.dropLast(length)), alphabet: alphabet, width: 2, number: number)
+                guard reading.spellings(of: number).contains(path), hasNeighbour(reading, names) else { continue }
+                let whole = NumberedName(
+                    stem: reading.stem, alphabet: alphabet, width: length, number: alphabet.plainValue(suffix) ?? 0)
+                if whole.number > 0, existing(whole.with(number: whole.number - 1), names) != nil { continue }
+                return reading
+            }
+        }
+        return nil
+    }
+
+    /// The reading of digits that end the name, `widest` being the whole run's, which a
+    /// neighbour confirms. A narrower reading that starts where sets start and is confirmed too
+    /// wins over a late `widest`, and over one that stops sooner: `cd100` beside `cd101` (GNU
+    /// `split -d` with the prefix `cd1`) is `cd1` + `00`, not `cd` + `100` with 100 parts lost, and
+    /// `disk000` of `split -d … disk0`, which widens to `disk09000`, is `disk0` + `00`. Only two
+    /// digits or more, after no separator, and with no part just below `widest`: `x.100`,
+    /// `disk_07` and `x100` beside `x099` are numbered whole.
+    static func trailingDigitsReading(_ widest: NumberedName, _ names: any SetNames) -> NumberedName {
+        // A part just below it (`x099` beside `x100` of `split -a 3 -d`): the whole number is right,
+        // and `x1` + `00` would merge the set's tail alone (a26 C1).
+        if widest.number > 0, existing(widest.with(number: widest.number - 1), names) != nil { return widest }
+        let narrower = narrowerDigitReadings(of: widest).filter {
+            hasNeighbour($0, names) && !spellsNinetyPlainly($0, names)
+        }
+        let atStart = ([widest] + narrower).filter { $0.number <= $0.usualFirstNumber }
+        guard atStart.count > 1 else { return atStart.first ?? widest }
+        let runs = atStart.map { run(from: $0, upTo: .max, names) }
+        return atStart[runs.firstIndex(of: runs.max()!)!]
+    }
+
+    /// Whether two digits of `reading` go on past 89 unwidened (`x190` beside `x100`): GNU `split
+    /// -d` writes `x19000` there, so `x1` + `00` is no split's reading, and `x` + `100` of a
+    /// three-digit set that lost its first 100 parts is (a26 H2).
+    static func spellsNinetyPlainly(_ reading: NumberedName, _ names: any SetNames) -> Bool {
+        reading.width == 2 && names.exists(reading.stem + "90" + reading.tail)
+    }
+
+    /// The readings of `widest`'s digits at two symbols or more but fewer, widest first, the
+    /// rest of the digits joining the stem (`cd1` + `00` of `cd` + `100`): none after a
+    /// separator, or for letters and hex.
+    static func narrowerDigitReadings(of widest: NumberedName) -> [NumberedName] {
+        guard widest.alphabet == .digits, widest.tail.isEmpty, widest.width > 2,
+            !(widest.stem.last.map { "._- /".contains($0) } ?? false)
+        else { return [] }
+        let digits = widest.name.dropFirst(widest.stem.count)
+        return (2..<widest.width).reversed().compactMap { width in
+            guard let number = Int(digits.suffix(width)) else { return nil }
+            return NumberedName(
+                stem: widest.stem + digits.prefix(widest.width - width), alphabet: .digits, width: width,
+                number: number, tail: "")
+        }
+    }
+
     /// The letters or hex reading a neighbour confirms. Letters unless hex runs further: a hex
     /// set from `in.eb` (`--hex-suffixes=eb`) goes on to `in.f0`, where letters stop at `in.ef`.
     /// Of the readings a neighbour confirms, the lowest number, the widest on a tie: `outaa`
     /// beside `outab` (GNU `split f out`) is `out` + `aa`, not `o` + `utaa` with a start lost.
     static func neighboured(_ letters: [NumberedName], hex: [NumberedName], _ names: any SetNames) -> NumberedName? {
+        // A reading with a part just below it is a middle part's (`xbaa` beside `xazz` of `split
+        // -a 3`), whatever lower number another reading gives (`xb` + `aa`, a27 F3).
         let lowest = { (readings: [NumberedName]) in
-            readings.filter { hasNeighbour($0, names) }.min(by: { $0.number < $1.number })
+            readings.first { $0.number > 0 && existing($0.with(number: $0.number - 1), names) != nil }
+                ?? readings.filter { hasNeighbour($0, names) }.min(by: { $0.number < $1.number })
         }
         let lettered = lowest(letters)
         guard let hexed = lowest(hex) else { return lettered }
@@ -234,8 +349,11 @@ public enum PartDiscovery {
             firstLater = min(firstLater ?? number, number)
         }
         if let firstLater {
-            let missing = naming.with(number: last + 1).name
             let later = existing(naming.with(number: firstLater), names) ?? naming.with(number: firstLater).name
+            // Spelt as the later part is: `x9000` past GNU's widening, not an `x90` no split makes.
+            let widened = naming.spellings(of: firstLater).dropFirst().contains(later)
+            let spellings = naming.spellings(of: last + 1)
+            let missing = (widened ? spellings.last : spellings.first) ?? naming.with(number: last + 1).name
             // A name that reads the same but is spelt with other bytes (NFD for NFC) is another file.
             let lookalike = try names.entries(inFolder: folder).first {
                 prefix + $0 == missing && !(prefix + $0).utf8.elementsEqual(missing.utf8)

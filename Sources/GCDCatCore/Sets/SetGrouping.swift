@@ -151,7 +151,10 @@ public enum SetGrouping {
 
         init(_ argument: String) {
             arguments = [argument]
-            candidates = NumberedName.listReadings(of: argument)
+            let readings = NumberedName.listReadings(of: argument)
+            // Then the narrower readings of a prefix that ends in a digit, which a set GNU widened
+            // may need (`disk089`, `disk09000` of `split -d f disk0`).
+            candidates = readings + readings.flatMap(PartDiscovery.narrowerDigitReadings)
         }
 
         var naming: NumberedName? { candidates.first }
