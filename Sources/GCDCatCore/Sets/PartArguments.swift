@@ -267,25 +267,21 @@ public enum PartArguments {
                 // A prefix that ends in a digit (`v2*` of `split -d f v2`: `v2` + `00`, not `v` +
                 // `200` with its start lost; `disk0*` widened to `disk09000`, which `disk` + `000`
                 // does not fit): a narrower reading that starts a set.
-                let narrower = PartDiscovery.narrowerDigitReadings(of: candidate).lazy.compactMap(fit).first {
+                let fitting = PartDiscovery.narrowerDigitReadings(of: candidate).compactMap(fit)
+                let narrower = fitting.first {
                     ($0.1.min() ?? 0) <= $0.0.usualFirstNumber && !arguments.contains($0.0.stem + "90" + $0.0.tail)
                 }
                 guard let whole = fit(candidate) else {
                     // Widened past the whole reading: the narrower one, held to its start even when
                     // late (`disk001` … `disk09000` with `disk000` lost, a26 C4).
-                    if let fitting = narrower
-                        ?? PartDiscovery.narrowerDigitReadings(of: candidate).lazy.compactMap(fit)
-                        .first
-                    {
-                        return fitting
-                    }
+                    if let reading = narrower ?? fitting.first { return reading }
                     continue
                 }
                 // Not where a part lies just below the whole reading's first (`x100 x101` beside
                 // `x099` of `split -a 3 -d`: a middle stretch, not a set `x1`, a27 F2).
-                let first = whole.0.with(number: (whole.1.min() ?? 1) - 1)
-                if let narrower, whole.0.startsLate(from: whole.1.min() ?? 0), let names,
-                    PartDiscovery.existing(first, names) == nil
+                let lowest = whole.1.min() ?? 0
+                if let narrower, whole.0.startsLate(from: lowest), let names,
+                    PartDiscovery.existing(whole.0.with(number: lowest - 1), names) == nil
                 {
                     return narrower
                 }
