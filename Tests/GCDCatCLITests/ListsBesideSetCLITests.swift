@@ -657,3 +657,21 @@ extension ListsBesideSetCLITests {
         #expect(scratch.read("x.bin") == whole)
     }
 }
+
+extension ListsBesideSetCLITests {
+    /// `v2.sfv` of gcdcat's split `--prefix v2` beside the set `v1001` …: its names read as
+    /// later parts of `v` + four digits, none there, and it was said to "also list" the set and
+    /// agree with `v1.sfv` (outside check a28 F5). It checked nothing, and is not named.
+    @Test func aListOfAnotherSetIsNotSaidToAgree() throws {
+        let scratch = try Scratch()
+        let whole = randomData(1_000, seed: 4801)
+        try scratch.write("orig", whole)
+        try scratch.write("b", randomData(450, seed: 4802))
+        #expect(try gcdcat(["split", "orig", "--prefix", "v1", "-b", "100", "-q"], in: scratch.path).status == 0)
+        #expect(try gcdcat(["split", "b", "--prefix", "v2", "-b", "100", "-q"], in: scratch.path).status == 0)
+        let merged = try gcdcat(["v1001", "-o", "out"], in: scratch.path)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(merged.stderr == "gcdcat: 10 parts verified against v1.sfv\n")
+        #expect(scratch.read("out") == whole)
+    }
+}

@@ -215,7 +215,7 @@ public struct MergeOperation: Sendable {
         notice: (Notice) -> Void,
         measure: (OutputTarget, Int64, (TransferCounter) throws -> MergeResult) throws -> MergeResult
     ) throws -> Outcome {
-        let resolved = try PartArguments.resolve(partPaths, asGiven: asGiven)
+        var resolved = try PartArguments.resolve(partPaths, asGiven: asGiven)
         if let list = try SetFromList.loneList(
             partPaths, asGiven: asGiven, isNumberedPart: { _ in resolved.discovered })
         {
@@ -224,18 +224,22 @@ public struct MergeOperation: Sendable {
         for note in resolved.notes { notice(.note(note)) }
         try Self.requireAddressSpace(parts: resolved.parts.count, path: resolved.parts.first ?? "")
         let target = try outputTarget(resolved)
+        let outputName = Self.outputName(target, resolved)
+        resolved.manifestCandidates = Self.listCandidates(resolved, outputName: outputName)
         // From here an interruption says that this output was not created.
         let pending = target.path.map { CleanupRegistry.shared.beginOutput($0) }
         defer { pending.map(CleanupRegistry.shared.endOutput) }
         let parts = try validatedParts(resolved.parts, numbered: resolved.discovered)
         try refuseSpannedZip(parts.first)
-        let (manifestFile, otherLists, uncheckedHeader, names) = try manifestInUse(for: parts, resolved, notice: notice)
+        let (manifestFile, otherLists, uncheckedHeader, names) = try manifestInUse(
+            for: parts, resolved, outputName: outputName, notice: notice)
         let inputs = parts + (manifestFile.map { [$0] } ?? [])
         try checkOutput(target, inputs: inputs)
         if let manifestFile, !otherLists.isEmpty {
-            for note in try OtherListsCheck.check(otherLists, parts: parts, used: manifestFile.path, jobs: jobs) {
-                notice(.note(note))
-            }
+            try OtherListsCheck.check(
+                otherLists, parts: parts, used: manifestFile.path, jobs: jobs, outputName: outputName
+            )
+            .forEach { notice(.note($0)) }
         }
         // Parts the marks leave in doubt are read after the list checked them, not during the copy,
         // and "verified" is said once the marks did not refuse the set. Without a list, the marks'
@@ -247,8 +251,8 @@ public struct MergeOperation: Sendable {
         // another, which the copy alongside could not be credited with.
         let overlapping = !marksPending && !(marks != nil && uncheckedHeader > 0)
         var (verification, overlapped) = try verify(
-            parts, manifest: manifestFile, namesRelativeTo: names, marks: marks, resolved, target,
-            overlapping: overlapping, sayVerified: !marksAfterList && !target.isStandardOutput, notice: notice)
+            parts, manifest: manifestFile, namesRelativeTo: names, outputName: outputName, marks: marks, resolved,
+            target, overlapping: overlapping, sayVerified: !marksAfterList && !target.isStandardOutput, notice: notice)
         // A part the list vouches for whose current mark records other bytes: the list was made
         // after an edit that put the part's time back.
         if let list = manifestFile, let crcs = verification.partCRCs {
@@ -295,13 +299,14 @@ public struct MergeOperation: Sendable {
     /// names are in the parts' folder and not its own is read there (``ManifestNamesFolder``):
     /// `namesRelativeTo` is then a path in that folder.
     private func manifestInUse(
-        for parts: [PartFile], _ resolved: PartArguments.Resolved, notice: (Notice) -> Void
+        for parts: [PartFile], _ resolved: PartArguments.Resolved, outputName: String?, notice: (Notice) -> Void
     ) throws -> (manifest: PartFile?, otherLists: [String], uncheckedHeader: Int64, namesRelativeTo: String?) {
         // The marks of a set's split check every part as a list would: they meet --verify and
         // --remove-parts when no list is there.
         let policy = manifestPolicy.requiresManifest && resolved.markedContent != nil ? .automatic : manifestPolicy
         let (manifestFile, warnings, otherLists) = try MergeVerification.locate(
-            explicit: manifest, candidates: resolved.manifestCandidates, policy: policy, besideParts: parts)
+            explicit: manifest, candidates: resolved.manifestCandidates, policy: policy, besideParts: parts,
+            outputName: outputName)
         for warning in warnings { notice(.warning(warning)) }
         var uncheckedHeader: Int64 = 0
         if manifestFile == nil {
@@ -356,7 +361,7 @@ public struct MergeOperation: Sendable {
     /// (OverlappedVerification, with the parts as they settled) when `overlapping`; otherwise in
     /// full before the copy. An upload checks the bytes as it sends them instead.
     private func verify(
-        _ parts: [PartFile], manifest manifestFile: PartFile?, namesRelativeTo names: String?,
+        _ parts: [PartFile], manifest manifestFile: PartFile?, namesRelativeTo names: String?, outputName: String?,
         marks: MarkedContentCheck?,
         _ resolved: PartArguments.Resolved, _ target: OutputTarget, overlapping: Bool, sayVerified: Bool,
         notice: (Notice) -> Void
@@ -364,7 +369,8 @@ public struct MergeOperation: Sendable {
         if overlapping, strategy == .auto, Self.canAffordCheckThread, !target.isObject, !requiresCRCManifest {
             // A list line and a current mark that disagree: the list's verdict on the bytes comes
             // first, before the copy, and then the marks'.
-            if let check = try MergeVerification.prepareCRCCheck(parts, manifest: manifestFile, namesRelativeTo: names),
+            if let check = try MergeVerification.prepareCRCCheck(
+                parts, manifest: manifestFile, namesRelativeTo: names, outputName: outputName),
                 resolved.markedContent?.contradiction(check.manifest.entries.map(\.crc32)) == nil,
                 let settled = try Self.settledParts(parts)
             {
@@ -382,8 +388,8 @@ public struct MergeOperation: Sendable {
         }
         // Not overlapping: with marks beside a list, the caller says "verified" after their check.
         let verification = try checkBeforeCopying(
-            parts, manifest: manifestFile, namesRelativeTo: names, marks: marks, sayVerified: sayVerified,
-            notice: notice)
+            parts, manifest: manifestFile, namesRelativeTo: names, outputName: outputName, marks: marks,
+            sayVerified: sayVerified, notice: notice)
         return (verification, nil)
     }
 
@@ -488,7 +494,7 @@ public struct MergeOperation: Sendable {
     /// their `marks` record, before the merge starts, showing progress: the check reads every
     /// part in full, a long wait.
     private func checkBeforeCopying(
-        _ parts: [PartFile], manifest manifestFile: PartFile?, namesRelativeTo names: String?,
+        _ parts: [PartFile], manifest manifestFile: PartFile?, namesRelativeTo names: String?, outputName: String?,
         marks: MarkedContentCheck?, sayVerified: Bool, notice: (Notice) -> Void
     ) throws -> MergeVerification {
         let counter = TransferCounter()
@@ -506,7 +512,7 @@ public struct MergeOperation: Sendable {
                 try byMarks?.run(jobs: jobs, counter: counter)
                 ?? MergeVerification.check(
                     parts, manifest: manifestFile, jobs: jobs, counter: counter, algorithm: listAlgorithm,
-                    namesRelativeTo: names)
+                    namesRelativeTo: names, outputName: outputName)
         }
         for warning in verification.warnings { notice(.note(warning)) }
         if sayVerified { Self.sayVerified(verification, parts: parts.count, notice: notice) }
@@ -612,6 +618,29 @@ public struct MergeOperation: Sendable {
                 "is a part of another set lying there (\(other[0].displayPath) … \(other.last!.displayPath)), "
                 + "and this set's output would be named after it: that set's bytes would be lost; name the output with -o"
         )
+    }
+
+    /// The name `-o` gives the output when it is not the set's own (`gcdcat xaa -o orig`): a list
+    /// beside the parts that names it (`sha256sum orig > SHA256SUMS` before the split) is about
+    /// the whole file, and is checked. Nil for the set's own name, a folder's, or standard output.
+    static func outputName(_ target: OutputTarget, _ resolved: PartArguments.Resolved) -> String? {
+        guard case .path(let path) = target else { return nil }
+        let name = splitPath(path).name
+        guard !name.isEmpty, name != ".", name != "..",
+            name != resolved.defaultOutput.map({ splitPath($0).name })
+        else { return nil }
+        return name
+    }
+
+    /// The set's own list names, then those of the output's name from `-o` in the parts' folder:
+    /// `orig.sfv` beside `xaa` merged with `-o orig` is the whole file's list. A set of no
+    /// numbering (candidates empty) has no lists beside it.
+    static func listCandidates(_ resolved: PartArguments.Resolved, outputName: String?) -> [String] {
+        let candidates = resolved.manifestCandidates
+        guard let outputName, !candidates.isEmpty, let first = resolved.parts.first else { return candidates }
+        let folder = splitPath(first).directory
+        let stem = folder == "." && !first.hasPrefix("./") ? outputName : "\(folder)/\(outputName)"
+        return candidates + [".sfv", ".sha256", ".md5"].map { stem + $0 }.filter { !candidates.contains($0) }
     }
 
     /// The manifest in use may not be merged as a part (listed explicitly, or by a link).

@@ -63,13 +63,16 @@ public struct MergeVerification: Sendable, Equatable {
     /// `.invalidInput` for an explicit manifest that is not a regular file; `.missingPart` when
     /// `policy` is `.required` and there is none.
     public static func locate(
-        explicit: String?, candidates: [String], policy: ManifestPolicy, besideParts: [PartFile] = []
+        explicit: String?, candidates: [String], policy: ManifestPolicy, besideParts: [PartFile] = [],
+        outputName: String? = nil
     ) throws -> (manifest: PartFile?, warnings: [String], others: [String]) {
         if let explicit { return (try PartFile.validate(explicit), [], []) }
         var warnings: [String] = []
         if policy != .disabled {
             // Only a numbered set has lists beside it (`candidates` is empty for any other).
-            let found = candidates.isEmpty ? ListsBesideSet.Found() : try ListsBesideSet.find(parts: besideParts)
+            let found =
+                candidates.isEmpty
+                ? ListsBesideSet.Found() : try ListsBesideSet.find(parts: besideParts, outputName: outputName)
             // A list about the set that gcdcat cannot read is said, never passed over in silence.
             let unreadableLists = found.unreadable + found.contradictory.map { ($0.path ?? "", $0.message) }
             // A list too large to load beside a set is read whole by verify, and by a merge that is given it.
@@ -201,10 +204,11 @@ public struct MergeVerification: Sendable, Equatable {
     ///
     /// `algorithm` is what the untagged lines of a md5/sha list are (`--algorithm`), when its
     /// name does not say. `names` is a path in the folder the list's names are relative to,
-    /// when that is not the list's own (``ManifestNamesFolder``).
+    /// when that is not the list's own (``ManifestNamesFolder``). A line naming `outputName`, the
+    /// name `-o` gives the output, is the whole file's (``SetListEntries``).
     public static func check(
         _ parts: [PartFile], manifest file: PartFile?, jobs: Int, counter: TransferCounter? = nil,
-        algorithm: HashAlgorithm? = nil, namesRelativeTo names: String? = nil
+        algorithm: HashAlgorithm? = nil, namesRelativeTo names: String? = nil, outputName: String? = nil
     ) throws -> MergeVerification {
         guard let file else {
             return MergeVerification(manifestPath: nil, expectedCRC: nil, warnings: [], manifestFile: nil)
@@ -233,7 +237,7 @@ public struct MergeVerification: Sendable, Equatable {
             let verification: MergeVerification
             do {
                 verification = try checkDigests(
-                    parts, list: read.list, manifest: file, jobs: jobs, namesRelativeTo: names)
+                    parts, list: read.list, manifest: file, jobs: jobs, namesRelativeTo: names, outputName: outputName)
             } catch var error as GCDCatError where read.malformedCount > 0 {
                 error.message += "; \(malformedSummary(read.malformed, count: read.malformedCount, list: path))"
                 throw error
@@ -251,7 +255,8 @@ public struct MergeVerification: Sendable, Equatable {
             }
             return verification
         }
-        let lines = try SFVSetLines(manifest, path: path, parts: parts, namesRelativeTo: names)
+        let lines = try SFVSetLines(
+            manifest, path: path, parts: parts, namesRelativeTo: names, outputName: outputName)
         try matchEntries(lines.manifest, manifestPath: path, to: lines.matched(parts), namesRelativeTo: names)
         return try PartCRCCheck(
             parts: parts, manifest: lines.manifest, file: file, warnings: lines.notes, wholeLine: lines.whole
@@ -266,7 +271,8 @@ public struct MergeVerification: Sendable, Equatable {
     /// ## Errors
     /// Those of ``check(_:manifest:jobs:)`` that need no part read.
     public static func prepareCRCCheck(
-        _ parts: [PartFile], manifest file: PartFile?, namesRelativeTo names: String? = nil
+        _ parts: [PartFile], manifest file: PartFile?, namesRelativeTo names: String? = nil,
+        outputName: String? = nil
     ) throws -> PartCRCCheck? {
         guard let file else { return nil }
         let manifest: Manifest
@@ -276,7 +282,8 @@ public struct MergeVerification: Sendable, Equatable {
             return nil
         }
         let names = names ?? file.path
-        let lines = try SFVSetLines(manifest, path: file.path, parts: parts, namesRelativeTo: names)
+        let lines = try SFVSetLines(
+            manifest, path: file.path, parts: parts, namesRelativeTo: names, outputName: outputName)
         try matchEntries(lines.manifest, manifestPath: file.path, to: lines.matched(parts), namesRelativeTo: names)
         return PartCRCCheck(
             parts: parts, manifest: lines.manifest, file: file, warnings: lines.notes, wholeLine: lines.whole)
@@ -293,12 +300,14 @@ public struct MergeVerification: Sendable, Equatable {
     /// Those of ``check(_:manifest:jobs:)``; `.checksumMismatch` names the part, or the list for
     /// the whole file.
     static func checkDigests(
-        _ parts: [PartFile], list: ChecksumList, manifest file: PartFile, jobs: Int, namesRelativeTo names: String
+        _ parts: [PartFile], list: ChecksumList, manifest file: PartFile, jobs: Int, namesRelativeTo names: String,
+        outputName: String? = nil
     ) throws -> MergeVerification {
         let path = file.path
         var list = list
         let roles = try SetListEntries(
-            names: list.entries.map(\.name), rejections: list.entries.map(\.rejection), listPath: names, parts: parts)
+            names: list.entries.map(\.name), rejections: list.entries.map(\.rejection), listPath: names, parts: parts,
+            outputName: outputName)
         // The output's own line beside the parts' lines is this set's too: checked, not ignored.
         // Read once: each is a pass over every line, and a pass per line was quadratic (a
         // 4,000-line SHA256SUMS beside a 3-part set took 15 s).

@@ -16,7 +16,9 @@ enum OtherListsCheck {
     /// ## Errors
     /// `.checksumMismatch` naming the part (or list), the list and line that disagree, and
     /// `used`; those of reading a part.
-    static func check(_ lists: [String], parts: [PartFile], used: String, jobs: Int) throws -> [String] {
+    static func check(
+        _ lists: [String], parts: [PartFile], used: String, jobs: Int, outputName: String? = nil
+    ) throws -> [String] {
         let joinsWhole = (try? Manifest.load(used).header) == nil
         // Two lists of one algorithm read a part once.
         var known: [String: String] = [:]
@@ -32,9 +34,14 @@ enum OtherListsCheck {
             }
             let entries = loaded.list.entries
             let roles = try SetListEntries(
-                names: entries.map(\.name), rejections: entries.map(\.rejection), listPath: list, parts: parts
+                names: entries.map(\.name), rejections: entries.map(\.rejection), listPath: list, parts: parts,
+                outputName: outputName
             ).roles
             var unconfirmed = false
+            // A list whose lines for the set name only parts that are not there (`v2.sfv` of
+            // `v2001` … beside `v1001` …, read as later parts of `v` + four digits) checked
+            // nothing, and agrees with nothing.
+            var checked = false
             for (entry, role) in zip(entries, roles) where entry.rejection == nil && role != .other {
                 let key = "\(entry.algorithm.rawValue) \(role == .whole ? "" : entry.name)"
                 let actual: String
@@ -54,6 +61,7 @@ enum OtherListsCheck {
                     shown = part.path
                 }
                 known[key] = actual
+                checked = true
                 guard actual != entry.expected else { continue }
                 if entry.guessed {
                     unconfirmed = true
@@ -71,7 +79,7 @@ enum OtherListsCheck {
                         + "too: the lists disagree, or a part changed since one of them was made, so nothing was "
                         + "merged. gcdcat verify on each list says which holds; name the one to trust with --manifest")
             }
-            if !loaded.malformed.isEmpty {
+            if !loaded.malformed.isEmpty || !checked {
                 continue
             } else if unconfirmed {
                 notes.append(

@@ -18,12 +18,15 @@ struct SFVSetLines {
     ///
     /// ## Errors
     /// `.io` when a listed name cannot be examined (``SetListEntries``).
-    init(_ manifest: Manifest, path: String, parts: [PartFile], namesRelativeTo names: String? = nil) throws {
+    init(
+        _ manifest: Manifest, path: String, parts: [PartFile], namesRelativeTo names: String? = nil,
+        outputName: String? = nil
+    ) throws {
         self.init(
             manifest, path: path,
             roles: try SetListEntries(
                 names: manifest.entries.map(\.name), rejections: manifest.entries.map(\.rejection),
-                listPath: names ?? path, parts: parts))
+                listPath: names ?? path, parts: parts, outputName: outputName))
     }
 
     init(_ manifest: Manifest, path: String, roles: SetListEntries) {

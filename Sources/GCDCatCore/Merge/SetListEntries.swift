@@ -10,7 +10,9 @@ import GCDCatSystem
 ///
 /// A part is one of the parts by device and inode, or a name of the set's numbering in the
 /// parts' folder (a part that is missing is still the set's, and must be reported missing). The
-/// whole file is the set's output name in that folder. Names are compared as bytes.
+/// whole file is the set's output name in that folder, or the name the merge gives its output
+/// with `-o` (`sha256sum orig > SHA256SUMS` beside `xaa`, `xab`, joined with `-o orig`). Names
+/// are compared as bytes.
 struct SetListEntries {
     enum Role: Equatable {
         case part
@@ -22,11 +24,13 @@ struct SetListEntries {
 
     /// ## Errors
     /// `.io` when a listed name cannot be examined (`stat` other than ENOENT).
-    init(names: [String], rejections: [String?], listPath: String, parts: [PartFile]) throws {
+    init(
+        names: [String], rejections: [String?], listPath: String, parts: [PartFile], outputName: String? = nil
+    ) throws {
         var folders: [String: FileIdentity?] = [:]
         let partsFolder = try parts.first.flatMap { try Self.identity(of: splitPath($0.path).directory) }
         try self.init(
-            names: names, rejections: rejections, partNames: parts.map(\.path),
+            names: names, rejections: rejections, partNames: parts.map(\.path), outputName: outputName,
             resolve: { ChecksumListVerifier.resolve($0, listPath: listPath) },
             isPart: { try MergeVerification.isPart($0, of: parts) },
             inPartsFolder: { directory in
@@ -41,7 +45,7 @@ struct SetListEntries {
         let keys = Set(partKeys.map { Array($0.utf8) })
         let partsFolder = partKeys.first.map { splitPath($0).directory }
         self.init(
-            names: names, rejections: rejections, partNames: partKeys,
+            names: names, rejections: rejections, partNames: partKeys, outputName: nil,
             resolve: { list.sibling($0).description }, isPart: { keys.contains(Array($0.utf8)) },
             inPartsFolder: { $0 == partsFolder })
     }
@@ -50,12 +54,14 @@ struct SetListEntries {
     /// alone is `cd1_` + `00` + `.mp4` beside a list that names `cd1_01.mp4`, a part then missing,
     /// not `cd1_00.mp` + `4` with the list's other names no part of it. Where it names no part,
     /// the reading whose whole file it names: cksfv's `cd1.mp4` line is then checked against the
-    /// part, which is short of it, not read as another set's list (a24 #6).
-    static func widestReading(of part: String, over listed: [String]) -> NumberedName? {
+    /// part, which is short of it, not read as another set's list (a24 #6). A list naming
+    /// `outputName` names the whole under every reading.
+    static func widestReading(of part: String, over listed: [String], outputName: String? = nil) -> NumberedName? {
         let readings = NumberedName.listReadings(of: part) + NumberedName.oneLetterReadings(of: part)
+        let namesOutput = outputName.map { listed.contains($0) } ?? false
         let named = readings.map { reading in
             listed.count { reading.number(of: $0) != nil } * 2
-                + (reading.wholeName.map { listed.contains($0) } == true ? 1 : 0)
+                + (namesOutput || reading.wholeName.map { listed.contains($0) } == true ? 1 : 0)
         }
         guard let most = named.max() else { return nil }
         return readings[named.firstIndex(of: most)!]
@@ -64,12 +70,14 @@ struct SetListEntries {
     /// The one rule for files and objects: `resolve` gives a listed name's path, `isPart` says
     /// whether one of the parts is there, and `inPartsFolder` whether a folder is theirs.
     private init(
-        names: [String], rejections: [String?], partNames: [String], resolve: (String) -> String,
-        isPart: (String) throws -> Bool, inPartsFolder: (String) throws -> Bool
+        names: [String], rejections: [String?], partNames: [String], outputName: String?,
+        resolve: (String) -> String, isPart: (String) throws -> Bool, inPartsFolder: (String) throws -> Bool
     ) rethrows {
         let naming =
             partNames.count == 1
-            ? Self.widestReading(of: splitPath(partNames[0]).name, over: names.map { splitPath(resolve($0)).name })
+            ? Self.widestReading(
+                of: splitPath(partNames[0]).name, over: names.map { splitPath(resolve($0)).name },
+                outputName: outputName)
             : partNames.first.flatMap { _ in PartArguments.commonSet(partNames.map { splitPath($0).name })?.0 }
         guard let naming else {
             // Parts of no common numbering (`merge a b c --manifest m.sfv`): only names without a
@@ -93,7 +101,7 @@ struct SetListEntries {
             let (directory, base) = splitPath(resolved)
             guard try inPartsFolder(directory) else { return .other }
             if naming.number(of: base) != nil { return .part }
-            return base == whole ? .whole : .other
+            return base == whole || base == outputName ? .whole : .other
         }
     }
 

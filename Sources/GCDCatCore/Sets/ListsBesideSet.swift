@@ -30,11 +30,12 @@ enum ListsBesideSet {
 
     /// The lists beside `parts` (in the first part's folder) that are about them, in the order
     /// a merge prefers them: those whose name starts with the set's output name (`x.bin.sha512`),
-    /// then the others, each group in the byte order of their names.
+    /// then the others, each group in the byte order of their names. A line naming `outputName`,
+    /// the name `-o` gives the output, is about the whole file too.
     ///
     /// ## Errors
     /// `.io` when the folder cannot be listed.
-    static func find(parts: [PartFile]) throws -> Found {
+    static func find(parts: [PartFile], outputName: String? = nil) throws -> Found {
         guard let first = parts.first else { return Found() }
         let folder = splitPath(first.path).directory
         let shown = { (name: String) in folder == "." && !first.path.hasPrefix("./") ? name : "\(folder)/\(name)" }
@@ -42,10 +43,12 @@ enum ListsBesideSet {
         let names = try directoryEntries(folder).filter(NotAListHint.isListName).sorted {
             $0.utf8.lexicographicallyPrecedes($1.utf8)
         }
-        let named = { (name: String) in whole.map { name.utf8.starts(with: $0.utf8) } ?? false }
+        let named = { (name: String) in
+            [whole, outputName].contains { $0.map { name.utf8.starts(with: $0.utf8) } ?? false }
+        }
         var found = Found()
         for list in (names.filter(named) + names.filter { !named($0) }).map(shown) {
-            switch try reading(list: list, parts: parts, whole: whole) {
+            switch try reading(list: list, parts: parts, whole: whole, outputName: outputName) {
             case .about: found.lists.append(list)
             case .unreadable(let why): found.unreadable.append((list, why))
             case .tooLarge: found.tooLarge.append(list)
@@ -70,14 +73,14 @@ enum ListsBesideSet {
     /// Whether the regular file `list` reads as a checksum list that names one of `parts` or
     /// their whole file. Its malformed lines are skipped, as `verify` skips them: one bad line
     /// does not hide a list from the merge that must check it.
-    static func reading(list: String, parts: [PartFile], whole: String?) throws -> Reading {
+    static func reading(list: String, parts: [PartFile], whole: String?, outputName: String? = nil) throws -> Reading {
         guard let info = try Syscall.statIfExists(list), info.st_mode & S_IFMT == S_IFREG,
             !parts.contains(where: { $0.device == UInt64(info.st_dev) && $0.inode == UInt64(info.st_ino) })
         else { return .notAbout }
         // Too large to load, but still looked through for the set's names: passed over in
         // silence, it let a corrupt part merge that the list would have caught.
         if Int64(info.st_size) > largestList {
-            let names = parts.map { splitPath($0.path).name } + (whole.map { [$0] } ?? [])
+            let names = parts.map { splitPath($0.path).name } + [whole, outputName].compactMap { $0 }
             guard namesAny(of: names, list: list) else { return .notAbout }
             return .tooLarge
         }
@@ -93,7 +96,7 @@ enum ListsBesideSet {
                     ($0.name, $0.rejection)
                 }
             } catch let error as GCDCatError where error.code == .malformedManifest {
-                let names = parts.map { splitPath($0.path).name } + (whole.map { [$0] } ?? [])
+                let names = parts.map { splitPath($0.path).name } + [whole, outputName].compactMap { $0 }
                 guard namesAny(of: names, list: list) else { return .notAbout }
                 return listedTwice ? .contradictory(error) : .unreadable(error.message)
             } catch {
@@ -104,7 +107,8 @@ enum ListsBesideSet {
             return .notAbout
         }
         let roles = try SetListEntries(
-            names: entries.map(\.name), rejections: entries.map(\.rejection), listPath: list, parts: parts
+            names: entries.map(\.name), rejections: entries.map(\.rejection), listPath: list, parts: parts,
+            outputName: outputName
         ).roles
         return roles.contains(.part) || roles.filter { $0 == .whole }.count == 1 ? .about : .notAbout
     }

@@ -305,9 +305,12 @@ public enum PartArguments {
         }
         guard let first = omitted.first, let listedLast = parts.last else { return }
         // The set's usual first part when it lies there (a list from `.002` stops short too), or
-        // the list's lowest when that is lower (`disk000` of `split -a 3 -d`, not `disk001`).
+        // the list's lowest when that is lower (`disk000` of `split -a 3 -d`, not `disk001`), or
+        // a part 0 lying there (`x000` for `x01*` of `split -a 3 -d`, a28).
         let lowest = min(numbers.min() ?? naming.usualFirstNumber, naming.usualFirstNumber)
-        let start = PartDiscovery.existing(naming.with(number: lowest), names) ?? parts[0]
+        let start =
+            (lowest > 0 ? PartDiscovery.existing(naming.with(number: 0), names) : nil)
+            ?? PartDiscovery.existing(naming.with(number: lowest), names) ?? parts[0]
         // `merge a.001 a.001`: the list is short because a part is given twice; say that.
         if let twice = numbers.indices.first(where: { numbers[..<$0].contains(numbers[$0]) }) {
             throw GCDCatError(
