@@ -407,10 +407,10 @@ import Testing
         #expect(joined.status == 2)
         #expect(
             joined.stderr
-                == "gcdcat: SHA256SUMS: the parts joined give sha256 \(digest), but SHA256SUMS line 1 says \(wrong), and "
-                + "x.bin.sfv, the list the merge checks against, lists it too: the lists disagree, or a part changed "
-                + "since one of them was made, so nothing was merged. gcdcat verify on each list says which holds; name "
-                + "the one to trust with --manifest\n")
+                == "gcdcat: SHA256SUMS: the parts joined give sha256 \(digest), but SHA256SUMS line 1 says \(wrong) for "
+                + "x.bin, the whole file, and x.bin.sfv, the list the merge checks against, lists the parts: a part "
+                + "changed since one of them was made, or SHA256SUMS is of another file, so nothing was merged. Name the "
+                + "list to trust with --manifest (--manifest SHA256SUMS checks the parts joined against it)\n")
         let sums = try runTool("sha256sum", Self.parts, in: scratch.path).stdout
         try scratch.write("SHA256SUMS", sums + Data("garbage line\n".utf8))
         let malformed = try gcdcat(["x.bin.001", "-o", "malformed"], in: scratch.path)

@@ -67,17 +67,21 @@ enum OtherListsCheck {
                     unconfirmed = true
                     continue
                 }
-                let what =
+                // verify cannot check a line of the whole file against the parts (a29 M1): the way
+                // to settle it is the merge by that list.
+                let message =
                     role == .whole
-                    ? "the parts joined give \(entry.algorithm.rawValue) \(actual)"
-                    : "\(entry.algorithm.rawValue) is \(actual)"
-                throw GCDCatError(
-                    .checksumMismatch, path: shown,
-                    message:
-                        "\(what), but \(list.displayPath) line \(entry.line) says "
+                    ? "the parts joined give \(entry.algorithm.rawValue) \(actual), but \(list.displayPath) line "
+                        + "\(entry.line) says \(entry.expected) for \(entry.name.displayPath), the whole file, and "
+                        + "\(used.displayPath), the list the merge checks against, lists the parts: a part changed "
+                        + "since one of them was made, or \(list.displayPath) is of another file, so nothing "
+                        + "was merged. Name the list to trust with --manifest (--manifest \(list.displayPath) checks "
+                        + "the parts joined against it)"
+                    : "\(entry.algorithm.rawValue) is \(actual), but \(list.displayPath) line \(entry.line) says "
                         + "\(entry.expected), and \(used.displayPath), the list the merge checks against, lists it "
                         + "too: the lists disagree, or a part changed since one of them was made, so nothing was "
-                        + "merged. gcdcat verify on each list says which holds; name the one to trust with --manifest")
+                        + "merged. gcdcat verify on each list says which holds; name the one to trust with --manifest"
+                throw GCDCatError(.checksumMismatch, path: shown, message: message)
             }
             if !loaded.malformed.isEmpty || !checked {
                 continue
