@@ -537,7 +537,8 @@ public struct MergeOperation: Sendable {
         // --no-verify joins the parts as they are, as asked: their sizes are said, not refused.
         if !asGiven, manifestPolicy != .disabled, !resolved.markedWhole, let naming = resolved.firstReading,
             let refusal = PartSizes.refusal(
-                parts, naming: naming, discovered: resolved.discovered, lastByte: PartSizes.lastByte(of:))
+                parts, naming: naming, discovered: resolved.discovered, lastByte: PartSizes.lastByte(of:),
+                separators: PartSizes.lines(of:separator:))
         {
             throw refusal
         }
