@@ -24,12 +24,11 @@ import Testing
         #expect(
             merged.stderr
                 == "gcdcat: \(end): the set's parts have \(each) lines each up to here, which has \(lines % each), and "
-                + "\(next) after it "
-                + "starts where another split's names could (a prefix that differs in its last symbol): split -l "
-                + "writes every part but its last with one line count, so these look like two sets read as one; "
-                + "nothing was written. If the first set ends here, merge its \(parts) parts with --as-given (gcdcat "
-                + "merge --as-given \(first) … \(end) -o FILE); if this is one set, merge it by its manifest, or with "
-                + "--as-given\n")
+                + "\(next) after it starts where another split's names could: split -l writes every part but its last "
+                + "with one line count, so these look like two sets read as one (another split whose prefix differs in "
+                + "its last symbol, or split run again over an older set's names); nothing was written. If the first "
+                + "set ends here, merge its \(parts) parts with --as-given (gcdcat merge --as-given \(first) … \(end) -o "
+                + "FILE); if this is one set, merge it by its manifest, or with --as-given\n")
         #expect(scratch.read("out") == nil)
         // The advice works.
         let listed = try shell("ls x* | head -n \(parts) | tr '\\n' ' '", in: scratch.path).stdoutText
@@ -53,10 +52,11 @@ import Testing
         #expect(
             merged.stderr
                 == "gcdcat: x01: the set's parts have 30 lines each up to here, which has 11, and the parts after it "
-                + "have 30 each (split run again over an older set's names): split -l writes every part but its last "
-                + "with one line count, so these look like two sets read as one; nothing was written. If the first "
-                + "set ends here, merge its 2 parts with --as-given (gcdcat merge --as-given x00 … x01 -o FILE); if "
-                + "this is one set, merge it by its manifest, or with --as-given\n")
+                + "have 30 each: split -l writes every part but its last with one line count, so these look like two "
+                + "sets read as one (another split whose prefix differs in its last symbol, or split run again over an "
+                + "older set's names); nothing was written. If the first set ends here, merge its 2 parts with "
+                + "--as-given (gcdcat merge --as-given x00 … x01 -o FILE); if this is one set, merge it by its "
+                + "manifest, or with --as-given\n")
         #expect(scratch.read("small.out") == nil)
         let alone = try gcdcat(["merge", "--as-given", "x00", "x01", "-o", "small.out"], in: scratch.path)
         #expect(alone.status == 0, "\(alone.stderr)")
@@ -79,8 +79,26 @@ import Testing
         #expect(
             merged.stderr.hasPrefix(
                 "gcdcat: \(end): the set's parts have \(each) lines each up to here, which has \(short), and the "
-                    + "parts after it have \(older) each (split run again over an older set's names)"),
+                    + "parts after it have \(older) each: "),
             "\(merged.stderr)")
+        #expect(scratch.read("out") == nil)
+    }
+
+    /// More of a30's: a rerun of one part (F2), a rerun's short part with only the last old part
+    /// after it (F3), and a second split at the boundary after a first of whole parts, its parts
+    /// longer (F4) or shorter (F8, where the advice named the second set's first part).
+    @Test(arguments: [
+        ("seq 1000 1099 > a.txt && split -d -l 10 a.txt x && seq 5000 5004 > b && split -d -l 10 b x", "x00"),
+        ("seq 1000 1099 > a.txt && split -d -l 10 a.txt x && seq 5000 5084 > b && split -d -l 10 b x", "x08"),
+        ("seq 100 199 > a.txt && seq 500 549 > b && split -d -l 10 a.txt x && split -a 1 -d -l 20 b x1", "x09"),
+        ("seq 100 199 > a.txt && seq 500 529 > b && split -d -l 10 a.txt x && split -a 1 -d -l 5 b x1", "x09"),
+    ])
+    func moreTwoSetLayoutsAreRefusedWhereTheFirstEnds(splits: String, end: String) throws {
+        let scratch = try Scratch()
+        #expect(try shell(splits, in: scratch.path).status == 0)
+        let merged = try gcdcat(["x00", "-o", "out"], in: scratch.path)
+        #expect(merged.status == 1, "\(merged.stderr)")
+        #expect(merged.stderr.hasPrefix("gcdcat: \(end): "), "\(merged.stderr)")
         #expect(scratch.read("out") == nil)
     }
 
@@ -97,11 +115,16 @@ import Testing
         // would not have fitted in it.
         "(seq -f %04g 1 50; seq -f %09g 1 100) > a.txt && split -d -C 100 a.txt x",
         "seq 1 997 > a.txt && split -d -l 7 a.txt x",
+        // -n l/K of lines that widen (a30 F1): counts 8 5 5 … 7, 7 4 5 5 5, 86 65 62 62 62 63.
+        "seq 1 60 > a.txt && split -d -n l/11 a.txt x",
+        "seq 5 30 > a.txt && split -d -n l/5 a.txt x",
+        "seq 1 400 > a.txt && split -d -n l/6 a.txt x",
+        // A symbol as the separator (a30 F5).
+        "printf 'a|bb|c|ddd|eeee|f|gg|' > a.txt && split -d -t '|' -l 1 a.txt x",
     ])
     func oneLineSplitAcrossTheBoundaryMerges(split: String) throws {
         let scratch = try Scratch()
         #expect(try shell(split, in: scratch.path).status == 0)
-        #expect(scratch.read("x10") != nil)
         let merged = try gcdcat(["x00", "-o", "out"], in: scratch.path)
         #expect(merged.status == 0, "\(merged.stderr)")
         #expect(scratch.read("out") == scratch.read("a.txt"))

@@ -88,7 +88,7 @@ enum PartSizes {
     }
 
     /// The separator every part but the last ends with, as a line split's do: a newline, or an
-    /// ASCII punctuation or blank (`split -t ';'`); nil when they do not.
+    /// ASCII punctuation, symbol or blank (`split -t ';'`, `-t '|'`); nil when they do not.
     ///
     /// `split -C SIZE` cuts a line longer than SIZE into parts of SIZE bytes that hold no line
     /// end: such parts of the largest size, read with `lines`, do not stop a set of newline
@@ -109,7 +109,8 @@ enum PartSizes {
         guard let first = ends.first, let separator = first, ends.allSatisfy({ $0 == separator }) else { return nil }
         let byte = Character(Unicode.Scalar(separator))
         // Not NUL (`split -t '\0'`): disk images and archives end runs of zeros as often.
-        return byte == "\n" || (separator < 0x80 && (byte.isPunctuation || byte.isWhitespace)) ? separator : nil
+        return byte == "\n" || (separator < 0x80 && (byte.isPunctuation || byte.isSymbol || byte.isWhitespace))
+            ? separator : nil
     }
 
     /// How many `separator` bytes a part file holds, and how far into it the first one ends (0
@@ -156,17 +157,19 @@ enum PartSizes {
         var firstLine: Int
     }
 
-    /// `split -l N` writes every part but its last with N lines. A part with fewer lines after
-    /// parts of N each is one set's last, with another set after it: another split's where its
-    /// names could start one (`x10` after `x09`: `split -d -l 10 a x` then `split -a 1 -d -l 10
-    /// b x1`), or an older set's whose names the split wrote over (`x02` … after `x01`, parts
-    /// all of one count again, the older split's). Both were joined by name with exit 0.
+    /// `split -l N` writes every part but its last with N lines. Where the counts break that, the
+    /// set is two sets read as one, refused naming where the first ends:
+    /// - at a part where another split's names could start (`x10` after `x09`: `split -d -l 10
+    ///   a x` then `split -a 1 -d -l 10 b x1`), after three parts of N or more, with a count of
+    ///   its own or after a shorter part;
+    /// - at a part at least two lines short, followed by parts all of one count no smaller than
+    ///   the last's (split run again over an older set's names), or by the last part alone
+    ///   after three parts of N. The short part may be the first (a rerun of one part).
     ///
-    /// Not refused: one line fewer (`split -n l/K` of lines of one width writes counts one
-    /// apart), a short part the next part's first line would have fitted beside (so `split -C`
-    /// could have closed it there), and a short part with fewer than three parts of one count
-    /// beside it. The parts are counted up to the first whose count differs from the first's:
-    /// an honest `-l` set is read once, a `-C` one stops at its second part.
+    /// Not refused: sets whose parts are all within two lines' bytes of each other (`split -n
+    /// l/K`, whatever its counts), and a break the next part's first line would not have fitted
+    /// beside (`split -C` closes a part only then). The parts are counted in order up to the
+    /// first whose count differs from the first's: an honest `-l` set is read once.
     private static func lineGluedRefusal<Part: ReadablePart>(
         _ parts: [Part], naming: NumberedName, separator: UInt8, count: (Part, UInt8) -> PartLines?
     ) -> GCDCatError? {
@@ -178,38 +181,73 @@ enum PartSizes {
             counted[index] = .some(lines)
             return lines
         }
-        guard let each = lines(0)?.count else { return nil }
-        let end = (1..<(parts.count - 1)).first { lines($0)?.count != each } ?? parts.count - 1
-        let largest = parts.map(\.byteCount).max() ?? 0
-        guard end < parts.count - 1, let short = lines(end)?.count, short < each - 1,
-            let nextLine = lines(end + 1)?.firstLine, nextLine > 0,
-            parts[end].byteCount + Int64(nextLine) <= largest
+        let last = parts.count - 1
+        guard let each = lines(0)?.count,
+            let differs = (1..<last).first(where: { lines($0)?.count != each }), let other = lines(differs)?.count
         else { return nil }
-        let next = parts[end + 1].name
         let step = (1..<max(naming.width, 1)).reduce(1) { product, _ in product * naming.alphabet.radix }
-        let atBoundary = naming.width >= 2 && naming.number(of: next).map({ $0 % step == 0 }) == true
-        // Past a boundary the next split's counts are its own; without one, the older split's
-        // parts have one count, up to its last.
-        let after = (end + 1)..<(parts.count - 1)
-        let older = after.first.flatMap { lines($0)?.count }
-        guard
-            atBoundary
-                ? end >= 3 : older != nil && end + after.count >= 3 && after.allSatisfy({ lines($0)?.count == older })
-        else { return nil }
-        let why =
-            atBoundary
-            ? "\(next.displayPath) after it starts where another split's names could (a prefix that differs in "
-                + "its last symbol)"
-            : "the parts after it have \(older!) each (split run again over an older set's names)"
-        let (first, last) = (parts[0].name, parts[end].name)
+        let atBoundary = { (index: Int) in
+            naming.width >= 2 && naming.number(of: parts[index].name).map({ $0 % step == 0 }) == true
+        }
+        let largest = parts.map(\.byteCount).max() ?? 0
+        // `split -C` would have put the next part's first line in this one, or in one beside it.
+        func notColumns(_ end: Int) -> Bool {
+            (max(end - 1, 0)...min(end + 1, last - 1)).contains { index in
+                guard let next = lines(index + 1)?.firstLine, next > 0 else { return false }
+                return parts[index].byteCount + Int64(next) <= largest
+            }
+        }
+        // Where the first set ends, and what follows it.
+        var end: Int?
+        var why = ""
+        if differs >= 3, atBoundary(differs), notColumns(differs - 1) {
+            end = differs - 1
+            why = "\(parts[differs].name.displayPath) after it has \(other), where another split's names could start"
+        } else if differs >= 3, other < each - 1, atBoundary(differs + 1), notColumns(differs) {
+            end = differs
+            why = "\(parts[differs + 1].name.displayPath) after it starts where another split's names could"
+        } else {
+            // The short part: the one that differs, or a first part alone before parts of more lines.
+            let short = other < each - 1 ? differs : (differs == 1 && each < other - 1 ? 0 : nil)
+            if let short, let shortCount = lines(short)?.count, notColumns(short) {
+                let after = (short + 1)..<last
+                let older = after.first.flatMap { lines($0)?.count }
+                let oneCount =
+                    after.allSatisfy { lines($0)?.count == older }
+                    && (short > 0 || older.map { $0 > shortCount + 1 } == true)
+                if oneCount, (lines(last)?.count ?? .max) <= (older ?? .max),
+                    after.isEmpty ? short >= 3 : short + after.count >= 3
+                {
+                    end = short
+                    why =
+                        older.map { "the parts after it have \($0) each" }
+                        ?? "only \(parts[last].name.displayPath) after it"
+                }
+            }
+        }
+        guard let end else { return nil }
+        // `split -n l/K` cuts at line ends near equal offsets: its parts are within about two
+        // lines of each other, whatever their counts.
+        let widest = counted.values.compactMap { $0?.firstLine }.max() ?? 0
+        guard (parts.map(\.byteCount).max() ?? 0) - (parts.map(\.byteCount).min() ?? 0) > Int64(2 * widest) else {
+            return nil
+        }
+        let (first, end_) = (parts[0].name, parts[end].name)
+        let counts =
+            end == 0
+            ? "has \(lines(0)?.count ?? 0) lines, and \(why)"
+            : "the set's parts have \(each) lines each up to here, which has \(lines(end)?.count ?? 0), and \(why)"
         return GCDCatError(
-            .invalidInput, path: last,
+            .invalidInput, path: end_,
             message:
-                "the set's parts have \(each) lines each up to here, which has \(short), and \(why): split -l "
-                + "writes every part but its last with one line count, so these look like two sets read as one; "
-                + "nothing was written. If the first set ends here, merge its \(end + 1) parts with --as-given "
-                + "(gcdcat merge --as-given \(first.displayPath) … \(last.displayPath) -o FILE); if this is one "
-                + "set, merge it by its manifest, or with --as-given")
+                "\(counts): split -l writes every part but its last with one line count, so these look like two sets "
+                + "read as one (another split whose prefix differs in its last symbol, or split run again over an "
+                + "older set's names); nothing was written. If the first set ends here, merge "
+                + (end == 0
+                    ? "it alone with --as-given (gcdcat merge --as-given \(first.displayPath) -o FILE)"
+                    : "its \(end + 1) parts with --as-given (gcdcat merge --as-given \(first.displayPath) … "
+                        + "\(end_.displayPath) -o FILE)")
+                + "; if this is one set, merge it by its manifest, or with --as-given")
     }
 
     private static func handNamedRefusal(_ parts: [some ReadablePart], naming: NumberedName) -> GCDCatError? {
