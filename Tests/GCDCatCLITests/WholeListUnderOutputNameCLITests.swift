@@ -37,6 +37,39 @@ import Testing
         #expect(scratch.read("orig") == nil)
     }
 
+    /// A set of one size throughout checked by the whole file's list is proved whole: no warning
+    /// that its last part may not be its last (a30 F9).
+    @Test func aWholeFileListProvesTheEnd() throws {
+        let scratch = try Scratch()
+        let whole = randomData(1_000, seed: 4707)
+        try scratch.write("orig", whole)
+        #expect(try shell("split -b 100 orig && sha256sum orig > SHA256SUMS && rm orig", in: scratch.path).status == 0)
+        let merged = try gcdcat(["xaa", "-o", "orig"], in: scratch.path)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(merged.stderr == "gcdcat: 10 parts verified against SHA256SUMS\n")
+        #expect(scratch.read("orig") == whole)
+    }
+
+    /// `x.sfv` of the whole file (`cksfv -q orig > x.sfv`) is the set's own list by its name,
+    /// but names no part: the refusal now says how to use it, and that way checks the set (a29 M2).
+    @Test func aWholeFileListUnderTheSetsNameSaysToNameTheOutput() throws {
+        let scratch = try Scratch()
+        let whole = randomData(550, seed: 4708)
+        try scratch.write("orig", whole)
+        #expect(try shell("cksfv -q orig > x.sfv && split -b 100 orig && rm orig", in: scratch.path).status == 0)
+        let refused = try gcdcat(["xaa"], in: scratch.path)
+        #expect(refused.status == 1, "\(refused.stderr)")
+        #expect(
+            refused.stderr
+                == "gcdcat: x.sfv: belongs to another set: it lists none of the parts being merged (line 5 names orig, "
+                + "not xaa); give this set's own list with --manifest, or merge without one (--no-verify); if it is "
+                + "the whole file's list, name the output after it (-o orig)\n")
+        let merged = try gcdcat(["xaa", "-o", "orig"], in: scratch.path)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(merged.stderr == "gcdcat: 6 parts verified against x.sfv\n")
+        #expect(scratch.read("orig") == whole)
+    }
+
     /// The first part alone, the others lost: it was written alone with exit 0.
     @Test(arguments: layouts)
     func aLoneFirstPartIsShortOfTheWholeList(make: String, list: String) throws {

@@ -323,8 +323,9 @@ public struct MergeVerification: Sendable, Equatable {
             try !namesAnotherPart(entry.name, listPath: names, parts: parts)
         {
             let crc32 = try checkWhole(parts, entry: entry, confirmed: false, list: path, jobs: jobs)
+            // The whole file's digest proves the set's end too: no "last part as large" warning (a30 F9).
             return MergeVerification(
-                manifestPath: path, expectedCRC: crc32.value, warnings: ignored, manifestFile: file)
+                manifestPath: path, expectedCRC: crc32.value, warnings: ignored, manifestFile: file, provesEnd: true)
         }
         // A whole line vouches for every part: a list of some parts and the whole needs no more.
         let listed = list.entries.map { (name: $0.name, line: $0.line, rejection: $0.rejection) }
@@ -702,12 +703,18 @@ public struct MergeVerification: Sendable, Equatable {
         let set =
             NumberedName.readings(of: listed).first { $0.alphabet == .digits && $0.width >= 2 }.flatMap(\.wholeName)
             .map { " (\($0.displayPath))" } ?? ""
+        // A list of one file that is not there may be the whole file's (`cksfv -q orig > x.sfv`):
+        // named as the output, it checks the parts joined (a29 M2).
+        let wholeHint =
+            entries.count == 1 && set.isEmpty && (try? lookup.identity(listed)) == .some(nil)
+            ? "; if it is the whole file's list, name the output after it (-o \(splitPath(first.name).name.displayPath))"
+            : ""
         throw GCDCatError(
             .invalidInput, path: manifestPath,
             message:
                 "belongs to another set\(set): it lists none of the parts being merged (line \(first.line) names "
                 + "\(first.name.displayPath), not \(parts[0].path.displayPath)); give this set's own list with --manifest, "
-                + "or merge without one (--no-verify)")
+                + "or merge without one (--no-verify)\(wholeHint)")
     }
 
     /// Whether a list's only entry names a file of another numbered set (`b.bin.001` in a list
