@@ -185,10 +185,7 @@ enum PartSizes {
         guard let each = lines(0)?.count,
             let differs = (1..<last).first(where: { lines($0)?.count != each }), let other = lines(differs)?.count
         else { return nil }
-        let step = (1..<max(naming.width, 1)).reduce(1) { product, _ in product * naming.alphabet.radix }
-        let atBoundary = { (index: Int) in
-            naming.width >= 2 && naming.number(of: parts[index].name).map({ $0 % step == 0 }) == true
-        }
+        let atBoundary = { (index: Int) in startsAnotherSplit(parts[index].name, naming: naming) }
         let largest = parts.map(\.byteCount).max() ?? 0
         // `split -C` would have put the next part's first line in this one, or in one beside it.
         func notColumns(_ end: Int) -> Bool {
@@ -250,6 +247,14 @@ enum PartSizes {
                 + "; if this is one set, merge it by its manifest, or with --as-given")
     }
 
+    /// Whether another split's names could start at `name`: its number's symbols but the first
+    /// are all the alphabet's first (`x10` of two digits, `xba` of two letters), where a prefix
+    /// one symbol longer (`x1`, `xb`) begins.
+    private static func startsAnotherSplit(_ name: String, naming: NumberedName) -> Bool {
+        let step = (1..<max(naming.width, 1)).reduce(1) { product, _ in product * naming.alphabet.radix }
+        return naming.width >= 2 && (naming.number(of: name).map { $0 % step == 0 } ?? false)
+    }
+
     private static func handNamedRefusal(_ parts: [some ReadablePart], naming: NumberedName) -> GCDCatError? {
         guard naming.width == 1, !naming.tail.isEmpty, parts.count >= 2, let last = parts.last else { return nil }
         let size = parts[0].byteCount
@@ -299,10 +304,7 @@ enum PartSizes {
         let size = parts[0].byteCount
         guard let odd = parts.dropLast().firstIndex(where: { $0.byteCount != size }), parts[odd].byteCount > 0
         else { return nil }
-        let step = (1..<max(naming.width, 1)).reduce(1) { product, _ in product * naming.alphabet.radix }
-        let atBoundary = { (index: Int) in
-            naming.width >= 2 && (naming.number(of: parts[index].name).map { $0 % step == 0 } ?? false)
-        }
+        let atBoundary = { (index: Int) in startsAnotherSplit(parts[index].name, naming: naming) }
         // The parts from `index` on but the last are of one size, as one split's are.
         let oneSplit = { (index: Int) in
             let rest = parts[index...].dropLast()
